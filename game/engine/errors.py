@@ -1,0 +1,36 @@
+"""Errors a user sees: file problems with a line, illegal actions with a rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong in a file, reported as ``FILE:LINE: message``."""
+
+    file: str
+    line: int
+    message: str
+    #: Dotted path of the offending item (e.g. ``terrain.3``); used by the editor.
+    where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class LoadError(Exception):
+    """A file could not be loaded; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.message))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class IllegalAction(ValueError):
+    """An action refused by the rules: the rule id and a sentence a player understands."""
+
+    def __init__(self, rule: str, reason: str):
+        self.rule = rule
+        self.reason = reason
+        super().__init__(f"{rule}: {reason}")

@@ -1,0 +1,194 @@
+"""Terrain queries and measurement in inches (G1-G4).
+
+:class:`Board` indexes a map's terrain once (Shapely 2, prepared geometry and an
+``STRtree``) and answers the questions measurement needs: the surface height under a
+point, the distance from a base to a terrain piece, the heights a base straddles.
+
+Distances between bases are exact circle arithmetic, never buffered polygons: the
+closest points of two round bases are ``centre distance - r1 - r2`` apart across the
+table, and with heights (G2) the two horizontal discs are ``sqrt(gap^2 + dz^2)`` apart.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import shapely
+from shapely.geometry import Point as ShPoint
+from shapely.geometry import Polygon, box
+from shapely.strtree import STRtree
+
+from game.engine.model import Terrain, Token, Unit
+
+#: Size of the buckets of the point-height index, inches.
+_CELL = 2.0
+
+
+@dataclass(frozen=True)
+class Disc:
+    """A round footprint: a base, a token or (r = 0) a point, standing at height z."""
+
+    x: float
+    y: float
+    r: float
+    z: float = 0.0
+
+
+def disc_gap(ax: float, ay: float, ar: float, bx: float, by: float, br: float) -> float:
+    """Edge-to-edge distance across the table between two circles (0 if they overlap)."""
+    return max(0.0, math.hypot(ax - bx, ay - by) - ar - br)
+
+
+def disc_distance(a: Disc, b: Disc, use_height: bool = True) -> float:
+    """G1/G2: distance between the closest points of two horizontal discs."""
+    gap = disc_gap(a.x, a.y, a.r, b.x, b.y, b.r)
+    if not use_height:
+        return gap
+    dz = a.z - b.z
+    return math.hypot(gap, dz) if dz else gap
+
+
+class Board:
+    """The terrain of one map, indexed for fast queries. Immutable once built."""
+
+    def __init__(self, width: float, height: float, terrain: Sequence[Terrain], use_height: bool = True):
+        self.width = float(width)
+        self.height = float(height)
+        self.use_height = use_height
+        self.terrain = list(terrain)
+        self.table = box(0.0, 0.0, self.width, self.height)
+        self.polygons: list[Polygon] = [Polygon(t.polygon) for t in self.terrain]
+        for poly in self.polygons:
+            shapely.prepare(poly)
+        self.tree = STRtree(self.polygons) if self.polygons else None
+        self.by_id = {t.id: i for i, t in enumerate(self.terrain)}
+        # Pieces that give the surface a height: blocks (walkable top) and walls (not walkable).
+        self._raised = [i for i, t in enumerate(self.terrain) if t.solid and t.height > 0]
+        self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
+        self._build_buckets()
+
+    # --- index ------------------------------------------------------------------------
+    def _build_buckets(self) -> None:
+        nx = max(1, math.ceil(self.width / _CELL))
+        ny = max(1, math.ceil(self.height / _CELL))
+        self._nx, self._ny = nx, ny
+        buckets: list[list[list[int]]] = [[[] for _ in range(ny)] for _ in range(nx)]
+        if self.tree is not None:
+            raised = set(self._raised)
+            cells = [box(i * _CELL, j * _CELL, (i + 1) * _CELL, (j + 1) * _CELL) for i in range(nx) for j in range(ny)]
+            cell_idx, poly_idx = self.tree.query(cells, predicate="intersects")
+            for c, p in zip(cell_idx.tolist(), poly_idx.tolist()):
+                if p in raised:
+                    buckets[c // ny][c % ny].append(p)
+        # Highest first, so the first hit is the surface.
+        self._buckets = [[sorted(b, key=lambda p: -self._heights[p]) for b in col] for col in buckets]
+
+    def _candidates(self, x: float, y: float) -> list[int]:
+        i = int(x // _CELL)
+        j = int(y // _CELL)
+        if 0 <= i < self._nx and 0 <= j < self._ny:
+            return self._buckets[i][j]
+        return []
+
+    # --- heights ------------------------------------------------------------------------
+    def height_at(self, x: float, y: float) -> float:
+        """Surface height under a point: the highest block or wall covering it, else 0."""
+        for p in self._candidates(x, y):
+            if shapely.intersects_xy(self.polygons[p], x, y):
+                return float(self._heights[p])
+        return 0.0
+
+    def piece_at(self, x: float, y: float) -> Terrain | None:
+        """The highest raised piece covering the point, or None on the ground."""
+        for p in self._candidates(x, y):
+            if shapely.intersects_xy(self.polygons[p], x, y):
+                return self.terrain[p]
+        return None
+
+    def heights_under_disc(self, x: float, y: float, r: float) -> list[float]:
+        """Every surface height a base of radius r at (x, y) stands over, sorted."""
+        disc = ShPoint(x, y).buffer(r, quad_segs=16)
+        levels: set[float] = set()
+        covered = None
+        if self.tree is not None:
+            hits = sorted(
+                (int(i) for i in self.tree.query(disc, predicate="intersects") if int(i) in set(self._raised)),
+                key=lambda p: -self._heights[p],
+            )
+            for p in hits:
+                poly = self.polygons[p]
+                visible = poly if covered is None else poly.difference(covered)
+                if visible.intersection(disc).area > 1e-9:
+                    levels.add(float(self._heights[p]))
+                covered = poly if covered is None else covered.union(poly)
+            if covered is None or disc.difference(covered).area > 1e-9:
+                levels.add(0.0)
+        else:
+            levels.add(0.0)
+        return sorted(levels)
+
+    def z_of(self, thing: Unit | Token | Disc) -> float:
+        if isinstance(thing, Disc):
+            return thing.z
+        return self.height_at(thing.x, thing.y)
+
+    def disc(self, thing: Unit | Token) -> Disc:
+        return Disc(thing.x, thing.y, thing.r, self.height_at(thing.x, thing.y))
+
+    def point_disc(self, x: float, y: float) -> Disc:
+        return Disc(x, y, 0.0, self.height_at(x, y))
+
+    # --- measurement (G1-G4) -------------------------------------------------------------
+    def distance(self, a: Unit | Token | Disc, b: Unit | Token | Disc) -> float:
+        """Edge-to-edge distance, with height per the ruleset's G2 mode."""
+        da = a if isinstance(a, Disc) else self.disc(a)
+        db = b if isinstance(b, Disc) else self.disc(b)
+        return disc_distance(da, db, self.use_height)
+
+    def distance_table(self, things: Sequence[Unit | Token | Disc]) -> np.ndarray:
+        """All-pairs edge-to-edge distances (vectorised)."""
+        discs = [t if isinstance(t, Disc) else self.disc(t) for t in things]
+        xs = np.array([d.x for d in discs])
+        ys = np.array([d.y for d in discs])
+        rs = np.array([d.r for d in discs])
+        gap = np.hypot(xs[:, None] - xs[None, :], ys[:, None] - ys[None, :]) - rs[:, None] - rs[None, :]
+        np.maximum(gap, 0.0, out=gap)
+        if self.use_height:
+            zs = np.array([d.z for d in discs])
+            gap = np.hypot(gap, zs[:, None] - zs[None, :])
+        np.fill_diagonal(gap, 0.0)
+        return gap
+
+    def within(self, a: Unit | Token | Disc, b: Unit | Token | Disc, limit: float) -> bool:
+        """G3: thresholds are inclusive."""
+        return self.distance(a, b) <= limit + 1e-9
+
+    def in_contact(self, a: Unit | Token | Disc, b: Unit | Token | Disc, tolerance: float) -> bool:
+        """G4: base contact is an edge-to-edge distance of at most the tolerance."""
+        return self.distance(a, b) <= tolerance + 1e-9
+
+    def distance_to_terrain(self, x: float, y: float, r: float, terrain_id: str) -> float:
+        """Base edge to a terrain piece, across the table (0 when touching or over it)."""
+        poly = self.polygons[self.by_id[terrain_id]]
+        return max(0.0, float(shapely.distance(ShPoint(x, y), poly)) - r)
+
+    # --- placement ---------------------------------------------------------------------
+    def pieces_touching_disc(self, x: float, y: float, r: float, kinds: Iterable[str]) -> list[Terrain]:
+        """Terrain of the given kinds that a base overlaps (touching edges do not count)."""
+        if self.tree is None:
+            return []
+        kinds = set(kinds)
+        centre = ShPoint(x, y)
+        out = []
+        for i in self.tree.query(centre, predicate="dwithin", distance=r):
+            t = self.terrain[int(i)]
+            if t.kind in kinds and float(shapely.distance(centre, self.polygons[int(i)])) < r - 1e-6:
+                out.append(t)
+        return out
+
+    def disc_on_table(self, x: float, y: float, r: float) -> bool:
+        eps = 1e-9
+        return r - eps <= x <= self.width - r + eps and r - eps <= y <= self.height - r + eps

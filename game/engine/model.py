@@ -1,0 +1,201 @@
+"""The plain game model: the map (static) and the game state (changed by actions).
+
+Everything is in inches, with the origin at the table's top-left corner, x to the
+right and y down. A unit's z is never stored: it is the surface height under its
+centre (:meth:`game.engine.geometry.Board.height_at`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from game.engine.ruleset import Ruleset
+
+Point = tuple[float, float]
+
+TERRAIN_KINDS = ("block", "wall", "difficult", "impassable")
+EVENT_KINDS = ("none", "event", "plague")
+STATUSES = ("normal", "staggered", "dazed", "stunned", "incapacitated")
+#: Units with these statuses block friendly movement (M5); enemies always block.
+BLOCKING_STATUSES = ("stunned", "dazed")
+
+
+@dataclass
+class Terrain:
+    id: str
+    kind: str
+    polygon: list[Point]
+    height: float = 0.0
+
+    @property
+    def solid(self) -> bool:
+        return self.kind in ("block", "wall")
+
+
+@dataclass
+class Ladder:
+    id: str
+    foot: Point
+    top: str  # id of a block terrain piece
+
+
+@dataclass
+class Warband:
+    id: str
+    player: int  # 1 or 2; 0 for the neutrals of an Event
+    name: str = ""
+    colour: str | None = None  # "#rrggbb"; a default per player otherwise
+
+
+@dataclass
+class Unit:
+    id: str
+    name: str
+    warband: str
+    x: float
+    y: float
+    base_mm: float
+    r: float  # base radius in inches, derived from base_mm and the ruleset
+    stats: dict[str, float]
+    keywords: list[str] = field(default_factory=list)
+    status: str = "normal"
+    carrying: str | None = None
+    on_table: bool = True
+    spells: list[str] = field(default_factory=list)  # ongoing spells (U8)
+    # Flags of the current turn, cleared when the turn passes.
+    ran: bool = False
+    moved: bool = False
+    reloaded: bool = False
+    engage_attempted: bool = False
+    engaged_with: list[str] = field(default_factory=list)
+    difficult: bool = False  # moved through difficult ground this turn (M12)
+    used: float = 0.0  # inches of movement spent this turn
+    trail: list[list[Point]] = field(default_factory=list)  # paths moved this turn
+
+    @property
+    def pos(self) -> Point:
+        return (self.x, self.y)
+
+    def has(self, keyword: str) -> bool:
+        return keyword in self.keywords
+
+    @property
+    def is_hero(self) -> bool:
+        return "hero" in self.keywords
+
+    @property
+    def is_animal(self) -> bool:
+        return "animal" in self.keywords
+
+    @property
+    def is_caster(self) -> bool:
+        return "caster" in self.keywords
+
+    @property
+    def active(self) -> bool:
+        """On the table and not Incapacitated."""
+        return self.on_table and self.status != "incapacitated"
+
+
+@dataclass
+class Token:
+    """A treasure token; ``event`` is hidden from players until revealed (U7)."""
+
+    id: str
+    x: float
+    y: float
+    size_mm: float
+    r: float
+    event: str = "none"
+    carried_by: str | None = None
+    revealed: bool = False
+
+    @property
+    def pos(self) -> Point:
+        return (self.x, self.y)
+
+
+@dataclass
+class GameState:
+    """Everything that actions change. Copy it to snapshot; hash it to compare."""
+
+    turn: int = 1
+    player: int = 1
+    phase: str = "upkeep"
+    step: str | None = None
+    units: dict[str, Unit] = field(default_factory=dict)
+    treasure: dict[str, Token] = field(default_factory=dict)
+    lost: dict[str, int] = field(default_factory=dict)
+    event_triggered_by: int | None = None
+    routed: list[str] = field(default_factory=list)  # warband ids, in order of routing
+    winner: str | None = None  # warband id once decided
+    #: Free-form extra state the controller keeps (pending decisions, spells ...).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> "GameState":
+        return copy.deepcopy(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def hash(self) -> str:
+        """A stable hash of the whole state (undo and replay tests compare it)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True, default=str, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def unit(self, uid: str) -> Unit:
+        return self.units[uid]
+
+    def units_of(self, warband: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.warband == warband]
+
+
+@dataclass
+class Scenario:
+    """A map and the state a game starts from. ``state`` is the starting state."""
+
+    name: str
+    width: float
+    height: float
+    ruleset: Ruleset
+    ruleset_name: str | None = None  # as written in the file (None: the default)
+    rules_overrides: dict[str, Any] = field(default_factory=dict)
+    terrain: list[Terrain] = field(default_factory=list)
+    ladders: list[Ladder] = field(default_factory=list)
+    deployment: dict[str, list[Point]] = field(default_factory=dict)
+    warbands: list[Warband] = field(default_factory=list)
+    state: GameState = field(default_factory=GameState)
+    file: str = ""
+    #: Starting order of units per warband (the file's order), for rosters and saves.
+    unit_order: list[str] = field(default_factory=list)
+
+    def warband(self, wid: str) -> Warband:
+        for w in self.warbands:
+            if w.id == wid:
+                return w
+        raise KeyError(wid)
+
+    def warband_of_player(self, player: int) -> Warband | None:
+        for w in self.warbands:
+            if w.player == player:
+                return w
+        return None
+
+    def terrain_by_id(self, tid: str) -> Terrain:
+        for t in self.terrain:
+            if t.id == tid:
+                return t
+        raise KeyError(tid)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        mine, theirs = dict(vars(self)), dict(vars(other))
+        for d in (mine, theirs):
+            d.pop("file")
+            d["ruleset"] = d["ruleset"].to_dict()
+        return mine == theirs

@@ -1,0 +1,252 @@
+"""Rulesets: every number of the rules as data.
+
+A ruleset is a YAML file of parameters (``game/rulesets/*.yaml``). It may
+``extends:`` another ruleset and change some of its parameters. A scenario names a
+ruleset (by name or path) and may override single parameters inline (``rules:``).
+Code reads parameters as attributes: ``ruleset.run_denial_range``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterator, Mapping
+
+from game.engine.errors import LoadError, Problem
+from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
+
+BASE = "speedheim"
+
+#: Parameters whose value must be one of these words.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "height_mode": ("3d", "ignore"),
+    "dazed_move": ("half", "none"),
+    "climb_down_fail": ("stop", "fall"),
+    "rout_no_hero": ("auto_fail", "best_morale", "pass"),
+    "rout_variant": ("standard", "legacy", "break_point"),
+    "check_success": ("at_most", "at_least"),
+}
+STATUSES = ("normal", "staggered", "dazed", "stunned", "incapacitated")
+INJURY_RESULTS = ("none",) + STATUSES[1:]
+#: Parameters that must be a positive number (the rest of the numbers: zero or more).
+POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor"}
+
+
+def ruleset_dir() -> str:
+    return str(resources.files("game") / "rulesets")
+
+
+def available() -> list[str]:
+    return sorted(f[:-5] for f in os.listdir(ruleset_dir()) if f.endswith(".yaml"))
+
+
+class Ruleset(Mapping[str, Any]):
+    """Read-only parameters; ``rs.name`` and ``rs["name"]`` both work."""
+
+    __slots__ = ("_params", "source")
+
+    def __init__(self, params: dict[str, Any], source: str = ""):
+        object.__setattr__(self, "_params", dict(params))
+        object.__setattr__(self, "source", source)
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self._params[key]
+        except KeyError:
+            raise AttributeError(f"ruleset has no parameter {key!r}") from None
+
+    def __setattr__(self, key, value):
+        raise AttributeError("rulesets are read-only; use with_overrides()")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._params[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._params)
+
+    def __len__(self) -> int:
+        return len(self._params)
+
+    def __repr__(self) -> str:
+        return f"Ruleset({self._params.get('name')!r})"
+
+    @property
+    def phase_names(self) -> list[str]:
+        return [p["name"] for p in self.phases]
+
+    def is_manual(self, phase: str) -> bool:
+        return any(p["name"] == phase and p.get("manual") for p in self.phases)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> "Ruleset":
+        params = dict(self._params)
+        params.update(overrides)
+        return Ruleset(params, self.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    # --- derived values used all over the engine --------------------------------
+    def radius(self, size_mm: float) -> float:
+        """Radius in inches of a round base or token of ``size_mm`` diameter (G1)."""
+        return size_mm / self.mm_per_inch / 2.0
+
+    def injury_result(self, roll: int) -> str:
+        for low, high, result in self.injury_table:
+            if (low is None or roll >= low) and (high is None or roll <= high):
+                return result
+        return "none"
+
+
+def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, problems: list[Problem]) -> None:
+    """Check an override against the type of the base value."""
+    if key in CHOICES:
+        if value not in CHOICES[key]:
+            problems.append(src.problem(path, f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}"))
+        return
+    if isinstance(base, bool):
+        if not isinstance(value, bool):
+            problems.append(src.problem(path, f"{key} must be true or false, not {value!r}"))
+        return
+    if isinstance(base, (int, float)):
+        if not is_finite_number(value):
+            what = "NaN or infinite" if isinstance(value, float) and not math.isfinite(value) else repr(value)
+            problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
+        elif value < 0 or (key in POSITIVE and value == 0):
+            problems.append(src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"))
+        return
+    if isinstance(base, str) and not isinstance(value, str):
+        problems.append(src.problem(path, f"{key} must be text, not {value!r}"))
+    if isinstance(base, list) and not isinstance(value, list):
+        problems.append(src.problem(path, f"{key} must be a list"))
+
+
+def _check_tables(params: dict, src: Source | None, file: str, problems: list[Problem]) -> None:
+    def prob(key: str, msg: str) -> None:
+        problems.append(src.problem((key,), msg) if src else Problem(file, 1, msg))
+
+    for key in ("injury_table", "rout_legacy_table", "break_point_table"):
+        rows = params.get(key)
+        if rows is None:
+            continue
+        if not isinstance(rows, list) or not rows:
+            prob(key, f"{key} must be a non-empty list of [low, high, result] rows")
+            continue
+        for i, row in enumerate(rows):
+            ok = isinstance(row, list) and len(row) == 3 and all(v is None or is_finite_number(v) for v in row[:2])
+            if not ok:
+                problems.append(src.problem((key, i), f"{key} row {i + 1} must be [low, high, result]") if src else Problem(file, 1, f"{key} row {i + 1} is bad"))
+            elif key == "injury_table" and row[2] not in INJURY_RESULTS:
+                problems.append(src.problem((key, i), f"injury result {row[2]!r} is not one of {', '.join(INJURY_RESULTS)}") if src else Problem(file, 1, "bad injury result"))
+    phases = params.get("phases")
+    if not isinstance(phases, list) or not phases or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in phases):
+        prob("phases", "phases must be a list of {name: ..., manual: true|false}")
+    else:
+        names = [p["name"] for p in phases]
+        if len(set(names)) != len(names):
+            prob("phases", "phase names must be unique")
+    steps = params.get("upkeep_steps")
+    known = ("neutrals", "rout", "recover", "treasure", "ongoing_spells")
+    if not isinstance(steps, list) or not all(s in known for s in steps):
+        prob("upkeep_steps", f"upkeep_steps must be a list of {', '.join(known)}")
+    events = params.get("event_table")
+    if not isinstance(events, list) or not all(
+        isinstance(e, dict) and is_finite_number(e.get("low")) and is_finite_number(e.get("high")) and isinstance(e.get("name"), str)
+        for e in events
+    ):
+        prob("event_table", "event_table rows need low, high and name")
+
+
+def _resolve_path(name: str, relative_to: str | None) -> str:
+    if name.endswith((".yaml", ".yml")) or os.sep in name or "/" in name:
+        if relative_to and not os.path.isabs(name):
+            candidate = os.path.join(os.path.dirname(relative_to), name)
+            if os.path.exists(candidate):
+                return candidate
+        return name
+    return os.path.join(ruleset_dir(), f"{name}.yaml")
+
+
+@lru_cache(maxsize=32)
+def _load_cached(path: str, mtime: float) -> Ruleset:
+    return _load_uncached(path, ())
+
+
+def _load_uncached(path: str, chain: tuple[str, ...]) -> Ruleset:
+    src = load_yaml(read_text(path), path)
+    if not isinstance(src.data, dict):
+        raise LoadError([src.problem((), "a ruleset must be a mapping of parameter: value")])
+    data = dict(src.data)
+    problems: list[Problem] = []
+    parent_name = data.pop("extends", None)
+    if parent_name is not None:
+        parent_path = _resolve_path(str(parent_name), path)
+        if os.path.abspath(parent_path) in chain:
+            raise LoadError([src.problem(("extends",), f"ruleset extends itself through {parent_name!r}")])
+        try:
+            parent = _load_uncached(parent_path, chain + (os.path.abspath(path),))
+        except LoadError as exc:
+            raise LoadError([src.problem(("extends",), f"cannot load ruleset {parent_name!r}: {p}") for p in exc.problems]) from None
+        params = parent.to_dict()
+        for key, value in data.items():
+            if key in params and key not in ("name", "description"):
+                _check_value(key, value, params[key], src, (key,), problems)
+            params[key] = value
+    else:
+        params = data
+        for key, value in data.items():
+            if key in CHOICES:
+                _check_value(key, value, "", src, (key,), problems)
+            elif is_finite_number(value) or isinstance(value, float):
+                _check_value(key, value, 0, src, (key,), problems)
+        if not isinstance(params.get("name"), str):
+            problems.append(src.problem(("name",) if "name" in data else (), "a ruleset needs a name"))
+    if parent_name is None:
+        missing = _required_keys() - set(params) if os.path.abspath(path) != os.path.abspath(_resolve_path(BASE, None)) else set()
+        for key in sorted(missing):
+            problems.append(src.problem((), f"missing parameter {key!r} (or add 'extends: {BASE}')"))
+    _check_tables(params, src, path, problems)
+    if problems:
+        raise LoadError(problems)
+    return Ruleset(params, path)
+
+
+@lru_cache(maxsize=1)
+def _required_keys() -> frozenset[str]:
+    return frozenset(load_ruleset(BASE).to_dict()) - {"description"}
+
+
+def load_ruleset(name_or_path: str = BASE, relative_to: str | None = None) -> Ruleset:
+    """Load a ruleset by bundled name (``speedheim``) or by path; raises LoadError."""
+    path = _resolve_path(name_or_path, relative_to)
+    try:
+        mtime = os.path.getmtime(path)
+    except OSError:
+        where = relative_to or path
+        known = ", ".join(available())
+        raise LoadError([Problem(where, 1, f"unknown ruleset {name_or_path!r} (bundled: {known})")]) from None
+    return _load_cached(os.path.abspath(path), mtime)
+
+
+def check_overrides(base: Ruleset, overrides: Any, src: Source, path: tuple) -> tuple[dict, list[Problem]]:
+    """Validate a scenario's inline ``rules:`` overrides against ``base``."""
+    problems: list[Problem] = []
+    if overrides is None:
+        return {}, problems
+    if not isinstance(overrides, dict):
+        return {}, [src.problem(path, "rules must be a mapping of parameter: value")]
+    good = {}
+    for key, value in overrides.items():
+        if key not in base or key in ("name", "description"):
+            problems.append(src.problem(path + (key,), f"unknown ruleset parameter {key!r}"))
+            continue
+        before = len(problems)
+        _check_value(key, value, base[key], src, path + (key,), problems)
+        if len(problems) == before:
+            good[key] = value
+    if not problems:
+        trial: list[Problem] = []
+        _check_tables({**base.to_dict(), **good}, src, src.file, trial)
+        problems += [src.problem(path, p.message) for p in trial]
+    return good, problems

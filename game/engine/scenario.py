@@ -1,0 +1,655 @@
+"""Scenario files (FORMATS.md): load and validate into the model, and save back.
+
+Every problem is reported as ``FILE:LINE: what is wrong`` (a :class:`LoadError`
+holding all of them); nothing else escapes :func:`load_scenario`. Saving writes
+stable key order and ids so files diff well, atomically (temporary file + rename).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import tempfile
+from typing import Any, Callable
+
+import shapely
+import yaml
+from shapely.geometry import Polygon, box
+from shapely.validation import explain_validity
+
+from game.engine.errors import LoadError, Problem
+from game.engine.geometry import Board
+from game.engine.model import (
+    EVENT_KINDS,
+    STATUSES,
+    TERRAIN_KINDS,
+    GameState,
+    Ladder,
+    Scenario,
+    Terrain,
+    Token,
+    Unit,
+    Warband,
+)
+from game.engine.ruleset import BASE, Ruleset, check_overrides, load_ruleset
+from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
+
+TOP_KEYS = ("name", "table", "ruleset", "rules", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
+TERRAIN_KEYS = ("id", "kind", "height", "polygon", "name")
+LADDER_KEYS = ("id", "foot", "top")
+TOKEN_KEYS = ("id", "at", "event", "size_mm", "carried_by", "revealed")
+WARBAND_KEYS = ("id", "player", "name", "colour", "color", "units")
+UNIT_KEYS = ("id", "name", "at", "base_mm", "stats", "keywords", "status", "carrying", "on_table", "spells", "engaged_with")
+STATE_KEYS = ("turn", "player", "phase", "step", "lost", "event_triggered_by", "routed", "winner")
+REQUIRED_STATS = ("move", "agility", "morale", "defence")
+#: Tolerance for geometry comparisons, inches.
+EPS = 1e-6
+#: How far a ladder's foot may stand from its block (inches).
+LADDER_REACH = 1.0
+
+
+class _Checker:
+    """Collects problems while reading a :class:`Source`."""
+
+    def __init__(self, src: Source):
+        self.src = src
+        self.problems: list[Problem] = []
+        self.ids: dict[str, tuple] = {}
+
+    def bad(self, path: tuple, message: str) -> None:
+        self.problems.append(self.src.problem(path, message))
+
+    def mapping(self, value: Any, path: tuple, what: str, allowed: tuple[str, ...]) -> dict | None:
+        if not isinstance(value, dict):
+            self.bad(path, f"{what} must be a mapping of key: value, not {_kind(value)}")
+            return None
+        for key in value:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(allowed)})"
+                self.bad(path + (key,), f"unknown field {key!r} in {what}{hint}")
+        return value
+
+    def listing(self, value: Any, path: tuple, what: str) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.bad(path, f"{what} must be a list, not {_kind(value)}")
+            return []
+        return value
+
+    def required(self, d: dict, key: str, path: tuple, what: str) -> Any:
+        if key not in d or d[key] is None:
+            self.bad(path, f"{what} is missing {key!r}")
+            return None
+        return d[key]
+
+    def number(self, value: Any, path: tuple, what: str, *, minimum: float | None = 0.0, positive: bool = False) -> float | None:
+        if isinstance(value, float) and not math.isfinite(value):
+            self.bad(path, f"{what} must be a finite number, not {'NaN' if math.isnan(value) else 'infinite'}")
+            return None
+        if not is_finite_number(value):
+            self.bad(path, f"{what} must be a number, not {_kind(value)}")
+            return None
+        if positive and value <= 0:
+            self.bad(path, f"{what} must be more than 0, not {value}")
+            return None
+        if minimum is not None and value < minimum:
+            self.bad(path, f"{what} must not be negative ({value})")
+            return None
+        return value
+
+    def integer(self, value: Any, path: tuple, what: str, minimum: int = 0) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.bad(path, f"{what} must be a whole number, not {_kind(value)}")
+            return None
+        if value < minimum:
+            self.bad(path, f"{what} must be at least {minimum}, not {value}")
+            return None
+        return value
+
+    def text(self, value: Any, path: tuple, what: str) -> str | None:
+        if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+            self.bad(path, f"{what} must be text, not {_kind(value)}")
+            return None
+        return str(value)
+
+    def ident(self, d: dict, path: tuple, what: str) -> str | None:
+        value = self.required(d, "id", path, what)
+        if value is None:
+            return None
+        ident = self.text(value, path + ("id",), f"{what} id")
+        if ident is None:
+            return None
+        if not ident.strip() or any(c.isspace() for c in ident):
+            self.bad(path + ("id",), f"{what} id {ident!r} must be one word with no spaces")
+            return None
+        if ident in self.ids:
+            first = self.src.line(self.ids[ident])
+            self.bad(path + ("id",), f"duplicate id {ident!r} (first used on line {first})")
+            return None
+        self.ids[ident] = path + ("id",)
+        return ident
+
+    def point(self, value: Any, path: tuple, what: str) -> tuple[float, float] | None:
+        if not isinstance(value, list) or len(value) != 2:
+            self.bad(path, f"{what} must be a point [x, y], not {_kind(value)}")
+            return None
+        x = self.number(value[0], path + (0,), f"{what} x", minimum=None)
+        y = self.number(value[1], path + (1,), f"{what} y", minimum=None)
+        if x is None or y is None:
+            return None
+        return (float(x), float(y))
+
+    def polygon(self, value: Any, path: tuple, what: str, table: Polygon | None) -> list[tuple[float, float]] | None:
+        if not isinstance(value, list):
+            self.bad(path, f"{what} must be a list of points [[x, y], ...], not {_kind(value)}")
+            return None
+        points = [self.point(p, path + (i,), f"{what} point {i + 1}") for i, p in enumerate(value)]
+        if any(p is None for p in points):
+            return None
+        if len(points) > 1 and points[0] == points[-1]:
+            points = points[:-1]  # an explicitly closed ring
+        if len(points) < 3:
+            self.bad(path, f"{what} needs at least 3 points, has {len(points)}")
+            return None
+        poly = Polygon(points)
+        if poly.area <= EPS:
+            self.bad(path, f"{what} has no area (its points are in a line)")
+            return None
+        if not poly.is_valid:
+            self.bad(path, f"{what} is self-intersecting or otherwise invalid: {explain_validity(poly)}")
+            return None
+        if table is not None and not table.buffer(EPS).covers(poly):
+            minx, miny, maxx, maxy = poly.bounds
+            self.bad(path, f"{what} goes off the table (it spans x {minx:g}..{maxx:g}, y {miny:g}..{maxy:g})")
+            return None
+        return points
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (yes/no)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    return f"{type(value).__name__} {value!r}" if not isinstance(value, str) else f"text {value!r}"
+
+
+def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None) -> Scenario:
+    """Validate loaded YAML and build the model; raise LoadError listing every problem."""
+    ck = _Checker(src)
+    data = ck.mapping(src.data, (), "a scenario", TOP_KEYS)
+    if data is None:
+        raise LoadError(ck.problems)
+
+    # --- name, table, ruleset -----------------------------------------------------
+    name = ck.text(ck.required(data, "name", (), "the scenario"), ("name",), "name") if data.get("name") is not None else ck.required(data, "name", (), "the scenario")
+    width = height = None
+    table = ck.mapping(ck.required(data, "table", (), "the scenario"), ("table",), "table", ("width", "height")) if data.get("table") is not None else None
+    if table is not None:
+        width = ck.number(ck.required(table, "width", ("table",), "table"), ("table", "width"), "table width", positive=True) if "width" in table else ck.required(table, "width", ("table",), "table")
+        height = ck.number(ck.required(table, "height", ("table",), "table"), ("table", "height"), "table height", positive=True) if "height" in table else ck.required(table, "height", ("table",), "table")
+    table_poly = box(0, 0, width, height) if width and height else None
+
+    ruleset_name = data.get("ruleset")
+    ruleset = None
+    if ruleset_name is not None and not isinstance(ruleset_name, str):
+        ck.bad(("ruleset",), f"ruleset must be a ruleset name or path, not {_kind(ruleset_name)}")
+        ruleset_name = None
+    try:
+        ruleset = (ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
+    except LoadError as exc:
+        for p in exc.problems:
+            ck.bad(("ruleset",), p.message if p.file == src.file else str(p))
+    overrides: dict = {}
+    if ruleset is not None and "rules" in data:
+        overrides, problems = check_overrides(ruleset, data["rules"], src, ("rules",))
+        ck.problems += problems
+        ruleset = ruleset.with_overrides(overrides)
+
+    # --- terrain ----------------------------------------------------------------------
+    terrain: list[Terrain] = []
+    for i, item in enumerate(ck.listing(data.get("terrain"), ("terrain",), "terrain")):
+        path = ("terrain", i)
+        t = ck.mapping(item, path, f"terrain #{i + 1}", TERRAIN_KEYS)
+        if t is None:
+            continue
+        tid = ck.ident(t, path, "terrain")
+        what = f"terrain {tid or '#' + str(i + 1)}"
+        kind = ck.required(t, "kind", path, what)
+        if kind is not None and kind not in TERRAIN_KINDS:
+            close = difflib.get_close_matches(str(kind), TERRAIN_KINDS, n=1)
+            ck.bad(path + ("kind",), f"{what}: unknown kind {kind!r}" + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(TERRAIN_KINDS)})"))
+            kind = None
+        h: Any = 0.0
+        if kind in ("block", "wall"):
+            h = ck.required(t, "height", path, what)
+            h = None if h is None else ck.number(h, path + ("height",), f"{what} height", positive=False)
+            if h is not None and h <= 0:
+                ck.bad(path + ("height",), f"{what} height must be more than 0 for a {kind}")
+                h = None
+        elif "height" in t and t["height"] is not None:
+            h = ck.number(t["height"], path + ("height",), f"{what} height")
+        poly = ck.polygon(ck.required(t, "polygon", path, what), path + ("polygon",), f"{what} polygon", table_poly) if "polygon" in t else ck.required(t, "polygon", path, what)
+        if tid and kind and h is not None and poly:
+            terrain.append(Terrain(tid, kind, poly, float(h)))
+    terrain_ids = {t.id: t for t in terrain}
+    board = Board(width or 1, height or 1, terrain) if table_poly is not None else None
+
+    # --- ladders ------------------------------------------------------------------------
+    ladders: list[Ladder] = []
+    for i, item in enumerate(ck.listing(data.get("ladders"), ("ladders",), "ladders")):
+        path = ("ladders", i)
+        d = ck.mapping(item, path, f"ladder #{i + 1}", LADDER_KEYS)
+        if d is None:
+            continue
+        lid = ck.ident(d, path, "ladder")
+        what = f"ladder {lid or '#' + str(i + 1)}"
+        foot = ck.point(ck.required(d, "foot", path, what), path + ("foot",), f"{what} foot") if d.get("foot") is not None else ck.required(d, "foot", path, what)
+        top = ck.required(d, "top", path, what)
+        if top is not None:
+            top = str(top)
+            piece = terrain_ids.get(top)
+            if piece is None:
+                ck.bad(path + ("top",), f"{what}: top {top!r} names no terrain piece")
+                top = None
+            elif piece.kind != "block":
+                ck.bad(path + ("top",), f"{what}: top {top!r} is a {piece.kind}, not a block (a ladder reaches a walkable top)")
+                top = None
+        if foot and top and board is not None:
+            if not board.disc_on_table(foot[0], foot[1], 0):
+                ck.bad(path + ("foot",), f"{what}: foot {list(foot)} is off the table")
+            else:
+                gap = board.distance_to_terrain(foot[0], foot[1], 0, top)
+                if gap > LADDER_REACH + EPS:
+                    ck.bad(path + ("foot",), f"{what}: foot is {gap:.2f}\" from block {top!r}; it must stand beside it (within {LADDER_REACH:g}\")")
+                elif board.height_at(*foot) >= terrain_ids[top].height:
+                    ck.bad(path + ("foot",), f"{what}: foot stands on top of {top!r}; it must be on the ground beside it")
+        if lid and foot and top:
+            ladders.append(Ladder(lid, foot, top))
+
+    # --- treasure -------------------------------------------------------------------------
+    tokens: dict[str, Token] = {}
+    token_paths: dict[str, tuple] = {}
+    default_mm = ruleset.token_size_mm if ruleset else 25
+    for i, item in enumerate(ck.listing(data.get("treasure"), ("treasure",), "treasure")):
+        path = ("treasure", i)
+        d = ck.mapping(item, path, f"treasure #{i + 1}", TOKEN_KEYS)
+        if d is None:
+            continue
+        tid = ck.ident(d, path, "treasure")
+        what = f"treasure {tid or '#' + str(i + 1)}"
+        at = ck.point(ck.required(d, "at", path, what), path + ("at",), f"{what} position") if d.get("at") is not None else ck.required(d, "at", path, what)
+        event = d.get("event", "none")
+        if event is None:
+            event = "none"
+        if event not in EVENT_KINDS:
+            ck.bad(path + ("event",), f"{what}: event must be one of {', '.join(EVENT_KINDS)}, not {event!r}")
+            event = None
+        size = ck.number(d.get("size_mm", default_mm), path + ("size_mm",), f"{what} size_mm", positive=True)
+        revealed = d.get("revealed", False)
+        if not isinstance(revealed, bool):
+            ck.bad(path + ("revealed",), f"{what}: revealed must be true or false")
+            revealed = False
+        if tid and at and event and size and ruleset:
+            r = ruleset.radius(size)
+            if board is not None and not board.disc_on_table(at[0], at[1], r):
+                ck.bad(path + ("at",), f"{what} at {list(at)} is off the table")
+            elif board is not None:
+                for piece in board.pieces_touching_disc(at[0], at[1], r, ("wall", "impassable")):
+                    ck.bad(path + ("at",), f"{what} at {list(at)} is inside {piece.kind} {piece.id!r}")
+            tokens[tid] = Token(tid, at[0], at[1], float(size), r, event, None, revealed)
+            token_paths[tid] = path
+
+    # --- warbands and units -----------------------------------------------------------------
+    warbands: list[Warband] = []
+    units: dict[str, Unit] = {}
+    unit_paths: dict[str, tuple] = {}
+    order: list[str] = []
+    players: dict[int, str] = {}
+    carried: dict[str, str] = {}
+    raw_warbands = ck.listing(ck.required(data, "warbands", (), "the scenario") if "warbands" not in data else data["warbands"], ("warbands",), "warbands")
+    for i, item in enumerate(raw_warbands):
+        path = ("warbands", i)
+        d = ck.mapping(item, path, f"warband #{i + 1}", WARBAND_KEYS)
+        if d is None:
+            continue
+        wid = ck.ident(d, path, "warband")
+        what = f"warband {wid or '#' + str(i + 1)}"
+        player = ck.required(d, "player", path, what)
+        if player is not None:
+            player = ck.integer(player, path + ("player",), f"{what} player", minimum=0)
+            if player is not None and player in players and player != 0:
+                ck.bad(path + ("player",), f"{what}: player {player} already plays warband {players[player]!r}")
+            elif player is not None:
+                players[player] = wid or ""
+        colour = d.get("colour", d.get("color"))
+        if colour is not None and not (isinstance(colour, str) and len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
+            ck.bad(path + ("colour" if "colour" in d else "color",), f"{what}: colour must look like '#c0392b', not {colour!r}")
+            colour = None
+        wname = d.get("name", wid)
+        if wid is not None and player is not None:
+            warbands.append(Warband(wid, player, str(wname) if wname is not None else wid, colour))
+        for j, uitem in enumerate(ck.listing(d.get("units"), path + ("units",), f"{what} units")):
+            upath = path + ("units", j)
+            u = ck.mapping(uitem, upath, f"unit #{j + 1} of {what}", UNIT_KEYS)
+            if u is None:
+                continue
+            uid = ck.ident(u, upath, "unit")
+            uwhat = f"unit {uid or '#' + str(j + 1)}"
+            at = ck.point(ck.required(u, "at", upath, uwhat), upath + ("at",), f"{uwhat} position") if u.get("at") is not None else ck.required(u, "at", upath, uwhat)
+            base = u.get("base_mm")
+            base = ck.number(base, upath + ("base_mm",), f"{uwhat} base_mm", positive=True) if base is not None else ck.required(u, "base_mm", upath, uwhat)
+            stats = _stats(ck, u, upath, uwhat)
+            keywords = ck.listing(u.get("keywords"), upath + ("keywords",), f"{uwhat} keywords")
+            if not all(isinstance(k, str) for k in keywords):
+                ck.bad(upath + ("keywords",), f"{uwhat}: keywords must be words")
+                keywords = [str(k) for k in keywords]
+            status = u.get("status", "normal") or "normal"
+            if status not in STATUSES:
+                close = difflib.get_close_matches(str(status), STATUSES, n=1)
+                ck.bad(upath + ("status",), f"{uwhat}: unknown status {status!r}" + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"))
+                status = None
+            carrying = u.get("carrying")
+            if carrying is not None:
+                carrying = str(carrying)
+                if carrying not in tokens:
+                    ck.bad(upath + ("carrying",), f"{uwhat}: carrying {carrying!r} names no treasure token")
+                    carrying = None
+                elif carrying in carried:
+                    ck.bad(upath + ("carrying",), f"{uwhat}: token {carrying!r} is already carried by {carried[carrying]!r}")
+                    carrying = None
+            on_table = u.get("on_table", True)
+            if not isinstance(on_table, bool):
+                ck.bad(upath + ("on_table",), f"{uwhat}: on_table must be true or false")
+                on_table = True
+            spells = [str(s) for s in ck.listing(u.get("spells"), upath + ("spells",), f"{uwhat} spells")]
+            engaged = [str(s) for s in ck.listing(u.get("engaged_with"), upath + ("engaged_with",), f"{uwhat} engaged_with")]
+            name_ = u.get("name", uid)
+            if uid and at and base and stats is not None and status and ruleset and wid:
+                unit = Unit(uid, str(name_) if name_ is not None else uid, wid, at[0], at[1], float(base), ruleset.radius(base),
+                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged)
+                units[uid] = unit
+                unit_paths[uid] = upath
+                order.append(uid)
+                if carrying:
+                    carried[carrying] = uid
+
+    # --- placement: table, walls, overlaps, straddling ---------------------------------------
+    if board is not None and ruleset is not None:
+        _check_placement(ck, board, units, unit_paths, ruleset)
+    for uid, u in units.items():
+        for other in u.engaged_with:
+            if other not in units:
+                ck.bad(unit_paths[uid] + ("engaged_with",), f"unit {uid}: engaged_with {other!r} names no unit")
+    for tid, uid in carried.items():
+        tokens[tid].carried_by = uid
+        tokens[tid].x, tokens[tid].y = units[uid].x, units[uid].y
+
+    # --- deployment ------------------------------------------------------------------------
+    deployment: dict[str, list] = {}
+    dep = data.get("deployment")
+    if dep is not None:
+        dep = ck.mapping(dep, ("deployment",), "deployment", tuple(w.id for w in warbands) + tuple(str(k) for k in dep) if isinstance(dep, dict) else ())
+        for key, value in (dep or {}).items():
+            if key not in {w.id for w in warbands}:
+                ck.bad(("deployment", key), f"deployment zone {key!r} names no warband")
+                continue
+            poly = ck.polygon(value, ("deployment", key), f"deployment zone {key!r}", table_poly)
+            if poly:
+                deployment[str(key)] = poly
+
+    # --- state -----------------------------------------------------------------------------
+    state = _state(ck, data.get("state"), ruleset, warbands, players)
+    state.units = units
+    state.treasure = tokens
+    for w in warbands:
+        state.lost.setdefault(w.id, 0)
+
+    if name is None or width is None or height is None or ruleset is None:
+        ck.problems.append(src.problem((), "the scenario is incomplete")) if not ck.problems else None
+    if ck.problems:
+        raise LoadError(ck.problems)
+    return Scenario(
+        name=str(name), width=float(width), height=float(height), ruleset=ruleset,
+        ruleset_name=ruleset_name, rules_overrides=overrides, terrain=terrain, ladders=ladders,
+        deployment=deployment, warbands=warbands, state=state, file=src.file, unit_order=order,
+    )
+
+
+def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
+    stats = ck.required(u, "stats", path, what)
+    if stats is None:
+        return None
+    if not isinstance(stats, dict):
+        ck.bad(path + ("stats",), f"{what}: stats must be a mapping like {{move: 6, agility: 12}}, not {_kind(stats)}")
+        return None
+    ok = True
+    out = {}
+    for key in REQUIRED_STATS:
+        if key not in stats:
+            ck.bad(path + ("stats",), f"{what}: stats are missing {key!r}")
+            ok = False
+    for key, value in stats.items():
+        v = ck.number(value, path + ("stats", key), f"{what} {key}")
+        if v is None:
+            ok = False
+        else:
+            out[str(key)] = v
+    return out if ok else None
+
+
+def _check_placement(ck: _Checker, board: Board, units: dict[str, Unit], paths: dict[str, tuple], ruleset: Ruleset) -> None:
+    placed: list[Unit] = []
+    for uid, u in units.items():
+        if not u.on_table:
+            continue
+        at = paths[uid] + ("at",)
+        if not board.disc_on_table(u.x, u.y, u.r):
+            ck.bad(at, f"unit {uid} at [{u.x:g}, {u.y:g}] is off the table (its {u.base_mm:g} mm base reaches past the edge)")
+            continue
+        blocked = board.pieces_touching_disc(u.x, u.y, u.r, ("wall", "impassable"))
+        for piece in blocked:
+            ck.bad(at, f"unit {uid} at [{u.x:g}, {u.y:g}] stands inside {piece.kind} {piece.id!r}")
+        levels = board.heights_under_disc(u.x, u.y, u.r)
+        if not blocked and levels[-1] - levels[0] > ruleset.free_height + EPS:
+            ck.bad(at, f"unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}\" (more than {ruleset.free_height:g}\"); move it fully onto one level")
+        for other in placed:
+            overlap = u.r + other.r - math.hypot(u.x - other.x, u.y - other.y)
+            if overlap > EPS and abs(board.height_at(u.x, u.y) - board.height_at(other.x, other.y)) <= EPS:
+                ck.bad(at, f"unit {uid} overlaps unit {other.id} by {overlap:.2f}\" (bases never overlap)")
+        placed.append(u)
+
+
+def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warband], players: dict[int, str]) -> GameState:
+    phases = ruleset.phase_names if ruleset else ["upkeep"]
+    state = GameState(phase=phases[0])
+    if raw is None:
+        return state
+    d = ck.mapping(raw, ("state",), "state", STATE_KEYS)
+    if d is None:
+        return state
+    if "turn" in d:
+        state.turn = ck.integer(d["turn"], ("state", "turn"), "state turn", minimum=1) or 1
+    if "player" in d:
+        p = ck.integer(d["player"], ("state", "player"), "state player", minimum=1)
+        if p is not None and players and p not in players:
+            ck.bad(("state", "player"), f"state player {p} plays no warband (players: {', '.join(map(str, sorted(players)))})")
+        state.player = p or 1
+    if "phase" in d:
+        if d["phase"] not in phases:
+            ck.bad(("state", "phase"), f"unknown phase {d['phase']!r} (the ruleset has {', '.join(phases)})")
+        else:
+            state.phase = d["phase"]
+    if d.get("step") is not None:
+        steps = ruleset.upkeep_steps if ruleset else []
+        if state.phase != "upkeep":
+            ck.bad(("state", "step"), f"step {d['step']!r} given, but only the upkeep phase has steps")
+        elif d["step"] not in steps:
+            ck.bad(("state", "step"), f"unknown step {d['step']!r} (upkeep steps: {', '.join(steps)})")
+        else:
+            state.step = d["step"]
+    ids = {w.id for w in warbands}
+    if d.get("lost") is not None:
+        lost = ck.mapping(d["lost"], ("state", "lost"), "state lost", tuple(ids) + tuple(map(str, d["lost"])) if isinstance(d["lost"], dict) else ())
+        for key, value in (lost or {}).items():
+            if key not in ids:
+                ck.bad(("state", "lost", key), f"lost: {key!r} names no warband")
+            else:
+                n = ck.integer(value, ("state", "lost", key), f"units lost by {key}")
+                if n is not None:
+                    state.lost[key] = n
+    if d.get("event_triggered_by") is not None:
+        p = ck.integer(d["event_triggered_by"], ("state", "event_triggered_by"), "event_triggered_by", minimum=1)
+        if p is not None and p not in players:
+            ck.bad(("state", "event_triggered_by"), f"event_triggered_by: player {p} plays no warband")
+        state.event_triggered_by = p
+    for i, wid in enumerate(ck.listing(d.get("routed"), ("state", "routed"), "routed")):
+        if wid not in ids:
+            ck.bad(("state", "routed", i), f"routed: {wid!r} names no warband")
+        else:
+            state.routed.append(wid)
+    if d.get("winner") is not None:
+        if d["winner"] not in ids:
+            ck.bad(("state", "winner"), f"winner {d['winner']!r} names no warband")
+        else:
+            state.winner = d["winner"]
+    return state
+
+
+def load_scenario(path: str, text: str | None = None) -> Scenario:
+    """Read, validate and build a scenario file. Raises LoadError, never anything else."""
+    try:
+        src = load_yaml(read_text(path) if text is None else text, path)
+        return parse_scenario(src)
+    except LoadError:
+        raise
+    except RecursionError:
+        raise LoadError([Problem(path, 1, "the file nests too deeply")]) from None
+    except Exception as exc:  # a bug of ours must still not become a traceback for the user
+        raise LoadError([Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]) from exc
+
+
+# --- saving ------------------------------------------------------------------------------
+
+def _num(v: float) -> int | float:
+    """Whole numbers are written without '.0' so hand-written files stay as they were."""
+    f = float(v)
+    return int(f) if f.is_integer() and abs(f) < 1e15 else round(f, 6)
+
+
+def _pt(p) -> list:
+    return [_num(p[0]), _num(p[1])]
+
+
+def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, Any]:
+    """The scenario (with ``state``, by default its starting state) as file data."""
+    state = state or sc.state
+    out: dict[str, Any] = {"name": sc.name, "table": {"width": _num(sc.width), "height": _num(sc.height)}}
+    if sc.ruleset_name is not None:
+        out["ruleset"] = sc.ruleset_name
+    if sc.rules_overrides:
+        out["rules"] = dict(sc.rules_overrides)
+    out["terrain"] = []
+    for t in sc.terrain:
+        item: dict[str, Any] = {"id": t.id, "kind": t.kind}
+        if t.solid or t.height:
+            item["height"] = _num(t.height)
+        item["polygon"] = [_pt(p) for p in t.polygon]
+        out["terrain"].append(item)
+    out["ladders"] = [{"id": l.id, "foot": _pt(l.foot), "top": l.top} for l in sc.ladders]
+    out["treasure"] = []
+    for tok in state.treasure.values():
+        item = {"id": tok.id, "at": _pt(tok.pos), "event": tok.event}
+        if tok.size_mm != sc.ruleset.token_size_mm:
+            item["size_mm"] = _num(tok.size_mm)
+        if tok.revealed:
+            item["revealed"] = True
+        out["treasure"].append(item)
+    if sc.deployment:
+        out["deployment"] = {k: [_pt(p) for p in v] for k, v in sc.deployment.items()}
+    out["warbands"] = []
+    order = sc.unit_order + [u for u in state.units if u not in sc.unit_order]
+    for w in sc.warbands:
+        item = {"id": w.id, "player": w.player}
+        if w.name and w.name != w.id:
+            item["name"] = w.name
+        if w.colour:
+            item["colour"] = w.colour
+        item["units"] = []
+        for uid in order:
+            u = state.units.get(uid)
+            if u is None or u.warband != w.id:
+                continue
+            ud: dict[str, Any] = {"id": u.id, "name": u.name, "at": _pt(u.pos), "base_mm": _num(u.base_mm),
+                                  "stats": {k: _num(v) for k, v in u.stats.items()}, "keywords": list(u.keywords),
+                                  "status": u.status, "carrying": u.carrying}
+            if not u.on_table:
+                ud["on_table"] = False
+            if u.spells:
+                ud["spells"] = list(u.spells)
+            if u.engaged_with:
+                ud["engaged_with"] = list(u.engaged_with)
+            item["units"].append(ud)
+        out["warbands"].append(item)
+    st: dict[str, Any] = {"turn": state.turn, "player": state.player, "phase": state.phase, "step": state.step,
+                          "lost": dict(state.lost), "event_triggered_by": state.event_triggered_by}
+    if state.routed:
+        st["routed"] = list(state.routed)
+    if state.winner:
+        st["winner"] = state.winner
+    out["state"] = st
+    return out
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list):
+    flat = all(not isinstance(v, (list, dict)) for v in data)
+    points = all(isinstance(v, list) and all(not isinstance(w, (list, dict)) for w in v) for v in data) and data
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=bool(flat or points))
+
+
+def _represent_dict(dumper: yaml.SafeDumper, data: dict):
+    flat = data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()) and len(data) <= 8
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=bool(flat))
+
+
+_Dumper.add_representer(list, _represent_list)
+_Dumper.add_representer(dict, _represent_dict)
+
+
+def dump_yaml(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Write a file so that a crash leaves either the old or the new file, never half."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".yaml", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_scenario(sc: Scenario, path: str, state: GameState | None = None) -> None:
+    atomic_write(path, dump_yaml(scenario_to_dict(sc, state)))

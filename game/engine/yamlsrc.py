@@ -1,0 +1,150 @@
+"""YAML with line numbers: safe loading that remembers where every value came from.
+
+``load_yaml(text, file)`` returns a :class:`Source`: the plain Python data (what
+``yaml.safe_load`` would give) plus a map from each value's path to its 1-based line.
+Only the safe constructors are used; a tag that is not safe, a duplicate key or a
+syntax error becomes a :class:`~game.engine.errors.LoadError` with a line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from game.engine.errors import LoadError, Problem
+
+Path = tuple  # a tuple of keys and indexes, e.g. ("terrain", 2, "height")
+
+
+@dataclass
+class Source:
+    """Loaded YAML data with the line of every node."""
+
+    file: str
+    data: Any
+    lines: dict[Path, int] = field(default_factory=dict)
+
+    def line(self, path: Path) -> int:
+        """The line of ``path``, or of its nearest ancestor that has one."""
+        path = tuple(path)
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), 1)
+
+    def problem(self, path: Path, message: str) -> Problem:
+        return Problem(self.file, self.line(path), message, ".".join(str(p) for p in path))
+
+
+class _Builder(yaml.SafeLoader):
+    """SafeLoader used only for its scalar constructors (tags resolved safely)."""
+
+
+def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, problems: list[Problem]) -> Any:
+    src.lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        if node.tag not in ("tag:yaml.org,2002:map",):
+            problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
+            return None
+        loader.flatten_mapping(node)
+        out: dict = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                problems.append(Problem(src.file, key_node.start_mark.line + 1, "a mapping key must be a plain value"))
+                continue
+            try:
+                key = loader.construct_object(key_node, deep=True)
+            except yaml.YAMLError as exc:
+                problems.append(Problem(src.file, key_node.start_mark.line + 1, _short(exc)))
+                continue
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                problems.append(Problem(src.file, key_node.start_mark.line + 1, f"key {key!r} must be text"))
+                continue
+            if key in out:
+                problems.append(Problem(src.file, key_node.start_mark.line + 1, f"duplicate key {key!r}"))
+                continue
+            out[key] = _construct(loader, value_node, path + (key,), src, problems)
+            src.lines[path + (key,)] = key_node.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        if node.tag != "tag:yaml.org,2002:seq":
+            problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
+            return None
+        return [_construct(loader, item, path + (i,), src, problems) for i, item in enumerate(node.value)]
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.YAMLError as exc:
+        problems.append(src.problem(path, _short(exc)))
+        return None
+    except (ValueError, OverflowError) as exc:  # e.g. a timestamp out of range
+        problems.append(src.problem(path, f"bad value: {exc}"))
+        return None
+
+
+def _short(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    text = f"{context}: {problem}" if context and problem else (problem or context or "YAML error")
+    if "could not determine a constructor" in text:
+        text = "tag not allowed (safe YAML only): " + text.split("tag", 1)[-1].strip(" :'")
+    return text
+
+
+def load_yaml(text: str, file: str) -> Source:
+    """Parse ``text`` safely; raise :class:`LoadError` with lines on any problem."""
+    src = Source(file, None)
+    if not text.strip() or all(line.lstrip().startswith("#") or not line.strip() for line in text.splitlines()):
+        raise LoadError([Problem(file, 1, "the file is empty")])
+    try:
+        loader = _Builder(text)
+        try:
+            nodes = []
+            while loader.check_node():
+                nodes.append(loader.get_node())
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise LoadError([Problem(file, line, f"YAML syntax error: {_short(exc)}")]) from None
+    except yaml.YAMLError as exc:
+        raise LoadError([Problem(file, 1, f"YAML error: {_short(exc)}")]) from None
+    nodes = [n for n in nodes if n is not None]
+    if not nodes:
+        raise LoadError([Problem(file, 1, "the file is empty")])
+    if len(nodes) > 1:
+        raise LoadError([Problem(file, nodes[1].start_mark.line + 1, "only one YAML document is allowed")])
+    problems: list[Problem] = []
+    builder = _Builder("")
+    try:
+        src.data = _construct(builder, nodes[0], (), src, problems)
+    except RecursionError:
+        problems.append(Problem(file, 1, "the file nests too deeply"))
+    finally:
+        builder.dispose()
+    if problems:
+        raise LoadError(problems)
+    return src
+
+
+def read_text(path: str) -> str:
+    """Read a UTF-8 file; unreadable files become a LoadError on line 1."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise LoadError([Problem(path, 1, "no such file")]) from None
+    except IsADirectoryError:
+        raise LoadError([Problem(path, 1, "is a directory, not a file")]) from None
+    except UnicodeDecodeError as exc:
+        raise LoadError([Problem(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")]) from None
+    except OSError as exc:
+        raise LoadError([Problem(path, 1, f"cannot read: {exc.strerror}")]) from None
+
+
+def is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
