@@ -1,0 +1,39 @@
+# Speedheim Table. `make play` and `make test` set everything up on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-dev
+PLAYSTAMP := $(VENV)/.installed
+
+.PHONY: play test bench check render clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(PLAYSTAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@ $(PLAYSTAMP)
+
+play: $(PLAYSTAMP)
+	$(PY) -m game play $(SCENARIO)
+
+test: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest
+
+bench: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py
+
+check: $(PLAYSTAMP)
+	$(PY) -m game check maps/*.yaml
+
+render: $(PLAYSTAMP)
+	mkdir -p out
+	$(PY) -m game render maps/default.yaml -o out/default.png
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis out

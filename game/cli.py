@@ -1,0 +1,160 @@
+"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, replay, render.
+
+Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
+Each command lives with its concern; this module only parses arguments and dispatches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib import resources
+
+from game.engine.errors import LoadError, Problem
+
+EXIT_OK, EXIT_BAD = 0, 2
+
+
+def default_scenario() -> str:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    repo_map = os.path.join(here, "maps", "default.yaml")
+    if os.path.exists(repo_map):
+        return repo_map
+    return str(resources.files("game") / "data" / "default.yaml")
+
+
+def _report(problems: list[Problem]) -> None:
+    for p in problems:
+        print(p, file=sys.stderr)
+
+
+def file_kind(path: str) -> str:
+    """Guess what a file is: 'scenario', 'actions' or 'ruleset' (by its top keys)."""
+    from game.engine.yamlsrc import load_yaml, read_text
+
+    try:
+        data = load_yaml(read_text(path), path).data
+    except LoadError:
+        return "scenario"
+    if isinstance(data, dict):
+        if "actions" in data or "seed" in data or "dice" in data:
+            return "actions"
+        if "warbands" not in data and ("phases" in data or "extends" in data or "check_die" in data):
+            return "ruleset"
+    return "scenario"
+
+
+def cmd_check(args) -> int:
+    from game.engine.ruleset import load_ruleset
+    from game.engine.scenario import load_scenario
+
+    bad = False
+    for path in args.files:
+        kind = file_kind(path)
+        try:
+            if kind == "actions":
+                from game.engine.actions import load_script
+
+                load_script(path)
+            elif kind == "ruleset":
+                load_ruleset(path)
+            else:
+                load_scenario(path)
+        except LoadError as exc:
+            _report(exc.problems)
+            bad = True
+            continue
+        print(f"{path}: ok ({kind})")
+    return EXIT_BAD if bad else EXIT_OK
+
+
+def cmd_measure(args) -> int:
+    from game.engine.measure import measure_cli
+
+    return measure_cli(args.scenario, args.a, args.b, ignore_height=args.ignore_height)
+
+
+def cmd_replay(args) -> int:
+    from game.engine.replay import replay_cli
+
+    return replay_cli(args.scenario, args.actions, as_json=args.json)
+
+
+def cmd_render(args) -> int:
+    from game.ui.render import render_cli
+
+    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width)
+
+
+def cmd_play(args) -> int:
+    from game.ui.app import play_cli
+
+    return play_cli(args.scenario or default_scenario(), resume=args.resume)
+
+
+def cmd_edit(args) -> int:
+    from game.editor.app import edit_cli
+
+    return edit_cli(args.scenario)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="speedheim", description="Speedheim Table: a digital tabletop for Speedheim.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")
+    p.add_argument("scenario", nargs="?")
+    p.add_argument("--resume", action="store_true", help="resume the autosaved game without asking")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("edit", help="open the map editor")
+    p.add_argument("scenario", nargs="?")
+    p.set_defaults(func=cmd_edit)
+
+    p = sub.add_parser("check", help="validate scenarios, action scripts and rulesets")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("measure", help="edge-to-edge distance in inches between A and B")
+    p.add_argument("scenario")
+    p.add_argument("a", metavar="A", help="a unit id, a treasure id or x,y")
+    p.add_argument("b", metavar="B", help="a unit id, a treasure id or x,y")
+    p.add_argument("--ignore-height", action="store_true", help="measure across the table only (the G2 variant)")
+    p.set_defaults(func=cmd_measure)
+
+    p = sub.add_parser("replay", help="apply an action script; --json prints one line per action")
+    p.add_argument("scenario")
+    p.add_argument("actions")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("render", help="draw the table to a PNG, headless")
+    p.add_argument("scenario")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png")
+    p.add_argument("--actions", help="apply this action script first")
+    p.add_argument("--reveal", action="store_true", help="show what hides under treasure tokens")
+    p.add_argument("--width", type=int, default=None, help="image width in pixels")
+    p.set_defaults(func=cmd_render)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_BAD
+    try:
+        return args.func(args)
+    except LoadError as exc:
+        _report(exc.problems)
+        return EXIT_BAD
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
