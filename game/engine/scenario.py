@@ -155,11 +155,11 @@ class _Checker:
             self.bad(path, f"{what} needs at least 3 points, has {len(points)}")
             return None
         poly = Polygon(points)
-        if poly.area <= EPS:
-            self.bad(path, f"{what} has no area (its points are in a line)")
-            return None
         if not poly.is_valid:
             self.bad(path, f"{what} is self-intersecting or otherwise invalid: {explain_validity(poly)}")
+            return None
+        if poly.area <= EPS:
+            self.bad(path, f"{what} has no area (its points are in a line)")
             return None
         if table is not None and not table.buffer(EPS).covers(poly):
             minx, miny, maxx, maxy = poly.bounds
@@ -182,8 +182,14 @@ def _kind(value: Any) -> str:
     return f"{type(value).__name__} {value!r}" if not isinstance(value, str) else f"text {value!r}"
 
 
-def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None) -> Scenario:
-    """Validate loaded YAML and build the model; raise LoadError listing every problem."""
+def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
+                   collect: list[Problem] | None = None) -> Scenario:
+    """Validate loaded YAML and build the model; raise LoadError listing every problem.
+
+    With ``collect`` (the map editor opening a map saved with problems), problems are
+    appended to it and the scenario is built from the valid items, as long as the name,
+    table and ruleset are usable; items with bad fields are left out.
+    """
     ck = _Checker(src)
     data = ck.mapping(src.data, (), "a scenario", TOP_KEYS)
     if data is None:
@@ -258,7 +264,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             top = str(top)
             piece = terrain_ids.get(top)
             if piece is None:
-                ck.bad(path + ("top",), f"{what}: top {top!r} names no terrain piece")
+                known = " (that piece has problems of its own)" if top in ck.ids else ""
+                ck.bad(path + ("top",), f"{what}: top {top!r} names no terrain piece{known}")
                 top = None
             elif piece.kind != "block":
                 ck.bad(path + ("top",), f"{what}: top {top!r} is a {piece.kind}, not a block (a ladder reaches a walkable top)")
@@ -415,8 +422,11 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
 
     if name is None or width is None or height is None or ruleset is None:
         ck.problems.append(src.problem((), "the scenario is incomplete")) if not ck.problems else None
-    if ck.problems:
+    incomplete = name is None or width is None or height is None or ruleset is None
+    if ck.problems and (collect is None or incomplete):
         raise LoadError(ck.problems)
+    if collect is not None:
+        collect.extend(ck.problems)
     return Scenario(
         name=str(name), width=float(width), height=float(height), ruleset=ruleset,
         ruleset_name=ruleset_name, rules_overrides=overrides, terrain=terrain, ladders=ladders,
@@ -542,7 +552,7 @@ def load_scenario(path: str, text: str | None = None) -> Scenario:
 def _num(v: float) -> int | float:
     """Whole numbers are written without '.0' so hand-written files stay as they were."""
     f = float(v)
-    return int(f) if f.is_integer() and abs(f) < 1e15 else round(f, 6)
+    return int(f) if f.is_integer() and abs(f) < 1e15 else f
 
 
 def _pt(p) -> list:

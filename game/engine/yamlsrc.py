@@ -18,6 +18,9 @@ from game.engine.errors import LoadError, Problem
 
 Path = tuple  # a tuple of keys and indexes, e.g. ("terrain", 2, "height")
 
+#: Most values one file may expand to (aliases can make a small file huge).
+MAX_NODES = 200_000
+
 
 @dataclass
 class Source:
@@ -44,7 +47,13 @@ class _Builder(yaml.SafeLoader):
     """SafeLoader used only for its scalar constructors (tags resolved safely)."""
 
 
+class _TooBig(Exception):
+    pass
+
+
 def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, problems: list[Problem]) -> Any:
+    if len(src.lines) > MAX_NODES:
+        raise _TooBig()
     src.lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         if node.tag not in ("tag:yaml.org,2002:map",):
@@ -124,6 +133,8 @@ def load_yaml(text: str, file: str) -> Source:
         src.data = _construct(builder, nodes[0], (), src, problems)
     except RecursionError:
         problems.append(Problem(file, 1, "the file nests too deeply"))
+    except _TooBig:
+        problems.append(Problem(file, 1, f"the file expands to more than {MAX_NODES} values (too many aliases?)"))
     finally:
         builder.dispose()
     if problems:
