@@ -78,7 +78,9 @@ class Board:
         buckets: list[list[list[int]]] = [[[] for _ in range(ny)] for _ in range(nx)]
         if self.tree is not None:
             raised = set(self._raised)
-            cells = [box(i * _CELL, j * _CELL, (i + 1) * _CELL, (j + 1) * _CELL) for i in range(nx) for j in range(ny)]
+            ii, jj = np.meshgrid(np.arange(nx), np.arange(ny), indexing="ij")  # cell c = i * ny + j
+            ii, jj = ii.ravel() * _CELL, jj.ravel() * _CELL
+            cells = shapely.box(ii, jj, ii + _CELL, jj + _CELL)  # vectorised: fast on big tables
             cell_idx, poly_idx = self.tree.query(cells, predicate="intersects")
             for c, p in zip(cell_idx.tolist(), poly_idx.tolist()):
                 if p in raised:

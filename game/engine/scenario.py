@@ -45,8 +45,6 @@ STATE_KEYS = ("turn", "player", "phase", "step", "lost", "event_triggered_by", "
 REQUIRED_STATS = ("move", "agility", "morale", "defence")
 #: Tolerance for geometry comparisons, inches.
 EPS = 1e-6
-#: How far a ladder's foot may stand from its block (inches).
-LADDER_REACH = 1.0
 
 
 class _Checker:
@@ -270,13 +268,14 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             elif piece.kind != "block":
                 ck.bad(path + ("top",), f"{what}: top {top!r} is a {piece.kind}, not a block (a ladder reaches a walkable top)")
                 top = None
-        if foot and top and board is not None:
+        if foot and top and board is not None and ruleset is not None:
+            reach = ruleset.ladder_reach
             if not board.disc_on_table(foot[0], foot[1], 0):
                 ck.bad(path + ("foot",), f"{what}: foot {list(foot)} is off the table")
             else:
                 gap = board.distance_to_terrain(foot[0], foot[1], 0, top)
-                if gap > LADDER_REACH + EPS:
-                    ck.bad(path + ("foot",), f"{what}: foot is {gap:.2f}\" from block {top!r}; it must stand beside it (within {LADDER_REACH:g}\")")
+                if gap > reach + EPS:
+                    ck.bad(path + ("foot",), f"{what}: foot is {gap:.2f}\" from block {top!r}; it must stand beside it (within {reach:g}\", ladder_reach)")
                 elif board.height_at(*foot) >= terrain_ids[top].height:
                     ck.bad(path + ("foot",), f"{what}: foot stands on top of {top!r}; it must be on the ground beside it")
         if lid and foot and top:
