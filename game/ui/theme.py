@@ -1,0 +1,127 @@
+"""Colours, fonts and the height ramp shared by every picture of the table.
+
+Data, not logic: the painter (``game.ui.render``), the play window and the editor all
+take their look from here so a screenshot and a PNG render read the same way.
+Colours are ``(r, g, b)`` tuples.
+"""
+
+from __future__ import annotations
+
+import os
+
+Colour = tuple[int, int, int]
+
+#: The table and the page around it.
+PAGE = (246, 242, 232)
+INK = (40, 36, 32)
+INK_SOFT = (110, 102, 92)
+GROUND = (150, 163, 122)  # height 0: muted grass
+GRID_FINE = (0, 0, 0, 34)  # 1" lines (RGBA: drawn with alpha)
+GRID_STRONG = (0, 0, 0, 96)  # 6" lines
+GRID_EVERY = 6  # a strong line every this many inches
+
+#: Height ramp for blocks: higher is lighter, always (absolute, not per map, so every
+#: map and every screenshot reads the same). Stops are (height in inches, colour).
+HEIGHT_STOPS: list[tuple[float, Colour]] = [
+    (0.0, (96, 76, 62)),
+    (1.0, (112, 90, 72)),
+    (2.0, (142, 116, 90)),
+    (3.0, (174, 148, 112)),
+    (4.0, (202, 180, 140)),
+    (5.0, (224, 206, 168)),
+    (6.0, (242, 232, 200)),
+    (9.0, (255, 252, 240)),
+]
+BLOCK_EDGE = (58, 48, 40)
+SHADOW = (0, 0, 0, 70)
+#: Shadow offset per inch of height, in inches (down and right).
+SHADOW_PER_INCH = 0.06
+
+WALL_LOW = (150, 92, 60)  # walls up to the free height (M4): crossed freely
+WALL_HIGH = (58, 52, 64)  # walls higher than that: climbed or gone round
+WALL_EDGE = (24, 20, 22)
+
+DIFFICULT_FILL = (168, 142, 100)
+DIFFICULT_HATCH = (78, 50, 24)
+IMPASSABLE_FILL = (34, 46, 66)
+IMPASSABLE_MARK = (130, 150, 180)
+
+LADDER_WOOD = (236, 176, 40)
+LADDER_EDGE = (60, 36, 8)
+
+TOKEN_GOLD = (242, 196, 40)
+TOKEN_EDGE = (90, 64, 0)
+TOKEN_EVENT = (200, 40, 160)  # revealed Event: magenta
+TOKEN_PLAGUE = (60, 170, 60)  # revealed Plague: green
+
+#: Default warband colours by player number; player 0 (neutrals) gets the third.
+PLAYER_COLOURS: dict[int, Colour] = {1: (200, 48, 40), 2: (38, 98, 200), 0: (120, 120, 120)}
+EXTRA_COLOURS: list[Colour] = [(46, 150, 80), (160, 70, 170), (220, 130, 20), (30, 150, 160)]
+
+SELECT = (255, 255, 255)
+SELECT_EDGE = (0, 0, 0)
+
+HERO_GLYPH = (255, 210, 40)
+CASTER_GLYPH = (150, 90, 230)
+ANIMAL_GLYPH = (120, 76, 40)
+
+#: Status markers: a letter badge and its colour.
+STATUS_MARKS: dict[str, tuple[str, Colour]] = {
+    "staggered": ("S", (245, 200, 40)),
+    "dazed": ("D", (240, 130, 30)),
+    "stunned": ("X", (210, 30, 30)),
+    "incapacitated": ("+", (20, 20, 20)),
+}
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+FONT_DIRS = [
+    os.path.join(os.path.dirname(os.path.dirname(_HERE)), "assets", "fonts"),
+    os.path.join(os.path.dirname(_HERE), "assets", "fonts"),
+]
+FONT_REGULAR = "DejaVuSans.ttf"
+FONT_BOLD = "DejaVuSans-Bold.ttf"
+FONT_CONDENSED = "DejaVuSansCondensed-Bold.ttf"
+
+
+def hex_colour(text: str | None) -> Colour | None:
+    """``'#c0392b'`` -> ``(192, 57, 43)``; None (or anything malformed) -> None."""
+    if not text or not isinstance(text, str) or len(text) != 7 or text[0] != "#":
+        return None
+    try:
+        return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+    except ValueError:
+        return None
+
+
+def mix(a: Colour, b: Colour, t: float) -> Colour:
+    """Linear blend, t = 0 gives a, t = 1 gives b."""
+    t = min(1.0, max(0.0, t))
+    return tuple(int(round(a[i] + (b[i] - a[i]) * t)) for i in range(3))  # type: ignore[return-value]
+
+
+def height_colour(h: float) -> Colour:
+    """Fill of a block top ``h`` inches high: the ramp, higher is lighter."""
+    stops = HEIGHT_STOPS
+    if h <= stops[0][0]:
+        return stops[0][1]
+    for (h0, c0), (h1, c1) in zip(stops, stops[1:]):
+        if h <= h1:
+            return mix(c0, c1, (h - h0) / (h1 - h0))
+    return stops[-1][1]
+
+
+def luminance(c: Colour) -> float:
+    return (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]) / 255.0
+
+
+def text_on(c: Colour) -> Colour:
+    """Black or white, whichever reads better on ``c``."""
+    return (20, 20, 20) if luminance(c) > 0.6 else (255, 255, 255)
+
+
+def font_path(name: str) -> str | None:
+    for d in FONT_DIRS:
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            return p
+    return None
