@@ -119,6 +119,43 @@ class Token:
         return (self.x, self.y)
 
 
+_ATOMIC = (str, int, float, bool, type(None))
+
+
+def _plain_copy(v: Any) -> Any:
+    """Deep copy of plain data (dicts, lists, tuples of scalars); anything else: deepcopy."""
+    if isinstance(v, _ATOMIC):
+        return v
+    t = type(v)
+    if t is list:
+        return [_plain_copy(x) for x in v]
+    if t is dict:
+        return {k: _plain_copy(x) for k, x in v.items()}
+    if t is tuple:
+        return tuple(_plain_copy(x) for x in v)
+    return copy.deepcopy(v)
+
+
+_ATOMIC_TYPES = frozenset(_ATOMIC)
+
+
+def _copy_obj(o: Any) -> Any:
+    new = object.__new__(type(o))
+    d = o.__dict__.copy()
+    for k, v in d.items():
+        t = v.__class__
+        if t in _ATOMIC_TYPES:
+            continue
+        if t is list and all(x.__class__ in _ATOMIC_TYPES for x in v):
+            d[k] = v.copy()
+        elif t is dict and all(x.__class__ in _ATOMIC_TYPES for x in v.values()):
+            d[k] = v.copy()
+        else:
+            d[k] = _plain_copy(v)
+    new.__dict__ = d
+    return new
+
+
 @dataclass
 class GameState:
     """Everything that actions change. Copy it to snapshot; hash it to compare."""
@@ -137,7 +174,13 @@ class GameState:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def copy(self) -> "GameState":
-        return copy.deepcopy(self)
+        """A deep copy, fast: units and tokens field by field (undo snapshots every action)."""
+        new = object.__new__(GameState)
+        d = {k: _plain_copy(v) for k, v in self.__dict__.items() if k not in ("units", "treasure")}
+        d["units"] = {k: _copy_obj(u) for k, u in self.units.items()}
+        d["treasure"] = {k: _copy_obj(t) for k, t in self.treasure.items()}
+        new.__dict__.update(d)
+        return new
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

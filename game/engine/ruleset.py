@@ -27,6 +27,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "rout_no_hero": ("auto_fail", "best_morale", "pass"),
     "rout_variant": ("standard", "legacy", "break_point"),
     "check_success": ("at_most", "at_least"),
+    "neutral_act": ("advance", "manual"),
 }
 STATUSES = ("normal", "staggered", "dazed", "stunned", "incapacitated")
 INJURY_RESULTS = ("none",) + STATUSES[1:]

@@ -47,6 +47,10 @@ class _Builder(yaml.SafeLoader):
     """SafeLoader used only for its scalar constructors (tags resolved safely)."""
 
 
+#: libyaml's safe loader, used only to compose nodes (constructing stays in _construct).
+_FastComposer = getattr(yaml, "CSafeLoader", None)
+
+
 class _TooBig(Exception):
     pass
 
@@ -109,7 +113,8 @@ def load_yaml(text: str, file: str) -> Source:
     if not text.strip() or all(line.lstrip().startswith("#") or not line.strip() for line in text.splitlines()):
         raise LoadError([Problem(file, 1, "the file is empty")])
     try:
-        loader = _Builder(text)
+        # Compose with libyaml when present (same nodes and marks, ~10x faster on big maps).
+        loader = _FastComposer(text) if _FastComposer is not None else _Builder(text)
         try:
             nodes = []
             while loader.check_node():
@@ -118,7 +123,8 @@ def load_yaml(text: str, file: str) -> Source:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
+        last_line = max(1, len(text.splitlines()))  # libyaml marks the end of a file one line past it
+        line = min(mark.line + 1, last_line) if mark else 1
         raise LoadError([Problem(file, line, f"YAML syntax error: {_short(exc)}")]) from None
     except yaml.YAMLError as exc:
         raise LoadError([Problem(file, 1, f"YAML error: {_short(exc)}")]) from None

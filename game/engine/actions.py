@@ -1,0 +1,314 @@
+"""Actions: the one-key mappings of the action script (FORMATS.md) and their checks.
+
+An action is ``{name: {field: value, ...}}`` (``end_phase: {}``; a bare ``end_phase``
+is accepted too). :func:`parse_action` checks one action dict and returns an
+:class:`Action`; :func:`load_script` reads a whole script file (``seed``, ``dice``,
+``actions``) and reports every problem as ``FILE:LINE: what is wrong``.
+
+Every action is documented with an example in ``docs/actions.md``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.engine.errors import IllegalAction, LoadError, Problem
+from game.engine.model import STATUSES
+from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
+
+#: Rule id given to malformed actions (not a rule of the game: the action itself is wrong).
+RULE_ACTION = "action"
+
+
+@dataclass(frozen=True)
+class Field:
+    kind: str  # unit | token | point | path | player | status | descend | text | bool | int | sides | count
+    required: bool = False
+
+
+_UNIT = Field("unit", True)
+_MOVE = {"unit": _UNIT, "to": Field("point"), "path": Field("path"), "descend": Field("descend")}
+
+#: name -> {field: Field}. Extend, never break (FORMATS.md).
+SPECS: dict[str, dict[str, Field]] = {
+    # Move phase (delegated to the movement engine)
+    "move": _MOVE,
+    "run": _MOVE,
+    "reload": {"unit": _UNIT},
+    # Upkeep decisions
+    "pick_up": {"unit": _UNIT, "token": Field("token", True)},
+    "rout": {"player": Field("player", True)},
+    "play_on": {"player": Field("player", True)},
+    "grab": {"unit": _UNIT, "token": Field("token", True)},
+    # Manual phases
+    "engage": {"unit": _UNIT, "target": Field("unit", True)},
+    "disengage": {"unit": _UNIT, "target": Field("unit")},
+    "set_status": {"unit": _UNIT, "status": Field("status", True)},
+    "incapacitate": {"unit": _UNIT, "by": Field("unit")},
+    "roll": {"sides": Field("sides", True), "count": Field("count"), "reason": Field("text"), "unit": Field("unit")},
+    "check": {"unit": _UNIT, "stat": Field("text", True), "advantage": Field("bool"), "disadvantage": Field("bool"),
+              "modifier": Field("int"), "reason": Field("text"), "rule": Field("text")},
+    "cast": {"unit": _UNIT, "spell": Field("text", True), "ongoing": Field("bool")},
+    "end_spell": {"unit": _UNIT, "spell": Field("text", True)},
+    # Flow
+    "end_step": {},
+    "end_phase": {},
+    "end_turn": {},
+}
+MOVE_KINDS = ("move", "run", "reload")
+DESCENDS = ("climb", "jump")
+MAX_DICE = 100
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str
+    args: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {self.kind: dict(self.args)}
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (yes/no)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    return f"text {value!r}"
+
+
+def _point(value: Any) -> list[float] | None:
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(is_finite_number(v) for v in value):
+        return [float(value[0]), float(value[1])]
+    return None
+
+
+def _check_field(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """Normalise one field value; (value, None) or (None, problem)."""
+    if kind in ("unit", "token", "text"):
+        if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+            return None, f"{what} must be {'an id' if kind != 'text' else 'text'}, not {_kind(value)}"
+        text = str(value)
+        if kind != "text" and (not text.strip() or any(c.isspace() for c in text)):
+            return None, f"{what} {text!r} must be one word with no spaces"
+        return text, None
+    if kind == "point":
+        p = _point(value)
+        return (p, None) if p else (None, f"{what} must be a point [x, y], not {_kind(value)}")
+    if kind == "path":
+        if not isinstance(value, (list, tuple)) or len(value) < 2:
+            return None, f"{what} must be a list of at least 2 points [[x, y], ...], not {_kind(value)}"
+        pts = [_point(v) for v in value]
+        for i, p in enumerate(pts):
+            if p is None:
+                return None, f"{what} point {i + 1} must be [x, y], not {_kind(value[i])}"
+        return pts, None
+    if kind in ("player", "int", "sides", "count"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+                value = int(value)
+            else:
+                return None, f"{what} must be a whole number, not {_kind(value)}"
+        low = {"player": 0, "sides": 1, "count": 1}.get(kind)
+        if low is not None and value < low:
+            return None, f"{what} must be at least {low}, not {value}"
+        if kind == "count" and value > MAX_DICE:
+            return None, f"{what} must be at most {MAX_DICE}, not {value}"
+        if kind == "sides" and value > 1000:
+            return None, f"{what} must be at most 1000, not {value}"
+        return value, None
+    if kind == "bool":
+        return (value, None) if isinstance(value, bool) else (None, f"{what} must be true or false, not {_kind(value)}")
+    if kind == "status":
+        if value in STATUSES:
+            return value, None
+        close = difflib.get_close_matches(str(value), STATUSES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"
+        return None, f"{what}: unknown status {value!r}{hint}"
+    if kind == "descend":
+        if value in DESCENDS:
+            return value, None
+        return None, f"{what} must be one of {', '.join(DESCENDS)}, not {_kind(value)}"
+    raise AssertionError(kind)
+
+
+def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
+    """Check one action; returns (action or None, [(path inside the action, problem)])."""
+    problems: list[tuple[tuple, str]] = []
+    if isinstance(raw, str):
+        raw = {raw: {}}
+    if not isinstance(raw, dict) or len(raw) != 1:
+        what = f"a mapping with {len(raw)} keys" if isinstance(raw, dict) else _kind(raw)
+        return None, [((), f"an action must be one mapping like {{end_phase: {{}}}}, not {what}")]
+    (name, body), = raw.items()
+    if name not in SPECS:
+        close = difflib.get_close_matches(str(name), SPECS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(SPECS)})"
+        return None, [((), f"unknown action {name!r}{hint}")]
+    spec = SPECS[name]
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        return None, [((name,), f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec) }}}, not {_kind(body)}")]
+    args: dict[str, Any] = {}
+    for key, value in body.items():
+        if key not in spec:
+            close = difflib.get_close_matches(str(key), spec, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else (f" (fields: {', '.join(spec)})" if spec else " (it takes no fields)")
+            problems.append(((name, key), f"{name}: unknown field {key!r}{hint}"))
+            continue
+        if value is None and not spec[key].required:
+            continue
+        v, problem = _check_field(spec[key].kind, value, f"{name} {key}")
+        if problem:
+            problems.append(((name, key), problem))
+        else:
+            args[key] = v
+    for key, f in spec.items():
+        if f.required and key not in body:
+            problems.append(((name,), f"{name} is missing {key!r}"))
+    if name in ("move", "run"):
+        has_to, has_path = "to" in body and body["to"] is not None, "path" in body and body["path"] is not None
+        if has_to == has_path:
+            problems.append(((name,), f"{name} needs exactly one of 'to' or 'path'"))
+    if problems:
+        return None, problems
+    return Action(name, args), []
+
+
+def normalize(raw: Any) -> Any:
+    """The action as written, with ``end_phase`` / ``end_phase: null`` spelled ``{end_phase: {}}``."""
+    if isinstance(raw, str):
+        return {raw: {}}
+    if isinstance(raw, dict) and len(raw) == 1:
+        (name, body), = raw.items()
+        return {name: {} if body is None else body}
+    return raw
+
+
+def parse_action(raw: Any) -> Action:
+    """One action dict -> :class:`Action`; a malformed one raises IllegalAction('action', ...)."""
+    action, problems = check_action(raw)
+    if action is None:
+        raise IllegalAction(RULE_ACTION, "; ".join(p for _, p in problems))
+    return action
+
+
+# --- scripts -----------------------------------------------------------------------------
+
+SCRIPT_KEYS = ("seed", "dice", "actions", "scenario", "speedheim_save", "name", "note")
+
+
+@dataclass
+class Script:
+    """A parsed action script: the dice and the actions, with each action's line."""
+
+    file: str
+    seed: int | None = None
+    dice: list[int] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+
+
+def parse_script(src: Source, prefix: tuple = ()) -> Script:
+    """Check a loaded script (at ``prefix`` inside ``src``); raise LoadError with every problem."""
+    problems: list[Problem] = []
+
+    def bad(path: tuple, msg: str) -> None:
+        problems.append(src.problem(prefix + path, msg))
+
+    data = src.data
+    for key in prefix:
+        data = data[key]
+    if not isinstance(data, dict):
+        raise LoadError([src.problem(prefix, f"an action script must be a mapping with seed, dice and actions, not {_kind(data)}")])
+    script = Script(src.file)
+    for key in data:
+        if key not in SCRIPT_KEYS:
+            close = difflib.get_close_matches(str(key), SCRIPT_KEYS, n=1)
+            bad((key,), f"unknown key {key!r} in an action script" + (f" (did you mean {close[0]!r}?)" if close else " (known: seed, dice, actions)"))
+    seed = data.get("seed")
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            bad(("seed",), f"seed must be a whole number, not {_kind(seed)}")
+        else:
+            script.seed = seed
+    dice = data.get("dice")
+    if dice is not None:
+        if not isinstance(dice, list):
+            bad(("dice",), f"dice must be a list of typed-in rolls like [12, 3, 20], not {_kind(dice)}")
+        else:
+            for i, v in enumerate(dice):
+                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                    bad(("dice", i), f"dice roll {i + 1} must be a whole number of at least 1, not {_kind(v)}")
+                else:
+                    script.dice.append(v)
+    actions = data.get("actions")
+    if "actions" not in data:
+        bad((), "an action script needs an 'actions' list")
+    elif actions is None:
+        actions = []
+    elif not isinstance(actions, list):
+        bad(("actions",), f"actions must be a list, not {_kind(actions)}")
+        actions = []
+    for i, raw in enumerate(actions or []):
+        action, probs = check_action(raw)
+        for path, msg in probs:
+            bad(("actions", i) + path, f"action {i + 1}: {msg}")
+        if action is not None:
+            script.actions.append(normalize(raw))
+            script.lines.append(src.line(prefix + ("actions", i)))
+    if problems:
+        raise LoadError(problems)
+    return script
+
+
+def load_script(path: str, text: str | None = None) -> Script:
+    """Read and check an action script file; raises LoadError (FILE:LINE lines), nothing else."""
+    try:
+        src = load_yaml(read_text(path) if text is None else text, path)
+        script = parse_script(src)
+        if isinstance(src.data, dict) and "scenario" in src.data:
+            from game.engine.saves import load_game  # a saved game: check that it replays
+
+            load_game(path, text=text)
+        return script
+    except LoadError:
+        raise
+    except RecursionError:
+        raise LoadError([Problem(path, 1, "the file nests too deeply")]) from None
+    except Exception as exc:  # a bug of ours must not become a traceback
+        raise LoadError([Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]) from exc
+
+
+def describe(action: dict[str, Any]) -> str:
+    """A short human text of an action dict: ``move red-captain to [10, 4]``."""
+    if not isinstance(action, dict) or len(action) != 1:
+        return repr(action)
+    (name, body), = action.items()
+    if not body:
+        return str(name)
+    if not isinstance(body, dict):
+        return f"{name} {body!r}"
+    parts = [str(name)]
+    for key in ("unit", "player"):
+        if key in body:
+            parts.append(str(body[key]))
+    for key, value in body.items():
+        if key in ("unit", "player"):
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            value = " -> ".join(f"[{p[0]:g}, {p[1]:g}]" if len(p) == 2 and all(isinstance(c, (int, float)) for c in p) else str(p) for p in value)
+        elif isinstance(value, list) and len(value) == 2 and all(isinstance(c, (int, float)) for c in value):
+            value = f"[{value[0]:g}, {value[1]:g}]"
+        parts.append(f"{key} {value}")
+    return " ".join(parts)

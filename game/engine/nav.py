@@ -1,0 +1,892 @@
+"""Navigation structures for the cheapest path (``to:``) and the reachable area.
+
+A :class:`NavGrid` is a configuration-space grid for one base radius: every cell
+centre knows its surface height, whether a base of that radius fits there (no
+terrain higher than free_height within the radius, no impassable ground, no wall
+top, on the table), whether it may end a move there (the base does not straddle a
+height change) and whether the base touches difficult ground. Edges:
+
+* walking: the 8 neighbours at the same level (height change <= free_height, M4);
+* transitions: fit cells up to ``r + 1.5 cells`` apart whose heights differ by more
+  than free_height: a climb (M6), a ladder (M10) when a ladder's foot is near, or a
+  jump down (M9) when ``descend="jump"``. Cost: horizontal + vertical inches (jump
+  down: horizontal only); one check each except ladders.
+
+Searches are Dijkstra / A* on (cost, checks). Enemy bases (and blocking friends, M5)
+remove the cells they overlap at their level, per query. The grid path is then made
+exact:
+
+* walking in the low band (no height change over free_height): a visibility graph
+  over the corners of the obstacles grown by the base radius (polygons that contain
+  the true round shapes), within ``VIS_CORRIDOR`` of the grid path, gives the
+  shortest any-angle path (this also fixes a grid path that went round the wrong
+  side of an obstacle);
+* otherwise the grid path is pulled straight and its bends slid tight with the
+  exact tracer.
+
+The exact tracer (:meth:`Mover.check_path`) has the last word: a path it refuses
+is never returned. Preference between results: no check, then cheapest, then
+fewest checks (:func:`_key`).
+
+The grid does not search gap jumps (M8) nor climbing over walls: ``to:`` tries the
+straight line first (which may jump a gap), else routes around them; a ``path:``
+through them is always checked exactly.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+import shapely
+
+from game.engine.errors import IllegalAction
+from game.engine.model import GameState, Unit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.engine.movement import Allowance, Mover, Reach, _Trace
+
+EPS = 1e-6
+#: Grid step in inches (an engine setting, not a rule number).
+DEFAULT_CELL = 0.5
+_SQ2 = math.sqrt(2.0)
+#: Round buffers lie inside the true circles. GEOS gives an arc of angle a
+#: round(a / quantum) segments (quantum = 90 degrees / quad_segs), so one segment may span
+#: 1.5 quanta: scaling the radius by 1 / cos(0.75 quantum) makes every buffer contain the
+#: true shape (regions and corners err on the side of "not there").
+_OUTER = 1.0 / math.cos(0.75 * math.pi / 2 / 8)    # quad_segs = 8
+_OUTER4 = 1.0 / math.cos(0.75 * math.pi / 2 / 4)   # quad_segs = 4
+#: The visibility refinement of a found path looks this far (inches) either side of it
+#: and gives up above this many corners (then the grid path stands).
+VIS_CORRIDOR = 2.0
+VIS_MAX_NODES = 90
+_NEIGHBOURS = ((1, 0, 1.0), (-1, 0, 1.0), (0, 1, 1.0), (0, -1, 1.0), (1, 1, _SQ2), (1, -1, _SQ2), (-1, 1, _SQ2), (-1, -1, _SQ2))
+
+
+class _Base:
+    """What every radius shares: cell centres, surface heights, distances to pieces."""
+
+    def __init__(self, mover: "Mover", cell: float, reach: float):
+        board = mover.board
+        self.cell = cell
+        self.reach = reach
+        nx = max(1, int(math.ceil(board.width / cell)))
+        ny = max(1, int(math.ceil(board.height / cell)))
+        self.nx, self.ny = nx, ny
+        xs = (np.arange(nx) + 0.5) * cell
+        ys = (np.arange(ny) + 0.5) * cell
+        X, Y = np.meshgrid(xs, ys, indexing="ij")
+        self.X, self.Y = X.ravel(), Y.ravel()
+        X, Y = self.X, self.Y
+        n = nx * ny
+        self.z = np.zeros(n)
+        self.top = np.full(n, -1, dtype=np.int64)
+        terrain = board.terrain
+        self.order = sorted((i for i, t in enumerate(terrain) if t.solid and t.height > 0), key=lambda i: terrain[i].height)
+        self.pts = shapely.points(X, Y)
+        self.near: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for i, poly in enumerate(board.polygons):
+            x0, y0, x1, y1 = poly.bounds
+            sel = np.nonzero((X >= x0 - reach) & (X <= x1 + reach) & (Y >= y0 - reach) & (Y <= y1 + reach))[0]
+            d = shapely.distance(poly, self.pts[sel]) if len(sel) else np.zeros(0)
+            self.near[i] = (sel, d)
+        for i in self.order:
+            sel, d = self.near[i]
+            inside = sel[d <= 0.0]
+            self.z[inside] = terrain[i].height
+            self.top[inside] = i
+        self.supports: dict[float, object] = {}
+
+
+class NavGrid:
+    """The configuration-space grid of one map for one base radius."""
+
+    def __init__(self, mover: "Mover", r: float, cell: float, base: _Base):
+        self.skipped_checks = False
+        board, rs = mover.board, mover.rs
+        self.mover = mover
+        self.r = r
+        self.cell = cell
+        free = float(rs.free_height)
+        self.free = free
+        self.nx, self.ny = nx, ny = base.nx, base.ny
+        self.X, self.Y = X, Y = base.X, base.Y
+        z, top, pts, order = base.z, base.top, base.pts, base.order
+        terrain = board.terrain
+        near = base.near
+        n = nx * ny
+        self.z, self.top = z, top
+        is_wall = np.array([t.kind == "wall" and t.height > free + EPS for t in terrain] + [False], dtype=bool)
+        wall_top = is_wall[top]  # top == -1 picks the trailing False
+        fit = (X >= r - EPS) & (X <= board.width - r + EPS) & (Y >= r - EPS) & (Y <= board.height - r + EPS) & ~wall_top
+        standable = fit.copy()
+        diff = np.zeros(n, dtype=bool)
+        lim = r - 1e-4
+        for i, t in enumerate(terrain):
+            sel, d = near[i]
+            touch = sel[d < lim]
+            if t.kind == "impassable":
+                bad = touch[z[touch] <= t.height + free + EPS]
+                fit[bad] = False
+            elif t.kind == "difficult":
+                diff[touch] = True
+            elif t.solid and t.height > 0:
+                higher = touch[z[touch] < t.height - free - EPS]
+                fit[higher] = False
+                lower = touch[z[touch] > t.height + free + EPS]   # overhanging a lower piece
+                standable[lower] = False
+        # Overhanging a ledge: at level L the base must lie inside the area no lower than L - free.
+        for level in sorted(set(z[top >= 0].tolist())):
+            if level <= free + EPS:
+                continue
+            cells = np.nonzero((top >= 0) & (z == level))[0]
+            if level not in base.supports:
+                support = shapely.union_all([board.polygons[i] for i in order if terrain[i].height >= level - free - EPS])
+                base.supports[level] = support.boundary
+            db = shapely.distance(base.supports[level], pts[cells])
+            standable[cells[db < lim]] = False
+        self.fit = fit
+        self.standable = standable & fit
+        self.diff = diff
+        self._walk: dict[int, list] = {}
+        self._ground = None
+        self._coarse = None
+        self._corners = None
+        self._fine = None
+        self._mud = None
+        self._fp: dict[tuple, set[int]] = {}
+        self.fit_l = fit.tolist()
+        self.z_l = z.tolist()
+        self.diff_l = diff.tolist()
+        self._build_transitions(mover, r, cell)
+        self.ground_obstacles()
+        self.coarse_corners()
+        self.fine_inner()
+
+    # --- index helpers ---------------------------------------------------------------
+    def cell_of(self, x: float, y: float) -> int:
+        i = min(self.nx - 1, max(0, int(x // self.cell)))
+        j = min(self.ny - 1, max(0, int(y // self.cell)))
+        return i * self.ny + j
+
+    def centre(self, c: int) -> tuple[float, float]:
+        return (float(self.X[c]), float(self.Y[c]))
+
+    def _build_transitions(self, mover: "Mover", r: float, cell: float) -> None:
+        rt = r + 1.5 * cell
+        k = int(math.ceil(rt / cell))
+        nx, ny = self.nx, self.ny
+        fit = self.fit.reshape(nx, ny)
+        z = self.z.reshape(nx, ny)
+        free = self.free
+        lad = [(mover.board.by_id.get(l.top, -1), l.foot) for l in mover.ladders]
+        reach = float(mover.rs.ladder_reach)
+        S, D, W = [], [], []
+        for di in range(-k, k + 1):
+            for dj in range(-k, k + 1):
+                dist = math.hypot(di, dj) * cell
+                if dist == 0 or dist > rt + EPS:
+                    continue
+                a_sl = (slice(max(0, -di), nx - max(0, di)), slice(max(0, -dj), ny - max(0, dj)))
+                b_sl = (slice(max(0, di), nx - max(0, -di)), slice(max(0, dj), ny - max(0, -dj)))
+                ok = fit[a_sl] & fit[b_sl] & (np.abs(z[b_sl] - z[a_sl]) > free + EPS)
+                ia, ja = np.nonzero(ok)
+                if not len(ia):
+                    continue
+                ia0 = ia + max(0, -di)
+                ja0 = ja + max(0, -dj)
+                S.append(ia0 * ny + ja0)
+                D.append((ia0 + di) * ny + (ja0 + dj))
+                W.append(np.full(len(ia), dist))
+        n = nx * ny
+        if S:
+            src, dst, w = np.concatenate(S), np.concatenate(D), np.concatenate(W)
+            dz = self.z[dst] - self.z[src]
+            higher = np.where(dz > 0, dst, src)
+            ladder = np.zeros(len(src), dtype=bool)
+            mx, my = (self.X[src] + self.X[dst]) / 2, (self.Y[src] + self.Y[dst]) / 2
+            for tp, (fx, fy) in lad:
+                ladder |= (self.top[higher] == tp) & (np.hypot(mx - fx, my - fy) <= reach + EPS)
+            order = np.argsort(src, kind="stable")
+            src, dst, w, dz, ladder = src[order], dst[order], w[order], dz[order], ladder[order]
+            ptr = np.searchsorted(src, np.arange(n + 1))
+        else:
+            dst = w = dz = np.zeros(0)
+            ladder = np.zeros(0, dtype=bool)
+            ptr = np.zeros(n + 1, dtype=np.int64)
+        # Compressed rows: the transitions of cell c are [ptr[c], ptr[c + 1]).
+        self.t_ptr = ptr.tolist()
+        self.t_dst = dst.astype(np.int64).tolist()
+        self.t_w = w.tolist()
+        self.t_dz = dz.tolist()
+        self.t_lad = ladder.tolist()
+
+    # --- per query --------------------------------------------------------------------
+    def blocked(self, state: GameState, unit: Unit, blockers: Iterable[str]) -> set[int]:
+        out: set[int] = set()
+        board = self.mover.board
+        for uid in blockers:
+            o = state.units[uid]
+            out |= self.footprint(o, board.height_at(o.x, o.y))
+        return out
+
+    def difficult_area(self):
+        """Difficult ground (M12), prepared, or None when the map has none."""
+        if self._mud is None:
+            board = self.mover.board
+            polys = [board.polygons[i] for i, t in enumerate(board.terrain) if t.kind == "difficult"]
+            self._mud = shapely.union_all(polys) if polys else False
+            if polys:
+                shapely.prepare(self._mud)
+        return self._mud or None
+
+    def fine_inner(self):
+        """The ground obstacles (8 segments a quarter circle, containing the true shapes)
+        and the table's edge, shrunk by a hair and prepared: for fast line of sight."""
+        if self._fine is None:
+            board, r = self.mover.board, self.r
+            frame = shapely.difference(shapely.box(-1, -1, board.width + 1, board.height + 1),
+                                       shapely.box(r, r, board.width - r, board.height - r))
+            self._fine = shapely.buffer(shapely.union(self.ground_obstacles(), frame), -1e-5)
+            shapely.prepare(self._fine)
+        return self._fine
+
+    def coarse_corners(self):
+        """(corner coordinates, prepared interior) of :meth:`coarse_obstacles`, cached."""
+        if self._corners is None:
+            obst = self.coarse_obstacles()
+            xy = shapely.get_coordinates(shapely.boundary(obst))
+            inner = shapely.buffer(obst, -1e-4)
+            shapely.prepare(inner)
+            self._corners = (xy, inner)
+        return self._corners
+
+    def coarse_obstacles(self):
+        """Ground obstacles grown by the radius with 4 segments a quarter circle (scaled
+        to contain the true circles), and the table's edge: corners for :meth:`find`."""
+        if self._coarse is None:
+            board, free, r = self.mover.board, self.free, self.r
+            polys = [board.polygons[i] for i, t in enumerate(board.terrain)
+                     if (t.solid and t.height > free + EPS) or t.kind == "impassable"]
+            grown = [shapely.buffer(p, r * _OUTER4, quad_segs=4) for p in polys]
+            frame = shapely.difference(shapely.box(-1, -1, board.width + 1, board.height + 1),
+                                       shapely.box(r, r, board.width - r, board.height - r))
+            self._coarse = shapely.union_all(grown + [frame])
+        return self._coarse
+
+    def ground_obstacles(self):
+        """Where this base's centre may not stand at ground level (exact circles, for regions)."""
+        if self._ground is None:
+            board, free = self.mover.board, self.free
+            polys = [board.polygons[i] for i, t in enumerate(board.terrain)
+                     if (t.solid and t.height > free + EPS) or t.kind == "impassable"]
+            self._ground = shapely.union_all([p.buffer(self.r * _OUTER, quad_segs=8) for p in polys]) if polys else shapely.Polygon()
+            shapely.prepare(self._ground)
+        return self._ground
+
+    def walk_edges(self, c: int) -> list[tuple[int, float, bool]]:
+        """Walking neighbours of a cell (same level, base fits, no corner cutting), memoised."""
+        out = self._walk.get(c)
+        if out is not None:
+            return out
+        fit, zl, diffl = self.fit_l, self.z_l, self.diff_l
+        ny, nx, cell, free = self.ny, self.nx, self.cell, self.free
+        ci, cj = divmod(c, ny)
+        zc = zl[c]
+        out = []
+        for di, dj, w in _NEIGHBOURS:
+            ni, nj = ci + di, cj + dj
+            if ni < 0 or nj < 0 or ni >= nx or nj >= ny:
+                continue
+            d = ni * ny + nj
+            if not fit[d] or abs(zl[d] - zc) > free + EPS:
+                continue
+            if di and dj and (not fit[ci * ny + nj] or not fit[ni * ny + cj]):
+                continue
+            out.append((d, w * cell, diffl[d]))
+        self._walk[c] = out
+        return out
+
+    def search(self, starts: list[tuple[int, float]], blocked: set[int], *, checks: bool, difficult: bool, descend: str,
+               may_climb: bool, limit: float, goal: tuple[float, float] | None = None, goals: set[int] | None = None):
+        """Dijkstra (A* towards ``goal``) on (cost, checks).
+
+        Returns (dist, nchk, parent, found goal cell or None, touched difficult ground);
+        ``self.skipped_checks`` tells whether an edge needing a check was left out."""
+        diffl = self.diff_l
+        dist: dict[int, float] = {}
+        nchk: dict[int, int] = {}
+        parent: dict[int, int] = {}
+        heap = []
+        X, Y = self.X, self.Y
+        if goal is not None:
+            gx, gy = goal
+            hyp = math.hypot
+            h = lambda c: hyp(X[c] - gx, Y[c] - gy)  # noqa: E731
+        else:
+            h = None
+        for c, d0 in starts:
+            if d0 < dist.get(c, math.inf):
+                dist[c] = d0
+                nchk[c] = 0
+                parent[c] = -1
+                heapq.heappush(heap, ((d0 + h(c)) if h else d0, 0, d0, c))
+        done: set[int] = set()
+        t_ptr, t_dst, t_w, t_dz, t_lad = self.t_ptr, self.t_dst, self.t_w, self.t_dz, self.t_lad
+        walk = self._walk
+        walk_edges = self.walk_edges
+        found = None
+        touched = False
+        skipped = False
+        lim = limit + EPS
+        jump = descend == "jump"
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            f, k, g, c = pop(heap)
+            if c in done:
+                continue
+            done.add(c)
+            if diffl[c]:
+                touched = True
+            if goals is not None and c in goals:
+                found = c
+                break
+            nbrs = walk.get(c)
+            if nbrs is None:
+                nbrs = walk_edges(c)
+            for d, w, dd in nbrs:
+                if d in blocked or (dd and not difficult):
+                    continue
+                ng = g + w
+                if ng > lim:
+                    continue
+                old = dist.get(d)
+                if old is None or ng < old - 1e-9 or (ng <= old + 1e-9 and k < nchk[d]):
+                    dist[d] = ng
+                    nchk[d] = k
+                    parent[d] = c
+                    push(heap, ((ng + h(d)) if h else ng, k, ng, d))
+            lo, hi = t_ptr[c], t_ptr[c + 1]
+            for i in range(lo, hi):
+                d, w, dz, ladder = t_dst[i], t_w[i], t_dz[i], t_lad[i]
+                if d in blocked or (diffl[d] and not difficult):
+                    continue
+                if ladder:
+                    cost, kk = w + abs(dz), 0
+                else:
+                    if not checks or not may_climb:
+                        skipped = True
+                        continue
+                    cost = w if (dz < 0 and jump) else w + abs(dz)
+                    kk = 1
+                ng = g + cost
+                nk = k + kk
+                if ng > lim:
+                    continue
+                old = dist.get(d)
+                if old is None or ng < old - 1e-9 or (ng <= old + 1e-9 and nk < nchk[d]):
+                    dist[d] = ng
+                    nchk[d] = nk
+                    parent[d] = c
+                    push(heap, ((ng + h(d)) if h else ng, nk, ng, d))
+        self.skipped_checks = skipped
+        return dist, nchk, parent, found, touched
+
+    def footprint(self, o: Unit, oz: float) -> set[int]:
+        """Cells where this grid's base would overlap base ``o`` standing at height oz."""
+        key = (o.x, o.y, o.r, oz)
+        out = self._fp.get(key)
+        if out is not None:
+            return out
+        out = set()
+        reach = self.r + o.r - EPS
+        i0 = max(0, int((o.x - reach) // self.cell))
+        i1 = min(self.nx - 1, int((o.x + reach) // self.cell))
+        j0 = max(0, int((o.y - reach) // self.cell))
+        j1 = min(self.ny - 1, int((o.y + reach) // self.cell))
+        for i in range(i0, i1 + 1):
+            cx = (i + 0.5) * self.cell
+            for j in range(j0, j1 + 1):
+                cy = (j + 0.5) * self.cell
+                c = i * self.ny + j
+                if math.hypot(cx - o.x, cy - o.y) < reach and abs(self.z_l[c] - oz) <= self.free + EPS:
+                    out.add(c)
+        if len(self._fp) > 4096:
+            self._fp.clear()
+        self._fp[key] = out
+        return out
+
+
+class NavCache:
+    """Nav grids per base radius for one Mover (built lazily, kept until the map changes)."""
+
+    def __init__(self, mover: "Mover", cell: float | None = None):
+        self.mover = mover
+        self.cell = cell or DEFAULT_CELL
+        self.grids: dict[float, NavGrid] = {}
+        self._base: _Base | None = None
+        self._base_reach = 0.0
+
+    def prepare(self, radii: Iterable[float]) -> None:
+        for r in sorted(set(round(float(r), 6) for r in radii), reverse=True):
+            self.grid(r)
+
+    def grid(self, r: float) -> NavGrid:
+        key = round(float(r), 6)
+        g = self.grids.get(key)
+        if g is None:
+            reach = key + self.cell
+            if self._base is None or reach > self._base_reach + EPS:
+                big = max([reach] + [k + self.cell for k in self.grids])
+                self._base = _Base(self.mover, self.cell, max(big, 1.0 + self.cell))
+                self._base_reach = self._base.reach
+            g = self.grids[key] = NavGrid(self.mover, key, self.cell, self._base)
+        return g
+
+    # --- endpoints ------------------------------------------------------------------------
+    def _near_cells(self, g: NavGrid, x: float, y: float, z: float, blocked: set[int]) -> list[tuple[int, float]]:
+        c0 = g.cell_of(x, y)
+        ci, cj = divmod(c0, g.ny)
+        out = []
+        for k in (1, 2):  # the next ring only if the first has no cell to use
+            for di in range(-k, k + 1):
+                for dj in range(-k, k + 1):
+                    ni, nj = ci + di, cj + dj
+                    if 0 <= ni < g.nx and 0 <= nj < g.ny:
+                        c = ni * g.ny + nj
+                        if g.fit_l[c] and c not in blocked and abs(g.z_l[c] - z) <= g.free + EPS:
+                            out.append((c, math.hypot(g.X[c] - x, g.Y[c] - y)))
+            if out:
+                break
+        return out
+
+    # --- cheapest path ----------------------------------------------------------------------
+    def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "_Trace":
+        mover = self.mover
+        g = self.grid(unit.r)
+        board = mover.board
+        blockers = mover.blockers(state, unit)
+        blocked = g.blocked(state, unit, blockers)
+        field = mover.base_field(state)
+        start = (unit.x, unit.y)
+        zs = board.height_at(*start)
+        zg = board.height_at(*goal)
+        starts = self._near_cells(g, start[0], start[1], zs, set())
+        goals = {c for c, _ in self._near_cells(g, goal[0], goal[1], zg, blocked)}
+        may_climb = not (unit.status == "dazed" and not mover.rs.dazed_may_climb)
+        problem = mover.end_problem(state, unit, goal[0], goal[1])
+        if problem is not None:
+            raise problem
+        # A straight line first: often legal and always the shortest.
+        first_error: IllegalAction | None = None
+        try:
+            tr = mover.check_path(state, unit, [start, goal], descend, field=field, blockers=blockers)
+            if tr.n_checks == 0 and tr.cost <= allow.total(tr.difficult) + 1e-9:
+                return tr
+            straight = tr
+        except IllegalAction as exc:
+            first_error = exc
+            straight = None
+        best = None
+        # Can the goal be reached within the allowance at all (any checks, any ground)?
+        pre = g.search(starts, blocked, checks=True, difficult=True, descend=descend, may_climb=may_climb,
+                       limit=allow.inches, goal=goal, goals=goals) if goals and starts else None
+        feasible = pre is not None and pre[3] is not None
+        for checks in ((False, True) if feasible else ()):
+            for difficult in (True, False):
+                limit = allow.inches if difficult is False else allow.total(True)
+                if difficult and limit <= 0:
+                    continue
+                # The feasibility search already is this one when its path needs no check.
+                reuse = pre if (difficult and pre[1][pre[3]] == (0 if not checks else pre[1][pre[3]])
+                                and pre[0][pre[3]] <= limit + EPS) else None
+                tr = self._search_path(g, state, unit, start, goal, starts, goals, blocked, field, blockers, checks=checks,
+                                       difficult=difficult, descend=descend, may_climb=may_climb, limit=limit, pre=reuse)
+                if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
+                    if best is None or _key(tr) < _key(best):
+                        best = tr
+                if tr is not None and difficult and not tr.difficult:
+                    break  # the search that avoids difficult ground cannot do better
+            if best is not None:
+                break
+        if straight is not None and straight.cost <= allow.total(straight.difficult) + 1e-9:
+            if best is None or _key(straight) <= _key(best):
+                best = straight
+        if best is not None:
+            return best
+        # Nothing within the allowance: report the cheapest path there is, or why none.
+        far = max(2 * allow.inches, 1.5 * math.hypot(goal[0] - start[0], goal[1] - start[1]) + 2)
+        tr = self._search_path(g, state, unit, start, goal, starts, goals, blocked, field, blockers, checks=True,
+                               difficult=True, descend=descend, may_climb=may_climb, limit=far)
+        if tr is not None:
+            return tr  # _finish refuses it with the cost and allowance
+        if straight is not None:
+            return straight
+        if first_error is not None and not goals:
+            raise first_error
+        raise IllegalAction("M5", f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
+                                  + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
+
+    def _search_path(self, g: NavGrid, state, unit, start, goal, starts, goals, blocked, field, blockers, *, checks, difficult,
+                     descend, may_climb, limit, pre=None):
+        if not goals or not starts:
+            return None
+        dist, nchk, parent, found, _touched = pre or g.search(starts, blocked, checks=checks, difficult=difficult,
+                                                              descend=descend, may_climb=may_climb, limit=limit,
+                                                              goal=goal, goals=goals)
+        if found is None:
+            return None
+        cells = []
+        c = found
+        while c != -1:
+            cells.append(c)
+            c = parent[c]
+        cells.reverse()
+        raw = [start] + [g.centre(c) for c in cells] + [goal]
+        # Grid estimates of cost and checks up to each raw point (for pulling straight).
+        est = [0.0, dist[cells[0]]] + [dist[c] for c in cells[1:]] + [dist[cells[-1]] + math.hypot(goal[0] - g.X[cells[-1]], goal[1] - g.Y[cells[-1]])]
+        kk = [0, 0] + [nchk[c] for c in cells[1:]] + [nchk[cells[-1]]]
+        # Walking in the low band (every height within free_height of the table, M4): the
+        # ground obstacles are a conservative stand-in for the exact rules there.
+        low = g.free + EPS
+        ground = all(g.z_l[c] <= low for c in cells) and self.mover.board.height_at(*start) <= low \
+            and self.mover.board.height_at(*goal) <= low
+        los = self._ground_los(g, unit, blockers, field, avoid_difficult=not difficult) if ground else None
+        if los is not None:
+            pts = [raw[0]]
+            i, n = 0, len(raw) - 1
+            while i < n:
+                j = i + 1
+                while j + 1 <= n and los(raw[i], raw[j + 1]):
+                    j += 1
+                pts.append(raw[j])
+                i = j
+            pts = _dedup(pts)
+        else:
+            pts = _dedup(self._pull(g, state, unit, raw, est, kk, descend, field, blockers))
+        mover = self.mover
+        for cand in (pts, raw):
+            try:
+                tr = mover.check_path(state, unit, _dedup(cand), descend, field=field, blockers=blockers)
+            except IllegalAction:
+                continue
+            if len(tr.points) < 3:
+                return tr
+            if not tr.transitions and all(st.z <= g.free + EPS for st in tr.stretches):
+                # Walking in the low band: the visibility graph has the last word.
+                better = self._visibility(g, state, unit, tr, descend, field, blockers, avoid_difficult=not difficult)
+                return better if better is not None else tr
+            # Not a plain walk on the ground: pull the bends tight with the exact rules.
+            tight = self._round_corners(state, unit, self._tighten(state, unit, tr.points, descend, field, blockers),
+                                        descend, field, blockers)
+            try:
+                new = mover.check_path(state, unit, tight, descend, field=field, blockers=blockers)
+            except IllegalAction:
+                return tr
+            return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
+        return None
+
+    def _ground_los(self, g: NavGrid, unit, blockers, field, avoid_difficult: bool = False):
+        """A fast conservative line-of-sight test for walking on the ground (z = 0): the
+        segment keeps clear of the obstacles grown by a little more than the radius and of
+        blocking bases. True means the exact check also passes (difficult ground aside)."""
+        inner = g.fine_inner()
+        discs = []
+        for uid in blockers:
+            ox, oy, orr, oz = field.units[uid]
+            if abs(oz) <= g.free + EPS:
+                discs.append((ox, oy, unit.r + orr))
+
+        mud = g.difficult_area() if avoid_difficult else None
+        reach = unit.r
+
+        def los(a, b) -> bool:
+            line = shapely.linestrings([a, b])
+            if shapely.intersects(inner, line):
+                return False
+            if mud is not None and shapely.dwithin(mud, line, reach):
+                return False
+            dx, dy = b[0] - a[0], b[1] - a[1]
+            ll = dx * dx + dy * dy
+            for cx, cy, rr in discs:
+                t = 0.0 if ll == 0 else max(0.0, min(1.0, ((cx - a[0]) * dx + (cy - a[1]) * dy) / ll))
+                if math.hypot(a[0] + t * dx - cx, a[1] + t * dy - cy) < rr - 1e-6:
+                    return False
+            return True
+
+        return los
+
+    def _visibility(self, g: NavGrid, state, unit, tr, descend, field, blockers, avoid_difficult: bool = False):
+        """On the ground, the shortest path bends only at corners of the obstacles grown by
+        the base radius: search a visibility graph of those corners near the grid path
+        (any angle, so it also fixes a grid path that went round the wrong side of a
+        corner), pull it tight, and keep it if the exact check finds it cheaper."""
+        if len(tr.points) < 3 or tr.transitions or any(st.z > g.free + EPS for st in tr.stretches):
+            return None
+        board, mover = self.mover.board, self.mover
+        r = unit.r
+        corridor = shapely.buffer(shapely.linestrings(tr.points), VIS_CORRIDOR)
+        static_xy, inner = g.coarse_corners()
+        discs = []   # enemy (blocking) bases at ground level: centre and reach
+        corners = [static_xy]
+        ring = np.array([(math.cos(k * math.pi / 8), math.sin(k * math.pi / 8)) for k in range(16)])
+        for uid in blockers:
+            ox, oy, orr, oz = field.units[uid]
+            if abs(oz) <= g.free + EPS:
+                discs.append((ox, oy, r + orr))
+                corners.append(np.array([ox, oy]) + ring * (r + orr) * _OUTER4 * (1 + 1e-6))
+        coords = np.vstack(corners)
+        keep = shapely.contains_xy(corridor, coords[:, 0], coords[:, 1])
+        keep &= (coords[:, 0] >= r) & (coords[:, 0] <= board.width - r) & (coords[:, 1] >= r) & (coords[:, 1] <= board.height - r)
+        cand = np.unique(np.round(coords[keep], 9), axis=0)
+        if len(cand) > VIS_MAX_NODES:
+            return None
+        nodes = np.vstack([np.array([tr.points[0]]), cand, np.array([tr.points[-1]])])
+        n = len(nodes)
+        ii, jj = np.triu_indices(n, 1)
+        A, B = nodes[ii], nodes[jj]
+        lines = shapely.linestrings(np.stack([A, B], axis=1))
+        ok = ~shapely.intersects(inner, lines)
+        if discs:
+            C = np.array([d[:2] for d in discs])
+            R = np.array([d[2] for d in discs])
+            D = B - A
+            L2 = np.maximum((D * D).sum(axis=1), 1e-18)
+            # parameter of the closest point of each segment to each centre
+            t = np.clip(((C[None, :, 0] - A[:, None, 0]) * D[:, None, 0] + (C[None, :, 1] - A[:, None, 1]) * D[:, None, 1]) / L2[:, None], 0, 1)
+            px = A[:, None, 0] + t * D[:, None, 0] - C[None, :, 0]
+            py = A[:, None, 1] + t * D[:, None, 1] - C[None, :, 1]
+            ok &= ~(np.hypot(px, py) < R[None, :] - 1e-6).any(axis=1)
+        length = np.hypot(nodes[jj, 0] - nodes[ii, 0], nodes[jj, 1] - nodes[ii, 1])
+        adj: dict[int, list[tuple[int, float]]] = {}
+        for a, b, w in zip(ii[ok].tolist(), jj[ok].tolist(), length[ok].tolist()):
+            adj.setdefault(a, []).append((b, w))
+            adj.setdefault(b, []).append((a, w))
+        dist = {0: 0.0}
+        prev = {0: -1}
+        heap = [(0.0, 0)]
+        done = set()
+        while heap:
+            d, c = heapq.heappop(heap)
+            if c in done:
+                continue
+            done.add(c)
+            if c == n - 1:
+                break
+            for e, w in adj.get(c, ()):
+                nd = d + w
+                if nd < dist.get(e, math.inf) - 1e-12:
+                    dist[e] = nd
+                    prev[e] = c
+                    heapq.heappush(heap, (nd, e))
+        if n - 1 not in done or dist[n - 1] >= tr.cost - 1e-9:
+            return None
+        path = []
+        c = n - 1
+        while c != -1:
+            path.append((float(nodes[c, 0]), float(nodes[c, 1])))
+            c = prev[c]
+        path.reverse()
+        path[0] = tr.points[0]
+        path[-1] = tr.points[-1]
+        path = _dedup(path)
+        try:
+            new = mover.check_path(state, unit, path, descend, field=field, blockers=blockers)
+        except IllegalAction:
+            return None
+        if new.n_checks <= tr.n_checks and new.cost < tr.cost - 1e-9 and (not new.difficult or tr.difficult):
+            return new
+        return None
+
+    def _tighten(self, state, unit, pts, descend, field, blockers, passes: int = 4, steps: int = 6):
+        """Slide every bend towards the straight line between its neighbours as far as the
+        path stays legal, no dearer and with no more checks (pulls the path tight round
+        corners the grid only approximates). Fixed iteration counts: deterministic."""
+        if len(pts) < 3:
+            return pts
+        mover = self.mover
+        pts = list(pts)
+
+        def piece(a, v, b):
+            """(cost, checks) of a -> v -> b, or None when illegal."""
+            try:
+                tr = mover.check_path(state, unit, [a, v, b], descend, field=field, blockers=blockers, final=False)
+            except IllegalAction:
+                return None
+            return (tr.cost, tr.n_checks)
+
+        for _ in range(passes):
+            moved = False
+            for i in range(1, len(pts) - 1):
+                a, v, b = pts[i - 1], pts[i], pts[i + 1]
+                here = piece(a, v, b)
+                if here is None:
+                    continue
+                # Closest point to v on the chord a-b.
+                dx, dy = b[0] - a[0], b[1] - a[1]
+                ll = dx * dx + dy * dy
+                t = 0.0 if ll == 0 else max(0.0, min(1.0, ((v[0] - a[0]) * dx + (v[1] - a[1]) * dy) / ll))
+                target = (a[0] + t * dx, a[1] + t * dy)
+                lo, hi = 0.0, 1.0
+                best = None
+                for _k in range(steps):
+                    f = hi if best is None and _k == 0 else (lo + hi) / 2
+                    nv = (v[0] + f * (target[0] - v[0]), v[1] + f * (target[1] - v[1]))
+                    tr = piece(a, nv, b)
+                    if tr is not None and tr[1] <= here[1] and tr[0] < here[0] - 1e-9:
+                        best, lo = nv, f
+                        if f == 1.0:
+                            break
+                    else:
+                        hi = f
+                if best is not None and math.hypot(best[0] - v[0], best[1] - v[1]) > 1e-6:
+                    pts[i] = best
+                    moved = True
+            if not moved:
+                break
+        return _dedup(pts)
+
+    def _round_corners(self, state, unit, pts, descend, field, blockers):
+        """Split each bend in two and tighten again: a path round a base-sized corner is
+        an arc, which two bends follow more closely than one. Kept only if cheaper."""
+        if len(pts) < 3:
+            return pts
+        mover = self.mover
+        out = [pts[0]]
+        for i in range(1, len(pts) - 1):
+            a, v, b = out[-1], pts[i], pts[i + 1]
+            la = math.hypot(a[0] - v[0], a[1] - v[1])
+            lb = math.hypot(b[0] - v[0], b[1] - v[1])
+            d = min(unit.r, 0.4 * la, 0.4 * lb)
+            if d <= 1e-3:
+                out.append(v)
+                continue
+            v1 = (v[0] + d * (a[0] - v[0]) / la, v[1] + d * (a[1] - v[1]) / la)
+            v2 = (v[0] + d * (b[0] - v[0]) / lb, v[1] + d * (b[1] - v[1]) / lb)
+            # Shift both out so the new edge passes through v (v was legal: so is the edge).
+            ox, oy = v[0] - (v1[0] + v2[0]) / 2, v[1] - (v1[1] + v2[1]) / 2
+            out += [(v1[0] + ox, v1[1] + oy), (v2[0] + ox, v2[1] + oy)]
+        out.append(pts[-1])
+        try:
+            old = mover.check_path(state, unit, pts, descend, field=field, blockers=blockers, final=False)
+            split = self._tighten(state, unit, out, descend, field, blockers, passes=2, steps=4)
+            new = mover.check_path(state, unit, split, descend, field=field, blockers=blockers, final=False)
+        except IllegalAction:
+            return pts
+        if new.n_checks <= old.n_checks and new.cost < old.cost - 1e-9:
+            return split
+        return pts
+
+    def _pull(self, g, state, unit, raw, est, kk, descend, field, blockers):
+        """String pulling: skip waypoints while the straight segment is legal, no dearer and
+        needs no more checks than the grid path it replaces."""
+        mover = self.mover
+        out = [raw[0]]
+        i = 0
+        n = len(raw) - 1
+        while i < n:
+            j = i + 1
+            while j + 1 <= n:
+                try:
+                    tr = mover.check_path(state, unit, [raw[i], raw[j + 1]], descend, field=field, blockers=blockers, final=False)
+                except IllegalAction:
+                    break
+                if tr.n_checks > kk[j + 1] - kk[i] or tr.cost > est[j + 1] - est[i] + 1e-6:
+                    break
+                j += 1
+            out.append(raw[j])
+            i = j
+        return out
+
+    # --- reachable area ----------------------------------------------------------------------
+    def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
+        from game.engine.movement import Reach
+
+        mover = self.mover
+        g = self.grid(unit.r)
+        blockers = mover.blockers(state, unit)
+        blocked = g.blocked(state, unit, blockers)
+        zs = mover.board.height_at(unit.x, unit.y)
+        starts = self._near_cells(g, unit.x, unit.y, zs, set())
+        may_climb = not (unit.status == "dazed" and not mover.rs.dazed_may_climb)
+        top = run.inches if run is not None else walk.inches
+        results = {}
+        for checks in (False, True):
+            if checks and not any_skipped:
+                # No edge needing a check was in reach: the same answer.
+                results[(True, True)], results[(True, False)] = results[(False, True)], results[(False, False)]
+                break
+            dist, _, _, _, touched = g.search(starts, blocked, checks=checks, difficult=True, descend=descend,
+                                              may_climb=may_climb, limit=top)
+            any_skipped = g.skipped_checks
+            results[(checks, True)] = dist
+            if touched:
+                dist, _, _, _, _ = g.search(starts, blocked, checks=checks, difficult=False, descend=descend,
+                                            may_climb=may_climb, limit=top)
+                any_skipped = any_skipped or g.skipped_checks
+            results[(checks, False)] = dist
+        # Cells no other base stands on (a move never ends overlapping a base).
+        field = mover.base_field(state)
+        occupied = set()
+        for uid in field.units:
+            if uid == unit.id:
+                continue
+            occupied |= g.blocked(state, unit, [uid])
+
+        def cells(allow: "Allowance", checks: bool) -> set[int]:
+            out = set()
+            a0, a1 = allow.inches, allow.total(True)
+            for c, d in results[(checks, False)].items():
+                if d <= a0 + EPS:
+                    out.add(c)
+            for c, d in results[(checks, True)].items():
+                if d <= a1 + EPS:
+                    out.add(c)
+            return {c for c in out if g.standable[c] and c not in occupied}
+
+        # Exact exclusion of other bases at the unit's possible levels (a move never ends on one).
+        discs = [shapely.Point(ox, oy).buffer((unit.r + orr) * _OUTER, quad_segs=8)
+                 for uid, (ox, oy, orr, _oz) in field.units.items() if uid != unit.id]
+        exclusion = shapely.union_all(discs) if discs else None
+
+        def region(cs: set[int]):
+            if not cs:
+                return shapely.Polygon()
+            idx = np.fromiter(cs, dtype=np.int64)
+            h = g.cell / 2
+            boxes = shapely.box(g.X[idx] - h, g.Y[idx] - h, g.X[idx] + h, g.Y[idx] + h)
+            ground = g.z[idx] <= EPS
+            low = shapely.coverage_union_all(boxes[ground])
+            if not low.is_empty:
+                low = shapely.difference(low, g.ground_obstacles())
+            high = shapely.coverage_union_all(boxes[~ground])
+            out = low if high.is_empty else (high if low.is_empty else shapely.union(low, high))
+            if exclusion is not None and shapely.intersects(out, exclusion):
+                out = shapely.difference(out, exclusion)
+            return out
+
+        wf, wa = cells(walk, False), cells(walk, True)
+        walk_free, walk_check = region(wf), region(wa - wf)
+        if run is not None:
+            rf, ra = cells(run, False), cells(run, True)
+            run_free, run_check = region(rf), region(ra - rf)
+        else:
+            run_free = run_check = shapely.Polygon()
+        return Reach(unit.id, walk_free, walk_check, run_free, run_check, walk.inches,
+                     run.inches if run is not None else None, denied)
+
+
+def _dedup(pts):
+    out = [pts[0]]
+    for p in pts[1:]:
+        if math.hypot(p[0] - out[-1][0], p[1] - out[-1][1]) > EPS:
+            out.append(p)
+    return out
+
+
+def _key(tr) -> tuple:
+    """Order of preference: needs no check, then cheapest, then fewest checks."""
+    return (tr.n_checks > 0, round(tr.cost, 6), tr.n_checks)
+

@@ -1,0 +1,93 @@
+"""Saved games: the scenario (its starting state) plus the log, in one YAML file.
+
+A save is an action script with the scenario inside it::
+
+    speedheim_save: 1
+    scenario: {name: ..., table: ..., warbands: ...}   # the starting state
+    seed: 7
+    dice: [12, 3]          # typed-in rolls (every roll, when the dice were physical)
+    actions: [...]         # the accepted actions, in order
+
+Writing is atomic (temporary file, then rename). Loading replays the log; an action
+that fails on replay is reported as ``FILE:LINE: action N (...) failed on replay: ...``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable
+
+import yaml
+
+from game.engine.actions import describe, parse_script
+from game.engine.controller import Game
+from game.engine.dice import Dice
+from game.engine.errors import LoadError, Problem
+from game.engine.scenario import atomic_write, dump_yaml, parse_scenario, scenario_to_dict
+from game.engine.yamlsrc import Source, load_yaml, read_text
+
+SAVE_VERSION = 1
+
+
+def save_dict(game: Game) -> dict[str, Any]:
+    sc = game.scenario
+    scen = scenario_to_dict(sc)
+    name = sc.ruleset_name
+    if name and (name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name) and sc.ruleset.source:
+        scen["ruleset"] = os.path.abspath(sc.ruleset.source)
+    dice = game.dice
+    if dice.prompt is not None or dice.seed is None:
+        # Physical or unseeded dice: every value rolled is kept, so the replay is exact.
+        typed = [v for roll in dice.log for v in roll.values]
+    else:
+        typed = list(dice.typed)
+    out: dict[str, Any] = {"speedheim_save": SAVE_VERSION, "scenario": scen, "seed": dice.seed, "dice": typed}
+    # JSON round trip: tuples from the window become lists, so safe YAML can write them.
+    out["actions"] = [json.loads(json.dumps(e.action)) for e in game.log if e.ok]
+    return out
+
+
+def save_game(path: str, game: Game) -> None:
+    """Write the game atomically: a crash mid-save leaves the old file or the new one."""
+    data = save_dict(game)
+    actions = data.pop("actions")
+    lines = [dump_yaml(data).rstrip("\n"), "actions:" if actions else "actions: []"]
+    # One action a line, as in a hand-written script.
+    lines += ["  - " + yaml.safe_dump(a, default_flow_style=True, width=10_000, sort_keys=False).strip() for a in actions]
+    atomic_write(path, "\n".join(lines) + "\n")
+
+
+def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str], int] | None = None) -> Game:
+    """Rebuild a saved game by replaying its log; raises LoadError (FILE:LINE) on any problem."""
+    try:
+        src = load_yaml(read_text(path) if text is None else text, path)
+        data = src.data
+        if not isinstance(data, dict) or not isinstance(data.get("scenario"), dict):
+            raise LoadError([Problem(path, 1, "not a saved game: it needs a 'scenario' mapping and an 'actions' list")])
+        lines = {k[1:]: v for k, v in src.lines.items() if k[:1] == ("scenario",)}
+        lines.setdefault((), src.line(("scenario",)))
+        problems: list[Problem] = []
+        scenario = script = None
+        try:
+            scenario = parse_scenario(Source(path, data["scenario"], lines))
+        except LoadError as exc:
+            problems += exc.problems
+        try:
+            script = parse_script(src)
+        except LoadError as exc:
+            problems += exc.problems
+        if problems:
+            raise LoadError(problems)
+        game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
+        for i, action in enumerate(script.actions):
+            result = game.try_apply(action)
+            if not result.ok:
+                raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(action)}) failed on replay: {result.rule}: {result.reason}")])
+        return game
+    except LoadError:
+        raise
+    except RecursionError:
+        raise LoadError([Problem(path, 1, "the file nests too deeply")]) from None
+    except Exception as exc:  # never a traceback for the user
+        raise LoadError([Problem(path, 1, f"internal error while loading the save ({type(exc).__name__}: {exc}); please report it")]) from exc

@@ -1,0 +1,390 @@
+"""The table window: ``speedheim play`` (play_cli), the window loop and its scene stack.
+
+The window is a client of the engine: scenes change the game only through
+``game.apply(action)``. :class:`App` owns the pygame window, the pygame_gui manager,
+the scene stack and the open dialogs; every handler runs under a guard that writes an
+unexpected exception to the crash log in the user data directory, shows it in a dialog
+and lets the game go on.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from typing import Any, Callable
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")  # the table makes no sound
+
+import pygame  # noqa: E402
+import pygame_gui  # noqa: E402
+
+from game.ui import userdata  # noqa: E402
+from game.ui.scenes.base import Scene  # noqa: E402
+from game.ui.widgets.dialogs import ChoiceDialog, Dialog, MessageDialog, NumberPrompt  # noqa: E402
+
+DEFAULT_SIZE = (1280, 800)
+MIN_SIZE = (800, 560)
+FPS = 60
+
+_THEME = {
+    "defaults": {
+        "font": {"name": "noto_sans", "size": "13"},
+        "colours": {
+            "normal_bg": "#4b4238", "hovered_bg": "#6a5c4c", "active_bg": "#2f2923",
+            "normal_text": "#f5efe3", "hovered_text": "#ffffff", "disabled_bg": "#8d857a",
+            "disabled_text": "#d0cac0", "dark_bg": "#2a2520", "normal_border": "#1e1a16",
+            "selected_bg": "#7a5a20",
+        },
+    },
+    "text_box": {"colours": {"dark_bg": "#fbf8f1", "normal_text": "#2a2520", "normal_border": "#b5a890"},
+                 "font": {"name": "noto_sans", "size": "14"}},
+    "window": {"colours": {"dark_bg": "#e9e2d4"}},
+    "panel": {"colours": {"dark_bg": "#e9e2d4", "normal_border": "#4b4238"}},
+    "label": {"colours": {"normal_text": "#2a2520", "dark_bg": "#00000000"}},
+    "#banner_end": {"colours": {"normal_bg": "#2c6e3a", "hovered_bg": "#3b8d4c"}},
+}
+
+
+def _is_ui_event(event: pygame.event.Event) -> bool:
+    return hasattr(event, "ui_element") or hasattr(event, "ui_object_id")
+
+
+class App:
+    """The window, its scene stack and dialogs."""
+
+    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, flags: int | None = None, title: str = "Speedheim Table"):
+        t0 = time.perf_counter()
+        pygame.display.init()
+        pygame.font.init()
+        pygame.display.set_caption(title)
+        if flags is None:
+            flags = pygame.RESIZABLE
+        self.screen = pygame.display.set_mode(size, flags)
+        self.size: tuple[int, int] = self.screen.get_size()
+        self.ui = pygame_gui.UIManager(self.size, _theme_file())
+        self.scenes: list[Scene] = []
+        self.dialogs: list[Dialog] = []
+        self.settings = userdata.load_settings()
+        self.running = True
+        self.clock = pygame.time.Clock()
+        self.errors: list[str] = []  # messages of caught exceptions (tests read them)
+        self._seen_errors: set[tuple] = set()
+        #: Tests set this to answer physical-dice prompts: f(low, high, reason) -> int.
+        self.number_source: Callable[[int, int, str], int] | None = None
+        self.started = t0
+        self.frames = 0
+        self._pumps = 0
+        self._pumping = False
+        self._opened_in = -1
+
+    # --- scene stack ---------------------------------------------------------------------
+    @property
+    def top(self) -> Scene | None:
+        return self.scenes[-1] if self.scenes else None
+
+    def push(self, scene: Scene) -> Scene:
+        self.scenes.append(scene)
+        self.guard(scene.enter, "entering a screen")
+        return scene
+
+    def pop(self, scene: Scene | None = None) -> None:
+        scene = scene or self.top
+        if scene in self.scenes:
+            self.scenes.remove(scene)
+            self.guard(scene.leave, "leaving a screen")
+
+    def find(self, kind: type) -> Any:
+        for s in reversed(self.scenes):
+            if isinstance(s, kind):
+                return s
+        return None
+
+    # --- dialogs -------------------------------------------------------------------------
+    def open_dialog(self, dialog: Dialog) -> Dialog:
+        self.dialogs.append(dialog)
+        # The key that opened a dialog also sends its text (D -> "d"): not for the new entry.
+        self._opened_in = self._pumps if self._pumping else -1
+        return dialog
+
+    def close_dialogs(self) -> None:
+        for d in list(self.dialogs):
+            d.close(None)
+        self.dialogs.clear()
+
+    def _prune(self) -> None:
+        self.dialogs = [d for d in self.dialogs if not d.done]
+
+    @property
+    def modal(self) -> Dialog | None:
+        self._prune()
+        for d in reversed(self.dialogs):
+            if d.modal:
+                return d
+        return None
+
+    def message(self, title: str, text: str) -> Dialog:
+        return self.open_dialog(MessageDialog(self.ui, title, text))
+
+    def ask_number(self, title: str, message: str, low: int, high: int) -> int:
+        """Block until the player types a whole number (physical dice)."""
+        if self.number_source is not None:
+            return int(self.number_source(low, high, message))
+        box: list[int | None] = []
+        dlg = NumberPrompt(self.ui, title, message, low, high, box.append)
+        self.open_dialog(dlg)
+        while not dlg.done:
+            self._pumps += 1
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT:
+                    self.running = False
+                    dlg.close(random.randint(low, high))
+                    break
+                self.dispatch(event)
+            self.frame(self.clock.tick(FPS) / 1000.0)
+        value = box[0] if box and box[0] is not None else random.randint(low, high)
+        return int(value)
+
+    # --- errors --------------------------------------------------------------------------
+    def guard(self, fn: Callable, where: str, *args, **kwargs) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the game goes on
+            self.report_error(exc, where)
+            return None
+
+    def report_error(self, exc: BaseException, where: str) -> None:
+        """Log the traceback to the crash log and show it once; the game goes on."""
+        text = f"{type(exc).__name__}: {exc}"
+        key = (type(exc).__name__, str(exc), where)
+        if key in self._seen_errors:  # e.g. the same error every frame: logged and shown once
+            return
+        self._seen_errors.add(key)
+        self.errors.append(text)
+        path = userdata.log_exception(exc, where)
+        print(f"speedheim: unexpected error {where}: {text} (details in {path})", file=sys.stderr)
+        try:
+            self.open_dialog(MessageDialog(self.ui, "Something went wrong",
+                                           f"{text}\n(while {where})\n\nThe game goes on. "
+                                           f"The details are in {path}"))
+        except Exception:  # noqa: BLE001
+            pass
+
+    # --- events --------------------------------------------------------------------------
+    def resize(self, size: tuple[int, int]) -> None:
+        w, h = max(MIN_SIZE[0], size[0]), max(MIN_SIZE[1], size[1])
+        if (w, h) == self.size:
+            return
+        if (w, h) != tuple(size):
+            self.screen = pygame.display.set_mode((w, h), pygame.RESIZABLE)
+        else:
+            self.screen = pygame.display.get_surface()
+        self.size = (w, h)
+        self.ui.set_window_resolution(self.size)
+        for s in self.scenes:
+            self.guard(s.resize, "resizing", self.size)
+
+    def dispatch(self, event: pygame.event.Event) -> None:
+        self.guard(self._dispatch, "handling input", event)
+
+    def _dispatch(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.QUIT:
+            self.running = False
+            return
+        if event.type == pygame.VIDEORESIZE:
+            self.resize((event.w, event.h))
+            return
+        if event.type == pygame.WINDOWSIZECHANGED:
+            self.resize((event.x, event.y))
+            return
+        if _is_ui_event(event):
+            self._route_ui(event)
+            return
+        if event.type == pygame.TEXTINPUT and self._opened_in == self._pumps:
+            return
+        used = self.ui.process_events(event)
+        self._prune()
+        if self.dialogs and event.type == pygame.KEYDOWN:
+            if self.dialogs[-1].handle_key(event):
+                self._prune()
+                return
+        modal = self.modal
+        if modal is not None and event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION,
+                                                pygame.KEYDOWN, pygame.MOUSEWHEEL, pygame.TEXTINPUT):
+            return
+        # A click outside an open context menu closes it (and does nothing else).
+        menus = [d for d in self.dialogs if not d.modal]
+        if menus and event.type == pygame.MOUSEBUTTONDOWN and not used:
+            for d in menus:
+                if not d.contains(event.pos):
+                    d.close(None)
+            self._prune()
+            return
+        if used:
+            return
+        for scene in reversed(list(self.scenes)):
+            result = scene.handle_event(event)
+            if result is None or scene.blocking:
+                break
+            event = result
+
+    def _route_ui(self, event: pygame.event.Event) -> None:
+        for d in reversed(list(self.dialogs)):
+            if d.handle_ui_event(event):
+                self._prune()
+                return
+        for scene in reversed(list(self.scenes)):
+            if scene.handle_ui_event(event):
+                return
+
+    # --- frames --------------------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        for scene in list(self.scenes):
+            self.guard(scene.update, "updating the screen", dt)
+        self.ui.update(dt)
+
+    def draw(self) -> None:
+        start = 0
+        for i, s in enumerate(self.scenes):
+            if s.opaque:
+                start = i
+        if not self.scenes:
+            self.screen.fill((30, 28, 26))
+        for s in self.scenes[start:]:
+            self.guard(s.draw, "drawing", self.screen)
+        self.ui.draw_ui(self.screen)
+
+    def frame(self, dt: float, flip: bool = True) -> None:
+        self.update(dt)
+        self.draw()
+        self.frames += 1
+        if flip:
+            pygame.display.flip()
+
+    def pump(self) -> None:
+        self._pumps += 1
+        self._pumping = True
+        try:
+            for event in pygame.event.get():
+                self.dispatch(event)
+        finally:
+            self._pumping = False
+
+    def run(self) -> None:
+        while self.running and self.scenes:
+            dt = self.clock.tick(FPS) / 1000.0
+            self.pump()
+            if not self.running:
+                break
+            self.frame(dt)
+
+
+def _theme_file() -> str:
+    """pygame_gui wants a theme file; write ours to the user data dir once."""
+    import json
+
+    path = os.path.join(userdata.data_dir(), "ui-theme.json")
+    text = json.dumps(_THEME, indent=1, sort_keys=True)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == text:
+                return path
+    except OSError:
+        pass
+    userdata.atomic_write_text(path, text)
+    return path
+
+
+# --- starting a game ---------------------------------------------------------------------
+def new_game(scenario_path: str, seed: int | None = None):
+    from game.engine.controller import Game
+    from game.engine.dice import Dice
+    from game.engine.scenario import load_scenario
+
+    sc = load_scenario(scenario_path)
+    return Game(sc, dice=Dice(seed=seed if seed is not None else random.randrange(1, 10**9)))
+
+
+def load_saved(path: str):
+    from game.engine.saves import load_game
+
+    return load_game(path)
+
+
+def open_play(app: App, game, source: str):
+    from game.ui.scenes.play import PlayScene
+
+    scene = PlayScene(app, game, source)
+    app.push(scene)
+    return scene
+
+
+def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True):
+    """Open the play scene: resume the autosave (asked, or at once with ``resume``)."""
+    from game.engine.errors import LoadError
+
+    userdata.flush_autosave()
+    if userdata.has_autosave() and (resume or ask):
+        if resume:
+            try:
+                return open_play(app, load_saved(userdata.autosave_path()), userdata.autosave_path())
+            except (LoadError, OSError, ValueError) as exc:
+                print(f"speedheim: cannot resume the autosave: {exc}", file=sys.stderr)
+        else:
+            scene = open_play(app, new_game(scenario_path), scenario_path)
+
+            def choose(value):
+                if value == "resume":
+                    try:
+                        scene.replace_game(load_saved(userdata.autosave_path()), userdata.autosave_path())
+                        scene.note("resumed the autosaved game")
+                    except (LoadError, OSError, ValueError) as exc:
+                        app.message("Cannot resume", f"The autosave could not be read:\n{exc}")
+                else:
+                    scene.autosave()
+
+            info = _autosave_info()
+            app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game was found{info}.\n"
+                                         f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
+                                         [("Resume the autosave", "resume"), ("New game", "new")], choose,
+                                         closable=False))
+            return scene
+    scene = open_play(app, new_game(scenario_path), scenario_path)
+    scene.autosave()
+    return scene
+
+
+def _autosave_info() -> str:
+    try:
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(userdata.autosave_path())))
+        return f" (saved {stamp})"
+    except OSError:
+        return ""
+
+
+def play_cli(scenario_path: str, resume: bool = False) -> int:
+    """``speedheim play``: open the table on a scenario; 0 on a normal quit, 2 on a bad file."""
+    from game.engine.errors import LoadError
+    from game.engine.scenario import load_scenario
+
+    try:
+        load_scenario(scenario_path)  # bad files: FILE:LINE lines and exit 2 before a window opens
+    except LoadError as exc:
+        for p in exc.problems:
+            print(p, file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{scenario_path}:0: cannot read: {exc}", file=sys.stderr)
+        return 2
+    app = App()
+    start(app, scenario_path, resume=resume)
+    try:
+        app.run()
+    finally:
+        userdata.flush_autosave()
+        pygame.quit()
+    return 0

@@ -1,0 +1,1 @@
+"""Scenes of the table window: play, hand-over, winner, help (one scene per screen)."""

@@ -1,0 +1,188 @@
+"""Overlays over the play scene: the F1 help, the hot-seat hand-over, the winner."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton
+
+from game.ui import keymap
+from game.ui.scenes.base import Scene
+from game.ui.widgets import text as T
+
+
+class HelpScene(Scene):
+    """F1: every key and mouse gesture from the keymap, on a dimmed table."""
+
+    opaque = False
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.rows = keymap.help_rows()
+        self._dim: pygame.Surface | None = None
+
+    def handle_event(self, event):
+        if event.type == pygame.KEYDOWN and (keymap.command_for(event) in ("help", "cancel")):
+            self.close()
+            return None
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.close()
+            return None
+        if event.type == pygame.KEYDOWN and keymap.command_for(event) == "quit":
+            return event
+        return None
+
+    def draw(self, surface):
+        w, h = surface.get_size()
+        if self._dim is None or self._dim.get_size() != (w, h):
+            self._dim = pygame.Surface((w, h), pygame.SRCALPHA)
+            self._dim.fill((16, 14, 12, 228))
+        surface.blit(self._dim, (0, 0))
+        title = T.text("Speedheim Table - every key and mouse gesture (F1 or Esc closes)", 20, (255, 255, 255), True)
+        surface.blit(title, (32, 18))
+        size = 14 if h >= 760 and w >= 1200 else 12
+        lh = T.font(size).get_linesize() + 3
+        col_w = (w - 64) // 2
+        key_w = 178
+        half = (len(self.rows) + 1) // 2
+        for col in range(2):
+            x = 32 + col * col_w
+            y = 58
+            for key, what in self.rows[col * half:(col + 1) * half]:
+                surface.blit(T.text(key, size, (255, 220, 120), True), (x, y))
+                for i, line in enumerate(T.wrap(what, col_w - key_w - 16, size)):
+                    surface.blit(T.text(line.strip(), size, (235, 235, 235)), (x + key_w, y))
+                    y += lh
+                y += 2
+
+
+class HandoverScene(Scene):
+    """Hot-seat: hides the table until the next player is at the screen."""
+
+    opaque = True
+
+    def __init__(self, app, player: int, name: str, colour, on_done: Callable[[], None] | None = None):
+        super().__init__(app)
+        self.player, self.name, self.colour = player, name, colour
+        self.on_done = on_done
+        self.elements: list[Any] = []
+
+    @property
+    def title(self) -> str:
+        return f"Player {self.player}: your turn"
+
+    def enter(self):
+        w, h = self.app.size
+        self.button = UIButton(pygame.Rect(w // 2 - 110, h // 2 + 40, 220, 44), "I'm ready (Space)", self.app.ui)
+        self.elements.append(self.button)
+
+    def leave(self):
+        self.kill_all(self.elements)
+
+    def resize(self, size):
+        self.leave()
+        self.enter()
+
+    def _go(self):
+        self.close()
+        if self.on_done:
+            self.on_done()
+
+    def handle_ui_event(self, event):
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.button:
+            self._go()
+            return True
+        return False
+
+    def handle_event(self, event):
+        if event.type == pygame.KEYDOWN and event.key in (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER):
+            self._go()
+            return None
+        if event.type == pygame.KEYDOWN and keymap.command_for(event) in ("quit", "help"):
+            return event if keymap.command_for(event) == "quit" else None
+        return None
+
+    def draw(self, surface):
+        w, h = surface.get_size()
+        surface.fill((30, 28, 26))
+        pygame.draw.rect(surface, self.colour, pygame.Rect(0, 0, w, 12))
+        pygame.draw.rect(surface, self.colour, pygame.Rect(0, h - 12, w, 12))
+        t = T.text(self.title, 40, (255, 255, 255), True)
+        surface.blit(t, t.get_rect(center=(w // 2, h // 2 - 40)))
+        s = T.text(f"{self.name} - pass the screen; the table is hidden until you are ready", 16, (200, 200, 200))
+        surface.blit(s, s.get_rect(center=(w // 2, h // 2 + 5)))
+
+
+class WinnerScene(Scene):
+    """The game is decided: who won, and a short summary."""
+
+    opaque = False
+
+    def __init__(self, app, title: str, lines: list[str], colour, on_choice: Callable[[str], None]):
+        super().__init__(app)
+        self.title, self.lines, self.colour = title, lines, colour
+        self.on_choice = on_choice
+        self.elements: list[Any] = []
+        self.buttons: dict[Any, str] = {}
+
+    def enter(self):
+        w, h = self.app.size
+        box = self._box((w, h))
+        labels = [("Look at the table", "close"), ("Undo last action", "undo"), ("New game", "new"), ("Quit", "quit")]
+        bw = (box.width - 50) // len(labels)
+        for i, (label, value) in enumerate(labels):
+            b = UIButton(pygame.Rect(box.x + 10 + i * (bw + 10), box.bottom - 54, bw, 40), label, self.app.ui)
+            self.elements.append(b)
+            self.buttons[b] = value
+
+    def _box(self, size) -> pygame.Rect:
+        w, h = size
+        bh = 170 + 24 * len(self.lines)
+        r = pygame.Rect(0, 0, min(720, w - 40), min(bh, h - 40))
+        r.center = (w // 2, h // 2)
+        return r
+
+    def leave(self):
+        self.kill_all(self.elements)
+        self.buttons.clear()
+
+    def resize(self, size):
+        self.leave()
+        self.enter()
+
+    def choose(self, value: str):
+        self.close()
+        self.on_choice(value)
+
+    def handle_ui_event(self, event):
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self.buttons:
+            self.choose(self.buttons[event.ui_element])
+            return True
+        return False
+
+    def handle_event(self, event):
+        if event.type == pygame.KEYDOWN and keymap.command_for(event) == "cancel":
+            self.choose("close")
+            return None
+        if event.type == pygame.KEYDOWN and keymap.command_for(event) in ("quit", "undo"):
+            self.choose(keymap.command_for(event))
+            return None
+        return None
+
+    def draw(self, surface):
+        w, h = surface.get_size()
+        dim = pygame.Surface((w, h), pygame.SRCALPHA)
+        dim.fill((0, 0, 0, 140))
+        surface.blit(dim, (0, 0))
+        box = self._box((w, h))
+        pygame.draw.rect(surface, (250, 246, 236), box, border_radius=8)
+        pygame.draw.rect(surface, self.colour, box, 6, border_radius=8)
+        t = T.text(self.title, 32, self.colour, True)
+        surface.blit(t, t.get_rect(midtop=(box.centerx, box.y + 18)))
+        y = box.y + 74
+        for line in self.lines:
+            s = T.text(line, 16, (40, 36, 32))
+            surface.blit(s, (box.x + 30, y))
+            y += 24

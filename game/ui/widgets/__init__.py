@@ -1,0 +1,1 @@
+"""Widgets of the table window: banner, unit card, log view, dice tray, dialogs."""

@@ -1,0 +1,134 @@
+"""Drawing helpers for the play scene's overlays: labels, dashed paths, check icons and
+the reachable-area layer (walk green, run yellow, cross-hatched where only a check
+gets there). Pure drawing: nothing here reads or changes the game state."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pygame
+
+from game.ui import theme
+from game.ui.render import Camera, draw_geometry
+from game.ui.widgets import text as T
+
+GREEN = (40, 170, 60)
+YELLOW = (235, 190, 30)
+RED = (210, 40, 40)
+
+
+def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560) -> None:
+    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip area."""
+    lines = T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
+    imgs = [T.text(line.strip(), size, colour, True) for line in lines[:4]]
+    w = max(i.get_width() for i in imgs)
+    lh = T.font(size, True).get_linesize()
+    box = pygame.Rect(0, 0, w + 10, lh * len(imgs) + 4)
+    box.center = (round(centre[0]), round(centre[1]))
+    area = surface.get_clip()
+    if area.width > box.width and area.height > box.height:
+        box.clamp_ip(area)
+    pygame.draw.rect(surface, bg, box, border_radius=4)
+    pygame.draw.rect(surface, (30, 30, 30), box, 1, border_radius=4)
+    for i, img in enumerate(imgs):
+        surface.blit(img, (box.x + 5, box.y + 2 + i * lh))
+
+
+def dashed(surface, colour, pts, width: int, dash: float = 10.0) -> None:
+    for a, b in zip(pts, pts[1:]):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        n = math.hypot(dx, dy)
+        if n == 0:
+            continue
+        k = 0.0
+        while k < n:
+            e = min(n, k + dash)
+            pygame.draw.line(surface, colour, (a[0] + dx * k / n, a[1] + dy * k / n), (a[0] + dx * e / n, a[1] + dy * e / n),
+                             width)
+            k += dash * 2
+
+
+CHECK_LETTERS = {"climb_up": "C", "climb_down": "C", "jump_gap": "J", "jump_down": "D", "ladder": "L"}
+
+
+def check_icon(surface, c, kind: str) -> None:
+    letter = CHECK_LETTERS.get(kind, kind[:1].upper() or "?")
+    pygame.draw.circle(surface, (20, 20, 20), c, 10)
+    pygame.draw.circle(surface, (255, 235, 120), c, 8)
+    img = T.text(letter, 11, (20, 20, 20), True)
+    surface.blit(img, img.get_rect(center=(round(c[0]), round(c[1]))))
+
+
+_HATCH: dict[tuple, pygame.Surface] = {}
+
+
+def _hatch(size, colour) -> pygame.Surface:
+    """A cross-hatch pattern the size of the view (cached per size and colour)."""
+    key = (tuple(size), tuple(colour))
+    s = _HATCH.get(key)
+    if s is None:
+        s = pygame.Surface(size, pygame.SRCALPHA)
+        w, h = size
+        rgba = (*colour, 230)
+        for k in range(-h, w, 9):
+            pygame.draw.line(s, rgba, (k, 0), (k + h, h), 2)
+            pygame.draw.line(s, rgba, (k + h, 0), (k, h), 2)
+        if len(_HATCH) > 8:
+            _HATCH.clear()
+        _HATCH[key] = s
+    return s
+
+
+def reach_bands(reach: Any) -> dict[str, Any]:
+    """The non-empty geometries of a movement Reach by band name."""
+    out = {}
+    for k in ("walk_free", "walk_check", "run_free", "run_check"):
+        g = getattr(reach, k, None)
+        if g is not None and not getattr(g, "is_empty", True):
+            out[k] = g
+    return out
+
+
+def render_reach(reach: Any, camera: Camera, view: pygame.Rect) -> pygame.Surface:
+    """The reachable area as one translucent layer: walk green, run yellow, and
+    cross-hatched (in the band's colour) where only a check gets there."""
+    out = pygame.Surface(view.size, pygame.SRCALPHA)
+    local = Camera(camera.scale, (camera.offset[0] - view.x, camera.offset[1] - view.y))
+    bands = reach_bands(reach)
+    if "run_free" in bands and "walk_free" in bands:
+        # Run-only ground: what a Run reaches beyond the walk (no double tint).
+        bands["run_free"] = bands["run_free"].difference(bands["walk_free"])
+    for name, colour, alpha in (("run_free", YELLOW, 80), ("walk_free", GREEN, 80)):
+        g = bands.get(name)
+        if g is not None and not g.is_empty:
+            layer = pygame.Surface(view.size, pygame.SRCALPHA)
+            _fill_geom(layer, local, g, (*colour, alpha))
+            out.blit(layer, (0, 0))
+            draw_geometry(out, local, g, outline=theme.mix(colour, (0, 0, 0), 0.35), width=2)
+    for name, colour in (("run_check", YELLOW), ("walk_check", GREEN)):
+        g = bands.get(name)
+        if g is not None:
+            mask = pygame.Surface(view.size, pygame.SRCALPHA)
+            _fill_geom(mask, local, g, (255, 255, 255, 255))
+            pattern = _hatch(view.size, theme.mix(colour, (0, 0, 0), 0.25)).copy()
+            pattern.blit(mask, (0, 0), special_flags=pygame.BLEND_RGBA_MULT)
+            out.blit(pattern, (0, 0))
+            draw_geometry(out, local, g, outline=theme.mix(colour, (0, 0, 0), 0.35), width=1)
+    return out
+
+
+def _fill_geom(surface, cam: Camera, geom, rgba) -> None:
+    """Fill a (multi)polygon with holes onto an SRCALPHA surface (holes cleared)."""
+    for g in getattr(geom, "geoms", [geom]):
+        if not hasattr(g, "exterior"):
+            continue
+        pts = cam.points_px(g.exterior.coords)
+        if len(pts) >= 3:
+            pygame.draw.polygon(surface, rgba, pts)
+        for hole in g.interiors:
+            hp = cam.points_px(hole.coords)
+            if len(hp) >= 3:
+                pygame.draw.polygon(surface, (0, 0, 0, 0), hp)
+
+

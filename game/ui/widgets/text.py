@@ -1,0 +1,56 @@
+"""Fonts and cached text surfaces for hand-drawn panels (cheap to redraw every frame)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pygame
+
+from game.ui import theme
+
+
+@lru_cache(maxsize=32)
+def font(size: int, bold: bool = False) -> pygame.font.Font:
+    if not pygame.font.get_init():
+        pygame.font.init()
+    path = theme.font_path(theme.FONT_BOLD if bold else theme.FONT_REGULAR)
+    try:
+        f = pygame.font.Font(path, size)
+    except (OSError, FileNotFoundError):
+        f = pygame.font.Font(None, int(size * 1.3))
+    if path is None and bold:
+        f.set_bold(True)
+    return f
+
+
+_cache: dict[tuple, pygame.Surface] = {}
+
+
+def text(s: str, size: int = 14, colour=theme.INK, bold: bool = False) -> pygame.Surface:
+    """A rendered line, cached (panels redraw the same strings every frame)."""
+    key = (s, size, tuple(colour), bold)
+    surf = _cache.get(key)
+    if surf is None:
+        if len(_cache) > 4000:
+            _cache.clear()
+        surf = font(size, bold).render(s, True, colour)
+        _cache[key] = surf
+    return surf
+
+
+def wrap(s: str, width: int, size: int = 14, bold: bool = False) -> list[str]:
+    """Split ``s`` into lines that fit ``width`` pixels."""
+    f = font(size, bold)
+    out: list[str] = []
+    for para in s.split("\n"):
+        words = para.split(" ")
+        line = ""
+        for w in words:
+            trial = w if not line else line + " " + w
+            if f.size(trial)[0] <= width or not line:
+                line = trial
+            else:
+                out.append(line)
+                line = "  " + w
+        out.append(line)
+    return out

@@ -1,0 +1,60 @@
+"""Bases against bases with pymunk (M5, G4): overlap, sweeps, sliding into contact."""
+
+import math
+
+import pytest
+
+from game.engine.bases import BaseField, contact_interval, first_contact, slide_into_contact
+from tests.test_movement_util import build, unit
+
+R25 = 25 / 25.4 / 2
+R40 = 40 / 25.4 / 2
+
+
+def test_overlap_is_exact_and_touching_is_not_overlap():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (10, 5), base_mm=40)])
+    f = BaseField(m.board, sc.state, exclude=("a",))
+    assert f.overlapping(10 - R40 - R25 + 0.01, 5, R25) == ["b"]
+    assert f.overlapping(10 - R40 - R25, 5, R25) == []          # touching
+    assert f.overlapping(10 - R40 - R25 - 0.01, 5, R25) == []
+
+
+def test_sweep_finds_bases_beside_the_line_not_only_on_it():
+    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("b", (12, 5), base_mm=40), unit("c", (6, 5.5))])
+    f = BaseField(m.board, sc.state, exclude=("a",))
+    hits = f.sweep((2, 5), (14, 5), R25)
+    assert [uid for _, uid in hits] == ["c", "b"]
+    t, _ = hits[0]
+    x = 2 + 12 * t
+    assert math.hypot(x - 6, 0.5) == pytest.approx(2 * R25, abs=1e-4)
+
+
+def test_contact_interval_and_first_contact_agree():
+    iv = contact_interval(0, 0, 10, 0, 5, 0, 1)
+    assert iv[0] == pytest.approx(0.4, abs=1e-5) and iv[1] == pytest.approx(0.6, abs=1e-5)
+    assert first_contact(0, 0, 10, 0, 5, 0, 1) == pytest.approx(0.4, abs=1e-5)
+    assert contact_interval(0, 0, 10, 0, 5, 1.0, 1) is None     # grazing
+
+
+def test_slide_into_contact_stops_touching_the_target():
+    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("b", (10, 8), base_mm=40)])
+    x, y = slide_into_contact(m.board, sc.state, "a", "b", tolerance=sc.ruleset.contact_tolerance)
+    gap = math.hypot(10 - x, 8 - y) - R25 - R40
+    assert 0 <= gap <= sc.ruleset.contact_tolerance
+    # on the straight line from the start to the target
+    assert (y - 5) / (x - 2) == pytest.approx(3 / 8)
+    assert (sc.state.units["a"].x, sc.state.units["a"].y) == (2, 5)  # state untouched
+
+
+def test_slide_stops_at_first_base_in_the_way():
+    sc, m = build(red=[unit("a", (2, 5)), unit("f", (6, 5.4))], blue=[unit("b", (12, 5))])
+    x, y = slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.05)
+    assert y == 5 and math.hypot(6 - x, 0.4) == pytest.approx(2 * R25, abs=1e-3)
+    assert math.hypot(6 - x, 0.4) >= 2 * R25 - 1e-6
+
+
+def test_slide_from_within_tolerance_does_not_move():
+    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("b", (2 + 2 * R25 + 0.05, 5))])
+    assert slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.05) == (2, 5)
+    x, _ = slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.04)
+    assert x == pytest.approx(2.05, abs=1e-4)

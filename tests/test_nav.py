@@ -1,0 +1,174 @@
+"""Cheapest paths (to:) and the reachable area."""
+
+import math
+
+import pytest
+import shapely
+from shapely.geometry import Point
+
+from game.engine.errors import IllegalAction
+from tests.test_movement_util import area, block, build, dice, unit
+
+R25 = 25 / 25.4 / 2
+
+
+def seg_dist(p, a, b):
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy or 1)))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
+
+
+def test_to_routes_around_an_enemy():
+    sc, m = build(red=[unit("a", (5, 10), stats={"move": 12})], blue=[unit("e", (9, 10), base_mm=40)])
+    plan = m.plan(sc.state, "a", to=(13, 10))
+    e = sc.state.units["e"]
+    pts = [p[:2] for p in plan.points]
+    assert len(pts) > 2 and plan.cost > 8
+    for a, b in zip(pts, pts[1:]):
+        assert seg_dist((e.x, e.y), a, b) >= R25 + e.r - 1e-6
+    assert plan.cost < 8 + 2.5   # close to the shortest way round
+
+
+def test_to_prefers_a_path_without_checks():
+    # Walking round the crate costs more than climbing over it, but needs no check.
+    sc, m = build(red=[unit("a", (5, 10), stats={"move": 16})], terrain=[block("crate", 7, 5, 8, 15, 1.5)])
+    plan = m.plan(sc.state, "a", to=(10, 10))
+    over = m.plan(sc.state, "a", path=[(10, 10)])
+    assert over.checks and over.cost == pytest.approx(8)
+    assert not plan.checks and plan.cost > over.cost
+    # With too little Move to go round, the climb is taken.
+    sc, m = build(red=[unit("a", (5, 10), stats={"move": 9})], terrain=[block("crate", 7, 5, 8, 15, 1.5)])
+    assert [t.kind for t in m.plan(sc.state, "a", to=(10, 10)).checks] == ["climb_up", "climb_down"]
+
+
+def test_to_climbs_when_no_other_way_fits():
+    sc, m = build(red=[unit("a", (3, 5))], terrain=[block("tower", 5, 2, 10, 8, 2)])
+    plan = m.plan(sc.state, "a", to=(6, 5))
+    assert [t.kind for t in plan.checks] == ["climb_up"] and plan.cost == pytest.approx(3 + 2, abs=1e-6)
+
+
+def test_to_uses_a_ladder_instead_of_climbing():
+    terrain = [block("tower", 10, 2, 14, 12, 3)]
+    ladders = [{"id": "lad", "foot": [9.5, 5], "top": "tower"}]
+    sc, m = build(red=[unit("a", (7, 7), stats={"move": 12})], terrain=terrain, ladders=ladders)
+    plan = m.plan(sc.state, "a", to=(11, 7))
+    assert not plan.checks and "ladder" in [t.kind for t in plan.transitions]
+
+
+def test_to_out_of_reach_names_the_cost():
+    sc, m = build(red=[unit("a", (3, 5))])
+    with pytest.raises(IllegalAction) as exc:
+        m.plan(sc.state, "a", to=(13, 5))
+    assert exc.value.rule == "M1" and '10.00" of 6.00"' in exc.value.reason
+
+
+def test_to_avoids_difficult_ground_when_that_is_cheaper_overall():
+    sc, m = build(red=[unit("a", (3, 10), stats={"move": 8})], terrain=[area("mud", 5, 8.5, 7, 11.5, "difficult")])
+    plan = m.plan(sc.state, "a", to=(9, 10))
+    # straight through costs 6 but the allowance drops to 6; either way it must be legal
+    assert plan.cost <= plan.allowance + 1e-9
+
+
+def test_to_with_no_way_through_is_refused():
+    terrain = [area("lake", 0, 6, 24, 7, "impassable")]
+    sc, m = build(red=[unit("a", (5, 3))], terrain=terrain, size=(24, 24))
+    with pytest.raises(IllegalAction) as exc:
+        m.plan(sc.state, "a", to=(5, 9))
+    assert exc.value.rule == "M5"
+
+
+def test_to_path_can_be_applied():
+    sc, m = build(red=[unit("a", (5, 10), stats={"move": 12})], blue=[unit("e", (9, 10), base_mm=40)])
+    st = sc.state
+    plan = m.plan(st, "a", to=(13, 10))
+    out = m.apply(st, plan, dice())
+    assert out.completed and (st.units["a"].x, st.units["a"].y) == (13, 10)
+
+
+# --- reachable ---------------------------------------------------------------------------------
+
+def test_reachable_open_ground_is_a_disc_of_the_allowance():
+    sc, m = build(red=[unit("a", (18, 18))])
+    reach = m.reachable(sc.state, "a")
+    assert reach.walk_free.contains(Point(18 + 5.5, 18)) and not reach.walk_free.contains(Point(18 + 6.6, 18))
+    assert reach.run_free.contains(Point(18 + 8.5, 18)) and not reach.run_free.contains(Point(18 + 9.6, 18))
+    assert reach.walk_free.area == pytest.approx(math.pi * 36, rel=0.12)
+    assert reach.walk_check.is_empty
+
+
+def test_reachable_layers_checks_and_run_denial():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("e", (30, 30))], terrain=[block("tower", 7, 2, 12, 8, 2)])
+    reach = m.reachable(sc.state, "a")
+    assert reach.walk_check.contains(Point(8, 5)) and not reach.walk_free.contains(Point(8, 5))
+    assert reach.run_denied is None and not reach.run_free.is_empty
+    sc.state.units["e"].x, sc.state.units["e"].y = 5, 12
+    reach = m.reachable(sc.state, "a")
+    assert reach.run_denied is not None and reach.run_denied.rule == "M2"
+    assert reach.run_free.is_empty and reach.run_check.is_empty
+
+
+def test_reachable_points_can_be_planned():
+    sc, m = build(red=[unit("a", (10, 10))], blue=[unit("e", (13, 10), base_mm=40)],
+                  terrain=[block("tower", 6, 12, 9, 16, 2), area("mud", 12, 5, 15, 7, "difficult")])
+    reach = m.reachable(sc.state, "a")
+    region = shapely.union(reach.walk_free, reach.walk_check)
+    ok = bad = 0
+    for x in range(2, 20):
+        for y in range(2, 20):
+            if region.contains(Point(x, y)):
+                try:
+                    m.plan(sc.state, "a", to=(x, y))
+                    ok += 1
+                except IllegalAction:
+                    bad += 1
+    assert ok > 50 and bad <= ok * 0.05
+
+
+def test_reachable_area_never_covers_another_base():
+    sc, m = build(red=[unit("a", (10, 10)), unit("f", (12, 10))], blue=[unit("e", (8, 12))])
+    reach = m.reachable(sc.state, "a")
+    region = shapely.union_all([reach.walk_free, reach.walk_check, reach.run_free, reach.run_check])
+    f = sc.state.units["f"]
+    assert not region.contains(Point(f.x, f.y))
+    assert region.distance(Point(f.x, f.y)) >= f.r + R25 - 1e-3
+    assert region.contains(Point(14, 10))   # beyond the friend: passed through
+
+
+def test_to_jump_down_pays_no_vertical_inches():
+    sc, m = build(red=[unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, 4)])
+    climb = m.plan(sc.state, "a", to=(5.5, 5), run=True)
+    jump = m.plan(sc.state, "a", to=(5.5, 5), descend="jump")
+    assert [t.kind for t in climb.checks] == ["climb_down"]
+    assert [t.kind for t in jump.checks] == ["jump_down"] and jump.checks[0].disadvantage
+    assert jump.cost == pytest.approx(3.5, abs=1e-6) and climb.cost == pytest.approx(7.5, abs=1e-6)
+
+
+def test_found_paths_recheck_exactly_on_the_stress_map():
+    import os
+    import random
+
+    from game.engine.geometry import Board
+    from game.engine.movement import Mover
+    from game.engine.scenario import load_scenario
+
+    path = os.path.join(os.path.dirname(__file__), "..", "maps", "stress.yaml")
+    if not os.path.exists(path):
+        pytest.skip("maps/stress.yaml not written yet")
+    sc = load_scenario(path)
+    m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    st = sc.state
+    rng = random.Random(5)
+    units = [u for u in st.units.values() if u.active]
+    found = 0
+    for k in range(60):
+        u = units[k % len(units)]
+        goal = (u.x + rng.uniform(-6, 6), u.y + rng.uniform(-6, 6))
+        try:
+            plan = m.plan(st, u.id, to=goal, run=True)
+        except IllegalAction:
+            continue
+        found += 1
+        again = m.plan(st, u.id, path=[p[:2] for p in plan.points], run=True)
+        assert again.cost == pytest.approx(plan.cost) and again.checks == plan.checks
+    assert found >= 15

@@ -1,0 +1,235 @@
+"""More table-window tests: reveals, resizing, drawing leaves the state alone, the log,
+the keymap and the user-data plumbing (atomic writes, settings, crash log)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pygame  # noqa: E402
+import pytest  # noqa: E402
+
+from game.ui import keymap, userdata  # noqa: E402
+from tests.test_ui_play import SCENARIO, datadir, down, drag, key, make_scene, px, up  # noqa: E402,F401
+
+
+def test_picking_up_a_plague_token_shows_what_it_hid(tmp_path, datadir):
+    text = SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: plague}")
+    text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
+    app, scene = make_scene(tmp_path, text)
+    app.frame(0.016, flip=False)
+    app.close_dialogs()  # the pick-up dialog: take the token by clicking it instead
+    down(app, px(scene, 12, 3))
+    assert scene.state.treasure["t1"].revealed
+    app.frame(0.016, flip=False)
+    dlg = app.modal
+    assert dlg is not None
+    assert "Plague" in dlg.root.window_display_title
+
+
+def test_hidden_event_tokens_look_plain_until_revealed(tmp_path, datadir):
+    text = SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: event}")
+    app, scene = make_scene(tmp_path, text)
+    app.frame(0.016, flip=False)
+    from game.ui import theme
+
+    x, y = px(scene, 12, 3)
+    r = scene.state.treasure["t1"].r * scene.camera.scale
+    colour = tuple(app.screen.get_at((x, int(y + r * 0.85))))[:3]
+    assert colour != theme.TOKEN_EVENT
+    assert colour == theme.TOKEN_GOLD or sum(abs(a - b) for a, b in zip(colour, theme.TOKEN_GOLD)) < 60
+
+
+def test_resizing_the_window_keeps_the_table_in_view(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    app.dispatch(pygame.event.Event(pygame.VIDEORESIZE, w=1000, h=700, size=(1000, 700)))
+    app.frame(0.016, flip=False)
+    assert app.size == (1000, 700)
+    v = scene.view_rect
+    x0, y0 = scene.camera.to_px(0, 0)
+    x1, y1 = scene.camera.to_px(scene.scenario.width, scene.scenario.height)
+    assert v.left <= x0 < x1 <= v.right and v.top <= y0 < y1 <= v.bottom
+    assert scene.end_button.get_abs_rect().right <= 1000
+    # Still playable after the resize.
+    up(app, drag(app, scene, (4, 4), (7, 4)))
+    assert scene.state.units["red-captain"].x == pytest.approx(7, abs=0.1)
+
+
+def test_drawing_never_changes_the_game_state(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    scene.selected = "red-captain"
+    app.settings.update({"rings": True, "reach": True, "trails": True})
+    h = scene.state.hash()
+    drag(app, scene, (4, 4), (8, 8))  # a drag in progress: previews are planned, nothing moves
+    for _ in range(5):
+        app.frame(0.016, flip=False)
+    key(app, "help")
+    app.frame(0.016, flip=False)
+    assert scene.state.hash() == h
+    assert scene.game.log == []
+
+
+def test_log_panel_shows_actions_rolls_and_automatic_steps(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    assert scene.act({"roll": {"sides": 6, "count": 2, "reason": "why not"}})
+    key(app, "end_step")
+    key(app, "end_step")
+    key(app, "end_step")  # player 2's turn: automatic upkeep steps
+    lines = scene.log_entries()
+    kinds = {k for _, k in lines}
+    assert {"action", "roll", "auto"} <= kinds
+    assert any("U2" in t for t, _ in lines) and any("why not" in t for t, _ in lines)
+    assert any(t.startswith("P1 roll") for t, _ in lines)
+
+
+def test_keymap_commands_are_unique_per_key_and_all_handled():
+    seen = {}
+    for b in keymap.KEYS:
+        assert (b.key, b.mods) not in seen, f"{b.label} bound twice"
+        seen[(b.key, b.mods)] = b.command
+        ev = keymap.key_event(b.command)
+        assert keymap.command_for(ev) == b.command
+    rows = keymap.help_rows()
+    assert len(rows) == len(keymap.KEYS) + len(keymap.MOUSE)
+
+
+def test_userdata_atomic_write_settings_and_crash_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(tmp_path / "d"))
+    path = str(tmp_path / "d" / "x.txt")
+    userdata.atomic_write_text(path, "one")
+    userdata.atomic_write_text(path, "two")
+    assert open(path).read() == "two"
+    assert [f for f in os.listdir(tmp_path / "d") if f.startswith(".tmp-")] == []
+    s = userdata.load_settings()
+    assert s["dice"] == "auto"
+    s["dice"] = "physical"
+    userdata.save_settings(s)
+    assert userdata.load_settings()["dice"] == "physical"
+    (tmp_path / "d" / "settings.json").write_text("{not json")
+    assert userdata.load_settings()["dice"] == "auto"  # a broken settings file is ignored
+    try:
+        raise ValueError("oops")
+    except ValueError as exc:
+        log = userdata.log_exception(exc, "testing")
+    text = open(log).read()
+    assert "ValueError: oops" in text and "testing" in text
+
+
+def test_play_cli_rejects_a_bad_scenario_with_file_and_line(tmp_path, datadir, capsys):
+    from game.ui.app import play_cli
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntable: {width: -3, height: 10}\nwarbands: []\n")
+    assert play_cli(str(bad)) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml:" in err
+
+
+def test_rout_check_dialog_voluntary_rout_and_winner_screen(tmp_path, datadir):
+    # Blue has lost 6: its upkeep makes a Rout Check on the Ogre's Morale 12; a typed 1 passes.
+    text = SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
+                            "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
+    app, scene = make_scene(tmp_path, text, typed=[1])
+    key(app, "end_step")  # melee ends: player 2's turn, upkeep runs, the Rout Check passes
+    from game.ui.scenes.overlays import HandoverScene, WinnerScene
+
+    assert isinstance(app.top, HandoverScene)
+    key(app, "end_step")
+    app.frame(0.016, flip=False)
+    assert scene.game.pending["kind"] == "voluntary_rout"
+    dlg = app.modal
+    assert dlg is not None and dlg.title.startswith("Rout check passed")
+    assert "Rout Check" in dlg.message and "pass" in dlg.message  # the roll and its result
+    assert {"rout": {"player": 2}} in list(dlg.buttons.values())
+    dlg.choose({"rout": {"player": 2}})
+    assert scene.game.outcome() == "red"
+    assert isinstance(app.top, WinnerScene)
+    assert any("Turns played: 1" == line for line in app.top.lines)
+    assert any(line.startswith("Blues (routed): 6 unit(s) lost") for line in app.top.lines)
+    app.top.choose("undo")  # the winner screen's Undo: back to the decision
+    assert scene.game.outcome() is None and scene.game.pending["kind"] == "voluntary_rout"
+
+
+def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir):
+    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
+    app, scene = make_scene(tmp_path, text)
+    scene.open_menu("red-captain", (200, 200))
+    menu = app.dialogs[-1]
+    menu.choose(dict(menu.items)["Engage..."])
+    sub = app.dialogs[-1]
+    label = next(label for label, _ in sub.items if "blue-ogre" in label)
+    sub.choose(dict(sub.items)[label])
+    st = scene.state
+    assert "blue-ogre" in st.units["red-captain"].engaged_with
+    gap = scene.board.distance(st.units["red-captain"], st.units["blue-ogre"])
+    assert gap <= float(scene.rs.contact_tolerance) + 1e-9
+
+
+def test_unit_card_gives_the_run_denial_reason(tmp_path, datadir):
+    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    app, scene = make_scene(tmp_path, text)
+    info = scene.unit_info("red-captain")
+    assert info["run"] is None
+    denied = info["run_denied"]
+    assert denied.rule == "M2" and "blue-ogre" in denied.reason
+    down(app, px(scene, 4, 4))
+    up(app, px(scene, 4, 4))
+    app.frame(0.016, flip=False)  # the card draws it (no error)
+    assert app.errors == []
+
+
+def test_a_broken_autosave_does_not_stop_the_table_opening(tmp_path, datadir, capsys):
+    from game.ui.app import App, start
+
+    os.makedirs(userdata.data_dir(), exist_ok=True)
+    with open(userdata.autosave_path(), "w") as fh:
+        fh.write("speedheim_save: 1\nscenario: [not, a, scenario\n")
+    (tmp_path / "table.yaml").write_text(SCENARIO)
+    app = App((1280, 800))
+    scene = start(app, str(tmp_path / "table.yaml"), resume=True)
+    assert scene.state.units["red-captain"].pos == (4, 4)  # a fresh game instead
+    assert "cannot resume" in capsys.readouterr().err
+
+
+def test_dragging_the_other_players_unit_previews_the_refusal(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    end = drag(app, scene, (20, 21), (20, 18))
+    p = scene.drag.preview
+    assert p.kind is None and p.error.rule == "turn" and "player 2" in p.error.reason
+    up(app, end)
+    assert scene.state.units["blue-ogre"].pos == (20, 21)
+    assert scene.refusal[0] == "turn"
+
+
+def test_the_wheel_over_the_log_scrolls_it_not_the_table(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    for i in range(30):
+        assert scene.act({"roll": {"sides": 6, "reason": f"roll number {i}"}})
+    app.frame(0.016, flip=False)
+    over_log = scene.log_view.rect.center
+    app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=over_log, rel=(0, 0), buttons=(0, 0, 0)))
+    scale = scene.camera.scale
+    app.dispatch(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=2, flipped=False))
+    assert scene.log_view.scroll > 0
+    assert scene.camera.scale == scale
+
+
+def test_physical_then_automatic_dice_still_save_and_load_exactly(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    app.number_source = lambda low, high, reason: 2
+    key(app, "dice_mode")  # physical
+    assert scene.act({"roll": {"sides": 20, "reason": "typed"}})
+    key(app, "dice_mode")  # back to roll for me
+    assert scene.act({"roll": {"sides": 20, "reason": "rolled"}})
+    out = str(tmp_path / "mixed.yaml")
+    assert scene.save_to(out)
+    values = [r.kept for r in scene.game.dice.log]
+    from game.engine.saves import load_game
+
+    again = load_game(out)
+    assert [r.kept for r in again.dice.log] == values
+    assert again.state.hash() == scene.state.hash()

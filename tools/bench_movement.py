@@ -1,0 +1,159 @@
+"""Movement benchmarks (issue 3) on maps/stress.yaml (48" x 48", 60 pieces, 40 units).
+
+Rows: preparing the nav structures, checking an exact 10-waypoint path, the cheapest
+path to a destination (median and 95th percentile), the reachable area (both layers).
+If maps/stress.yaml is missing, a synthetic map of the same size is used.
+
+Every query is timed REPEATS times and its fastest time kept (the usual guard against
+a busy machine; the caches a drag preview warms up are warm then too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+import random
+import statistics
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from game.engine.errors import IllegalAction  # noqa: E402
+from game.engine.geometry import Board  # noqa: E402
+from game.engine.movement import Mover  # noqa: E402
+from game.engine.scenario import load_scenario  # noqa: E402
+
+
+def _synthetic():
+    rng = random.Random(48)
+    terrain = []
+    for i in range(60):
+        x, y = rng.uniform(2, 42), rng.uniform(2, 42)
+        w, h = rng.uniform(1.5, 5), rng.uniform(1.5, 5)
+        kind = rng.choice(["block", "block", "block", "wall", "difficult", "impassable"])
+        if kind == "wall":
+            w, h = (w, 0.25) if rng.random() < 0.5 else (0.25, h)
+        t = {"id": f"t{i}", "kind": kind, "polygon": [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]}
+        if kind in ("block", "wall"):
+            t["height"] = rng.choice([0.5, 1, 2, 3, 4])
+        terrain.append(t)
+    board = Board(48, 48, [])
+    units = {"red": [], "blue": []}
+    placed = []
+    from game.engine.model import Terrain
+    tb = Board(48, 48, [Terrain(t["id"], t["kind"], [tuple(p) for p in t["polygon"]], t.get("height", 0)) for t in terrain])
+    while sum(len(v) for v in units.values()) < 40:
+        x, y = rng.uniform(1, 47), rng.uniform(1, 47)
+        if tb.pieces_touching_disc(x, y, 0.6, ("block", "wall", "impassable")) or tb.piece_at(x, y):
+            continue
+        if any(math.hypot(x - px, y - py) < 1.5 for px, py in placed):
+            continue
+        placed.append((x, y))
+        side = "red" if len(units["red"]) < 20 else "blue"
+        units[side].append({"id": f"{side}-{len(units[side])}", "name": "u", "at": [x, y], "base_mm": rng.choice([25, 25, 32, 40]),
+                            "stats": {"move": 6, "agility": 12, "morale": 10, "defence": 10}})
+    del board
+    doc = {"name": "synthetic stress", "table": {"width": 48, "height": 48}, "terrain": terrain,
+           "warbands": [{"id": "red", "player": 1, "units": units["red"]}, {"id": "blue", "player": 2, "units": units["blue"]}]}
+    return load_scenario("synthetic-stress.yaml", text=json.dumps(doc))
+
+
+REPEATS = 3
+
+
+def _timed(fn) -> float:
+    best = math.inf
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        try:
+            fn()
+        except IllegalAction:
+            pass
+        best = min(best, (time.perf_counter() - t0) * 1e3)
+    return best
+
+
+def _row(name, ms, limit):
+    return {"name": name, "value": round(ms, 3), "unit": "ms", "target": f"<= {limit:g} ms", "ok": ms <= limit}
+
+
+def _p(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(math.ceil(q * len(s))) - 1)]
+
+
+def run() -> list[dict]:
+    stress = ROOT / "maps" / "stress.yaml"
+    sc = load_scenario(str(stress)) if stress.exists() else _synthetic()
+    label = "stress.yaml" if stress.exists() else "synthetic 48x48"
+    board = Board(sc.width, sc.height, sc.terrain)
+    rows = []
+    prep = []
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        mover = Mover(sc, board)
+        prep.append((time.perf_counter() - t0) * 1e3)
+    rows.append(_row(f"prepare nav structures, {label} (best of {REPEATS})", min(prep), 200))
+    state = sc.state
+    units = [u for u in state.units.values() if u.active]
+    rng = random.Random(7)
+
+    # Exact paths of 10 waypoints (a random walk of ~0.8" steps).
+    times = []
+    for k in range(300):
+        u = units[k % len(units)]
+        x, y = u.x, u.y
+        path = []
+        for _ in range(10):
+            a = rng.uniform(0, 2 * math.pi)
+            x = min(sc.width - 1, max(1, x + 0.8 * math.cos(a)))
+            y = min(sc.height - 1, max(1, y + 0.8 * math.sin(a)))
+            path.append((x, y))
+        times.append(_timed(lambda: mover.plan(state, u.id, path=path, run=True)))
+    rows.append(_row("check an exact 10-waypoint path (median)", statistics.median(times), 2))
+
+    # Cheapest path to a destination within about a Run.
+    times = []
+    for k in range(200):
+        u = units[k % len(units)]
+        a = rng.uniform(0, 2 * math.pi)
+        d = rng.uniform(2, 9)
+        to = (min(sc.width - 1, max(1, u.x + d * math.cos(a))), min(sc.height - 1, max(1, u.y + d * math.sin(a))))
+        times.append(_timed(lambda: mover.plan(state, u.id, to=to)))
+    rows.append(_row("cheapest path to a destination (median)", statistics.median(times), 10))
+    rows.append(_row("cheapest path to a destination (95th percentile)", _p(times, 0.95), 16))
+
+    # The hard case: legal destinations that need a detour (the found path bends).
+    bent = []
+    for k in range(3000):
+        if len(bent) >= 40:
+            break
+        u = units[k % len(units)]
+        a = rng.uniform(0, 2 * math.pi)
+        d = rng.uniform(3, 9)
+        to = (min(sc.width - 1, max(1, u.x + d * math.cos(a))), min(sc.height - 1, max(1, u.y + d * math.sin(a))))
+        try:
+            plan = mover.plan(state, u.id, to=to, run=True)
+        except IllegalAction:
+            continue
+        if len(plan.points) > 2:
+            bent.append((u.id, to))
+    if bent:
+        times = [_timed(lambda: mover.plan(state, uid, to=to, run=True)) for uid, to in bent]
+        rows.append(_row(f"cheapest path needing a detour, {len(bent)} cases (median)", statistics.median(times), 10))
+        rows.append(_row("cheapest path needing a detour (95th percentile)", _p(times, 0.95), 16))
+
+    times = []
+    for u in units:
+        times.append(_timed(lambda: mover.reachable(state, u.id)))
+    rows.append(_row("reachable area, both layers (median)", statistics.median(times), 30))
+    rows.append(_row("reachable area, both layers (worst unit)", max(times), 30))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run():
+        print(f"{r['name']}: {r['value']:.3g} {r['unit']} ({r['target']}) {'ok' if r['ok'] else 'MISSED'}")
