@@ -50,6 +50,20 @@ def test_physical_dice_are_saved_as_typed_rolls(tmp_path):
     assert back.log[-1].rolls[0].values == [4, 4]
 
 
+def test_physical_then_seeded_dice_replay_exactly(tmp_path):
+    """A seeded game that used physical dice once, then rolled for itself again."""
+    sc = load_scenario(path("duel.yaml"))
+    g = Game(sc, dice=Dice(seed=5, prompt=lambda sides, reason: 2))
+    g.apply({"end_phase": {}})
+    g.apply({"roll": {"sides": 20}})  # physical: 2
+    g.dice.prompt = None  # back to "roll for me"
+    g.apply({"roll": {"sides": 20, "count": 3}})
+    save_game(str(tmp_path / "s.yaml"), g)
+    back = load_game(str(tmp_path / "s.yaml"))
+    assert [r.values for r in back.dice.log] == [r.values for r in g.dice.log]
+    assert back.state.hash() == g.state.hash()
+
+
 def test_an_action_failing_in_the_middle_says_which_and_why(tmp_path):
     g = played()
     save_game(str(tmp_path / "s.yaml"), g)

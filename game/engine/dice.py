@@ -66,6 +66,9 @@ class Dice:
     def __post_init__(self):
         self._rng = random.Random(self.seed)
         self._typed_pos = 0
+        #: True once a value came from the prompt (physical dice): the seed alone no longer
+        #: replays this game, so a save must keep every value rolled.
+        self.prompted = False
 
     # --- snapshots (undo restores the generator too, so redo rolls the same) ---------
     def getstate(self) -> tuple:
@@ -84,6 +87,7 @@ class Dice:
             self._typed_pos += 1
             return max(1, min(sides, value)) if sides >= 1 else value
         if self.prompt is not None:
+            self.prompted = True
             return max(1, min(sides, int(self.prompt(sides, reason))))
         return self._rng.randint(1, sides)
 

@@ -37,7 +37,7 @@ def save_dict(game: Game) -> dict[str, Any]:
     if name and (name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name) and sc.ruleset.source:
         scen["ruleset"] = os.path.abspath(sc.ruleset.source)
     dice = game.dice
-    if dice.prompt is not None or dice.seed is None:
+    if dice.prompted or dice.prompt is not None or dice.seed is None:
         # Physical or unseeded dice: every value rolled is kept, so the replay is exact.
         typed = [v for roll in dice.log for v in roll.values]
     else:

@@ -239,7 +239,6 @@ class PlayScene(Scene):
         self._pending_shown = None
         self._winner_shown = False
         self.last_player = self.state.player
-        self._physical_used = False
         self.apply_dice_mode()
         self.changed()
         if not first:
@@ -249,20 +248,10 @@ class PlayScene(Scene):
         dice = getattr(self.game, "dice", None)
         if dice is None:
             return
-        if self.app.settings.get("dice") == "physical":
-            dice.prompt = self._physical_die
-        elif self._physical_used:
-            # Back to "roll for me" after physical dice: keep rolling through the prompt so
-            # the save records every value (a seed alone would not replay the typed ones).
-            import random
-
-            rng = random.Random()
-            dice.prompt = lambda sides, reason: rng.randint(1, sides)
-        else:
-            dice.prompt = None
+        # Dice remember a physical roll (Dice.prompted), so saves keep every value after one.
+        dice.prompt = self._physical_die if self.app.settings.get("dice") == "physical" else None
 
     def _physical_die(self, sides: int, reason: str) -> int:
-        self._physical_used = True
         return self.app.ask_number(f"Roll a d{sides}", f"Roll a d{sides} and type the result.\n{reason}", 1, sides)
 
     def changed(self) -> None:
