@@ -341,3 +341,15 @@ def test_render_cli_bad_actions_file_exits_2(tmp_path, capsys):
     assert main(["render", os.path.join(ROOT, "maps", "default.yaml"), "-o", str(out), "--actions", str(script)]) == 2
     assert f"{script}:3:" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_fonts_survive_pygame_quit():
+    """A closed window (pygame.quit) must not leave dead fonts in the cache."""
+    import pygame
+
+    from game.ui.render import get_font
+
+    pygame.init()
+    get_font(14).render("before", True, (0, 0, 0))
+    pygame.quit()
+    assert get_font(14).render("after", True, (0, 0, 0)).get_width() > 0

@@ -423,3 +423,15 @@ def test_pixels_unit_colour_reach_tint_and_difficult_hatching(tmp_path, datadir)
     app.frame(0.016, flip=False)
     after = tuple(app.screen.get_at(probe))[:3]
     assert after[1] - after[0] > before[1] - before[0] + 10  # greener
+
+
+def test_h_turns_the_hand_over_screen_off_for_solo_play(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    key(app, "handover")  # off
+    assert app.settings["handover"] is False
+    for _ in range(3):
+        key(app, "end_step")  # move -> shoot -> melee -> player 2's turn
+    assert scene.state.player == 2
+    assert app.top is scene  # no hand-over screen in between
+    key(app, "handover")  # back on
+    assert app.settings["handover"] is True

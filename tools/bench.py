@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import os
+import subprocess
 import pathlib
 import sys
 import time
@@ -16,11 +17,21 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
-def load(path: pathlib.Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def run_isolated(path: pathlib.Path) -> list[dict]:
+    """Run one bench file in a fresh process, so areas cannot disturb each other."""
+    code = (
+        "import json, sys, importlib.util\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        f"spec = importlib.util.spec_from_file_location('b', {str(path)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "rows = m.run()\n"
+        "sys.stdout.write('\\nBENCH-ROWS ' + json.dumps(rows) + '\\n')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
+    for line in out.stdout.splitlines():
+        if line.startswith("BENCH-ROWS "):
+            return json.loads(line[len("BENCH-ROWS "):])
+    raise RuntimeError((out.stderr.strip().splitlines() or ["no output"])[-1])
 
 
 def main(argv: list[str]) -> int:
@@ -32,7 +43,7 @@ def main(argv: list[str]) -> int:
             continue
         t0 = time.perf_counter()
         try:
-            for row in load(path).run():
+            for row in run_isolated(path):
                 rows.append((area, row))
         except Exception:
             failures.append((area, traceback.format_exc()))

@@ -60,6 +60,7 @@ KEYS: tuple[Binding, ...] = (
     Binding("jump_toggle", pygame.K_j, 0, "Jump down ledges instead of climbing (M9) / back (this drag and the next)"),
     Binding("roll", pygame.K_d, 0, "Dice tray: roll dice for a stated reason"),
     Binding("dice_mode", pygame.K_p, CTRL, "Switch dice: roll for me / I roll physical dice"),
+    Binding("handover", pygame.K_h, 0, "Hand-over screen between players on/off (off for solo playtests)"),
     Binding("menu", pygame.K_m, 0, "Context menu of the selected unit (engage, status, ...)"),
     Binding("help", pygame.K_F1, 0, "This help"),
     Binding("quit", pygame.K_q, CTRL, "Quit (the game is autosaved)"),

@@ -65,10 +65,12 @@ def get_font(size: int, style: str = "bold") -> pygame.font.Font:
     """
     size = max(6, int(size))
     key = (size, style)
+    if not pygame.font.get_init():
+        # pygame.quit() (a closed window, a test) invalidates every font made before.
+        _fonts.clear()
+        pygame.font.init()
     font = _fonts.get(key)
     if font is None:
-        if not pygame.font.get_init():
-            pygame.font.init()
         name = {"regular": theme.FONT_REGULAR, "bold": theme.FONT_BOLD, "condensed": theme.FONT_CONDENSED}.get(style, theme.FONT_BOLD)
         path = theme.font_path(name)
         try:

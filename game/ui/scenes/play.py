@@ -513,6 +513,11 @@ class PlayScene(Scene):
             self.apply_dice_mode()
             self.note("dice: I roll physical dice (you will be asked for each result)" if mode == "physical"
                       else "dice: roll for me", log=False)
+        elif cmd == "handover":
+            on = not self.app.settings.get("handover", True)
+            self.app.settings["handover"] = on
+            userdata.save_settings(self.app.settings)
+            self.note("hand-over screen between players: on (hot-seat)" if on else "hand-over screen: off (solo)", log=False)
         elif cmd == "menu":
             if self.selected:
                 u = self.state.units[self.selected]
