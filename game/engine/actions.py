@@ -17,7 +17,7 @@ from typing import Any
 
 from game.engine.errors import IllegalAction, LoadError, Problem
 from game.engine.model import STATUSES
-from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
+from game.engine.yamlsrc import Source, describe_value, is_finite_number, load_yaml, read_text
 
 #: Rule id given to malformed actions (not a rule of the game: the action itself is wrong).
 RULE_ACTION = "action"
@@ -72,20 +72,6 @@ class Action:
         return {self.kind: dict(self.args)}
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (yes/no)"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    return f"text {value!r}"
-
-
 def _point(value: Any) -> list[float] | None:
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(is_finite_number(v) for v in value):
         return [float(value[0]), float(value[1])]
@@ -96,28 +82,28 @@ def _check_field(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
     """Normalise one field value; (value, None) or (None, problem)."""
     if kind in ("unit", "token", "text"):
         if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-            return None, f"{what} must be {'an id' if kind != 'text' else 'text'}, not {_kind(value)}"
+            return None, f"{what} must be {'an id' if kind != 'text' else 'text'}, not {describe_value(value)}"
         text = str(value)
         if kind != "text" and (not text.strip() or any(c.isspace() for c in text)):
             return None, f"{what} {text!r} must be one word with no spaces"
         return text, None
     if kind == "point":
         p = _point(value)
-        return (p, None) if p else (None, f"{what} must be a point [x, y], not {_kind(value)}")
+        return (p, None) if p else (None, f"{what} must be a point [x, y], not {describe_value(value)}")
     if kind == "path":
         if not isinstance(value, (list, tuple)) or len(value) < 2:
-            return None, f"{what} must be a list of at least 2 points [[x, y], ...], not {_kind(value)}"
+            return None, f"{what} must be a list of at least 2 points [[x, y], ...], not {describe_value(value)}"
         pts = [_point(v) for v in value]
         for i, p in enumerate(pts):
             if p is None:
-                return None, f"{what} point {i + 1} must be [x, y], not {_kind(value[i])}"
+                return None, f"{what} point {i + 1} must be [x, y], not {describe_value(value[i])}"
         return pts, None
     if kind in ("player", "int", "sides", "count"):
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and value.is_integer() and math.isfinite(value):
                 value = int(value)
             else:
-                return None, f"{what} must be a whole number, not {_kind(value)}"
+                return None, f"{what} must be a whole number, not {describe_value(value)}"
         low = {"player": 0, "sides": 1, "count": 1}.get(kind)
         if low is not None and value < low:
             return None, f"{what} must be at least {low}, not {value}"
@@ -127,7 +113,7 @@ def _check_field(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
             return None, f"{what} must be at most 1000, not {value}"
         return value, None
     if kind == "bool":
-        return (value, None) if isinstance(value, bool) else (None, f"{what} must be true or false, not {_kind(value)}")
+        return (value, None) if isinstance(value, bool) else (None, f"{what} must be true or false, not {describe_value(value)}")
     if kind == "status":
         if value in STATUSES:
             return value, None
@@ -137,7 +123,7 @@ def _check_field(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
     if kind == "descend":
         if value in DESCENDS:
             return value, None
-        return None, f"{what} must be one of {', '.join(DESCENDS)}, not {_kind(value)}"
+        return None, f"{what} must be one of {', '.join(DESCENDS)}, not {describe_value(value)}"
     raise AssertionError(kind)
 
 
@@ -147,7 +133,7 @@ def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
     if isinstance(raw, str):
         raw = {raw: {}}
     if not isinstance(raw, dict) or len(raw) != 1:
-        what = f"a mapping with {len(raw)} keys" if isinstance(raw, dict) else _kind(raw)
+        what = f"a mapping with {len(raw)} keys" if isinstance(raw, dict) else describe_value(raw)
         return None, [((), f"an action must be one mapping like {{end_phase: {{}}}}, not {what}")]
     (name, body), = raw.items()
     if name not in SPECS:
@@ -158,7 +144,7 @@ def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
     if body is None:
         body = {}
     if not isinstance(body, dict):
-        return None, [((name,), f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec) }}}, not {_kind(body)}")]
+        return None, [((name,), f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec) }}}, not {describe_value(body)}")]
     args: dict[str, Any] = {}
     for key, value in body.items():
         if key not in spec:
@@ -230,7 +216,7 @@ def parse_script(src: Source, prefix: tuple = ()) -> Script:
     for key in prefix:
         data = data[key]
     if not isinstance(data, dict):
-        raise LoadError([src.problem(prefix, f"an action script must be a mapping with seed, dice and actions, not {_kind(data)}")])
+        raise LoadError([src.problem(prefix, f"an action script must be a mapping with seed, dice and actions, not {describe_value(data)}")])
     script = Script(src.file)
     for key in data:
         if key not in SCRIPT_KEYS:
@@ -239,17 +225,17 @@ def parse_script(src: Source, prefix: tuple = ()) -> Script:
     seed = data.get("seed")
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int):
-            bad(("seed",), f"seed must be a whole number, not {_kind(seed)}")
+            bad(("seed",), f"seed must be a whole number, not {describe_value(seed)}")
         else:
             script.seed = seed
     dice = data.get("dice")
     if dice is not None:
         if not isinstance(dice, list):
-            bad(("dice",), f"dice must be a list of typed-in rolls like [12, 3, 20], not {_kind(dice)}")
+            bad(("dice",), f"dice must be a list of typed-in rolls like [12, 3, 20], not {describe_value(dice)}")
         else:
             for i, v in enumerate(dice):
                 if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                    bad(("dice", i), f"dice roll {i + 1} must be a whole number of at least 1, not {_kind(v)}")
+                    bad(("dice", i), f"dice roll {i + 1} must be a whole number of at least 1, not {describe_value(v)}")
                 else:
                     script.dice.append(v)
     actions = data.get("actions")
@@ -258,7 +244,7 @@ def parse_script(src: Source, prefix: tuple = ()) -> Script:
     elif actions is None:
         actions = []
     elif not isinstance(actions, list):
-        bad(("actions",), f"actions must be a list, not {_kind(actions)}")
+        bad(("actions",), f"actions must be a list, not {describe_value(actions)}")
         actions = []
     for i, raw in enumerate(actions or []):
         action, probs = check_action(raw)

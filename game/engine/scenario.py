@@ -33,7 +33,7 @@ from game.engine.model import (
     Warband,
 )
 from game.engine.ruleset import BASE, Ruleset, check_overrides, load_ruleset
-from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
+from game.engine.yamlsrc import Source, describe_value, is_finite_number, load_yaml, read_text
 
 TOP_KEYS = ("name", "table", "ruleset", "rules", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
 TERRAIN_KEYS = ("id", "kind", "height", "polygon", "name")
@@ -60,7 +60,7 @@ class _Checker:
 
     def mapping(self, value: Any, path: tuple, what: str, allowed: tuple[str, ...]) -> dict | None:
         if not isinstance(value, dict):
-            self.bad(path, f"{what} must be a mapping of key: value, not {_kind(value)}")
+            self.bad(path, f"{what} must be a mapping of key: value, not {describe_value(value)}")
             return None
         for key in value:
             if key not in allowed:
@@ -73,7 +73,7 @@ class _Checker:
         if value is None:
             return []
         if not isinstance(value, list):
-            self.bad(path, f"{what} must be a list, not {_kind(value)}")
+            self.bad(path, f"{what} must be a list, not {describe_value(value)}")
             return []
         return value
 
@@ -88,7 +88,7 @@ class _Checker:
             self.bad(path, f"{what} must be a finite number, not {'NaN' if math.isnan(value) else 'infinite'}")
             return None
         if not is_finite_number(value):
-            self.bad(path, f"{what} must be a number, not {_kind(value)}")
+            self.bad(path, f"{what} must be a number, not {describe_value(value)}")
             return None
         if positive and value <= 0:
             self.bad(path, f"{what} must be more than 0, not {value}")
@@ -100,7 +100,7 @@ class _Checker:
 
     def integer(self, value: Any, path: tuple, what: str, minimum: int = 0) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.bad(path, f"{what} must be a whole number, not {_kind(value)}")
+            self.bad(path, f"{what} must be a whole number, not {describe_value(value)}")
             return None
         if value < minimum:
             self.bad(path, f"{what} must be at least {minimum}, not {value}")
@@ -109,7 +109,7 @@ class _Checker:
 
     def text(self, value: Any, path: tuple, what: str) -> str | None:
         if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-            self.bad(path, f"{what} must be text, not {_kind(value)}")
+            self.bad(path, f"{what} must be text, not {describe_value(value)}")
             return None
         return str(value)
 
@@ -132,7 +132,7 @@ class _Checker:
 
     def point(self, value: Any, path: tuple, what: str) -> tuple[float, float] | None:
         if not isinstance(value, list) or len(value) != 2:
-            self.bad(path, f"{what} must be a point [x, y], not {_kind(value)}")
+            self.bad(path, f"{what} must be a point [x, y], not {describe_value(value)}")
             return None
         x = self.number(value[0], path + (0,), f"{what} x", minimum=None)
         y = self.number(value[1], path + (1,), f"{what} y", minimum=None)
@@ -142,7 +142,7 @@ class _Checker:
 
     def polygon(self, value: Any, path: tuple, what: str, table: Polygon | None) -> list[tuple[float, float]] | None:
         if not isinstance(value, list):
-            self.bad(path, f"{what} must be a list of points [[x, y], ...], not {_kind(value)}")
+            self.bad(path, f"{what} must be a list of points [[x, y], ...], not {describe_value(value)}")
             return None
         points = [self.point(p, path + (i,), f"{what} point {i + 1}") for i, p in enumerate(value)]
         if any(p is None for p in points):
@@ -164,20 +164,6 @@ class _Checker:
             self.bad(path, f"{what} goes off the table (it spans x {minx:g}..{maxx:g}, y {miny:g}..{maxy:g})")
             return None
         return points
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (yes/no)"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    return f"{type(value).__name__} {value!r}" if not isinstance(value, str) else f"text {value!r}"
 
 
 def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
@@ -205,7 +191,7 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     ruleset_name = data.get("ruleset")
     ruleset = None
     if ruleset_name is not None and not isinstance(ruleset_name, str):
-        ck.bad(("ruleset",), f"ruleset must be a ruleset name or path, not {_kind(ruleset_name)}")
+        ck.bad(("ruleset",), f"ruleset must be a ruleset name or path, not {describe_value(ruleset_name)}")
         ruleset_name = None
     try:
         ruleset = (ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
@@ -438,7 +424,7 @@ def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
     if stats is None:
         return None
     if not isinstance(stats, dict):
-        ck.bad(path + ("stats",), f"{what}: stats must be a mapping like {{move: 6, agility: 12}}, not {_kind(stats)}")
+        ck.bad(path + ("stats",), f"{what}: stats must be a mapping like {{move: 6, agility: 12}}, not {describe_value(stats)}")
         return None
     ok = True
     out = {}
@@ -645,7 +631,7 @@ def atomic_write(path: str, text: str) -> None:
     """Write a file so that a crash leaves either the old or the new file, never half."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".yaml", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(path), dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -165,3 +165,18 @@ def read_text(path: str) -> str:
 
 def is_finite_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def describe_value(value: Any) -> str:
+    """How an error message names a value a file gave: ``the number 3``, ``a list of 2``."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (yes/no)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    return f"text {value!r}" if isinstance(value, str) else f"{type(value).__name__} {value!r}"

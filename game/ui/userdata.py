@@ -11,10 +11,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import tempfile
 import threading
 import traceback
 from typing import Any
+
+from game.engine.scenario import atomic_write as atomic_write_text  # temporary file, then rename
 
 APP = "speedheim-table"
 AUTOSAVE = "autosave.yaml"
@@ -50,24 +51,6 @@ def crashlog_path() -> str:
 
 def settings_path() -> str:
     return os.path.join(data_dir(), SETTINGS)
-
-
-def atomic_write_text(path: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def has_autosave() -> bool:
