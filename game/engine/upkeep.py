@@ -16,7 +16,7 @@ import math
 from typing import TYPE_CHECKING
 
 from game.engine.errors import IllegalAction
-from game.engine.model import Token, Unit
+from game.engine.model import GameState, Token, Unit
 
 if TYPE_CHECKING:  # pragma: no cover
     from game.engine.controller import Game
@@ -170,6 +170,16 @@ def _free_spot(g: "Game", x: float, y: float, r: float) -> tuple[float, float] |
             if all(math.hypot(px - o.x, py - o.y) >= r + o.r - 1e-6 for o in others):
                 return (px, py)
     return None
+
+
+def leave_table(st: GameState, u: Unit) -> None:
+    """The unit leaves the table (a rout, a flee): it is no longer Engaged with anyone."""
+    for other in u.engaged_with:
+        o = st.units.get(other)
+        if o is not None and u.id in o.engaged_with:
+            o.engaged_with.remove(u.id)
+    u.engaged_with = []
+    u.on_table = False
 
 
 def drop_token(g: "Game", u: Unit) -> Token | None:
@@ -406,12 +416,7 @@ def finish_rout(g: "Game") -> str:
     loser = prog["loser"]
     for u in st.units_of(loser):
         if u.on_table:
-            for other in u.engaged_with:
-                o = st.units.get(other)
-                if o is not None and u.id in o.engaged_with:
-                    o.engaged_with.remove(u.id)
-            u.engaged_with = []
-            u.on_table = False
+            leave_table(st, u)
     if loser not in st.routed:
         st.routed.append(loser)
     g.event(f"every unit of {loser} leaves the table")
@@ -486,12 +491,7 @@ def break_point(g: "Game", wid: str) -> str:
         g.auto("U2", f"{u.id}: {roll.kept}{mod:+d} = {total}: {result} ({effect})")
         if effect == "leave":
             drop_token(g, u)
-            for other in u.engaged_with:
-                o = st.units.get(other)
-                if o is not None and u.id in o.engaged_with:
-                    o.engaged_with.remove(u.id)
-            u.engaged_with = []
-            u.on_table = False
+            leave_table(st, u)
             st.lost[wid] = st.lost.get(wid, 0) + 1
         elif effect == "recover":
             if u.status in RECOVERY:

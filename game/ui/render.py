@@ -25,7 +25,6 @@ import os
 import re
 import struct
 import sys
-import tempfile
 import zlib
 from typing import Iterable, Sequence
 
@@ -43,6 +42,7 @@ from shapely.ops import nearest_points, polylabel, unary_union  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.model import GameState, Scenario, Terrain, Token, Unit  # noqa: E402
+from game.engine.scenario import atomic_write  # noqa: E402
 from game.ui import theme  # noqa: E402
 from game.ui.theme import Colour  # noqa: E402
 
@@ -1082,19 +1082,7 @@ def encode_png(surface: pygame.Surface, level: int = 3) -> bytes:
 
 def save_png(surface: pygame.Surface, out_path: str) -> None:
     """Write a PNG atomically (temporary file + rename), whatever the file's extension."""
-    directory = os.path.dirname(os.path.abspath(out_path))
-    data = encode_png(surface)
-    fd, tmp = tempfile.mkstemp(prefix=".render-", suffix=".png", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out_path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(out_path, encode_png(surface))
 
 
 def render_png(scenario: Scenario, state: GameState | None, out_path: str, reveal: bool = False,
