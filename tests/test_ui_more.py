@@ -233,3 +233,43 @@ def test_physical_then_automatic_dice_still_save_and_load_exactly(tmp_path, data
     again = load_game(out)
     assert [r.kept for r in again.dice.log] == values
     assert again.state.hash() == scene.state.hash()
+
+
+def test_picking_up_an_event_token_reveals_it_and_brings_neutrals(tmp_path, datadir):
+    text = SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: event}")
+    text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
+    app, scene = make_scene(tmp_path, text)
+    app.frame(0.016, flip=False)
+    app.close_dialogs()
+    units_before = set(scene.state.units)
+    down(app, px(scene, 12, 3))
+    st = scene.state
+    assert st.treasure["t1"].revealed and st.treasure["t1"].carried_by == "red-second"
+    assert st.event_triggered_by == 1
+    neutrals = [u for uid, u in st.units.items() if uid not in units_before]
+    assert neutrals and all(u.warband == scene.game.neutral_id for u in neutrals)
+    app.frame(0.016, flip=False)
+    assert app.modal is not None and "Event" in app.modal.root.window_display_title
+    assert any(r.rule == "U7" for r in scene.game.dice.log)
+
+
+def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
+    # Two red units within 5" of t1 when Blue routs: Red chooses which one takes it (U4).
+    text = SCENARIO.replace("at: [4, 4], base_mm: 25", "at: [8, 4], base_mm: 25")
+    text = text.replace("state: {turn: 1, player: 1, phase: move}",
+                        "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
+    app, scene = make_scene(tmp_path, text, typed=[1])
+    key(app, "end_step")  # player 2's upkeep: the Rout Check passes
+    key(app, "end_step")  # past the hand-over screen
+    app.frame(0.016, flip=False)
+    app.modal.choose({"rout": {"player": 2}})  # Blue routs voluntarily
+    app.frame(0.016, flip=False)
+    pending = scene.game.pending
+    assert pending is not None and pending["kind"] == "grab"
+    dlg = app.modal
+    choice = {"grab": {"unit": "red-captain", "token": "t1"}}
+    assert choice in list(dlg.buttons.values()) and {"grab": {"unit": "red-second", "token": "t1"}} in list(dlg.buttons.values())
+    dlg.choose(choice)
+    st = scene.state
+    assert st.treasure["t1"].carried_by == "red-captain"  # the winner alone within 5": no check
+    assert scene.game.outcome() == "red"
