@@ -273,3 +273,15 @@ def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
     st = scene.state
     assert st.treasure["t1"].carried_by == "red-captain"  # the winner alone within 5": no check
     assert scene.game.outcome() == "red"
+
+
+def test_log_panel_renders_only_new_entries(tmp_path, datadir):
+    from game.ui.widgets.log_view import LogView
+
+    view = LogView(pygame.Rect(0, 0, 300, 200))
+    entries = [(f"P1 move red-{i} to [{i}, 3]", "action") for i in range(50)]
+    view.set_entries(entries)
+    first = list(view._lines)
+    view.set_entries(entries + [("d20: 12 - a stated reason", "roll")])
+    assert view.lines == len(first) + 1
+    assert all(a is b for a, b in zip(first, view._lines))  # earlier lines were not rendered again

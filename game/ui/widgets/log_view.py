@@ -1,7 +1,7 @@
 """The scrolling log panel: every action, roll, automatic step and refusal.
 
-Lines are wrapped and rendered once when the log changes; a frame only blits the
-visible ones. The wheel over the panel scrolls; new lines scroll to the bottom.
+Each entry is wrapped and rendered once (cached per panel width); a frame only blits
+the visible lines. The wheel over the panel scrolls; new lines scroll to the bottom.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ class LogView:
         self.entries: list[tuple[str, str]] = []
         self._lines: list[pygame.Surface] = []
         self._sig: tuple = ()
+        #: Rendered lines per (entry, kind, width): a new action renders only its own lines.
+        self._rendered: dict[tuple[str, str, int], list[pygame.Surface]] = {}
         self.scroll = 0  # lines from the bottom
         self.line_h = T.font(self.SIZE).get_linesize()
 
@@ -48,10 +50,13 @@ class LogView:
         self._lines = []
         width = self.rect.width - 12
         for s, kind in self.entries:
-            colour = KIND_COLOURS.get(kind, (30, 30, 30))
-            bold = kind == "turn"
-            for line in T.wrap(s, width, self.SIZE, bold):
-                self._lines.append(T.text(line, self.SIZE, colour, bold))
+            key = (s, kind, width)
+            rendered = self._rendered.get(key)
+            if rendered is None:
+                colour = KIND_COLOURS.get(kind, (30, 30, 30))
+                bold = kind == "turn"
+                rendered = self._rendered[key] = [T.text(line, self.SIZE, colour, bold) for line in T.wrap(s, width, self.SIZE, bold)]
+            self._lines.extend(rendered)
         self.scroll = 0
 
     @property
