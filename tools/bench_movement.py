@@ -1,7 +1,9 @@
 """Movement benchmarks (issue 3) on maps/stress.yaml (48" x 48", 60 pieces, 40 units).
 
 Rows: preparing the nav structures, checking an exact 10-waypoint path, the cheapest
-path to a destination (median and 95th percentile), the reachable area (both layers).
+path to a destination (median and 95th percentile; also for destinations that need a
+detour, and for ones whose path jumps a gap or climbs over a wall), the reachable area
+(both layers).
 If maps/stress.yaml is missing, a synthetic map of the same size is used.
 
 Every query is timed REPEATS times and its fastest time kept (the usual guard against
@@ -59,6 +61,49 @@ def _synthetic():
     doc = {"name": "synthetic stress", "table": {"width": 48, "height": 48}, "terrain": terrain,
            "warbands": [{"id": "red", "player": 1, "units": units["red"]}, {"id": "blue", "player": 2, "units": units["blue"]}]}
     return load_scenario("synthetic-stress.yaml", text=json.dumps(doc))
+
+
+def _hop_cases(mover, state, units, rng, want: int = 30):
+    """(unit, start, destination, run) whose cheapest path jumps a gap or climbs a wall."""
+    out = []
+    board = mover.board
+    takeoff = {}
+    for k in range(400):
+        if len(out) >= want:
+            break
+        u = units[k % len(units)]
+        g = mover.nav.grid(u.r)
+        if g.r not in takeoff:
+            takeoff[g.r] = [a for a in range(g.nx * g.ny) if g.s_ptr[a + 1] > g.s_ptr[a]]
+        if not takeoff[g.r]:
+            continue
+        # a random jump or wall climb: start before its take-off cell, aim beyond its landing
+        c = rng.choice(takeoff[g.r])
+        i = rng.randrange(g.s_ptr[c], g.s_ptr[c + 1])
+        a, b = c, g.s_dst[i]
+        dx, dy = g.X[b] - g.X[a], g.Y[b] - g.Y[a]
+        ll = math.hypot(dx, dy)
+        back = rng.uniform(0.5, 2.5)
+        start = (g.X[a] - dx / ll * back, g.Y[a] - dy / ll * back)
+        to = (g.X[b] + dx / ll * back, g.Y[b] + dy / ll * back)
+        if board.height_at(*start) != float(g.z[a]) or board.height_at(*to) != float(g.z[b]):
+            continue
+        old = (u.x, u.y)
+        u.x, u.y = start
+        try:
+            if mover.end_problem(state, u, *start) is not None:
+                continue
+            run = mover.run_denial(state, u.id) is None
+            plan = mover.plan(state, u.id, to=to, run=run)
+        except IllegalAction:
+            continue
+        finally:
+            u.x, u.y = old
+        kinds = [t.kind for t in plan.checks]
+        walls = [t for t in plan.checks if t.piece in board.by_id and board.terrain[board.by_id[t.piece]].kind == "wall"]
+        if "jump_gap" in kinds or walls:
+            out.append((u.id, start, to, run))
+    return out
 
 
 REPEATS = 3
@@ -145,6 +190,20 @@ def run() -> list[dict]:
         times = [_timed(lambda: mover.plan(state, uid, to=to, run=True)) for uid, to in bent]
         rows.append(_row(f"cheapest path needing a detour, {len(bent)} cases (median)", statistics.median(times), 10))
         rows.append(_row("cheapest path needing a detour (95th percentile)", _p(times, 0.95), 16))
+
+    # Paths that jump a gap (M8) or climb over a wall (M6): a unit is put on a roof (or
+    # beside a wall) and sent to a roof (or the far side) that such an edge reaches.
+    hops = _hop_cases(mover, state, units, rng)
+    if hops:
+        times = []
+        for uid, start, to, run in hops:
+            u = state.units[uid]
+            old = (u.x, u.y)
+            u.x, u.y = start
+            times.append(_timed(lambda: mover.plan(state, uid, to=to, run=run)))
+            u.x, u.y = old
+        rows.append(_row(f"cheapest path with a gap jump or wall climb, {len(hops)} cases (median)", statistics.median(times), 10))
+        rows.append(_row("cheapest path with a gap jump or wall climb (95th percentile)", _p(times, 0.95), 16))
 
     times = []
     for u in units:
