@@ -509,7 +509,9 @@ class NavGrid:
         self._fine = None
         self._mud = None
         self._fp: dict[tuple, set[int]] = {}
+        self._labels: list[int] | None = None
         self.fit_l = fit.tolist()
+        self.X_l, self.Y_l = X.tolist(), Y.tolist()
         self.z_l = z.tolist()
         self.diff_l = diff.tolist()
         self._build_transitions(mover, r, cell)
@@ -717,31 +719,99 @@ class NavGrid:
         self._walk[c] = out
         return out
 
+    def free_labels(self) -> list[int]:
+        """Connected parts of the graph of steps that need no check (walking, ladders,
+        check-free specials), edges taken both ways and every base ignored: cells with
+        different labels are never joined by a search that leaves out checks."""
+        if self._labels is None:
+            nx, ny, free = self.nx, self.ny, self.free
+            n = nx * ny
+            fit = self.fit.reshape(nx, ny)
+            z = self.z.reshape(nx, ny)
+            idx = np.arange(n).reshape(nx, ny)
+            src, dst = [], []
+            for di, dj, _w in _NEIGHBOURS:
+                if (di, dj) < (0, 0):
+                    continue  # the reverse direction is the same undirected edge
+                a_sl = (slice(max(0, -di), nx - max(0, di)), slice(max(0, -dj), ny - max(0, dj)))
+                b_sl = (slice(max(0, di), nx - max(0, -di)), slice(max(0, dj), ny - max(0, -dj)))
+                za, zb = z[a_sl], z[b_sl]
+                # a -> b as walk_edges allows it, or b -> a (either joins the two cells)
+                ok_ab = fit[b_sl] & (np.abs(zb - za) <= free + EPS)
+                ok_ba = fit[a_sl] & (np.abs(za - zb) <= free + EPS)
+                if di and dj:
+                    # corner cells: (ci, cj + dj) and (ci + di, cj) for a at (ci, cj)
+                    c1 = fit[(a_sl[0], b_sl[1])]
+                    c2 = fit[(b_sl[0], a_sl[1])]
+                    ok_ab &= c1 & c2
+                    ok_ba &= c1 & c2
+                ok = ok_ab | ok_ba
+                src.append(idx[a_sl][ok])
+                dst.append(idx[b_sl][ok])
+            t_ptr, t_dst, t_lad = self.t_ptr, self.t_dst, self.t_lad
+            s_ptr, s_dst, s_n = self.s_ptr, self.s_dst, self.s_n
+            extra_a, extra_b = [], []
+            for c in range(n):
+                for i in range(t_ptr[c], t_ptr[c + 1]):
+                    if t_lad[i]:
+                        extra_a.append(c)
+                        extra_b.append(t_dst[i])
+                for i in range(s_ptr[c], s_ptr[c + 1]):
+                    if not s_n[i]:
+                        extra_a.append(c)
+                        extra_b.append(s_dst[i])
+            A = np.concatenate(src + [np.array(extra_a, dtype=np.int64)]).tolist()
+            B = np.concatenate(dst + [np.array(extra_b, dtype=np.int64)]).tolist()
+            parent = list(range(n))
+            for a, b in zip(A, B):
+                while parent[a] != a:
+                    parent[a] = parent[parent[a]]
+                    a = parent[a]
+                while parent[b] != b:
+                    parent[b] = parent[parent[b]]
+                    b = parent[b]
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            for c in range(n):
+                parent[c] = parent[parent[c]]
+            self._labels = parent
+        return self._labels
+
+    def free_connected(self, starts, goals) -> bool:
+        """Can a search that leaves out checks join a start cell to a goal cell at all?"""
+        lab = self.free_labels()
+        have = {lab[c] for c, _d in starts}
+        return any(lab[c] in have for c in goals)
+
     def search(self, starts: list[tuple[int, float]], blocked: set[int], *, checks: bool, difficult: bool, descend: str,
                may_climb: bool, limit: float, goal: tuple[float, float] | None = None, goals: set[int] | None = None,
                banned: set[tuple[int, int]] | None = None):
         """Dijkstra (A* towards ``goal``) on (cost, checks).
 
         Returns (dist, nchk, parent, found goal cell or None, touched difficult ground);
-        ``self.skipped_checks`` tells whether an edge needing a check was left out."""
+        ``self.skipped_checks`` tells whether an edge needing a check was left out that
+        the same search with checks would have taken within ``limit`` (if none was, that
+        search gives exactly this answer)."""
         diffl = self.diff_l
         dist: dict[int, float] = {}
         nchk: dict[int, int] = {}
         parent: dict[int, int] = {}
         heap = []
-        X, Y = self.X, self.Y
+        # Plain lists (not numpy): the heuristic is inlined below, same floats as before.
+        X, Y = self.X_l, self.Y_l
+        hyp = math.hypot
         if goal is not None:
             gx, gy = goal
-            hyp = math.hypot
-            h = lambda c: hyp(X[c] - gx, Y[c] - gy)  # noqa: E731
+            h = True
         else:
-            h = None
+            gx = gy = 0.0
+            h = False
         for c, d0 in starts:
             if d0 < dist.get(c, math.inf):
                 dist[c] = d0
                 nchk[c] = 0
                 parent[c] = -1
-                heapq.heappush(heap, ((d0 + h(c)) if h else d0, 0, d0, c))
+                heapq.heappush(heap, ((d0 + hyp(X[c] - gx, Y[c] - gy)) if h else d0, 0, d0, c))
         done: set[int] = set()
         t_ptr, t_dst, t_w, t_dz, t_lad = self.t_ptr, self.t_dst, self.t_w, self.t_dz, self.t_lad
         s_ptr, s_dst, s_w, s_cu, s_cd, s_n, s_dd = self.s_ptr, self.s_dst, self.s_w, self.s_cu, self.s_cd, self.s_n, self.s_dd
@@ -753,6 +823,9 @@ class NavGrid:
         lim = limit + EPS
         jump = descend == "jump"
         pop, push = heapq.heappop, heapq.heappush
+        nodiff = not difficult
+        no_checks = not checks or not may_climb
+        has_goals = goals is not None
         while heap:
             f, k, g, c = pop(heap)
             if c in done:
@@ -760,14 +833,14 @@ class NavGrid:
             done.add(c)
             if diffl[c]:
                 touched = True
-            if goals is not None and c in goals:
+            if has_goals and c in goals:
                 found = c
                 break
             nbrs = walk.get(c)
             if nbrs is None:
                 nbrs = walk_edges(c)
             for d, w, dd in nbrs:
-                if d in blocked or (dd and not difficult):
+                if d in blocked or (dd and nodiff):
                     continue
                 ng = g + w
                 if ng > lim:
@@ -777,51 +850,59 @@ class NavGrid:
                     dist[d] = ng
                     nchk[d] = k
                     parent[d] = c
-                    push(heap, ((ng + h(d)) if h else ng, k, ng, d))
+                    push(heap, ((ng + hyp(X[d] - gx, Y[d] - gy)) if h else ng, k, ng, d))
             lo, hi = t_ptr[c], t_ptr[c + 1]
-            for i in range(lo, hi):
-                d, w, dz, ladder = t_dst[i], t_w[i], t_dz[i], t_lad[i]
-                if d in blocked or (diffl[d] and not difficult):
-                    continue
-                if ladder:
-                    cost, kk = w + abs(dz), 0
-                else:
-                    if not checks or not may_climb:
-                        skipped = True
+            if lo != hi:
+                for i in range(lo, hi):
+                    d, w, dz, ladder = t_dst[i], t_w[i], t_dz[i], t_lad[i]
+                    if d in blocked or (diffl[d] and nodiff):
                         continue
-                    cost = w if (dz < 0 and jump) else w + abs(dz)
-                    kk = 1
-                ng = g + cost
-                nk = k + kk
-                if ng > lim:
-                    continue
-                old = dist.get(d)
-                if old is None or ng < old - 1e-9 or (ng <= old + 1e-9 and nk < nchk[d]):
-                    dist[d] = ng
-                    nchk[d] = nk
-                    parent[d] = c
-                    push(heap, ((ng + h(d)) if h else ng, nk, ng, d))
+                    if ladder:
+                        cost, kk = w + abs(dz), 0
+                    else:
+                        cost = w if (dz < 0 and jump) else w + abs(dz)
+                        if no_checks:
+                            # left out; it matters only if a search with checks could take it
+                            if g + cost <= lim:
+                                skipped = True
+                            continue
+                        kk = 1
+                    ng = g + cost
+                    nk = k + kk
+                    if ng > lim:
+                        continue
+                    old = dist.get(d)
+                    if old is None or ng < old - 1e-9 or (ng <= old + 1e-9 and nk < nchk[d]):
+                        dist[d] = ng
+                        nchk[d] = nk
+                        parent[d] = c
+                        push(heap, ((ng + hyp(X[d] - gx, Y[d] - gy)) if h else ng, nk, ng, d))
             # Gap jumps (M8) and climbs over walls (M6).
-            for i in range(s_ptr[c], s_ptr[c + 1]):
-                d = s_dst[i]
-                if d in blocked or (diffl[d] and not difficult):
-                    continue
-                kk = s_n[i]
-                if kk and (not checks or not may_climb):
-                    skipped = True
-                    continue
-                if banned and (c, d) in banned:
-                    continue
-                ng = g + s_w[i] + s_cu[i] + (0.0 if (jump and s_dd[i]) else s_cd[i])
-                nk = k + kk
-                if ng > lim:
-                    continue
-                old = dist.get(d)
-                if old is None or ng < old - 1e-9 or (ng <= old + 1e-9 and nk < nchk[d]):
-                    dist[d] = ng
-                    nchk[d] = nk
-                    parent[d] = c
-                    push(heap, ((ng + h(d)) if h else ng, nk, ng, d))
+            lo, hi = s_ptr[c], s_ptr[c + 1]
+            if lo != hi:
+                for i in range(lo, hi):
+                    d = s_dst[i]
+                    if d in blocked or (diffl[d] and nodiff):
+                        continue
+                    kk = s_n[i]
+                    if kk and no_checks:
+                        if banned and (c, d) in banned:
+                            continue
+                        if g + s_w[i] + s_cu[i] + (0.0 if (jump and s_dd[i]) else s_cd[i]) <= lim:
+                            skipped = True
+                        continue
+                    if banned and (c, d) in banned:
+                        continue
+                    ng = g + s_w[i] + s_cu[i] + (0.0 if (jump and s_dd[i]) else s_cd[i])
+                    nk = k + kk
+                    if ng > lim:
+                        continue
+                    old = dist.get(d)
+                    if old is None or ng < old - 1e-9 or (ng <= old + 1e-9 and nk < nchk[d]):
+                        dist[d] = ng
+                        nchk[d] = nk
+                        parent[d] = c
+                        push(heap, ((ng + hyp(X[d] - gx, Y[d] - gy)) if h else ng, nk, ng, d))
         self.skipped_checks = skipped
         return dist, nchk, parent, found, touched
 
@@ -859,6 +940,9 @@ class NavCache:
         self.grids: dict[float, NavGrid] = {}
         self._base: _Base | None = None
         self._base_reach = 0.0
+        self._piece_memo: dict | None = None   # (cost, checks) of bends, during one find()
+        self._excl_field = None                 # the BaseField _excl was built for
+        self._excl: dict[tuple, object] = {}
 
     def prepare(self, radii: Iterable[float]) -> None:
         for r in sorted(set(round(float(r), 6) for r in radii), reverse=True):
@@ -895,6 +979,13 @@ class NavCache:
 
     # --- cheapest path ----------------------------------------------------------------------
     def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "_Trace":
+        self._piece_memo = {}
+        try:
+            return self._find(state, unit, goal, allow, descend)
+        finally:
+            self._piece_memo = None
+
+    def _find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "_Trace":
         mover = self.mover
         g = self.grid(unit.r)
         board = mover.board
@@ -933,8 +1024,11 @@ class NavCache:
                 # The feasibility search already is this one when its path needs no check.
                 reuse = pre if (difficult and pre[1][pre[3]] == (0 if not checks else pre[1][pre[3]])
                                 and pre[0][pre[3]] <= limit + EPS) else None
-                tr = self._search_path(g, state, unit, start, goal, starts, goals, blocked, field, blockers, checks=checks,
-                                       difficult=difficult, descend=descend, may_climb=may_climb, limit=limit, pre=reuse)
+                if reuse is None and limit <= allow.inches and _out_of_reach(g, pre, goal, goals, limit):
+                    tr = None  # that search would find nothing (see _out_of_reach)
+                else:
+                    tr = self._search_path(g, state, unit, start, goal, starts, goals, blocked, field, blockers, checks=checks,
+                                           difficult=difficult, descend=descend, may_climb=may_climb, limit=limit, pre=reuse)
                 if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
                     if best is None or _key(tr) < _key(best):
                         best = tr
@@ -964,6 +1058,8 @@ class NavCache:
                      descend, may_climb, limit, pre=None):
         if not goals or not starts:
             return None
+        if pre is None and (not checks or not may_climb) and not g.free_connected(starts, goals):
+            return None  # no path without checks joins them (the search would find none)
         banned: set[tuple[int, int]] = set()
         for attempt in range(3):
             res = pre if (pre is not None and attempt == 0) else \
@@ -1163,14 +1259,22 @@ class NavCache:
             return pts
         mover = self.mover
         pts = list(pts)
+        # Same query, same answer: a bend left in place is not traced again on the next pass
+        # (nor by the second tightening of _round_corners in the same query).
+        memo = self._piece_memo if self._piece_memo is not None else {}
 
         def piece(a, v, b):
             """(cost, checks) of a -> v -> b, or None when illegal."""
+            key = (unit.id, descend, a, v, b)
+            if key in memo:
+                return memo[key]
             try:
                 tr = mover.check_path(state, unit, [a, v, b], descend, field=field, blockers=blockers, final=False)
             except IllegalAction:
+                memo[key] = None
                 return None
-            return (tr.cost, tr.n_checks)
+            memo[key] = out = (tr.cost, tr.n_checks)
+            return out
 
         for _ in range(passes):
             moved = False
@@ -1256,6 +1360,28 @@ class NavCache:
         return out
 
     # --- reachable area ----------------------------------------------------------------------
+    def _exclusion(self, field, unit: Unit):
+        """Where this unit's centre may not end (overlapping another base at any level):
+        the union of discs, kept while the bases stay where they are (same BaseField)."""
+        if self._excl_field is not field:
+            self._excl_field = field
+            self._excl = {}
+        key = (unit.id, unit.r)
+        if key in self._excl:
+            return self._excl[key]
+        others = [(ox, oy, (unit.r + orr) * _OUTER) for uid, (ox, oy, orr, _oz) in field.units.items() if uid != unit.id]
+        if others:
+            oth = np.array(others, dtype=float)
+            # the same discs as Point(x, y).buffer(d, quad_segs=8), built in one call
+            discs = shapely.buffer(shapely.points(oth[:, :2]), oth[:, 2], quad_segs=8)
+            exclusion = shapely.union_all(discs)
+        else:
+            exclusion = None
+        if len(self._excl) > 256:
+            self._excl.clear()
+        self._excl[key] = exclusion
+        return exclusion
+
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
         from game.engine.movement import Reach
 
@@ -1302,9 +1428,7 @@ class NavCache:
             return {c for c in out if g.standable[c] and c not in occupied}
 
         # Exact exclusion of other bases at the unit's possible levels (a move never ends on one).
-        discs = [shapely.Point(ox, oy).buffer((unit.r + orr) * _OUTER, quad_segs=8)
-                 for uid, (ox, oy, orr, _oz) in field.units.items() if uid != unit.id]
-        exclusion = shapely.union_all(discs) if discs else None
+        exclusion = self._exclusion(field, unit)
 
         def region(cs: set[int]):
             if not cs:
@@ -1331,6 +1455,27 @@ class NavCache:
             run_free = run_check = shapely.Polygon()
         return Reach(unit.id, walk_free, walk_check, run_free, run_check, walk.inches,
                      run.inches if run is not None else None, denied)
+
+
+def _out_of_reach(g: NavGrid, pre, goal, goals, limit: float) -> bool:
+    """Would a search towards ``goal`` with at most ``limit`` inches, on the graph of the
+    feasibility search ``pre`` (same starts, blocked cells, climbing) or a part of it (no
+    checks, no difficult ground: fewer edges, same costs), certainly find no goal cell?
+
+    ``pre`` is A* with a consistent heuristic (h = straight distance from a cell centre to
+    the goal point: every edge costs at least the distance between its cell centres), and
+    it stopped at the first goal cell c* it popped, with key f* = g(c*) + h(c*). Any path
+    to a goal cell c' that fits a limit no greater than pre's costs at least f* - h(c')
+    (every open node's key was >= f*). So when that exceeds ``limit`` for every goal cell
+    (with a margin far above rounding), no such path exists: skip the search."""
+    dist, _nchk, _parent, found, _touched = pre
+    if found is None:
+        return False
+    gx, gy = goal
+    X, Y = g.X_l, g.Y_l
+    f_star = dist[found] + math.hypot(X[found] - gx, Y[found] - gy)
+    bound = min(f_star - math.hypot(X[c] - gx, Y[c] - gy) for c in goals)
+    return bound > limit + EPS + 1e-6
 
 
 def _dedup(pts):
