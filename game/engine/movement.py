@@ -522,20 +522,7 @@ class Mover:
             if stc.wall_top:
                 continue
             a, b = stc.s0, stc.s1
-            # Skip airborne parts.
-            parts = [(a, b)]
-            for (x0, x1) in airborne:
-                nxt = []
-                for (p0, p1) in parts:
-                    if x1 <= p0 or x0 >= p1:
-                        nxt.append((p0, p1))
-                        continue
-                    if x0 > p0:
-                        nxt.append((p0, x0))
-                    if x1 < p1:
-                        nxt.append((x1, p1))
-                parts = nxt
-            for (p0, p1) in parts:
+            for (p0, p1) in _minus(a, b, airborne):  # skip airborne parts
                 geom = _sub_line(pts, cum, p0, p1)
                 hits = board.tree.query(geom, predicate="dwithin", distance=max(0.0, r - 1e-4)).tolist()
                 for h in hits:
