@@ -8,25 +8,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from importlib import resources
 
-from game.engine.errors import LoadError, Problem
+from game.engine.errors import LoadError
 
 EXIT_OK, EXIT_BAD = 0, 2
 
 
 def default_scenario() -> str:
+    """The bundled default table, maps/default.yaml beside the package."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    repo_map = os.path.join(here, "maps", "default.yaml")
-    if os.path.exists(repo_map):
-        return repo_map
-    return str(resources.files("game") / "data" / "default.yaml")
-
-
-def _report(problems: list[Problem]) -> None:
-    for p in problems:
-        print(p, file=sys.stderr)
+    return os.path.join(here, "maps", "default.yaml")
 
 
 def file_kind(path: str) -> str:
@@ -62,7 +53,7 @@ def cmd_check(args) -> int:
             else:
                 load_scenario(path)
         except LoadError as exc:
-            _report(exc.problems)
+            exc.report()
             bad = True
             continue
         print(f"{path}: ok ({kind})")
@@ -148,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except LoadError as exc:
-        _report(exc.problems)
-        return EXIT_BAD
+        return exc.report()
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -177,8 +177,7 @@ def edit_cli(path: str | None) -> int:
         try:
             doc = Document.open(path)
         except LoadError as exc:
-            for p in exc.problems:
-                print(p, file=sys.stderr)
+            exc.report()
             print(f"{path}: cannot be opened as a map; fix these problems by hand", file=sys.stderr)
             return 2
     app = EditorApp(doc, path)

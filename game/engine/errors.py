@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 
@@ -25,6 +26,12 @@ class LoadError(Exception):
     def __init__(self, problems: list[Problem]):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.message))
         super().__init__("\n".join(str(p) for p in self.problems))
+
+    def report(self) -> int:
+        """Print one ``FILE:LINE: what is wrong`` line per problem to stderr; return exit code 2."""
+        for p in self.problems:
+            print(p, file=sys.stderr)
+        return 2
 
 
 class IllegalAction(ValueError):

@@ -39,9 +39,7 @@ def measure_cli(path: str, a: str, b: str, ignore_height: bool = False) -> int:
     try:
         sc = load_scenario(path)
     except LoadError as exc:
-        for p in exc.problems:
-            print(p, file=sys.stderr)
-        return 2
+        return exc.report()
     board = board_for(sc, ignore_height)
     try:
         da, db = resolve(sc, board, a), resolve(sc, board, b)

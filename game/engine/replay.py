@@ -45,9 +45,7 @@ def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False) -> 
     except LoadError as exc:
         problems += exc.problems
     if problems:
-        for p in problems:
-            print(p, file=sys.stderr)
-        return 2
+        return LoadError(problems).report()
     game = Game(scenario, dice=dice_for(script), history=False)
     out = sys.stdout
     if not as_json:

@@ -374,9 +374,7 @@ def play_cli(scenario_path: str, resume: bool = False) -> int:
     try:
         load_scenario(scenario_path)  # bad files: FILE:LINE lines and exit 2 before a window opens
     except LoadError as exc:
-        for p in exc.problems:
-            print(p, file=sys.stderr)
-        return 2
+        return exc.report()
     except OSError as exc:
         print(f"{scenario_path}:0: cannot read: {exc}", file=sys.stderr)
         return 2

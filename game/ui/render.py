@@ -1134,17 +1134,13 @@ def render_cli(scenario_path: str, out_path: str, actions: str | None = None, re
 
         scenario = load_scenario(scenario_path)
     except LoadError as exc:
-        for p in exc.problems:
-            print(p, file=sys.stderr)
-        return 2
+        return exc.report()
     state = scenario.state
     if actions:
         try:
             state = _replay(scenario, actions)
         except LoadError as exc:
-            for p in exc.problems:
-                print(p, file=sys.stderr)
-            return 2
+            return exc.report()
         except RuntimeError as exc:
             print(f"speedheim render: {exc}", file=sys.stderr)
             return 2
