@@ -5,7 +5,6 @@ import pytest
 from game.cli import main
 from game.engine.actions import SPECS, check_action, load_script, parse_action
 from game.engine.errors import IllegalAction, LoadError
-from tests.scripts.builders import path
 
 GOOD = """\
 seed: 7

@@ -93,7 +93,6 @@ def test_build_a_map_with_mouse_and_keys_save_check_and_replay(tmp_path, capsys)
     assert "ok (scenario)" in capsys.readouterr().out
 
     # speedheim replay moves a unit on the saved map.
-    pytest.importorskip("game.engine.replay")
     mover = by_band["reavers"][0]
     start = sc.state.units[mover].pos
     acts = tmp_path / "acts.yaml"

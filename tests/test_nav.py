@@ -153,8 +153,6 @@ def test_found_paths_recheck_exactly_on_the_stress_map():
     from game.engine.scenario import load_scenario
 
     path = os.path.join(os.path.dirname(__file__), "..", "maps", "stress.yaml")
-    if not os.path.exists(path):
-        pytest.skip("maps/stress.yaml not written yet")
     sc = load_scenario(path)
     m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     st = sc.state

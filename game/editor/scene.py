@@ -287,11 +287,6 @@ class EditorScene:
         if findings:
             self.say(f"cannot play: the map has {len(findings)} problem(s) (see the list on the right)", bad=True)
             return
-        try:
-            from game.ui.app import play_cli  # noqa: F401
-        except Exception:  # noqa: BLE001 - the play window may not be installed
-            self.say("cannot play: the play window (game.ui.app.play_cli) is not available", bad=True)
-            return
         if self.doc.dirty or not self.doc.path:
             if not self.save():
                 return

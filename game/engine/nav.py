@@ -1394,6 +1394,7 @@ class NavCache:
         may_climb = not (unit.status == "dazed" and not mover.rs.dazed_may_climb)
         top = run.inches if run is not None else walk.inches
         results = {}
+        any_skipped = False  # did the no-check search leave out an edge needing a check?
         for checks in (False, True):
             if checks and not any_skipped:
                 # No edge needing a check was in reach: the same answer.

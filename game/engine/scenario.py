@@ -13,7 +13,6 @@ import os
 import tempfile
 from typing import Any, Callable
 
-import shapely
 import yaml
 from shapely.geometry import Polygon, box
 from shapely.validation import explain_validity

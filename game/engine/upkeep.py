@@ -462,7 +462,7 @@ def step_rout(g: "Game") -> str:
 
 def break_point(g: "Game", wid: str) -> str:
     """Variant: ceil(starting units / divisor) lost -> every unit rolls 2d6 + morale."""
-    st, rs, prog = g.state, g.rs, g.progress
+    st, rs = g.state, g.rs
     size = g.starting_size(wid)
     bp = math.ceil(size / rs.break_point_divisor)
     lost = st.lost.get(wid, 0)

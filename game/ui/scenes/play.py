@@ -413,10 +413,10 @@ class PlayScene(Scene):
         sb = self.sidebar_rect
         cols = 6
         bw = (SIDEBAR_W - 8 - (cols - 1) * 3) // cols
-        for i, (label, cmd, key) in enumerate(self.TOOLBAR):
+        for i, (caption, cmd, key) in enumerate(self.TOOLBAR):
             r, c = divmod(i, cols)
-            b = UIButton(pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27), label, ui,
-                         tool_tip_text=f"{label} ({key})")
+            b = UIButton(pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27), caption, ui,
+                         tool_tip_text=f"{caption} ({key})")
             self.elements.append(b)
             self.buttons[b] = cmd
         self.toolbar_bottom = sb.y + 4 + 2 * 30 + 2
@@ -865,7 +865,7 @@ class PlayScene(Scene):
         tok = self.token_at(*pos)
         if tok is None:
             return False
-        for label, action in pending_choices(self, p):
+        for _text, action in pending_choices(self, p):
             body = next(iter(action.values())) if isinstance(action, dict) else {}
             if isinstance(body, dict) and body.get("token") == tok:
                 self.act(action)
