@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tools.make_golden import GOLDEN, ROOT, manifest, replay_lines
+from tools.make_golden import GOLDEN, manifest, replay_lines
 
 ITEMS = manifest()
 

@@ -563,7 +563,7 @@ class Game:
 
     def engage(self, u: Unit, t: Unit) -> dict[str, Any]:
         """Slide ``u`` into base contact with ``t`` (pymunk); raises IllegalAction, changes nothing then."""
-        from game.engine.bases import slide_into_contact
+        from game.engine.movement.bases import slide_into_contact
 
         st, rs = self.state, self.rs
         if t.id == u.id:
