@@ -42,7 +42,7 @@ from shapely.ops import nearest_points, polylabel, unary_union  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.model import GameState, Scenario, Terrain, Token, Unit  # noqa: E402
-from game.engine.scenario import atomic_write  # noqa: E402
+from game.engine.files import atomic_write  # noqa: E402
 from game.ui import theme  # noqa: E402
 from game.ui.theme import Colour  # noqa: E402
 
@@ -1101,7 +1101,7 @@ def _replay(scenario: Scenario, actions_path: str) -> GameState:
     """
     try:
         from game.engine.actions import load_script
-        from game.engine.controller import Game
+        from game.engine.game import Game
         from game.engine.dice import Dice
     except ImportError as exc:
         raise RuntimeError(f"--actions needs the game controller, which is not available in this build ({exc})") from exc
