@@ -118,15 +118,19 @@ RANDOM = [  # (scenario, script file, seed, actions)
     ("maps/teach-treasure.yaml", "tests/scripts/random-treasure.yaml", 13, 300),
     ("tests/scripts/duel.yaml", "tests/scripts/random-duel.yaml", 14, 300),
     ("maps/stress.yaml", "tests/scripts/random-stress.yaml", 15, 120),
+    ("tests/scripts/close.yaml", "tests/scripts/random-close.yaml", 16, 300),
 ]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--random", action="store_true", help="regenerate the random scripts first")
+    ap.add_argument("--only", help="with --random: only the scripts whose path contains this")
     args = ap.parse_args()
     if args.random:
         for scen, script, seed, n in RANDOM:
+            if args.only and args.only not in script:
+                continue
             data = random_script(os.path.join(ROOT, scen), seed, n)
             lines = [f"# Random actions on {scen} (tools/make_golden.py --random); legal or not, for the golden replays.",
                      f"seed: {data['seed']}", "actions:"]

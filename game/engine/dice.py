@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from game.engine.ruleset import Ruleset
+if TYPE_CHECKING:  # pragma: no cover
+    from game.engine.ruleset import Ruleset
 
 NORMAL, ADVANTAGE, DISADVANTAGE = "normal", "advantage", "disadvantage"
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from game.engine.events import PhaseBegan, TurnBegan
+from game.engine.ruleset import BASE, load_ruleset
 from game.engine.rules.context import DONE, RULE_TURN, WAIT, Ctx, PassTurn
 
 #: Actions the flow itself owns, offered in every phase after the phase's own.
@@ -37,8 +38,6 @@ class PhaseSpec:
 
 def phase_specs(rs: Any) -> list[PhaseSpec]:
     """The ruleset's phases, with what an entry leaves out taken from the bundled ruleset."""
-    from game.engine.ruleset import BASE, load_ruleset
-
     base = {p["name"]: p for p in load_ruleset(BASE).phases}
     out = []
     for p in rs.phases:

@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from game.engine import rules
-from game.engine.actions import Action, normalize, parse_action
+from game.engine.actions import Action, describe, normalize, parse_action
 from game.engine.dice import Dice, Roll
 from game.engine.errors import IllegalAction
 from game.engine.events import Automatic, Event
 from game.engine.flow import FLOW_ACTIONS, Flow
 from game.engine.geometry import Board, board_for
 from game.engine.model import GameState, Scenario
+from game.engine.movement import Mover
 from game.engine.rules import effects
 from game.engine.rules.context import RULE_TURN, Ctx
 from game.engine.rules.upkeep import decline
@@ -137,8 +138,6 @@ class ActionResult:
 
     def text(self, i: int | None = None) -> str:
         """A readable log line (the play window's log panel and ``replay`` without --json)."""
-        from game.engine.actions import describe
-
         head = f"#{i} " if i is not None else ""
         what = describe(self.action) if self.action is not None else "start"
         if not self.ok:
@@ -190,8 +189,6 @@ class Game:
     def mover(self):
         """The movement engine, built on first use (it prepares the nav for the map)."""
         if self._mover is None:
-            from game.engine.movement import Mover
-
             self._mover = Mover(self.scenario, self.board)
         return self._mover
 
@@ -280,18 +277,24 @@ class Game:
                 if found:
                     targets[kind] = tuple(found)
             else:
-                refused[kind] = first_refusal or self._refusal_without_candidate(kind, uid)
+                refused[kind] = first_refusal or self._refusal_without_candidate(kind)
         return Legal(uid, tuple(kinds), examples, targets, refused)
 
-    def _refusal_without_candidate(self, kind: str, uid: str) -> IllegalAction:
+    def _refusal_without_candidate(self, kind: str) -> IllegalAction:
         """A kind with no candidate at all (no token, no enemy): the phase's verdict first."""
-        if kind not in self.legal_action_kinds():
-            return self._not_allowed(kind)
-        what = {"pick_up": "no treasure token is on the ground", "engage": "no opposing unit is on the table",
-                "grab": "no grab after a rout waits for it", "disengage": f"{uid} is not engaged with anyone"}
-        return IllegalAction(RULE_TURN, what.get(kind, f"nothing to {kind.replace('_', ' ')}"))
+        refusal = self._flow_refusal(kind)
+        if refusal is not None:
+            return refusal
+        rule, reason = rules.ACTIONS[kind].nothing
+        return IllegalAction(rule, reason)
 
     # --- apply ---------------------------------------------------------------------------
+    def replay(self, actions: Iterable[Any]) -> Iterator[tuple[int, ActionResult]]:
+        """The one replay loop: apply each action in turn (an illegal one is logged and
+        skipped) and yield ``(i, result)``. Scripts, saves and ``render --actions`` use it."""
+        for i, action in enumerate(actions):
+            yield i, self.try_apply(action)
+
     def apply(self, action: dict[str, Any]) -> ActionResult:
         """Apply an action; raises IllegalAction (state, dice and log untouched) if refused."""
         result = self._run(action, keep_failures=False)
@@ -341,14 +344,21 @@ class Game:
             where += f" (waiting for: {self.pending.kind.replace('_', ' ')})"
         return IllegalAction(RULE_TURN, f"{kind} is not allowed in {where}; allowed: {', '.join(self.legal_action_kinds())}")
 
-    def _check(self, act: Action) -> Callable[[], None]:
-        """Every check of ``act`` in order; returns what resolves it. Changes nothing."""
+    def _flow_refusal(self, kind: str) -> IllegalAction | None:
+        """The game is over, or ``kind`` is not allowed in this phase, step or decision."""
         outcome = self.outcome()
         if outcome is not None:
-            raise IllegalAction("U2", f"the game is over: {outcome.winner} has won" if outcome.winner
-                                else f"the game is over: a draw ({outcome.reason})")
-        if act.kind not in self.legal_action_kinds():
-            raise self._not_allowed(act.kind)
+            return IllegalAction("U2", f"the game is over: {outcome.winner} has won" if outcome.winner
+                                 else f"the game is over: a draw ({outcome.reason})")
+        if kind not in self.legal_action_kinds():
+            return self._not_allowed(kind)
+        return None
+
+    def _check(self, act: Action) -> Callable[[], None]:
+        """Every check of ``act`` in order; returns what resolves it. Changes nothing."""
+        refusal = self._flow_refusal(act.kind)
+        if refusal is not None:
+            raise refusal
         ctx = self.ctx
         if act.kind in FLOW_ACTIONS:
             if act.kind == "end_step" and not self.flow.phase(self.state.phase).steps:

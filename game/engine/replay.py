@@ -1,6 +1,6 @@
 """Replaying an action script: the one loop, and ``speedheim replay``.
 
-:func:`replay_actions` is the only loop that applies a list of actions to a game: the
+:meth:`Game.replay` is the only loop that applies a list of actions to a game: the
 ``replay`` command, saved games (:mod:`game.engine.saves`), ``render --actions`` and the
 tests all go through it. With ``--json`` the command prints one JSON object per action
 (FORMATS.md), then one ``final`` line. Illegal actions are reported in their line (``ok:
@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
 from game.engine.actions import Script, load_script
 from game.engine.dice import Dice
 from game.engine.errors import LoadError
-from game.engine.game import ActionResult, Game
+from game.engine.game import Game
 from game.engine.model import Scenario
+from game.engine.saves import save_game
 from game.engine.scenario import load_scenario
 
 #: The seed used when a script gives neither ``seed`` nor enough ``dice``.
@@ -30,16 +31,10 @@ def dice_for(script: Script, prompt: Callable[[int, str], int] | None = None) ->
     return Dice(seed=script.seed if script.seed is not None else DEFAULT_SEED, typed=list(script.dice), prompt=prompt)
 
 
-def replay_actions(game: Game, actions: Iterable[dict]) -> Iterator[tuple[int, ActionResult]]:
-    """Apply each action in turn (illegal ones are logged and skipped); yields (i, result)."""
-    for i, action in enumerate(actions):
-        yield i, game.try_apply(action)
-
-
 def replay(scenario: Scenario, script: Script, *, history: bool = False) -> Game:
     """The game after every action of ``script``."""
     game = Game(scenario, dice=dice_for(script), history=history)
-    for _ in replay_actions(game, script.actions):
+    for _ in game.replay(script.actions):
         pass
     return game
 
@@ -62,7 +57,7 @@ def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, sav
     if not as_json:
         if game.start.automatic or game.start.texts or game.start.rolls:
             print(game.start.text(), file=out)
-    for i, result in replay_actions(game, script.actions):
+    for i, result in game.replay(script.actions):
         if as_json:
             print(json.dumps(result.to_json_line(i)), file=out)
         else:
@@ -82,8 +77,6 @@ def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, sav
         if bad:
             print(f"{bad} illegal action(s) were skipped", file=out)
     if save:
-        from game.engine.saves import save_game
-
         try:
             save_game(save, game)
         except OSError as exc:

@@ -14,8 +14,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterator, Mapping
 
+from game.engine.actions import SPECS
 from game.engine.errors import LoadError, Problem
 from game.engine.model import STATUSES
+from game.engine.rules import STEPS
 from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
 
 BASE = "speedheim"
@@ -155,9 +157,6 @@ PHASE_KEYS = ("name", "manual", "actions", "steps", "end", "combat_actions")
 
 def _check_phases(params: dict, src: Source | None, prob) -> None:
     """Phases are data (game/engine/flow.py): known actions and steps, unique names."""
-    from game.engine.actions import SPECS
-    from game.engine.rules import STEPS
-
     def where(i: int, key: str | None = None) -> tuple:
         return ("phases", i) + ((key,) if key else ())
 

@@ -28,7 +28,6 @@ from game.engine.dice import Dice
 from game.engine.errors import LoadError, Problem
 from game.engine.files import atomic_write
 from game.engine.game import Game
-from game.engine.replay import replay_actions
 from game.engine.scenario import parse_scenario, scenario_to_dict
 from game.engine.yamlsrc import dump_yaml, load_yaml, read_text
 
@@ -82,7 +81,7 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
         if problems:
             raise LoadError(problems)
         game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
-        for i, result in replay_actions(game, script.actions):
+        for i, result in game.replay(script.actions):
             if not result.ok:
                 raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}")])
         return game

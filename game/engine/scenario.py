@@ -30,6 +30,7 @@ from game.engine.model import (
 )
 from game.engine.ruleset import BASE, Ruleset, check_overrides, embedded_ruleset, load_ruleset
 from game.engine.files import atomic_write
+from game.engine.flow import phase_specs
 from game.engine.yamlsrc import Source, describe_value, dump_yaml, is_finite_number, load_yaml, read_text
 
 TOP_KEYS = ("name", "table", "ruleset", "rules", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
@@ -199,7 +200,10 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             ruleset = (ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
     except LoadError as exc:
         for p in exc.problems:
-            ck.bad(("ruleset",), p.message if p.file == src.file else str(p))
+            if embedded:  # already at its own line of this file
+                ck.problems.append(p)
+            else:
+                ck.bad(("ruleset",), p.message if p.file == src.file else str(p))
     overrides: dict = {}
     if ruleset is not None and "rules" in data:
         overrides, problems = check_overrides(ruleset, data["rules"], src, ("rules",))
@@ -486,8 +490,6 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
         else:
             state.phase = d["phase"]
     if d.get("step") is not None:
-        from game.engine.flow import phase_specs
-
         spec = next((p for p in phase_specs(ruleset) if p.name == state.phase), None) if ruleset else None
         steps = list(spec.steps) if spec else []
         if not steps:

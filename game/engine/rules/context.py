@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from game.engine.actions import RULE_ACTION
+from game.engine.decisions import Decision, NeutralsAct
 from game.engine.errors import IllegalAction
 from game.engine.events import Automatic, Event, Note
 from game.engine.model import GameState, Unit
 
 if TYPE_CHECKING:  # pragma: no cover
-    from game.engine.decisions import Decision
     from game.engine.game import Game
 
 #: Rule id of the turn sequence (RULES.md "The turn"): wrong phase, wrong player.
@@ -46,12 +46,14 @@ class PassTurn:
 class Rule:
     """One action's rule. ``candidates(ctx, unit)`` lists concrete argument dicts this unit
     might take the action with, most useful first (``legal_actions`` tries them, and a bot
-    reads the ones that pass); None for actions that do not belong to a unit."""
+    reads the ones that pass); None for actions that do not belong to a unit. ``nothing``
+    is the (rule, reason) when a unit has no candidate at all (no token, no enemy)."""
 
     kind: str
     check: Callable[["Ctx", dict], Any]
     resolve: Callable[["Ctx", Any], None]
     candidates: Callable[["Ctx", Unit], Iterable[dict]] | None = None
+    nothing: tuple[str, str] = (RULE_ACTION, "nothing to act on")
 
 
 class Ctx:
@@ -139,8 +141,6 @@ class Ctx:
 
     def acting(self, uid: str) -> Unit:
         """A unit the side to act may act with: its own, or a Neutral in the Neutrals step."""
-        from game.engine.decisions import NeutralsAct
-
         u = self.unit(uid)
         if isinstance(self.pending, NeutralsAct):
             if u.warband != self.neutral_id:

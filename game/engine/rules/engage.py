@@ -106,6 +106,6 @@ def candidates_disengage(ctx: Ctx, u: Unit):
 
 
 RULES = [
-    Rule("engage", check_engage, do_engage, candidates_engage),
-    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage),
+    Rule("engage", check_engage, do_engage, candidates_engage, ("E1", "no opposing unit is on the table")),
+    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RULE_ACTION, "it is not engaged with anyone")),
 ]

@@ -15,7 +15,7 @@ import math
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.errors import IllegalAction
 from game.engine.events import LeftTable, PlayedOn, RoutChecked, Routed, Won
-from game.engine.rules import effects
+from game.engine.rules import effects, engage
 from game.engine.rules.context import DONE, RULE_ACTION, RULE_TURN, WAIT, Ctx, PassTurn, Rule
 from game.engine.tolerance import EPS, within
 
@@ -68,8 +68,6 @@ def step_neutrals(ctx: Ctx):
 
 def neutral_advance(ctx: Ctx, u) -> None:
     """U1 placeholder behaviour: engage the nearest opposing unit within Move, else move towards it."""
-    from game.engine.rules import engage
-
     st = ctx.state
     targets = [o for o in st.units.values() if o.active and o.warband != u.warband]
     if not targets or u.status in ("stunned", "incapacitated"):
@@ -482,6 +480,6 @@ def candidates_pick_up(ctx: Ctx, u):
 RULES = [
     Rule("rout", check_rout, resolve_rout),
     Rule("play_on", check_play_on, resolve_play_on),
-    Rule("grab", check_grab, resolve_grab, candidates_grab),
-    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up),
+    Rule("grab", check_grab, resolve_grab, candidates_grab, ("U4", "no grab after a rout waits for this unit")),
+    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up, ("U6", "no treasure token is on the ground")),
 ]
