@@ -52,6 +52,9 @@ SPECS: dict[str, dict[str, Field]] = {
     "check": {"unit": _UNIT, "stat": Field("text", True), "advantage": Field("bool"), "disadvantage": Field("bool"),
               "modifier": Field("int"), "reason": Field("text"), "rule": Field("text")},
     "cast": {"unit": _UNIT, "spell": Field("text", True), "ongoing": Field("bool")},
+    # Placeholder combat (RULES.md S1, F1; combat: placeholder)
+    "shoot": {"unit": _UNIT, "target": Field("unit", True)},
+    "attack": {"unit": _UNIT, "target": Field("unit", True)},
     "end_spell": {"unit": _UNIT, "spell": Field("text", True)},
     # Flow
     "end_step": {},

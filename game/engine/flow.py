@@ -50,9 +50,7 @@ def phase_specs(rs: Any) -> list[PhaseSpec]:
             steps = rs.get(steps, [])
         steps = tuple(steps or ())
         end = p.get("end", "steps" if steps else "player")
-        extra = p.get("combat_actions", fallback.get("combat_actions", [])) if rs.get("combat") == "placeholder" else []
-        out.append(PhaseSpec(p["name"], tuple(actions) + tuple(a for a in extra if a not in actions), steps,
-                             bool(p.get("manual", False)), end))
+        out.append(PhaseSpec(p["name"], tuple(actions), steps, bool(p.get("manual", False)), end))
     return out
 
 
@@ -61,16 +59,18 @@ StepFn = Callable[[Ctx], Any]
 
 class Flow:
     """The pointer over ``phase_specs(rs)``; ``steps`` maps step names to step functions,
-    ``decline`` ends a pending decision unanswered, ``turn_begins`` readies a player's units."""
+    ``decline`` ends a pending decision unanswered, ``turn_begins`` readies a player's units,
+    ``game_turn_ends`` says whether the game ends with the game turn (T1)."""
 
     def __init__(self, rs: Any, steps: dict[str, StepFn], decline: Callable[[Ctx], None],
-                 turn_begins: Callable[[Ctx], None]):
+                 turn_begins: Callable[[Ctx], None], game_turn_ends: Callable[[Ctx], bool]):
         self.phases = phase_specs(rs)
         self.names = [p.name for p in self.phases]
         self._by_name = {p.name: p for p in self.phases}
         self._steps = steps
         self._decline = decline
         self._turn_begins = turn_begins
+        self._game_turn_ends = game_turn_ends
 
     def phase(self, name: str) -> PhaseSpec:
         return self._by_name[name]
@@ -138,6 +138,8 @@ class Flow:
         if later:
             st.player = later[0]
         else:
+            if self._game_turn_ends(ctx):
+                return
             st.player = order[0]
             st.turn += 1
         self._turn_begins(ctx)

@@ -34,6 +34,7 @@ from game.engine.model import GameState, Scenario
 from game.engine.movement import Mover
 from game.engine.rules import effects
 from game.engine.rules.context import RULE_TURN, Ctx
+from game.engine.rules.endgame import game_turn_ends
 from game.engine.rules.upkeep import decline
 
 NEUTRALS = "neutrals"
@@ -174,7 +175,8 @@ class Game:
         for w in scenario.warbands:
             self.state.lost.setdefault(w.id, 0)
         self.ctx = Ctx(self)
-        self.flow = Flow(self.rs, rules.STEPS, decline, effects.turn_begins)
+        self.flow = Flow(self.rs, rules.STEPS, decline, effects.turn_begins, game_turn_ends)
+        self._sight = None
         # The start: steps that need no decision run now and are kept in ``start``.
         self.start = ActionResult(action=None)
         n = len(self.dice.log)
@@ -193,6 +195,27 @@ class Game:
         return self._mover
 
     @property
+    def sight(self):
+        """Line of sight and cover (L1, L2) for this map, built on first use."""
+        if self._sight is None:
+            from game.engine.sight import Sight
+
+            self._sight = Sight(self.scenario, self.board)
+        return self._sight
+
+    def odds(self, action: Any):
+        """The exact chances of an attack's results (S1/F1, S2), or None for an action
+        without odds; raises IllegalAction when the action is refused. Rolls nothing."""
+        act = parse_action(normalize(action))
+        refusal = self._flow_refusal(act.kind)
+        if refusal is not None:
+            raise refusal
+        rule = rules.ACTIONS.get(act.kind)
+        if rule is None or rule.odds is None:
+            return None
+        return rule.odds(self.ctx, rule.check(self.ctx, act.args))
+
+    @property
     def pending(self):
         """The decision the game waits for (game/engine/decisions.py), or None."""
         return self.state.pending
@@ -209,7 +232,9 @@ class Game:
         """None while the game goes on; else who won (or a draw) and why."""
         st = self.state
         if st.winner:
-            return Outcome(st.winner, "the last warband standing")
+            return Outcome(st.winner, st.end_reason or "the last warband standing")
+        if st.draw:
+            return Outcome(None, st.end_reason or "a draw")
         playing = [w.id for w in self.scenario.warbands if w.player > 0]
         left = [w for w in playing if w not in st.routed]
         if len(playing) > 1 and len(left) == 1:
@@ -277,16 +302,16 @@ class Game:
                 if found:
                     targets[kind] = tuple(found)
             else:
-                refused[kind] = first_refusal or self._refusal_without_candidate(kind)
+                refused[kind] = first_refusal or self._refusal_without_candidate(kind, uid)
         return Legal(uid, tuple(kinds), examples, targets, refused)
 
-    def _refusal_without_candidate(self, kind: str) -> IllegalAction:
+    def _refusal_without_candidate(self, kind: str, uid: str) -> IllegalAction:
         """A kind with no candidate at all (no token, no enemy): the phase's verdict first."""
         refusal = self._flow_refusal(kind)
         if refusal is not None:
             return refusal
         rule, reason = rules.ACTIONS[kind].nothing
-        return IllegalAction(rule, reason)
+        return IllegalAction(rule, reason.format(unit=uid))
 
     # --- apply ---------------------------------------------------------------------------
     def replay(self, actions: Iterable[Any]) -> Iterator[tuple[int, ActionResult]]:
@@ -432,6 +457,9 @@ class Game:
         treasure = {tid: {"x": _r(t.x), "y": _r(t.y), "carried_by": t.carried_by} for tid, t in st.treasure.items()}
         final = {"turn": st.turn, "player": st.player, "phase": st.phase, "step": st.step, "winner": self.winner,
                  "units": units, "treasure": treasure, "lost": dict(st.lost), "routed": list(st.routed)}
+        if st.end_reason:  # an end other than the last warband standing (T1)
+            final["draw"] = st.draw
+            final["end"] = st.end_reason
         if self.start.automatic or self.start.rolls or self.start.texts:
             final["start"] = {"rolls": [r.to_dict() for r in self.start.rolls], "automatic": self.start.automatic,
                               "events": self.start.texts}

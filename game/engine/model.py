@@ -74,6 +74,9 @@ class Unit:
     moved: bool = False
     reloaded: bool = False
     engage_attempted: bool = False
+    shots: int = 0         # shots fired this turn (S1)
+    attacks: int = 0       # melee attacks made this turn (F1)
+    loaded: bool = True    # a reload weapon that fired is unloaded until it Reloads (M11)
     engaged_with: list[str] = field(default_factory=list)
     difficult: bool = False  # moved through difficult ground this turn (M12)
     used: float = 0.0  # inches of movement spent this turn
@@ -190,6 +193,7 @@ class GameState:
     routed: list[str] = field(default_factory=list)  # warband ids, in order of routing
     winner: str | None = None  # warband id once decided
     draw: bool = False         # the game ended without a winner (T1)
+    end_reason: str | None = None  # why the game ended, once it did
     #: The decision the controller waits for, or None (game/engine/decisions.py).
     pending: Decision | None = None
     progress: Progress = field(default_factory=Progress)

@@ -31,6 +31,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "rout_variant": ("standard", "legacy", "break_point"),
     "check_success": ("at_most", "at_least"),
     "neutral_act": ("advance", "manual"),
+    "combat": ("manual", "placeholder"),
+    "turn_limit_winner": ("draw", "treasure"),
 }
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
@@ -144,6 +146,19 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
             elif key == "injury_table" and row[2] not in INJURY_RESULTS:
                 problems.append(src.problem((key, i), f"injury result {row[2]!r} is not one of {', '.join(INJURY_RESULTS)}") if src else Problem(file, 1, "bad injury result"))
     _check_phases(params, src, prob)
+    weapons = params.get("ranged_weapons")
+    if weapons is not None:
+        if not isinstance(weapons, dict):
+            prob("ranged_weapons", "ranged_weapons must be a mapping of keyword: {range: inches, reload: true|false}")
+        else:
+            for name, w in weapons.items():
+                ok = (isinstance(w, dict) and set(w) <= {"range", "reload"} and is_finite_number(w.get("range"))
+                      and w["range"] > 0 and isinstance(w.get("reload", False), bool))
+                if not ok:
+                    prob(("ranged_weapons", name), f"ranged weapon {name!r} must be {{range: inches > 0, reload: true|false}}")
+    limit = params.get("turn_limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        prob("turn_limit", f"turn_limit must be a whole number of game turns (1 or more) or null, not {limit!r}")
     events = params.get("event_table")
     if not isinstance(events, list) or not all(
         isinstance(e, dict) and is_finite_number(e.get("low")) and is_finite_number(e.get("high")) and isinstance(e.get("name"), str)
@@ -152,7 +167,7 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
         prob("event_table", "event_table rows need low, high and name")
 
 
-PHASE_KEYS = ("name", "manual", "actions", "steps", "end", "combat_actions")
+PHASE_KEYS = ("name", "manual", "actions", "steps", "end")
 
 
 def _check_phases(params: dict, src: Source | None, prob) -> None:
@@ -174,16 +189,14 @@ def _check_phases(params: dict, src: Source | None, prob) -> None:
         for key in p:
             if key not in PHASE_KEYS:
                 bad(where(i, key), f"phase {p['name']}: unknown key {key!r} (known: {', '.join(PHASE_KEYS)})")
-        for key in ("actions", "combat_actions"):
-            acts = p.get(key)
-            if acts is None:
-                continue
+        acts = p.get("actions")
+        if acts is not None:
             if not isinstance(acts, list) or not all(isinstance(a, str) for a in acts):
-                bad(where(i, key), f"phase {p['name']}: {key} must be a list of action names")
-                continue
-            for a in acts:
-                if a not in SPECS:
-                    bad(where(i, key), f"phase {p['name']}: unknown action {a!r}")
+                bad(where(i, "actions"), f"phase {p['name']}: actions must be a list of action names")
+            else:
+                for a in acts:
+                    if a not in SPECS:
+                        bad(where(i, "actions"), f"phase {p['name']}: unknown action {a!r}")
         steps = p.get("steps")
         if isinstance(steps, str):
             if not isinstance(params.get(steps), list):

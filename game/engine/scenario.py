@@ -33,12 +33,13 @@ from game.engine.files import atomic_write
 from game.engine.flow import phase_specs
 from game.engine.yamlsrc import Source, describe_value, dump_yaml, is_finite_number, load_yaml, read_text
 
-TOP_KEYS = ("name", "table", "ruleset", "rules", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
+TOP_KEYS = ("name", "table", "ruleset", "rules", "turn_limit", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
 TERRAIN_KEYS = ("id", "kind", "height", "polygon", "name")
 LADDER_KEYS = ("id", "foot", "top")
 TOKEN_KEYS = ("id", "at", "event", "size_mm", "carried_by", "revealed")
 WARBAND_KEYS = ("id", "player", "name", "colour", "color", "units")
-UNIT_KEYS = ("id", "name", "at", "base_mm", "stats", "keywords", "status", "carrying", "on_table", "spells", "engaged_with")
+UNIT_KEYS = ("id", "name", "at", "base_mm", "stats", "keywords", "status", "carrying", "on_table", "spells", "engaged_with",
+             "loaded")
 STATE_KEYS = ("turn", "player", "phase", "step", "lost", "event_triggered_by", "routed", "winner")
 REQUIRED_STATS = ("move", "agility", "morale", "defence")
 #: Tolerance for geometry comparisons, inches.
@@ -209,6 +210,11 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
         overrides, problems = check_overrides(ruleset, data["rules"], src, ("rules",))
         ck.problems += problems
         ruleset = ruleset.with_overrides(overrides)
+    if ruleset is not None and "turn_limit" in data:  # T1: the scenario's own limit
+        limit, problems = check_overrides(ruleset, {"turn_limit": data["turn_limit"]}, src, ())
+        ck.problems += [Problem(p.file, src.line(("turn_limit",)), p.message, "turn_limit") for p in problems]
+        ruleset = ruleset.with_overrides(limit)
+        overrides = {**overrides, **limit}   # written back under rules:
 
     # --- terrain ----------------------------------------------------------------------
     terrain: list[Terrain] = []
@@ -368,12 +374,16 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             if not isinstance(on_table, bool):
                 ck.bad(upath + ("on_table",), f"{uwhat}: on_table must be true or false")
                 on_table = True
+            loaded = u.get("loaded", True)
+            if not isinstance(loaded, bool):
+                ck.bad(upath + ("loaded",), f"{uwhat}: loaded must be true or false")
+                loaded = True
             spells = [str(s) for s in ck.listing(u.get("spells"), upath + ("spells",), f"{uwhat} spells")]
             engaged = [str(s) for s in ck.listing(u.get("engaged_with"), upath + ("engaged_with",), f"{uwhat} engaged_with")]
             name_ = u.get("name", uid)
             if uid and at and base and stats is not None and status and ruleset and wid:
                 unit = Unit(uid, str(name_) if name_ is not None else uid, wid, at[0], at[1], float(base), ruleset.radius(base),
-                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged)
+                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged, loaded=loaded)
                 units[uid] = unit
                 unit_paths[uid] = upath
                 order.append(uid)
@@ -601,6 +611,8 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
                 ud["spells"] = list(u.spells)
             if u.engaged_with:
                 ud["engaged_with"] = list(u.engaged_with)
+            if not u.loaded:
+                ud["loaded"] = False
             item["units"].append(ud)
         out["warbands"].append(item)
     st: dict[str, Any] = {"turn": state.turn, "player": state.player, "phase": state.phase, "step": state.step,

@@ -7,10 +7,10 @@ reader can follow an action to the function that judges it and the one that reso
 (:mod:`game.engine.flow`) does not change.
 """
 
-from game.engine.rules import engage, manual, move, upkeep
+from game.engine.rules import engage, manual, melee, move, shoot, upkeep
 from game.engine.rules.context import Ctx, PassTurn, Rule
 
-MODULES = (upkeep, engage, move, manual)
+MODULES = (upkeep, engage, move, shoot, melee, manual)
 
 ACTIONS: dict[str, Rule] = {r.kind: r for m in MODULES for r in m.RULES}
 STEPS = dict(upkeep.STEPS)

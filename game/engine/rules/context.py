@@ -53,7 +53,9 @@ class Rule:
     check: Callable[["Ctx", dict], Any]
     resolve: Callable[["Ctx", Any], None]
     candidates: Callable[["Ctx", Unit], Iterable[dict]] | None = None
-    nothing: tuple[str, str] = (RULE_ACTION, "nothing to act on")
+    nothing: tuple[str, str] = (RULE_ACTION, "{unit} has nothing to act on")
+    #: The exact chances of the action's results, from its plan (combat), or None.
+    odds: Callable[["Ctx", Any], Any] | None = None
 
 
 class Ctx:
@@ -83,6 +85,11 @@ class Ctx:
     @property
     def mover(self):
         return self._game.mover
+
+    @property
+    def sight(self):
+        """Line of sight and cover (L1, L2) for this map."""
+        return self._game.sight
 
     @property
     def progress(self):

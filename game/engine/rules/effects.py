@@ -14,7 +14,8 @@ from game.engine.rules.context import Ctx
 from game.engine.tolerance import EPS, beyond, within
 
 #: Per-turn flags of a unit and their values when its owner's turn begins (docs/actions.md).
-TURN_FLAGS = {"ran": False, "moved": False, "used": 0.0, "difficult": False, "reloaded": False, "engage_attempted": False}
+TURN_FLAGS = {"ran": False, "moved": False, "used": 0.0, "difficult": False, "reloaded": False, "engage_attempted": False,
+              "shots": 0, "attacks": 0}
 
 
 def _f(v: float) -> str:

@@ -107,5 +107,5 @@ def candidates_disengage(ctx: Ctx, u: Unit):
 
 RULES = [
     Rule("engage", check_engage, do_engage, candidates_engage, ("E1", "no opposing unit is on the table")),
-    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RULE_ACTION, "it is not engaged with anyone")),
+    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RULE_ACTION, "{unit} is not engaged with anyone")),
 ]
