@@ -72,7 +72,8 @@ class VoluntaryRout(Decision):
 
 @dataclass(frozen=True)
 class NeutralsAct(Decision):
-    """U1: the player acts for the Neutral units of an Event (``neutral_act: manual``)."""
+    """U1: the player acts for the Neutral units of an Event (``neutral_act: manual``), or,
+    with ``neutral_act: bot``, the Neutrals' own side does: ``player`` is then 0."""
 
     kind: ClassVar[str] = "neutrals"
     actions: ClassVar[tuple[str, ...]] = ("move", "run", "engage", "disengage", "set_status", "incapacitate",

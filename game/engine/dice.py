@@ -81,6 +81,17 @@ class Dice:
         self._typed_pos = pos
         del self.log[n:]
 
+    def copy(self, *, prompt: bool = False) -> "Dice":
+        """An independent copy at the same point of the sequence (same seed, typed rolls,
+        generator state and log). Without ``prompt`` the copy never asks the player:
+        when the typed rolls run out it rolls from its own generator (a bot thinking on
+        a copy must not prompt)."""
+        new = Dice(seed=self.seed, typed=list(self.typed), prompt=self.prompt if prompt else None, log=list(self.log))
+        new._rng.setstate(self._rng.getstate())
+        new._typed_pos = self._typed_pos
+        new.prompted = self.prompted
+        return new
+
     # --- rolling -------------------------------------------------------------------------
     def _one(self, sides: int, reason: str) -> int:
         if self._typed_pos < len(self.typed):

@@ -44,6 +44,11 @@ def _r(v: float) -> float:
     return round(float(v), 4)
 
 
+def _internal(exc: Exception) -> IllegalAction:
+    """A bug of ours met while judging an action: the action is refused, the game goes on."""
+    return IllegalAction("internal", f"internal error ({type(exc).__name__}: {exc}); please report it")
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How the game ended: ``winner`` is a warband id, or None for a draw."""
@@ -186,6 +191,27 @@ class Game:
         self.start.rolls = list(self.dice.log[n:])
         self._stamp(self.start)
 
+    def clone(self, *, board: Board | None = None, mover: Any = None) -> "Game":
+        """An independent copy of the game as it stands: its own state, dice (at the same
+        point of the sequence, never prompting) and log list, an empty undo stack. The
+        scenario and the rules are shared (read-only), and so are the board, the movement
+        engine and the line-of-sight tool unless a board or a mover is given. The engine
+        is not thread-safe: a copy to think on in another thread should get its own
+        ``mover`` (the nav caches change while it searches; it then builds its own sight
+        too); the board is read-only and may be shared."""
+        new = object.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.board = board if board is not None else self.board
+        new._mover = mover if mover is not None else (self._mover if board is None else None)
+        new._sight = self._sight if board is None and mover is None else None
+        new.state = self.state.copy()
+        new.dice = self.dice.copy()
+        new.log = list(self.log)
+        new.history = True
+        new._undo, new._redo, new._cur = [], [], None
+        new.ctx = Ctx(new)
+        return new
+
     # --- questions --------------------------------------------------------------------
     @property
     def mover(self):
@@ -271,6 +297,8 @@ class Game:
             self._check(parse_action(normalize(action)))
         except IllegalAction as exc:
             return exc
+        except Exception as exc:  # a bug of ours: refused, as apply refuses it
+            return _internal(exc)
         return None
 
     def is_legal(self, action: Any) -> bool:
@@ -347,8 +375,8 @@ class Game:
             entry = ActionResult(action=entry.action, ok=False, rule=exc.rule, reason=exc.reason)
         except Exception as exc:  # a bug of ours: refuse the action, keep the game alive
             self._restore(before, dice_before)
-            entry = ActionResult(action=entry.action, ok=False, rule="internal",
-                                 reason=f"internal error ({type(exc).__name__}: {exc}); please report it")
+            why = _internal(exc)
+            entry = ActionResult(action=entry.action, ok=False, rule=why.rule, reason=why.reason)
         finally:
             self._cur = None
         self._stamp(entry)

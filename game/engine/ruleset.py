@@ -30,7 +30,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "rout_no_hero": ("auto_fail", "best_morale", "pass"),
     "rout_variant": ("standard", "legacy", "break_point"),
     "check_success": ("at_most", "at_least"),
-    "neutral_act": ("advance", "manual"),
+    "neutral_act": ("advance", "manual", "bot"),
     "combat": ("manual", "placeholder"),
     "turn_limit_winner": ("draw", "treasure"),
 }

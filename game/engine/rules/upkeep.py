@@ -58,11 +58,13 @@ def step_neutrals(ctx: Ctx):
         for uid in units:
             if _neutral_act(ctx, uid) == "advance":
                 neutral_advance(ctx, st.units[uid])
-    units = [uid for uid in units if _neutral_act(ctx, uid) == "manual" and st.units[uid].active]
+    units = [uid for uid in units if _neutral_act(ctx, uid) in ("manual", "bot") and st.units[uid].active]
     if not units:
         return DONE
-    ctx.set_pending(NeutralsAct(st.player, "U1", "Neutral units act as their Event says: move, engage or set results "
-                                                 "for them, then end the step", tuple(units)))
+    # ``bot``: the decision is the Neutrals' own (player 0), for the bot that plays them.
+    who = 0 if all(_neutral_act(ctx, uid) == "bot" for uid in units) else st.player
+    ctx.set_pending(NeutralsAct(who, "U1", "Neutral units act as their Event says: move, engage or set results "
+                                           "for them, then end the step", tuple(units)))
     return WAIT
 
 

@@ -1,0 +1,310 @@
+"""Where one unit of the ``utility`` bot should end its move: candidates and their scores.
+
+Candidates come from the unit's reachable area (``Mover.reachable``: points on a grid
+over the walk and Run regions, free and with a check) and from what is on the table:
+contact points around each free token, points by the ladders' feet and along the solid
+terrain (cover). Each point gets a score from the personality's weights
+(:meth:`PositionScorer.score`, vectorised over every point): treasure (contact, approach,
+denying a token an enemy could take), safety (the expected loss from enemies that could
+Engage or shoot it there next turn, the Run denial zone when it wants to Run next turn),
+hunting enemies and support. The best few are planned by the movement engine (the real
+path, its cost and its checks: a check's chance of failure costs), with line of sight
+to the enemy shooters from the planned end (a look-ahead on a hypothetical state: nothing
+is applied, no die is rolled). The winner must beat standing still.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+
+from game.bots.sense import Sense, gap, next_status as _next
+from game.engine.dice import DISADVANTAGE, NORMAL
+from game.engine.errors import IllegalAction
+from game.engine.model import Unit
+from game.engine.rules.wounds import check_chance
+
+#: Grid step (inches) of the points drawn in a reachable region, and the most kept.
+STEP = 0.75
+MAX_POINTS = 500
+#: Candidates planned by the movement engine per unit (the best by score first).
+REFINE = 3
+TRIES = 10
+RING = 8          # contact points around a token
+HUNTED = 5        # the nearest enemies a unit weighs closing on
+SUPPORT_RANGE = 3.0
+
+
+@dataclass
+class Option:
+    """A place to end the move: the point, the action kind, its score and why."""
+
+    point: tuple[float, float]
+    kind: str              # "hold" | "move" | "run"
+    score: float
+    terms: dict[str, float] = field(default_factory=dict)
+    plan: object = None
+    note: str = ""
+
+
+class PositionScorer:
+    """Scores places for one unit ``u`` of the side ``sense.side``."""
+
+    def __init__(self, sense: Sense, u: Unit):
+        self.s, self.u = sense, u
+        self.p = sense.p
+        rs = sense.rs
+        self.move = float(u.stats.get("move", 0)) or 1.0
+        self.free_h = float(rs.free_height)
+        self.board = sense.view.board
+        self.span = self.move * float(rs.run_multiplier)   # the furthest it may end this move
+        self.threats = sense.threats_to(u, self.span)
+        self.carrying = bool(u.carrying)
+        self.picker = sense.can_pick_up(u)
+        tv = sense.token_value()
+        self.tokens = []   # (token, value, factor, denier or None, pickers)
+        allies = [a for a in sense.mine if a.id != u.id and sense.can_pick_up(a)]
+        climb = self.move * float(rs.run_multiplier)
+        for tok in sense.free_tokens:
+            if self.board.height_at(tok.x, tok.y) - self.board.height_at(u.x, u.y) >= climb - 0.25:
+                continue   # too high to climb to in one Run: never reachable for this unit
+            factor = 1.0
+            if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
+                factor = 0.15   # a friend stands at it already
+            self.tokens.append((tok, tv, factor, sense.denied(tok), sense.pickers_near(tok)))
+        self.offense = []  # (enemy, value of our attack on it next turn)
+        my_next = sense.engage_reach(u, _next(u.status))
+        self.reach = my_next
+        if my_next > 0:
+            near = sorted(sense.enemies, key=lambda e: gap(u.x, u.y, u.r, e))[:HUNTED]
+            for e in near:
+                odds = sense.book.melee(sense.view, u, e, _next(u.status))
+                self.offense.append((e, sense.attack_value(odds, e)))
+
+    # --- candidates -------------------------------------------------------------------------------
+    def candidates(self, reach) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Points (n x 2), whether each needs a Run (bool) and whether a check (bool)."""
+        u = self.u
+        pts, run, chk = [], [], []
+        regions = [(reach.walk_free, False, False), (reach.walk_check, False, True),
+                   (reach.run_free, True, False), (reach.run_check, True, True)]
+        seen = set()
+        for region, is_run, is_chk in regions:
+            for x, y in _grid_points(region):
+                key = (round(x, 2), round(y, 2))
+                if key in seen:
+                    continue
+                seen.add(key)
+                pts.append((x, y)), run.append(is_run), chk.append(is_chk)
+        special = []
+        for tok, *_ in self.tokens:
+            d = math.hypot(tok.x - u.x, tok.y - u.y)
+            if d - u.r - tok.r > (reach.run_allowance or reach.walk_allowance) + 1:
+                continue
+            ring = u.r + tok.r + self.s.contact * 0.4
+            a0 = math.atan2(u.y - tok.y, u.x - tok.x)
+            for k in range(RING):
+                a = a0 + 2 * math.pi * k / RING
+                special.append((tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)))
+        top = reach.run_allowance or reach.walk_allowance
+        for lad in self.s.view.ladders:
+            fx, fy = lad.foot
+            if math.hypot(fx - u.x, fy - u.y) <= top + u.r + 1:
+                special.append((fx, fy))
+        area = shapely.union_all([r for r, *_ in regions if r is not None and not r.is_empty]) if any(
+            r is not None and not r.is_empty for r, *_ in regions) else None
+        for x, y in special:
+            pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
+        if area is not None:
+            for x, y in _cover_points(self.s.view, u, area):
+                pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
+        if not pts:
+            return np.zeros((0, 2)), np.zeros(0, bool), np.zeros(0, bool)
+        P, R, C = np.array(pts, float), np.array(run, bool), np.array(chk, bool)
+        # Never further than the allowance as the crow flies (the cheap test first).
+        far = np.hypot(P[:, 0] - u.x, P[:, 1] - u.y) > np.where(R, top, reach.walk_allowance) + 1e-6
+        return P[~far], R[~far], C[~far]
+
+    # --- the score ----------------------------------------------------------------------------------
+    def score(self, P: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The score of ending at each point of ``P`` (n x 2), and its terms."""
+        s, p, u = self.s, self.p, self.u
+        n = len(P)
+        X, Y = P[:, 0], P[:, 1]
+        Z = np.array([self.board.height_at(x, y) for x, y in P]) if n else np.zeros(0)
+        terms: dict[str, np.ndarray] = {}
+        treasure = np.zeros(n)
+        best_cost = np.full(n, np.inf)
+        deny = np.zeros(n)
+        lim = float(s.rs.treasure_denial_range)
+        for tok, value, factor, denier, pickers in self.tokens:
+            tz = self.board.height_at(tok.x, tok.y)
+            flat = np.hypot(X - tok.x, Y - tok.y) - u.r - tok.r
+            dz = np.abs(tz - Z)
+            cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
+            if self.picker:
+                touching = (flat <= s.contact) & (dz <= self.free_h)
+                f = factor * (0.3 if denier is not None else 1.0)
+                val = np.where(touching, p.contact, p.approach * self.move / (self.move + cost)) * value * f
+                treasure = np.maximum(treasure, val)
+                if factor >= 1.0:
+                    best_cost = np.minimum(best_cost, cost)
+            if pickers:
+                deny = np.maximum(deny, np.where(flat <= lim, p.deny * value, 0.0))
+        terms["treasure"], terms["deny"] = treasure, deny
+        threat = np.zeros(n)
+        nearest = np.full(n, np.inf)
+        for e, reach, loss, how in self.threats:
+            d = np.hypot(X - e.x, Y - e.y) - u.r - e.r
+            nearest = np.minimum(nearest, d)
+            threat += np.where(d <= reach + s.contact, loss, 0.0) * (0.5 if how == "shoot" else 1.0)
+        if not self.threats:
+            for e in s.enemies:
+                nearest = np.minimum(nearest, np.hypot(X - e.x, Y - e.y) - u.r - e.r)
+        caution = p.threat * (p.carrier_caution if self.carrying else 1.0)
+        terms["threat"] = -caution * threat
+        hunt = np.zeros(n)
+        for e, value in self.offense:
+            if value <= 0:
+                continue
+            d = np.hypot(X - e.x, Y - e.y) - u.r - e.r - self.reach
+            hunt = np.maximum(hunt, p.hunt * value * np.where(d <= 0, 1.0, self.move / (self.move + np.maximum(d, 0))))
+            if not self.picker or not self.tokens:
+                best_cost = np.minimum(best_cost, np.maximum(d, 0.0))
+        terms["hunt"] = hunt
+        near_enemy = nearest <= float(s.rs.run_denial_range)
+        run_wanted = (~self.carrying) & (best_cost > self.move) & np.isfinite(best_cost)
+        terms["run_zone"] = -p.run_zone * (near_enemy & run_wanted)
+        friends = np.zeros(n)
+        for a in s.mine:
+            if a.id != u.id:
+                friends += (np.hypot(X - a.x, Y - a.y) - u.r - a.r) <= SUPPORT_RANGE
+        terms["support"] = p.support * np.minimum(friends, 2) * near_enemy
+        total = sum(terms.values())
+        terms["_nearest"] = nearest
+        return total, terms
+
+    # --- the choice -----------------------------------------------------------------------------------
+    def best(self, reach) -> tuple[Option, Option]:
+        """(the best option, standing still): both scored; the best may be the hold."""
+        u, view = self.u, self.s.view
+        here = np.array([[u.x, u.y]])
+        h_score, h_terms = self.score(here)
+        hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
+        if reach is None:
+            return hold, hold
+        P, run, chk = self.candidates(reach)
+        if not len(P):
+            return hold, hold
+        scores, terms = self.score(P)
+        scores = scores - np.where(chk, 0.5 * self.p.check_risk, 0.0)
+        order = np.argsort(-scores, kind="stable")
+        found: list[Option] = []
+        for i in order[:TRIES]:
+            if scores[i] <= hold.score + self.p.min_gain or len(found) >= REFINE:
+                break
+            x, y = float(P[i, 0]), float(P[i, 1])
+            kinds = ("run",) if run[i] else ("move", "run")
+            for kind in kinds:
+                plan = view.plan_move(u.id, (x, y), run=(kind == "run"))
+                if isinstance(plan, IllegalAction):
+                    continue
+                opt = Option((x, y), kind, float(scores[i]), _row(terms, i), plan)
+                opt.terms["_check"] = float(chk[i])
+                self._refine(opt, hold)
+                found.append(opt)
+                break
+        best = max(found, key=lambda o: o.score, default=hold)
+        return (best if best.score > hold.score + self.p.min_gain else hold), hold
+
+    def _refine(self, opt: Option, hold: Option) -> None:
+        """The planned move: its checks' chance of failure, the shooters that see the end
+        (and whether it is in cover there), a forfeited shot for a Run."""
+        s, u, p = self.s, self.u, self.p
+        plan = opt.plan
+        chance = 1.0
+        agility = float(u.stats.get("agility", 0))
+        for t in getattr(plan, "checks", []):
+            chance *= float(check_chance(s.rs, agility, DISADVANTAGE if t.disadvantage else NORMAL))
+        static = opt.score + (0.5 * p.check_risk if opt.terms.get("_check") else 0.0)
+        score = chance * static + (1 - chance) * (hold.score - p.check_risk)
+        end = plan.end if plan is not None else opt.point
+        shooters = [(e, loss) for e, reach, loss, how in self.threats
+                    if how == "shoot" and math.hypot(end[0] - e.x, end[1] - e.y) - u.r - e.r <= reach]
+        if shooters:
+            with s.view.what_if() as st:
+                st.units[u.id].x, st.units[u.id].y = end
+                for e, loss in shooters:
+                    seen = s.view.sight(e.id, u.id, st)
+                    if seen is not None and not seen.visible:
+                        score += 0.5 * p.threat * loss   # the static score counted it
+                    elif seen is not None and getattr(seen, "cover", False):
+                        score += 0.25 * p.threat * loss  # Disadvantage: about half the hits
+        if opt.kind == "run" and s.weapon(u) is not None:
+            score -= p.shoot
+        opt.score = score
+        opt.note = f"{chance:.0%} to pass {len(plan.checks)} check(s)" if plan is not None and plan.checks else ""
+
+
+def _in_walk(reach, x: float, y: float) -> bool:
+    return any(r is not None and not r.is_empty and shapely.contains_xy(r, x, y) for r in (reach.walk_free, reach.walk_check))
+
+
+def _row(terms: dict[str, np.ndarray], i: int) -> dict[str, float]:
+    return {k: float(v[i]) for k, v in terms.items()}
+
+
+def _grid_points(region) -> list[tuple[float, float]]:
+    if region is None or region.is_empty:
+        return []
+    minx, miny, maxx, maxy = region.bounds
+    xs = np.arange(minx + STEP / 2, maxx, STEP)
+    ys = np.arange(miny + STEP / 2, maxy, STEP)
+    if not len(xs) or not len(ys):
+        c = region.representative_point()
+        return [(c.x, c.y)]
+    gx, gy = np.meshgrid(xs, ys)
+    gx, gy = gx.ravel(), gy.ravel()
+    shapely.prepare(region)
+    inside = shapely.contains_xy(region, gx, gy)
+    pts = list(zip(gx[inside].tolist(), gy[inside].tolist()))
+    if len(pts) > MAX_POINTS:
+        pts = pts[:: math.ceil(len(pts) / MAX_POINTS)]
+    if not pts:
+        c = region.representative_point()
+        pts = [(c.x, c.y)]
+    return pts
+
+
+_RINGS: dict[tuple[int, float], tuple[object, object]] = {}
+
+
+def _ring(t, r: float):
+    """The line a base of radius ``r`` follows around terrain piece ``t`` (cached)."""
+    key = (id(t), round(r, 4))
+    hit = _RINGS.get(key)
+    if hit is None or hit[0] is not t:
+        if len(_RINGS) > 4096:
+            _RINGS.clear()
+        hit = _RINGS[key] = (t, shapely.Polygon(t.polygon).buffer(r + 0.1, quad_segs=2).exterior)
+    return hit[1]
+
+
+def _cover_points(view, u: Unit, area) -> list[tuple[float, float]]:
+    """Points just off the solid terrain inside ``area`` (for cover), one per inch."""
+    out = []
+    for t in view.terrain:
+        if not t.solid or t.height <= 0:
+            continue
+        ring = _ring(t, u.r)
+        if not ring.intersects(area):
+            continue
+        part = ring.intersection(area)
+        length = part.length
+        for k in range(int(length)):
+            pt = part.interpolate(k + 0.5)
+            out.append((pt.x, pt.y))
+    return out

@@ -1,0 +1,242 @@
+"""What the ``utility`` bot reads of the table for one decision: sides, tokens, values, odds.
+
+Everything here is read from a :class:`~game.bots.view.View` (the masked state and the
+questions a player may ask). Values are in the bot's own points (the personality's
+weights): a kill, a loss, a token, one more point of a warband's rout count (U2). Combat
+odds are the engine's exact ones (``Game.odds``), asked of a hypothetical state where
+the two units are Engaged in the attacker's Melee phase (``View.what_if``): nothing is
+applied and no die is rolled.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+from game.bots.personality import Personality
+from game.engine.dice import NORMAL
+from game.engine.model import STATUSES, Token, Unit
+from game.engine.rules.shoot import weapon_of
+from game.engine.rules.upkeep import RECOVERY
+from game.engine.rules.wounds import MISS, NO_EFFECT, Odds, attack_odds
+
+INCAP = "incapacitated"
+
+
+def gap(ax: float, ay: float, ar: float, b: Unit | Token) -> float:
+    """Edge-to-edge inches across the table (G1 without height): a quick estimate."""
+    return math.hypot(ax - b.x, ay - b.y) - ar - b.r
+
+
+def next_status(status: str) -> str:
+    """The status a unit has when its own next turn's Recover step is done (U5)."""
+    return RECOVERY.get(status, status)
+
+
+def _stats(u: Unit) -> tuple:
+    return tuple(sorted(u.stats.items()))
+
+
+class OddsBook:
+    """Exact odds of one unit's attack on another, cached per game (by the two units and
+    their statuses)."""
+
+    def __init__(self):
+        self._rules = None
+        self._cache: dict[tuple, Odds | None] = {}
+
+    def _fresh(self, view) -> None:
+        if view.rules is not self._rules:
+            self._rules = view.rules
+            self._cache.clear()
+
+    def melee(self, view, a: Unit, t: Unit, a_status: str | None = None) -> Odds | None:
+        """``a`` attacks ``t`` in a Melee phase (F1, S2), ``a`` having ``a_status``."""
+        self._fresh(view)
+        status = a_status or a.status
+        # The odds depend on the two units' stats and statuses only (F1, S2).
+        key = ("attack", _stats(a), status, _stats(t), t.status)
+        if key not in self._cache:
+            self._cache[key] = self._melee(view, a, t, status)
+        return self._cache[key]
+
+    @staticmethod
+    def _melee(view, a: Unit, t: Unit, status: str) -> Odds | None:
+        rs = view.rules
+        if "melee" in rs.phase_names:
+            with view.what_if((a.id, t.id)) as st:
+                st.phase, st.step, st.pending = "melee", None, None
+                st.player = view.warband_player(a.warband)
+                A, T = st.units[a.id], st.units[t.id]
+                A.status, A.attacks = status, 0
+                A.engaged_with, T.engaged_with = [t.id], [a.id]
+                odds = view.odds({"attack": {"unit": a.id, "target": t.id}})
+            if odds is not None:
+                return odds
+        if status == "stunned":
+            return None
+        return attack_odds(rs, float(a.stats.get(rs.melee_stat, 0)), NORMAL, t)
+
+    def shot(self, view, a: Unit, t: Unit) -> Odds | None:
+        """A rough shot of ``a`` at ``t`` (no cover, short range), for threats; the Shoot
+        phase itself asks ``Game.odds`` of the real shot."""
+        self._fresh(view)
+        key = ("shoot", _stats(a), _stats(t), t.status)
+        if key not in self._cache:
+            rs = view.rules
+            self._cache[key] = attack_odds(rs, float(a.stats.get(rs.shoot_stat, 0)), NORMAL, t)
+        return self._cache[key]
+
+
+class Sense:
+    """The table for one decision of the side ``side`` (a warband id)."""
+
+    def __init__(self, view, side: str, pers: Personality, book: OddsBook):
+        self.view, self.side, self.p, self.book = view, side, pers, book
+        st = self.state = view.state
+        rs = self.rs = view.rules
+        active = [u for u in st.units.values() if u.active]
+        self.mine = [u for u in active if u.warband == side]
+        self.enemies = [u for u in active if u.warband != side]
+        self.free_tokens = [t for t in st.treasure.values() if not t.carried_by]
+        self.contact = float(rs.contact_tolerance)
+        self.threshold = float(rs.rout_threshold)
+        self._wctx = SimpleNamespace(rs=rs)
+        self.neutral = view.neutral_id
+
+    # --- the rout count (U2) and what things are worth ------------------------------------------
+    def rout_count(self, wid: str) -> int:
+        """U2: units lost + tokens held by the opponent's units."""
+        st = self.state
+        held = sum(1 for t in st.treasure.values() if t.carried_by and st.units[t.carried_by].on_table
+                   and st.units[t.carried_by].warband not in (wid, self.neutral))
+        return st.lost.get(wid, 0) + held
+
+    def rout_value(self, wid: str) -> float:
+        """One more point of ``wid``'s rout count, worth more as it nears the threshold."""
+        if wid == self.neutral:
+            return 0.0
+        missing = self.threshold - self.rout_count(wid)
+        return self.p.rout / max(1.0, missing)
+
+    def token_value(self) -> float:
+        """A token our side picks up: its own value, and one more point of each opposing
+        warband's rout count."""
+        others = {u.warband for u in self.enemies if u.warband != self.neutral}
+        return self.p.token + sum(self.rout_value(w) for w in others)
+
+    def unit_value(self, u: Unit) -> float:
+        """What losing ``u`` costs its side (or gains ours, for an enemy)."""
+        p = self.p
+        if u.warband == self.neutral and self.side != self.neutral:
+            return 0.5 * p.kill
+        base = p.loss if u.warband == self.side else p.kill
+        value = base + self.rout_value(u.warband)
+        if u.carrying:
+            value += p.token + self.rout_value(u.warband)
+        return value
+
+    def share(self, status: str) -> float:
+        """How much of a unit's value a status takes away."""
+        if status == INCAP:
+            return 1.0
+        return float(self.p.weights.get(status, 0.0))
+
+    def attack_value(self, odds: Odds | None, t: Unit) -> float:
+        """Expected value of an attack's results on ``t`` (worse statuses only count)."""
+        if odds is None:
+            return 0.0
+        now = self.share(t.status)
+        total = 0.0
+        for result, chance in odds.results.items():
+            if result in (MISS, NO_EFFECT):
+                continue
+            total += float(chance) * max(0.0, self.share(result) - now)
+        return total * self.unit_value(t)
+
+    def incap_chance(self, odds: Odds | None) -> float:
+        if odds is None:
+            return 0.0
+        return float(odds.results.get(INCAP, 0)) + float(odds.results.get("stunned", 0))
+
+    # --- units ------------------------------------------------------------------------------------
+    def can_pick_up(self, u: Unit) -> bool:
+        return u.active and not u.is_animal and not u.carrying and u.status != "stunned"
+
+    def weapon(self, u: Unit) -> tuple[str, dict] | None:
+        return weapon_of(self._wctx, u)
+
+    def engage_reach(self, u: Unit, status: str | None = None) -> float:
+        """How far ``u`` may Engage (E1) with ``status``: its Move, halved when Staggered;
+        0 when Stunned or Dazed."""
+        status = status or u.status
+        if status in ("stunned", "dazed", INCAP):
+            return 0.0
+        move = float(u.stats.get("move", 0))
+        return move * float(self.rs.staggered_move_factor) if status == "staggered" else move
+
+    def threats_to(self, u: Unit, within: float = math.inf) -> list[tuple[Unit, float, float, str]]:
+        """Who may hurt ``u`` in the opponent's next turn if it ends within ``within``
+        inches of where it stands: (enemy, reach, expected loss, how) with how "melee"
+        (it can Engage within ``reach``) or "shoot" (within ``reach``)."""
+        out = []
+        worth = self.unit_value(u)
+        for e in self.enemies:
+            status = next_status(e.status)
+            reach = self.engage_reach(e, status)
+            far = gap(u.x, u.y, u.r, e) - within
+            if 0 < reach < far and self.weapon(e) is None:
+                continue
+            if reach > 0 and not e.engaged_with and reach >= far:
+                odds = self.book.melee(self.view, e, u, status)
+                out.append((e, reach, self._loss(odds, u, worth), "melee"))
+            w = self.weapon(e)
+            if w is not None and status not in ("stunned", "dazed") and e.warband != self.neutral:
+                reach = float(w[1]["range"]) + float(e.stats.get("move", 0))
+                if reach >= far:
+                    odds = self.book.shot(self.view, e, u)
+                    out.append((e, reach, self._loss(odds, u, worth), "shoot"))
+        return out
+
+    def _loss(self, odds: Odds | None, u: Unit, worth: float) -> float:
+        if odds is None:
+            return 0.0
+        now = self.share(u.status)
+        return worth * sum(float(c) * max(0.0, self.share(r) - now) for r, c in odds.results.items()
+                           if r not in (MISS, NO_EFFECT))
+
+    def pickers_near(self, tok: Token) -> list[Unit]:
+        """Enemies that could reach contact with ``tok`` in their next move (a Run)."""
+        out = []
+        mult = float(self.rs.run_multiplier)
+        for e in self.enemies:
+            if e.warband == self.neutral or not self.can_pick_up(e) or e.engaged_with:
+                continue
+            status = next_status(e.status)
+            if status in ("stunned",):
+                continue
+            move = float(e.stats.get("move", 0)) * (0.5 if status in ("staggered", "dazed") else 1.0) * mult
+            if gap(e.x, e.y, e.r, tok) <= move + self.contact:
+                out.append(e)
+        return out
+
+    def denied(self, tok: Token) -> Unit | None:
+        """An enemy within denial range of ``tok`` now (U6), or None."""
+        lim = float(self.rs.treasure_denial_range)
+        near = [e for e in self.enemies if gap(e.x, e.y, e.r, tok) <= lim + 1e-9]
+        return min(near, key=lambda e: gap(e.x, e.y, e.r, tok)) if near else None
+
+    def name(self, uid: str) -> str:
+        u = self.state.units.get(uid)
+        return u.name if u is not None and u.name else uid
+
+    def status_rank(self, status: str) -> int:
+        return STATUSES.index(status) if status in STATUSES else 0
+
+
+def odds_text(odds: Any) -> str:
+    if odds is None:
+        return ""
+    inc = float(odds.results.get(INCAP, 0))
+    return f"hit {float(odds.hit):.0%}, out {inc:.0%}"

@@ -1,0 +1,329 @@
+"""The ``utility`` bot: it scores the actions it may take and picks the best.
+
+Per decision (one action), by what the game waits for:
+
+* a pending decision: ``pick_up`` (always, with the unit best placed for a Plague check),
+  ``grab`` (the best Morale), a voluntary rout (plays on: routing hands the game over),
+  the Neutrals (U1: each engages the enemy it hurts most, else closes in);
+* Engage: every unit's legal engages are valued (the exact odds of its attack in this
+  turn's Melee phase, friends already on the target, the target's blow back next turn,
+  the treasure it gives up by not moving); the best engage that is worth
+  ``engage_min`` is made;
+* Move: the units in order (nearest to their objective first, from where they stood
+  when the phase began), each to its best place (:mod:`game.bots.positions`), a reload
+  for a fired weapon, or standing still; the bot tells which units are done from the log
+  of this phase, so a decision depends only on the game (and the seed);
+* Shoot and Melee: the shot or attack with the best expected value (exact odds).
+
+Then it ends the phase. Every decision carries a one-line reason. Choices are
+deterministic: the only randomness is the view's generator (game seed + side).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game.bots.base import Decision, end_decision
+from game.bots.personality import DEFAULT, Personality, load_personality
+from game.bots.positions import Option, PositionScorer
+from game.bots.sense import OddsBook, Sense, gap, next_status, odds_text
+from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
+from game.engine.legal import side_to_act
+
+
+def acted_now(view) -> set[str]:
+    """Units that took an action in the current phase (and step) of this turn, from the log."""
+    st = view.state
+    out: set[str] = set()
+    for entry in reversed(view.log):
+        if (entry.turn, entry.player, entry.phase, entry.step) != (st.turn, st.player, st.phase, st.step):
+            break
+        body = next(iter(entry.action.values())) if isinstance(entry.action, dict) and entry.action else None
+        if isinstance(body, dict) and body.get("unit"):
+            out.add(body["unit"])
+    return out
+
+
+class UtilityBot:
+    """Scores candidate actions with a personality's weights (see the module's docstring)."""
+
+    def __init__(self, personality: Personality | str = DEFAULT):
+        self.personality = personality if isinstance(personality, Personality) else load_personality(personality)
+        self.name = f"utility:{self.personality.name}"
+        self.book = OddsBook()
+
+    # --- the one question ---------------------------------------------------------------------
+    def choose(self, view) -> Decision:
+        p = view.pending
+        if isinstance(p, PickUp):
+            return self._pick_up(view, p)
+        if isinstance(p, Grab):
+            return self._grab(view, p)
+        if isinstance(p, VoluntaryRout):
+            return self._rout(view, p)
+        if isinstance(p, NeutralsAct):
+            return self._neutrals(view, p)
+        kinds = set(view.legal_action_kinds())
+        side = self._side(view)
+        if side is not None:
+            sense = Sense(view, side, self.personality, self.book)
+            for kind, act in (("attack", self._melee), ("shoot", self._shoot), ("engage", self._engage),
+                              ("move", self._move)):
+                if kind in kinds:
+                    d = act(sense)
+                    if d is not None:
+                        return d
+        return end_decision(view, f"ends the {view.state.phase} phase: nothing more worth doing")
+
+    @staticmethod
+    def _side(view) -> str | None:
+        units = side_to_act(view)
+        return view.state.units[units[0]].warband if units else view.my_warband()
+
+    # --- pending decisions --------------------------------------------------------------------------
+    def _pick_up(self, view, p: PickUp) -> Decision:
+        rs, st = view.rules, view.state
+        stat = rs.plague_stat
+
+        def key(opt):
+            u = st.units[opt[0]]
+            return (-float(u.stats.get(stat, 0)), u.is_hero, view.unit_order(u.id))
+
+        for uid, tid in sorted(p.options, key=key):
+            action = {"pick_up": {"unit": uid, "token": tid}}
+            if view.why_illegal(action) is None:
+                u = st.units[uid]
+                return Decision(action, f"{u.name or uid} picks up {tid}: free treasure, no enemy within "
+                                        f"{rs.treasure_denial_range:g}\" (best {stat} for a Plague check)", unit=uid)
+        return end_decision(view, "no token can be picked up")
+
+    def _grab(self, view, p: Grab) -> Decision:
+        st = view.state
+        units = sorted(p.units, key=lambda uid: (-float(st.units[uid].stats.get("morale", 0)), view.unit_order(uid)))
+        for uid in units:
+            action = {"grab": {"unit": uid, "token": p.token}}
+            if view.why_illegal(action) is None:
+                why = "best Morale for the check" if p.check else "able to pick it up"
+                return Decision(action, f"{st.units[uid].name or uid} tries for {p.token} ({why})", unit=uid)
+        return end_decision(view, "no unit may try for the token")
+
+    def _rout(self, view, p: VoluntaryRout) -> Decision:
+        action = {"play_on": {"player": p.player}}
+        if view.why_illegal(action) is None:
+            return Decision(action, f"{p.warband} plays on: routing would hand the game to the other side")
+        return end_decision(view, f"{p.warband} plays on")
+
+    def _neutrals(self, view, p: NeutralsAct) -> Decision:
+        """U1: the Neutrals go for whoever is nearest and weakest: engage, else close in."""
+        done = acted_now(view)
+        sense = Sense(view, view.neutral_id, self.personality, self.book)
+        units = [view.state.units[uid] for uid in p.units if uid not in done and uid in view.state.units
+                 and view.state.units[uid].active]
+        d = self._best_engage(sense, units, opportunity=False)
+        if d is not None:
+            return d
+        for u in units:
+            d = self._move_unit(sense, u, picker=False)
+            if d is not None:
+                return d
+        return end_decision(view, "the Neutrals have acted")
+
+    # --- Engage (E1) ---------------------------------------------------------------------------------
+    def _engage(self, sense: Sense) -> Decision | None:
+        units = [u for u in sense.mine if not u.engage_attempted and not u.moved and u.used <= 0
+                 and u.status not in ("stunned", "dazed")]
+        return self._best_engage(sense, units, opportunity=True)
+
+    def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
+        view, pers = sense.view, sense.p
+        best = None
+        for u in units:
+            reach = sense.engage_reach(u)
+            if reach <= 0:
+                continue
+            give_up = self._opportunity(sense, u) if opportunity else 0.0
+            for t in sense.enemies:
+                if gap(u.x, u.y, u.r, t) > reach + 0.1:
+                    continue
+                action = {"engage": {"unit": u.id, "target": t.id}}
+                if view.why_illegal(action) is not None:
+                    continue
+                mine = sense.book.melee(view, u, t)
+                gain = sense.attack_value(mine, t)
+                friends = [a for a in sense.mine if a.id != u.id and t.id in a.engaged_with]
+                gain += pers.support * len(friends)
+                back = sense.book.melee(view, t, u, next_status(t.status))
+                survive = 1.0 - sense.incap_chance(mine)
+                risk = pers.threat * survive * sense._loss(back, u, sense.unit_value(u)) / (1 + len(friends))
+                net = gain - risk - give_up
+                if best is None or net > best[0]:
+                    best = (net, u, t, mine, friends)
+        if best is None or best[0] < pers.engage_min:
+            return None
+        net, u, t, odds, friends = best
+        what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
+        gang = f"; {len(friends)} friend(s) on it" if friends else ""
+        return Decision({"engage": {"unit": u.id, "target": t.id}},
+                        f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
+                        unit=u.id, score=net)
+
+    def _opportunity(self, sense: Sense, u) -> float:
+        """What ``u`` gives up by engaging instead of moving: a token it could reach or
+        already touches."""
+        if not sense.can_pick_up(u):
+            return 0.0
+        tv, pers = sense.token_value(), sense.p
+        reach = float(u.stats.get("move", 0)) * float(sense.rs.run_multiplier)
+        best = 0.0
+        for tok in sense.free_tokens:
+            g = gap(u.x, u.y, u.r, tok)
+            if g <= sense.contact:
+                best = max(best, pers.contact * tv)
+            elif g <= reach:
+                best = max(best, 0.5 * pers.contact * tv)
+        return best
+
+    # --- Move (M1-M12, M11 reload) -----------------------------------------------------------------
+    def _move(self, sense: Sense) -> Decision | None:
+        view = sense.view
+        done = acted_now(view)
+        order = sorted(sense.mine, key=lambda u: (self._urgency(sense, u), view.unit_order(u.id)))
+        ids = [u.id for u in order]
+        last = max((ids.index(uid) for uid in done if uid in ids), default=-1)
+        for u in order[last + 1:]:
+            if u.id in done or u.engaged_with or u.moved or u.used > 0 or u.engage_attempted or u.reloaded:
+                continue
+            d = self._move_unit(sense, u, picker=None)
+            if d is not None:
+                return d
+        return None
+
+    @staticmethod
+    def _urgency(sense: Sense, u) -> float:
+        """Move order: carriers first, then by the gap from where the unit stood when the
+        phase began to its nearest objective (a token it may take, else an enemy)."""
+        if u.carrying:
+            return -1.0
+        x, y = u.trail[0][0] if u.trail else (u.x, u.y)
+        goals = sense.free_tokens if sense.can_pick_up(u) and sense.free_tokens else sense.enemies
+        return min((gap(x, y, u.r, g) for g in goals), default=0.0)
+
+    def _move_unit(self, sense: Sense, u, picker: bool | None) -> Decision | None:
+        view, pers = sense.view, sense.p
+        scorer = PositionScorer(sense, u)
+        if picker is False:
+            scorer.picker, scorer.tokens = False, []
+        reach = view.reachable(u.id)
+        best, hold = scorer.best(reach)
+        reload = self._reload(sense, u)
+        if reload is not None and (best.kind == "hold" or hold.score + pers.reload >= best.score):
+            return reload
+        if best.kind == "hold":
+            return None
+        return self._move_decision(sense, u, best)
+
+    def _reload(self, sense: Sense, u) -> Decision | None:
+        w = sense.weapon(u)
+        if w is None or not w[1].get("reload") or u.loaded:
+            return None
+        action = {"reload": {"unit": u.id}}
+        if sense.view.why_illegal(action) is not None:
+            return None
+        return Decision(action, f"{u.name or u.id} reloads its {w[0]} instead of moving (M11)", unit=u.id,
+                        score=sense.p.reload)
+
+    def _move_decision(self, sense: Sense, u, opt: Option) -> Decision | None:
+        x, y = opt.point
+        action = {opt.kind: {"unit": u.id, "to": [x, y]}}
+        if sense.view.why_illegal(action) is not None:
+            return None
+        plan = opt.plan
+        path = tuple((p[0], p[1]) for p in plan.points) if plan is not None else None
+        cost = plan.cost if plan is not None else 0.0
+        verb = "runs" if opt.kind == "run" else "moves"
+        where, why = self._describe(sense, u, opt)
+        return Decision(action, f"{u.name or u.id} {verb} {cost:.1f}\" to {where}: {why}", unit=u.id, path=path,
+                        score=opt.score)
+
+    @staticmethod
+    def _describe(sense: Sense, u, opt: Option) -> tuple[str, str]:
+        x, y = opt.point
+        t = opt.terms
+        where = f"[{x:.1f}, {y:.1f}]"
+        why = []
+        near_tok = min(sense.free_tokens, key=lambda k: gap(x, y, u.r, k), default=None)
+        if t.get("treasure", 0) > 0 and near_tok is not None:
+            g = gap(x, y, u.r, near_tok)
+            if g <= sense.contact:
+                where, _ = near_tok.id, why.append("free token")
+            else:
+                why.append(f"towards {near_tok.id} ({g:.1f}\" to go)")
+        if t.get("deny", 0) > 0:
+            why.append("denies a token")
+        if t.get("hunt", 0) > 0.5 and not why:
+            foe = min(sense.enemies, key=lambda e: gap(x, y, u.r, e), default=None)
+            if foe is not None:
+                why.append(f"closing on {foe.name or foe.id}")
+        if t.get("threat", 0) < 0:
+            why.append(f"risk {-t['threat']:.1f}")
+        if t.get("run_zone", 0) < 0:
+            why.append("inside Run denial range")
+        if opt.note:
+            why.append(opt.note)
+        nearest = t.get("_nearest")
+        if nearest is not None and nearest != float("inf"):
+            why.append(f"nearest enemy {nearest:.1f}\" away")
+        return where, ", ".join(why) or "a better place"
+
+    # --- Shoot (S1) and Melee (F1) ---------------------------------------------------------------------
+    def _shoot(self, sense: Sense) -> Decision | None:
+        view = sense.view
+        best = None
+        for u in sense.mine:
+            w = sense.weapon(u)
+            if w is None or u.shots or u.ran or u.engaged_with:
+                continue
+            rng = float(w[1]["range"])
+            for t in sense.enemies:
+                if gap(u.x, u.y, u.r, t) > rng + 0.1:
+                    continue
+                action = {"shoot": {"unit": u.id, "target": t.id}}
+                if view.why_illegal(action) is not None:
+                    continue
+                odds = view.odds(action)
+                value = sense.attack_value(odds, t) * sense.p.shoot
+                if best is None or value > best[0]:
+                    best = (value, u, t, odds, w[0])
+        if best is None or best[0] <= 0:
+            return None
+        value, u, t, odds, weapon = best
+        return Decision({"shoot": {"unit": u.id, "target": t.id}},
+                        f"{u.name or u.id} shoots {t.name or t.id} with its {weapon}: {odds_text(odds)}, worth {value:.1f}",
+                        unit=u.id, score=value)
+
+    def _melee(self, sense: Sense) -> Decision | None:
+        view = sense.view
+        best = None
+        for u in sense.mine:
+            for tid in u.engaged_with:
+                t = sense.state.units.get(tid)
+                if t is None:
+                    continue
+                action = {"attack": {"unit": u.id, "target": tid}}
+                if view.why_illegal(action) is not None:
+                    continue
+                odds = view.odds(action)
+                value = sense.attack_value(odds, t)
+                if best is None or value > best[0]:
+                    best = (value, u, t, odds)
+        if best is None:
+            return None
+        value, u, t, odds = best
+        what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
+        return Decision({"attack": {"unit": u.id, "target": t.id}},
+                        f"{u.name or u.id} attacks {t.name or t.id}{what}: {odds_text(odds)}, worth {value:.1f}",
+                        unit=u.id, score=value)
+
+
+def describe_bot(bot: Any) -> str:
+    return getattr(bot, "name", type(bot).__name__)

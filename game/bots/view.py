@@ -1,0 +1,205 @@
+"""What one player sees of a game: the only thing a bot is given.
+
+``view(game, player)`` wraps a game for the side ``player`` plays (0: the Neutrals). The
+bot reads a *copy* of the state in which every Event token that has not been revealed
+has its ``event`` masked (:data:`HIDDEN`): what hides under a token (U7) is hidden from
+both players in play, and so from the bot. The game itself is not handed out: the view
+asks it the questions every player may ask (``why_illegal``, ``legal_actions``, ``odds``,
+reachable areas, line of sight) and nothing else. ``what_if()`` lends a scratch copy of
+the (masked) state to ask those questions of a hypothetical position: nothing is
+applied, no die is rolled, and the game's own state is back in place afterwards.
+
+A view is not thread-safe (the game it wraps is not): to think off the window's thread,
+give the bot a view of a copy of the game (:func:`game.bots.driver.snapshot`).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
+
+from game.engine.errors import IllegalAction
+from game.engine.game import Game, Legal
+from game.engine.model import GameState
+
+#: What a bot reads in ``event`` of a token that has not been revealed.
+HIDDEN = "hidden"
+
+
+def masked_state(state: GameState, units: Iterable[str] | None = None) -> GameState:
+    """A copy of ``state`` with the ``event`` of every unrevealed token masked; with
+    ``units``, a lighter copy that holds only those units (and every token)."""
+    if units is None:
+        st = state.copy()
+    else:
+        st = object.__new__(GameState)
+        st.__dict__.update(state.__dict__)
+        st.units = {uid: copy.copy(state.units[uid]) for uid in units if uid in state.units}
+        for u in st.units.values():
+            u.engaged_with = list(u.engaged_with)
+        st.treasure = {tid: copy.copy(t) for tid, t in state.treasure.items()}
+        st.lost, st.routed, st.progress = dict(state.lost), list(state.routed), copy.copy(state.progress)
+    for tok in st.treasure.values():
+        if not tok.revealed:
+            tok.event = HIDDEN
+    return st
+
+
+class View:
+    """One player's view of a game (see the module's docstring)."""
+
+    __slots__ = ("_game", "player", "state", "_sight_missing")
+
+    def __init__(self, game: Game, player: int):
+        self._game = game
+        self.player = player
+        #: A masked copy of the state: the bot may read it, and change it freely.
+        self.state = masked_state(game.state)
+        self._sight_missing = False
+
+    # --- the table (static) --------------------------------------------------------------
+    @property
+    def rules(self):
+        return self._game.rs
+
+    @property
+    def board(self):
+        return self._game.board
+
+    @property
+    def warbands(self):
+        return self._game.scenario.warbands
+
+    @property
+    def ladders(self):
+        return self._game.scenario.ladders
+
+    @property
+    def terrain(self):
+        return self._game.scenario.terrain
+
+    @property
+    def neutral_id(self) -> str:
+        return self._game.neutral_id
+
+    @property
+    def seed(self) -> int:
+        seed = self._game.dice.seed
+        return int(seed) if seed is not None else 0
+
+    def unit_order(self, uid: str) -> int:
+        return self._game.ctx.order_of(uid)
+
+    def warband_player(self, wid: str) -> int:
+        return self._game.warband_player(wid)
+
+    def my_warband(self) -> str | None:
+        """The warband this view plays (the Neutrals for player 0)."""
+        if self.player == 0:
+            return self.neutral_id
+        w = self._game.scenario.warband_of_player(self.player)
+        return w.id if w is not None else None
+
+    def current_warband(self):
+        """The warband of the player whose turn it is (``state.player``)."""
+        return self._game.current_warband()
+
+    def is_enemy(self, a, b) -> bool:
+        """Do units ``a`` and ``b`` oppose each other (different warbands)?"""
+        return a.warband != b.warband
+
+    # --- where the game stands ---------------------------------------------------------------
+    @property
+    def pending(self):
+        return self._game.pending
+
+    @property
+    def log(self) -> tuple:
+        """The game log (accepted actions and what they set off: revealed events only)."""
+        return tuple(self._game.log)
+
+    def turn_player(self) -> int:
+        return self._game.turn_player()
+
+    def is_over(self) -> bool:
+        return self._game.is_over()
+
+    def outcome(self):
+        return self._game.outcome()
+
+    def rng(self, salt: str = "") -> random.Random:
+        """A generator of the bot's own, seeded from the game's seed, the side and the
+        point of the game: the same game gives the same choices, and the game's dice are
+        never touched."""
+        return random.Random(f"{self.seed}:{self.player}:{len(self._game.log)}:{salt}")
+
+    # --- questions every player may ask --------------------------------------------------------
+    def legal_action_kinds(self) -> list[str]:
+        return self._game.legal_action_kinds()
+
+    def why_illegal(self, action: dict[str, Any]) -> IllegalAction | None:
+        return self._game.why_illegal(action)
+
+    def legal_actions(self, uid: str) -> Legal:
+        return self._game.legal_actions(uid)
+
+    def odds(self, action: dict[str, Any]):
+        """The exact odds of a combat action (``Game.odds``), or None when it has none or
+        is refused now."""
+        try:
+            return self._game.odds(action)
+        except Exception:  # refused (IllegalAction), or a tool not there yet (sight)
+            return None
+
+    def reachable(self, uid: str, descend: str = "climb"):
+        """Where ``uid`` may end a move now (``Mover.reachable``), or None if it may not move."""
+        try:
+            return self._game.mover.reachable(self._game.state, uid, descend)
+        except IllegalAction:
+            return None
+
+    def plan_move(self, uid: str, to: tuple[float, float], run: bool = False):
+        """The movement engine's plan of a move to ``to`` (path, cost, checks), or the refusal."""
+        try:
+            return self._game.mover.plan(self._game.state, uid, to=to, run=run)
+        except IllegalAction as why:
+            return why
+
+    def run_denial(self, uid: str) -> IllegalAction | None:
+        return self._game.mover.run_denial(self._game.state, uid)
+
+    def sight(self, a: str, b: str, state: GameState | None = None):
+        """Line of sight and cover from ``a`` to ``b`` (L1, L2), or None while the sight
+        tool is missing (then a bot assumes a clear line, the careful guess)."""
+        if self._sight_missing:
+            return None
+        try:
+            return self._game.sight.between(state if state is not None else self._game.state, a, b)
+        except ImportError:
+            self._sight_missing = True
+            return None
+        except Exception:
+            return None
+
+    @contextmanager
+    def what_if(self, units: Iterable[str] | None = None) -> Iterator[GameState]:
+        """A scratch copy of the masked state, put in the game's place while the block
+        runs: change it (move a unit, set a status, the phase) and ask ``odds`` /
+        ``why_illegal`` / ``sight`` about it. Nothing is applied, no die is rolled, and
+        the game's state is back when the block ends. ``units``: only these units are in
+        the copy (quicker, for questions about them alone, such as an attack's odds)."""
+        game = self._game
+        real = game.state
+        scratch = masked_state(real, units)
+        game.state = scratch
+        try:
+            yield scratch
+        finally:
+            game.state = real
+
+
+def view(game: Game, player: int | None = None) -> View:
+    """The view of ``game`` for ``player`` (default: whoever must decide now)."""
+    return View(game, game.turn_player() if player is None else player)
