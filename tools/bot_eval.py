@@ -6,7 +6,7 @@
 Game ``i`` uses seed ``i``; with ``--seats both`` (the default) bot A plays player 1 in
 the even games and player 2 in the odd ones. Prints one line per game (``--quiet`` for
 none) and a summary: A's wins, draws and losses with a 95% Wilson interval, the first
-seat's win rate (with its interval), refused bot actions (must be 0) and the time per
+seat's win rate among the games not drawn (with its interval), refused bot actions (must be 0) and the time per
 decision. ``--jsonl FILE`` keeps one JSON line per game.
 """
 
@@ -57,10 +57,11 @@ class Tally:
 
     def summary(self, a: str, b: str) -> dict:
         lo, hi = wilson(self.a_wins, self.games)
-        flo, fhi = wilson(self.first_seat_wins, self.games)
+        decided = self.games - self.draws
+        flo, fhi = wilson(self.first_seat_wins, decided)
         out = {"games": self.games, "a": a, "b": b, "a_wins": self.a_wins, "b_wins": self.b_wins, "draws": self.draws,
                "a_win_rate": self.a_wins / self.games if self.games else 0.0, "a_win_ci": [lo, hi],
-               "first_seat_win_rate": self.first_seat_wins / self.games if self.games else 0.0,
+               "first_seat_win_rate": self.first_seat_wins / decided if decided else 0.0,
                "first_seat_ci": [flo, fhi], "refused": self.refused, "capped": self.capped, "ends": self.reasons}
         for side in ("a", "b"):
             xs = sorted(self.seconds[side])

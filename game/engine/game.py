@@ -202,7 +202,7 @@ class Game:
         new = object.__new__(Game)
         new.__dict__.update(self.__dict__)
         new.board = board if board is not None else self.board
-        new._mover = mover if mover is not None else (self._mover if board is None else None)
+        new._mover = mover if mover is not None else (self.mover if board is None else None)
         new._sight = self._sight if board is None and mover is None else None
         new.state = self.state.copy()
         new.dice = self.dice.copy()

@@ -1,0 +1,243 @@
+"""Bots (issue 11): what they see, how they choose, the games they play."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from game.bots import HIDDEN, RandomBot, UtilityBot, make_bot, play_game, view
+from game.bots.driver import bot_scenario, decision_path, play_turn, snapshot, think, with_neutrals
+from game.bots.positions import PositionScorer
+from game.bots.sense import OddsBook, Sense
+from game.engine.dice import Dice
+from game.engine.errors import LoadError
+from game.engine.game import Game
+from game.engine.saves import load_game, save_game
+from game.engine.scenario import load_scenario
+from tests.scripts.builders import R25, game, scenario, unit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLACEHOLDER = {"combat": "placeholder"}
+MOVE_PHASE = {"turn": 2, "player": 1, "phase": "move"}
+MELEE_PHASE = {"turn": 2, "player": 1, "phase": "melee"}
+ENGAGE_PHASE = {"turn": 2, "player": 1, "phase": "engage"}
+
+
+def default_map():
+    return load_scenario(os.path.join(ROOT, "maps", "default.yaml"))
+
+
+def engaged(d: dict, *ids: str) -> dict:
+    d["engaged_with"] = list(ids)
+    return d
+
+
+def fingerprint(g: Game):
+    return g.state.hash(), g.dice.getstate()[1:], len(g.dice.log), len(g.log), g.can_undo
+
+
+# --- what a bot sees ---------------------------------------------------------------------------
+def test_view_masks_the_events_of_unrevealed_tokens_and_leaves_the_game_alone():
+    g = Game(default_map(), dice=Dice(seed=1))
+    v = view(g, 1)
+    assert {t.event for t in v.state.treasure.values()} == {HIDDEN}
+    assert g.state.treasure["t-chapel-yard"].event == "event"     # the game itself keeps it
+    with v.what_if() as scratch:
+        assert scratch.treasure["t-granary"].event == HIDDEN
+        assert g.state is scratch                                 # lent to the game meanwhile
+    assert g.state.treasure["t-granary"].event == "plague"
+    assert not hasattr(v, "__dict__") and not hasattr(v, "game")   # no way round the mask but a private slot
+
+
+def test_a_revealed_token_shows_what_it_hid():
+    red = [unit("red-captain", [10 - 2 * R25, 10])]
+    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "plague"},
+                                                  {"id": "t2", "at": [20, 20], "event": "event"}],
+             state={"turn": 2, "player": 1, "phase": "upkeep"}, dice=[1])
+    g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})
+    v = view(g, 2)
+    assert v.state.treasure["t1"].event == "plague" and v.state.treasure["t2"].event == HIDDEN
+
+
+def test_what_a_token_hides_does_not_change_the_bots_choices():
+    """Swap the hidden events between tokens: until one is revealed, the bots choose alike."""
+    sc = bot_scenario(default_map())
+    swapped = bot_scenario(default_map())
+    evs = {t.id: t.event for t in swapped.state.treasure.values()}
+    swapped.state.treasure["t-square"].event, swapped.state.treasure["t-chapel-yard"].event = evs["t-chapel-yard"], evs["t-square"]
+    runs = []
+    for s in (sc, swapped):
+        g = Game(s, dice=Dice(seed=5))
+        bots = {1: UtilityBot(), 2: RandomBot()}
+        played = []
+        for _ in range(2):
+            played += [st.decision.action for st in play_turn(g, bots)]
+        assert not any(t.revealed for t in g.state.treasure.values())
+        runs.append(played)
+    assert runs[0] == runs[1]
+
+
+# --- the utility bot's choices --------------------------------------------------------------------
+def test_utility_picks_up_a_free_token_in_contact():
+    red = [unit("red-captain", [10 - 2 * R25, 10]), unit("red-mage", [4, 4])]
+    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10]}],
+             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules=PLACEHOLDER)
+    assert g.pending.kind == "pick_up"
+    d = UtilityBot().choose(view(g))
+    assert d.action == {"pick_up": {"unit": "red-captain", "token": "t1"}}
+    assert "t1" in d.reason and g.why_illegal(d.action) is None
+
+
+def test_utility_moves_into_contact_with_a_free_token_it_can_reach():
+    red = [unit("red-captain", [10, 14], move=4)]
+    g = game(red, [unit("blue-boss", [32, 32])], [{"id": "t1", "at": [10, 10]}], state=MOVE_PHASE, rules=PLACEHOLDER)
+    d = UtilityBot().choose(view(g))
+    assert d.kind == "move" and d.unit == "red-captain"
+    g.apply(d.action)
+    assert g.board.distance(g.state.units["red-captain"], g.state.treasure["t1"]) <= g.rs.contact_tolerance + 1e-9
+
+
+def _run_zone_game(stunned_at):
+    red = [unit("red-runner", [6, 30], move=6, keywords=[])]
+    blue = [unit("blue-post", stunned_at, status="stunned", keywords=[]), unit("blue-far", [34, 2], keywords=[])]
+    return game(red, blue, [{"id": "t1", "at": [6, 2]}], state=MOVE_PHASE, rules=PLACEHOLDER)
+
+
+def test_utility_does_not_run_into_an_8_inch_zone_it_can_avoid():
+    # A Stunned enemy cannot Engage next turn (no threat) but would deny the next Run (M2).
+    g = _run_zone_game([10, 17])
+    bot = UtilityBot()
+    start = g.state.units["red-runner"]
+    d0 = g.board.distance(start, g.state.treasure["t1"])
+    d = bot.choose(view(g))
+    assert d.kind == "run", d.reason
+    g.apply(d.action)
+    u = g.state.units["red-runner"]
+    assert g.board.distance(u, g.state.units["blue-post"]) > g.rs.run_denial_range
+    assert g.board.distance(u, g.state.treasure["t1"]) < d0 - 5      # it still ran for the token
+
+
+def test_run_zone_penalty_is_inclusive_at_the_run_denial_range():
+    g = _run_zone_game([20, 17])
+    sense = Sense(view(g), "red", UtilityBot().personality, OddsBook())
+    u, post = g.state.units["red-runner"], g.state.units["blue-post"]
+    rng = g.rs.run_denial_range
+    edge = u.r + post.r
+    pts = np.array([[post.x - (edge + rng), post.y], [post.x - (edge + rng + 0.01), post.y]])
+    _, terms = PositionScorer(sense, u).score(pts)
+    assert terms["run_zone"][0] < 0 and terms["run_zone"][1] == 0
+
+
+def test_utility_attacks_a_dazed_enemy_over_a_fresh_one():
+    red = [engaged(unit("red-brute", [10, 10], keywords=[]), "blue-a", "blue-b")]
+    blue = [engaged(unit("blue-a", [10, 10 + 2 * R25], keywords=[]), "red-brute"),
+            engaged(unit("blue-b", [10 + 2 * R25, 10], keywords=[], status="dazed"), "red-brute")]
+    g = game(red, blue, state=MELEE_PHASE, rules=PLACEHOLDER)
+    d = UtilityBot().choose(view(g))
+    assert d.action == {"attack": {"unit": "red-brute", "target": "blue-b"}}
+    assert "Dazed" in d.reason
+
+
+def test_utility_engages_a_dazed_enemy_over_a_fresh_one():
+    red = [unit("red-brute", [10, 10], keywords=[], move=6)]
+    blue = [unit("blue-a", [10, 13], keywords=[]), unit("blue-b", [13, 10], keywords=[], status="dazed")]
+    g = game(red, blue, state=ENGAGE_PHASE, rules=PLACEHOLDER)
+    d = UtilityBot("aggressive").choose(view(g))
+    assert d.action == {"engage": {"unit": "red-brute", "target": "blue-b"}}
+
+
+def test_utility_plays_on_after_a_passed_rout_check():
+    red = [unit("red-captain", [4, 4])]
+    g = game(red, [unit("blue-boss", [30, 30])], state={"turn": 2, "player": 1, "phase": "upkeep", "lost": {"red": 6}},
+             dice=[1], rules=PLACEHOLDER)
+    assert g.pending.kind == "voluntary_rout"
+    d = UtilityBot().choose(view(g))
+    assert d.action == {"play_on": {"player": 1}}
+
+
+@pytest.mark.parametrize("name", ["random", "utility", "cautious", "greedy", "aggressive"])
+def test_choosing_changes_nothing_in_the_game(name):
+    g = Game(bot_scenario(default_map()), dice=Dice(seed=2))
+    bots = {1: make_bot(name), 2: make_bot(name)}
+    for _ in range(40):
+        before = fingerprint(g)
+        d = bots[g.turn_player()].choose(view(g))
+        assert fingerprint(g) == before
+        assert g.why_illegal(d.action) is None, (d.action, d.reason)
+        g.apply(d.action)
+        assert d.reason and "\n" not in d.reason
+
+
+# --- bot games --------------------------------------------------------------------------------------
+def test_bot_game_ends_within_the_turn_limit_with_no_refusal():
+    bg = play_game(default_map(), {1: UtilityBot(), 2: RandomBot()}, seed=3, turn_limit=3)
+    assert bg.game.is_over() and not bg.capped
+    assert bg.refused == 0 and bg.decisions == len(bg.game.log)
+    assert bg.game.state.turn == 3 and "T1" in bg.outcome.reason
+    assert bg.counts()["refused"] == 0
+
+
+def test_bot_games_replay_exactly_from_their_logs(tmp_path):
+    bg = play_game(default_map(), {1: UtilityBot("aggressive"), 2: UtilityBot("cautious")}, seed=11, turn_limit=4)
+    g = bg.game
+    again = Game(g.scenario, dice=Dice(seed=11))
+    results = [r for _, r in again.replay([e.replayable for e in g.log])]
+    assert all(r.ok for r in results)
+    assert again.state.hash() == g.state.hash() and again.winner == g.winner
+    path = tmp_path / "bots.yaml"
+    save_game(str(path), g)
+    assert load_game(str(path)).state.hash() == g.state.hash()
+
+
+def test_the_same_seed_gives_the_same_game_and_another_seed_another():
+    def actions(seed):
+        return [e.replayable for e in play_game(default_map(), {1: UtilityBot(), 2: RandomBot()}, seed=seed,
+                                                turn_limit=2).game.log]
+
+    assert actions(4) == actions(4)
+    assert actions(4) != actions(5)
+
+
+def test_bot_rules_give_placeholder_combat_a_turn_limit_and_bot_neutrals_unless_told():
+    sc = bot_scenario(default_map())
+    assert (sc.ruleset.combat, sc.ruleset.turn_limit, sc.ruleset.turn_limit_winner, sc.ruleset.neutral_act) == \
+        ("placeholder", 10, "treasure", "bot")
+    mine = bot_scenario(default_map(), turn_limit=6, rules={"neutral_act": "advance", "turn_limit_winner": "draw"})
+    assert (mine.ruleset.turn_limit, mine.ruleset.neutral_act, mine.ruleset.turn_limit_winner) == (6, "advance", "draw")
+    assert default_map().ruleset.combat == "manual"   # the scenario itself is untouched
+    with pytest.raises(LoadError) as exc:
+        bot_scenario(default_map(), rules={"combat": "fists"})
+    assert "bot rules:" in str(exc.value) and "combat must be one of" in str(exc.value)
+
+
+def test_neutrals_are_played_by_a_bot_as_player_0():
+    red = [unit("red-captain", [10 - 2 * R25, 10])]
+    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "event"}], dice=[12],
+             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules={"neutral_act": "bot", **PLACEHOLDER})
+    g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})      # an Event: two Ghouls appear
+    g.apply({"end_turn": {}})
+    g.apply({"end_turn": {}})                                          # red's next upkeep: the Neutrals act
+    assert g.pending.kind == "neutrals" and g.pending.player == 0 and g.turn_player() == 0
+    bots = with_neutrals({1: RandomBot(), 2: RandomBot()})
+    steps = play_turn(g, bots)
+    neutral = [s for s in steps if s.player == 0]
+    assert neutral and all(s.refused is None for s in steps)
+    assert neutral[-1].decision.kind == "end_step"
+    assert any(s.decision.kind in ("engage", "move", "run") for s in neutral)
+
+
+# --- the window: thinking on a copy --------------------------------------------------------------------
+def test_a_bot_thinks_on_a_snapshot_and_its_path_is_there_to_animate():
+    g = Game(bot_scenario(default_map()), dice=Dice(seed=9))
+    g.apply({"end_phase": {}})        # player 1's Move phase
+    before = fingerprint(g)
+    copy = snapshot(g)
+    d = think(UtilityBot(), copy)
+    assert fingerprint(g) == before
+    assert d == UtilityBot().choose(view(g))
+    assert d.kind in ("move", "run") and d.path and len(d.path) >= 2
+    result = g.apply(d.action)
+    path = decision_path(result)
+    assert path[0] == pytest.approx(d.path[0]) and path[-1] == pytest.approx(d.path[-1])
