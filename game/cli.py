@@ -21,7 +21,8 @@ def default_scenario() -> str:
 
 
 def file_kind(path: str) -> str:
-    """Guess what a file is: 'scenario', 'actions', 'save' or 'ruleset' (by its top keys)."""
+    """Guess what a file is: 'scenario', 'actions', 'save', 'ruleset' or 'personality' (a
+    bot's weights) by its top keys."""
     from game.engine.yamlsrc import load_yaml, read_text
 
     try:
@@ -35,6 +36,8 @@ def file_kind(path: str) -> str:
             return "actions"
         if "warbands" not in data and ("phases" in data or "extends" in data or "check_die" in data):
             return "ruleset"
+        if "warbands" not in data and "weights" in data:
+            return "personality"
     return "scenario"
 
 
@@ -56,6 +59,10 @@ def cmd_check(args) -> int:
                 load_game(path)
             elif kind == "ruleset":
                 load_ruleset(path)
+            elif kind == "personality":
+                from game.bots.personality import load_personality
+
+                load_personality(path)
             else:
                 load_scenario(path)
         except LoadError as exc:
@@ -115,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", nargs="?")
     p.set_defaults(func=cmd_edit)
 
-    p = sub.add_parser("check", help="validate scenarios, action scripts and rulesets")
+    p = sub.add_parser("check", help="validate scenarios, action scripts, rulesets and bot personalities")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=cmd_check)
 

@@ -122,3 +122,43 @@ def test_the_random_bot_draws_from_every_legal_choice():
     assert kinds == {"move", "run", "reload", "end_phase"}
     units = {d for k, d in opts if k == "move"}
     assert units == {u.id for u in g.state.units_of("lanterns")}
+
+
+def test_speedheim_check_knows_personality_files(tmp_path, capsys):
+    from game.cli import main
+
+    files = [os.path.join(ROOT, "game", "bots", "personalities", f"{n}.yaml") for n in BUNDLED]
+    assert main(["check", *files]) == 0
+    assert capsys.readouterr().out.count("ok (personality)") == len(BUNDLED)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nweights:\n  hunt: -1\n")
+    assert main(["check", str(bad)]) == 2
+    assert f"{bad}:3: weight hunt must be 0 or more" in capsys.readouterr().err
+
+
+# --- the mirror map ------------------------------------------------------------------------------------
+def test_mirror_map_is_symmetric_about_its_centre_line():
+    import shapely
+    from shapely.geometry import Polygon
+
+    sc = load_scenario(os.path.join(ROOT, "maps", "mirror.yaml"))
+    mid = sc.height / 2
+
+    def flip(xy):
+        return xy * [1, -1] + [0, 2 * mid]
+
+    def key(t):
+        return (t.kind, t.height)
+
+    polys = [(key(t), Polygon(t.polygon)) for t in sc.terrain]
+    for k, p in polys:
+        image = shapely.transform(p, flip)
+        assert any(k2 == k and q.symmetric_difference(image).area < 1e-9 for k2, q in polys), k
+    toks = {(t.x, t.y, t.event) for t in sc.state.treasure.values()}
+    assert toks == {(x, 2 * mid - y, e) for x, y, e in toks}
+    feet = {tuple(lad.foot) for lad in sc.ladders}
+    assert feet == {(x, 2 * mid - y) for x, y in feet}
+    north, south = (sorted(sc.state.units_of(w.id), key=lambda u: u.id.split("-", 1)[1]) for w in sc.warbands)
+    assert len(north) == len(south) == 9
+    for a, b in zip(north, south):
+        assert (a.x, 2 * mid - a.y, a.base_mm, a.stats, a.keywords) == (b.x, b.y, b.base_mm, b.stats, b.keywords)

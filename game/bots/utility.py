@@ -118,7 +118,7 @@ class UtilityBot:
         done = acted_now(view)
         sense = Sense(view, view.neutral_id, self.personality, self.book)
         units = [view.state.units[uid] for uid in p.units if uid not in done and uid in view.state.units
-                 and view.state.units[uid].active]
+                 and view.state.units[uid].active and not view.state.units[uid].engaged_with]
         d = self._best_engage(sense, units, opportunity=False)
         if d is not None:
             return d
@@ -131,7 +131,7 @@ class UtilityBot:
     # --- Engage (E1) ---------------------------------------------------------------------------------
     def _engage(self, sense: Sense) -> Decision | None:
         units = [u for u in sense.mine if not u.engage_attempted and not u.moved and u.used <= 0
-                 and u.status not in ("stunned", "dazed")]
+                 and u.status not in ("stunned", "dazed") and not u.engaged_with]
         return self._best_engage(sense, units, opportunity=True)
 
     def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
@@ -139,7 +139,7 @@ class UtilityBot:
         best = None
         for u in units:
             reach = sense.engage_reach(u)
-            if reach <= 0:
+            if reach <= 0 or u.engaged_with:   # an Engaged unit fights where it stands
                 continue
             give_up = self._opportunity(sense, u) if opportunity else 0.0
             for t in sense.enemies:
