@@ -21,6 +21,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+import yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
@@ -30,6 +32,7 @@ from game.engine.movement import Mover  # noqa: E402
 from game.engine.geometry import board_for  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
+from game.engine.errors import LoadError  # noqa: E402
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -72,9 +75,9 @@ class Tally:
 
 
 def evaluate(map_path: str, a: str, b: str, games: int, *, seats: str = "both", turn_limit: int | None = None,
-             first_seed: int = 0, log=None, jsonl=None) -> Tally:
+             first_seed: int = 0, rules: dict | None = None, log=None, jsonl=None) -> Tally:
     """Play ``games`` games of bot ``a`` against bot ``b`` on ``map_path``."""
-    sc = bot_scenario(load_scenario(map_path), turn_limit)
+    sc = bot_scenario(load_scenario(map_path), turn_limit, rules)
     mover = Mover(sc, board_for(sc))
     bot_a, bot_b = make_bot(a), make_bot(b)
     bands = {w.player: w.id for w in sc.warbands if w.player > 0}
@@ -121,13 +124,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seats", choices=("both", "first", "second"), default="both")
     ap.add_argument("--turn-limit", type=int, default=None)
     ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--rule", action="append", default=[], metavar="KEY=YAML",
+                    help="a ruleset override for these games, e.g. --rule run_denial_range=0")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    rules = {}
+    for item in args.rule:
+        key, _, value = item.partition("=")
+        rules[key.strip()] = yaml.safe_load(value)
     jsonl = open(args.jsonl, "w") if args.jsonl else None
     try:
         t = evaluate(args.map, args.a, args.b, args.games, seats=args.seats, turn_limit=args.turn_limit,
-                     first_seed=args.first_seed, log=None if args.quiet else sys.stdout, jsonl=jsonl)
+                     first_seed=args.first_seed, rules=rules, log=None if args.quiet else sys.stdout, jsonl=jsonl)
+    except LoadError as exc:
+        return exc.report()
     finally:
         if jsonl:
             jsonl.close()

@@ -178,12 +178,13 @@ class PositionScorer:
         near_enemy = nearest <= float(s.rs.run_denial_range)
         run_wanted = (~self.carrying) & (best_cost > self.move) & np.isfinite(best_cost)
         terms["run_zone"] = -p.run_zone * (near_enemy & run_wanted)
+        terms["_run_kept"] = (~near_enemy & run_wanted & (nearest <= float(s.rs.run_denial_range) + 3)).astype(float)
         friends = np.zeros(n)
         for a in s.mine:
             if a.id != u.id:
                 friends += (np.hypot(X - a.x, Y - a.y) - u.r - a.r) <= SUPPORT_RANGE
         terms["support"] = p.support * np.minimum(friends, 2) * near_enemy
-        total = sum(terms.values())
+        total = sum(v for k, v in terms.items() if not k.startswith("_"))
         terms["_nearest"] = nearest
         return total, terms
 

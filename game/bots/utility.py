@@ -268,6 +268,8 @@ class UtilityBot:
             why.append(f"risk {-t['threat']:.1f}")
         if t.get("run_zone", 0) < 0:
             why.append("inside Run denial range")
+        elif t.get("_run_kept"):
+            why.append(f"keeps out of {sense.rs.run_denial_range:g}\" to Run next turn")
         if opt.note:
             why.append(opt.note)
         nearest = t.get("_nearest")
