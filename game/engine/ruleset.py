@@ -32,7 +32,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
 STATUSES = ("normal", "staggered", "dazed", "stunned", "incapacitated")
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
-POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor"}
+POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor", "los_samples"}
+#: Parameters that must be a whole number.
+INTEGERS = {"los_samples"}
 
 
 def ruleset_dir() -> str:
@@ -116,6 +118,8 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
             problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
         elif value < 0 or (key in POSITIVE and value == 0):
             problems.append(src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"))
+        elif key in INTEGERS and value != int(value):
+            problems.append(src.problem(path, f"{key} must be a whole number, not {value}"))
         return
     if isinstance(base, str) and not isinstance(value, str):
         problems.append(src.problem(path, f"{key} must be text, not {value!r}"))
