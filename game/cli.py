@@ -1,4 +1,4 @@
-"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, replay, render.
+"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, replay, render.
 
 Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
 Each command lives with its concern; this module only parses arguments and dispatches.
@@ -66,6 +66,12 @@ def cmd_measure(args) -> int:
     return measure_cli(args.scenario, args.a, args.b, ignore_height=args.ignore_height)
 
 
+def cmd_los(args) -> int:
+    from game.engine.sight import los_cli
+
+    return los_cli(args.scenario, args.a, args.b, as_json=args.json)
+
+
 def cmd_replay(args) -> int:
     from game.engine.replay import replay_cli
 
@@ -75,7 +81,7 @@ def cmd_replay(args) -> int:
 def cmd_render(args) -> int:
     from game.ui.render import render_cli
 
-    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width)
+    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width, los=args.los)
 
 
 def cmd_play(args) -> int:
@@ -114,6 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-height", action="store_true", help="measure across the table only (the G2 variant)")
     p.set_defaults(func=cmd_measure)
 
+    p = sub.add_parser("los", help="line of sight and cover (L1, L2) from unit A to unit B")
+    p.add_argument("scenario")
+    p.add_argument("a", metavar="A", help="the viewer's unit id")
+    p.add_argument("b", metavar="B", help="the target's unit id")
+    p.add_argument("--json", action="store_true", help="one JSON object: visible, cover, clear_lines, lines, distance")
+    p.set_defaults(func=cmd_los)
+
     p = sub.add_parser("replay", help="apply an action script; --json prints one line per action")
     p.add_argument("scenario")
     p.add_argument("actions")
@@ -126,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--actions", help="apply this action script first")
     p.add_argument("--reveal", action="store_true", help="show what hides under treasure tokens")
     p.add_argument("--width", type=int, default=None, help="image width in pixels")
+    p.add_argument("--los", metavar="UNIT", help="shade what UNIT cannot see; mark enemies visible, in cover or hidden")
     p.set_defaults(func=cmd_render)
     return parser
 

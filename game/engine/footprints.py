@@ -55,7 +55,8 @@ class _Group:
     edges): vertex k of part j is ``(vx[k, j], vy[k, j])``; edge k runs from vertex k to
     k + 1 with outward normal ``(nx, ny)[k, j]`` as long as the edge; ``outer[k, j]``:
     edge k lies on the piece's outline. ``owner[j]``: the part's piece number; a piece's
-    parts are the run ``first[piece]``, ``count[piece]`` (count 0: none here)."""
+    parts are the run ``first[piece]``, ``count[piece]`` (count 0: none here); ``single``:
+    no piece has more than one part here."""
 
     def __init__(self, parts: list, pieces: int):
         size = max(len(r) for r, _k, _o in parts)
@@ -72,6 +73,7 @@ class _Group:
         self.count = np.zeros(pieces, dtype=np.int64)
         ks, first, count = np.unique(self.owner, return_index=True, return_counts=True)
         self.first[ks], self.count[ks] = first, count
+        self.single = bool((count == 1).all())
         self.size = size
 
 
@@ -139,13 +141,16 @@ class Footprints:
                                 & (sy0[:, None] <= by1[None, :]) & (sy1[:, None] >= by0[None, :]))
         else:
             si, pi = pairs
-        # ... and whose line does not leave the whole box on one side (separating axis).
-        ax, ay = Ax[si], Ay[si]
-        dx, dy = Bx[si] - ax, By[si] - ay
-        side = np.stack([dx * (cy[pi] - ay) - dy * (cx[pi] - ax) for cx, cy in ((bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1))])
-        meet = ~((side > 0).all(axis=0) | (side < 0).all(axis=0))
-        si, pi = si[meet], pi[meet]
-        if len(self.groups) == 1 or len(si) * self.padded.size <= _SMALL:
+        small = len(si) * self.padded.size <= _SMALL
+        if not small:
+            # ... and whose line does not leave the whole box on one side (separating axis).
+            ax, ay = Ax[si], Ay[si]
+            dx, dy = Bx[si] - ax, By[si] - ay
+            side = np.stack([dx * (cy[pi] - ay) - dy * (cx[pi] - ax) for cx, cy in ((bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1))])
+            meet = ~((side > 0).all(axis=0) | (side < 0).all(axis=0))
+            si, pi = si[meet], pi[meet]
+            small = len(si) * self.padded.size <= _SMALL
+        if len(self.groups) == 1 or small:
             out = [self._clip(self.padded, si, pi, Ax, Ay, Bx, By, touching)]
         else:
             out = [self._clip(grp, si[sel], pi[sel], Ax, Ay, Bx, By, touching)
@@ -158,20 +163,22 @@ class Footprints:
     @staticmethod
     def _clip(grp: _Group, si, pi, Ax, Ay, Bx, By, touching: bool):
         """Cyrus-Beck of segments si against every part of pieces pi in the group."""
-        cnt = grp.count[pi]
-        si = np.repeat(si, cnt)
-        part = np.repeat(grp.first[pi], cnt) + (np.arange(len(si)) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-        take = np.take
-        ax, ay = take(Ax, si), take(Ay, si)
-        dx, dy = take(Bx, si) - ax, take(By, si) - ay
-        nx, ny = take(grp.nx, part, axis=1), take(grp.ny, part, axis=1)        # (edges, m)
+        if grp.single:  # every piece is one part here
+            part = grp.first.take(pi)
+        else:
+            cnt = grp.count.take(pi)
+            si = np.repeat(si, cnt)
+            part = np.repeat(grp.first[pi], cnt) + (np.arange(len(si)) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+        ax, ay = Ax.take(si), Ay.take(si)
+        dx, dy = Bx.take(si) - ax, By.take(si) - ay
+        nx, ny = grp.nx.take(part, axis=1), grp.ny.take(part, axis=1)        # (edges, m)
         p = nx * dx + ny * dy
-        q = nx * (take(grp.vx, part, axis=1) - ax) + ny * (take(grp.vy, part, axis=1) - ay)
+        q = nx * (grp.vx.take(part, axis=1) - ax) + ny * (grp.vy.take(part, axis=1) - ay)
         enter, leave = p < -1e-15, p > 1e-15
         par = ~(enter | leave)
         bad = par & (q < -1e-12)
         if not touching:  # along the outline, on the edge's line: not over the piece
-            bad |= par & (np.abs(q) <= 1e-9 * take(grp.length, part, axis=1)) & take(grp.outer, part, axis=1)
+            bad |= par & (np.abs(q) <= 1e-9 * grp.length.take(part, axis=1)) & grp.outer.take(part, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             r = q / p
         t0 = np.where(enter, r, 0.0).max(axis=0)

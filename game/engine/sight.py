@@ -103,13 +103,12 @@ def sample_offsets(n: int) -> np.ndarray:
 
 @dataclass
 class _Targets:
-    """The far ends of a batch of lines: per target its centre, radius, eye z and samples."""
+    """The far ends of a batch of lines: per target its id, centre, radius and surface z."""
 
     ids: list[str]
     xy: np.ndarray  # (T, 2)
     r: np.ndarray
-    z: np.ndarray  # surface under the centre
-    n: int  # samples per target
+    z: np.ndarray  # the surface under the centre
 
 
 class Sight:
@@ -141,6 +140,9 @@ class Sight:
         self._corner_y = np.stack([by0, by0, by1, by1])[None]
         self._piece_top = fp.height
         self._piece_low_wall = self._low_wall[fp.pieces] if len(fp.pieces) else np.zeros(0, dtype=bool)
+        # line k of a pair runs from viewer sample _from[k] to target sample _to[k]
+        n = len(self.offsets)
+        self._from, self._to = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
         self._shadows = None
 
     # --- queries -------------------------------------------------------------------------
@@ -161,8 +163,7 @@ class Sight:
         units = [self._unit(state, uid) for uid in ids]
         board = self.board
         tg = _Targets(ids, np.array([(u.x, u.y) for u in units], dtype=float).reshape(-1, 2),
-                      np.array([u.r for u in units], dtype=float), np.array([board.height_at(u.x, u.y) for u in units]),
-                      len(self.offsets))
+                      np.array([u.r for u in units], dtype=float), np.array([board.height_at(u.x, u.y) for u in units]))
         viewer = board.disc(a)
         return self._batch(viewer, tg, state, exclude={a_id})
 
@@ -172,7 +173,7 @@ class Sight:
         one standing on either end)."""
         board = self.board
         tg = _Targets(["q"], np.array([[float(q[0]), float(q[1])]]), np.zeros(1),
-                      np.array([board.height_at(q[0], q[1])]), 1)
+                      np.array([board.height_at(q[0], q[1])]))
         return self._batch(board.point_disc(float(p[0]), float(p[1])), tg, state, exclude=set(), points=True)["q"]
 
     def visibility_region(self, state: GameState, a_id: str):
@@ -195,64 +196,65 @@ class Sight:
 
     def _batch(self, viewer: Disc, tg: _Targets, state: GameState | None, exclude: set[str],
                points: bool = False) -> dict[str, SightResult]:
-        offs_a = self.offsets if not points else self.offsets[:1]
-        offs_b = self.offsets if tg.n == len(self.offsets) else self.offsets[:1]
-        na, nb, T = len(offs_a), len(offs_b), len(tg.ids)
-        per = na * nb
-        SA = np.array([viewer.x, viewer.y]) + viewer.r * offs_a                       # (na, 2)
-        SB = tg.xy[:, None, :] + tg.r[:, None, None] * offs_b[None]                    # (T, nb, 2)
-        A = np.broadcast_to(SA[None, :, None, :], (T, na, nb, 2)).reshape(-1, 2)
-        B = np.broadcast_to(SB[:, None, :, :], (T, na, nb, 2)).reshape(-1, 2)
+        """All lines from the viewer's samples to every target's samples, at once."""
+        T = len(tg.ids)
+        if points:
+            per, SA, SB = 1, np.array([[viewer.x, viewer.y]]), tg.xy
+            A, B = np.repeat(SA, T, axis=0), SB
+        else:
+            n = len(self.offsets)
+            per = n * n
+            SA = np.array([viewer.x, viewer.y]) + viewer.r * self.offsets                   # (n, 2)
+            SB = tg.xy[:, None, :] + tg.r[:, None, None] * self.offsets                      # (T, n, 2)
+            A = np.tile(SA[self._from], (T, 1))
+            B = SB[:, self._to].reshape(-1, 2)
         za = viewer.z + self.eye
         zb = np.repeat(tg.z + self.eye, per)
-        tgt = np.repeat(np.arange(T), per)
-        blocked, block_pairs, walls = self._trace(viewer, A, B, za, zb, tgt, tg)
+        blocked, block_pairs, (ws, wt, wp) = self._trace(viewer, A, B, za, zb, tg, per)
         if self.bases_block and state is not None:
-            hit, pairs = self._bases(A, B, za, zb, tgt, tg, state, exclude, points)
+            hit, pairs = self._bases(A, B, za, zb, tg, per, state, exclude, points)
             blocked |= hit
-            block_pairs += pairs
-        ws, wt, wp = walls
-        covered = np.zeros(len(A), dtype=bool)
-        covered[ws] = True
+            block_pairs |= pairs
         seg3 = np.empty((len(A), 2, 3))
-        seg3[:, 0, :2], seg3[:, 0, 2] = A, za
-        seg3[:, 1, :2], seg3[:, 1, 2] = B, zb
+        seg3[:, 0, :2], seg3[:, 0, 2], seg3[:, 1, :2], seg3[:, 1, 2] = A, za, B, zb
         blocked = blocked.reshape(T, per)
-        covered = covered.reshape(T, per)
-        clear = per - blocked.sum(axis=1)
-        wall_cover = np.all(covered | blocked, axis=1)
+        clear = (per - blocked.sum(axis=1)).tolist()
+        # L2 walls: the lines crossing a low wall near the target, and the walls so crossed
+        covered = np.zeros((T, per), dtype=bool)
+        cover_walls: list[set[str]] = [set() for _ in range(T)]
+        if len(ws):
+            covered.ravel()[ws] = True
+            clear_wall = ~blocked.ravel()[ws]
+            for t, piece in set(zip(wt[clear_wall].tolist(), wp[clear_wall].tolist())):
+                cover_walls[t].add(self._terrain_ids[piece])
+        wall_cover = (covered | blocked).all(axis=1).tolist()
         blockers: list[set[str]] = [set() for _ in range(T)]
         for t, name in block_pairs:
             blockers[t].add(name)
-        cover_walls: list[set[str]] = [set() for _ in range(T)]
-        clear_wall = ~blocked.ravel()[ws]
-        for t, piece in set(zip(wt[clear_wall].tolist(), wp[clear_wall].tolist())):
-            cover_walls[t].add(self._terrain_ids[piece])
-        board = self.board
+        distance = self.board.distance
         out = {}
         for k, uid in enumerate(tg.ids):
-            vis = bool(clear[k] > 0)
-            cov = vis and bool(clear[k] < per or wall_cover[k])
-            dist = board.distance(viewer, Disc(float(tg.xy[k, 0]), float(tg.xy[k, 1]), float(tg.r[k]), float(tg.z[k])))
-            out[uid] = SightResult(vis, cov, int(clear[k]), per, dist, tuple(sorted(blockers[k])),
+            vis = clear[k] > 0
+            cov = vis and (clear[k] < per or wall_cover[k])
+            dist = distance(viewer, Disc(float(tg.xy[k, 0]), float(tg.xy[k, 1]), float(tg.r[k]), float(tg.z[k])))
+            out[uid] = SightResult(vis, cov, clear[k], per, dist, tuple(sorted(blockers[k])),
                                    tuple(sorted(cover_walls[k])), seg3[k * per:(k + 1) * per], blocked[k])
         return out
 
-    def _trace(self, viewer: Disc, A: np.ndarray, B: np.ndarray, za: float, zb: np.ndarray, tgt: np.ndarray, tg: _Targets):
-        """Terrain: which lines are blocked, (target, piece id) blocking pairs, and the
-        (line, target, piece) crossings of low walls near the target (L2)."""
+    def _trace(self, viewer: Disc, A: np.ndarray, B: np.ndarray, za: float, zb: np.ndarray, tg: _Targets, per: int):
+        """Terrain: which lines are blocked; the (target, piece id) blocking pairs; and the
+        (line, target, terrain index) crossings of low walls near the target (L2)."""
         blocked = np.zeros(len(A), dtype=bool)
         none = np.zeros(0, dtype=np.int64)
-        si, t0, t1, h, _wall, pc = self.footprints.intervals(A, B, touching=False, pairs=self._corridor_pairs(viewer, za, tg))
+        si, t0, t1, h, _wall, pc = self.footprints.intervals(A, B, touching=False, pairs=self._corridor_pairs(viewer, za, tg, per))
         if not len(si):
-            return blocked, [], (none, none, none)
+            return blocked, set(), (none, none, none)
         dz = zb[si] - za
-        low = za + np.minimum(dz * t0, dz * t1)
-        blk = low < h - ZTOL
-        blocked[si[blk]] = True
+        blk = za + np.minimum(dz * t0, dz * t1) < h - ZTOL
+        hit = si[blk]
+        blocked[hit] = True
         ids = self._terrain_ids
-        found = np.unique(tgt[si[blk]] * len(ids) + pc[blk])
-        pairs = [(int(k) // len(ids), ids[int(k) % len(ids)]) for k in found]
+        pairs = {(t, ids[p]) for t, p in zip((hit // per).tolist(), pc[blk].tolist())}
         walls = (none, none, none)
         lw = self._low_wall[pc] & ~blk
         if lw.any():
@@ -260,19 +262,17 @@ class Sight:
             d = B[s] - A[s]
             p0 = A[s] + d * t0[lw][:, None]
             p1 = A[s] + d * t1[lw][:, None]
-            t = tgt[s]
-            gap = _point_segment_distance(tg.xy[t], p0, p1) - tg.r[t]
-            near = gap <= self.wall_range + EPS
+            t = s // per
+            near = _point_segment_distance(tg.xy[t], p0, p1) - tg.r[t] <= self.wall_range + EPS
             walls = (s[near], t[near], pc[lw][near])
         return blocked, pairs, walls
 
-    def _corridor_pairs(self, viewer: Disc, za: float, tg: _Targets):
+    def _corridor_pairs(self, viewer: Disc, za: float, tg: _Targets, per: int):
         """(line, piece number) pairs worth clipping, lines numbered target by target: the
         pieces whose box meets the hull of the viewer's and the target's base (every line
         of the pair lies in it) and that either stand higher than the lower end of the
         lines or are low walls near the target (L2)."""
-        T, per = len(tg.ids), len(self.offsets) ** 2 if tg.n > 1 else 1
-        vr = viewer.r if tg.n > 1 else 0.0
+        vr = viewer.r if per > 1 else 0.0
         d = tg.xy - (viewer.x, viewer.y)
         L = np.hypot(d[:, 0], d[:, 1])
         safe = np.where(L > 0, L, 1.0)
@@ -295,7 +295,7 @@ class Sight:
         si = (ti * per)[:, None] + np.arange(per)[None, :]
         return si.ravel(), np.repeat(pi, per)
 
-    def _bases(self, A, B, za, zb, tgt, tg: _Targets, state: GameState, exclude: set[str], points: bool):
+    def _bases(self, A, B, za, zb, tg: _Targets, per: int, state: GameState, exclude: set[str], points: bool):
         """Variant bases_block_los: lines through other bases (upright cylinders)."""
         board = self.board
         others = [u for uid, u in state.units.items() if u.active and uid not in exclude]
@@ -304,21 +304,21 @@ class Sight:
             others = [u for u in others if all(math.hypot(u.x - e[0], u.y - e[1]) >= u.r for e in ends)]
         hit = np.zeros(len(A), dtype=bool)
         if not others:
-            return hit, []
+            return hit, set()
         ox = np.array([u.x for u in others])
         oy = np.array([u.y for u in others])
         orr = np.array([u.r for u in others])
         top = np.array([board.height_at(u.x, u.y) for u in others]) + self.base_height
         own = np.array([u.id for u in others], dtype=object)
-        t_ids = np.array(tg.ids, dtype=object)
         si, bi, t0, t1 = _circle_crossings(A, B, ox, oy, orr)
-        keep = own[bi] != t_ids[tgt[si]] if not points else np.ones(len(si), dtype=bool)
-        si, bi, t0, t1 = si[keep], bi[keep], t0[keep], t1[keep]
+        t = si // per
+        if not points:  # a target's own base does not hide it
+            keep = own[bi] != np.array(tg.ids, dtype=object)[t]
+            si, bi, t0, t1, t = si[keep], bi[keep], t0[keep], t1[keep], t[keep]
         dz = zb[si] - za
         blk = za + np.minimum(dz * t0, dz * t1) < top[bi] - ZTOL
         hit[si[blk]] = True
-        pairs = sorted({(int(t), str(own[b])) for t, b in zip(tgt[si[blk]], bi[blk])})
-        return hit, pairs
+        return hit, {(k, str(own[b])) for k, b in zip(t[blk].tolist(), bi[blk].tolist())}
 
 
 def _point_segment_distance(c: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:

@@ -835,10 +835,12 @@ def _dashed(surface: pygame.Surface, colour: Colour, ring: list[tuple[float, flo
 
 def render_surface(scenario: Scenario, state: GameState | None = None, reveal: bool = False, width: int | None = None,
                    board: Board | None = None, painter: BoardPainter | None = None,
-                   trails: bool = True) -> tuple[pygame.Surface, Camera]:
+                   trails: bool = True, under_units=None, over_units=None) -> tuple[pygame.Surface, Camera]:
     """The whole picture (title, table with numbered edges, scale bar, legend and roster).
 
-    ``trails`` draws the paths moved this turn (after ``--actions``).
+    ``trails`` draws the paths moved this turn (after ``--actions``). ``under_units`` and
+    ``over_units``: extra layers, ``f(surface, camera)``, drawn before and after the units
+    (the line of sight of ``--los``).
 
     Returns the surface and the camera used for the table (tests probe pixels with it).
     """
@@ -877,7 +879,11 @@ def render_surface(scenario: Scenario, state: GameState | None = None, reveal: b
     if trails:
         painter.draw_trails(surface, camera, state)
     painter.draw_tokens(surface, camera, state, reveal)
+    if under_units:
+        under_units(surface, camera)
     painter.draw_units(surface, camera, state)
+    if over_units:
+        over_units(surface, camera)
     painter.draw_edge_numbers(surface, camera)
     _scale_bar(surface, camera, (margin, title_h + margin + table_h_px + margin + 6), scenario)
     legend.draw(surface, (width - panel_w, title_h))
@@ -1086,9 +1092,15 @@ def save_png(surface: pygame.Surface, out_path: str) -> None:
 
 
 def render_png(scenario: Scenario, state: GameState | None, out_path: str, reveal: bool = False,
-               width: int | None = None, board: Board | None = None) -> tuple[int, int]:
-    """Render the table to a PNG file; returns the image size (width, height)."""
-    surface, _ = render_surface(scenario, state, reveal=reveal, width=width, board=board)
+               width: int | None = None, board: Board | None = None, los: str | None = None) -> tuple[int, int]:
+    """Render the table to a PNG file; returns the image size (width, height). ``los``: a
+    unit id whose line of sight is drawn (game.ui.sight_layer)."""
+    layers = {}
+    if los is not None:
+        from game.ui.sight_layer import los_layers
+
+        layers = los_layers(scenario, state if state is not None else scenario.state, los, board)
+    surface, _ = render_surface(scenario, state, reveal=reveal, width=width, board=board, **layers)
     save_png(surface, out_path)
     return surface.get_size()
 
@@ -1124,8 +1136,8 @@ def _replay(scenario: Scenario, actions_path: str) -> GameState:
 
 
 def render_cli(scenario_path: str, out_path: str, actions: str | None = None, reveal: bool = False,
-               width: int | None = None) -> int:
-    """``speedheim render SCENARIO -o OUT.png [--actions A] [--reveal] [--width N]``: 0, or 2."""
+               width: int | None = None, los: str | None = None) -> int:
+    """``speedheim render SCENARIO -o OUT.png [--actions A] [--reveal] [--width N] [--los UNIT]``: 0, or 2."""
     if width is not None and not (MIN_WIDTH <= width <= MAX_WIDTH):
         print(f"speedheim render: --width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels, not {width}", file=sys.stderr)
         return 2
@@ -1148,12 +1160,16 @@ def render_cli(scenario_path: str, out_path: str, actions: str | None = None, re
             print(f"speedheim render: internal error while replaying {actions} ({type(exc).__name__}: {exc}); "
                   "please report it", file=sys.stderr)
             return 2
+    if los is not None and not (los in state.units and state.units[los].on_table):
+        print(f"speedheim render: --los {los!r} is not a unit on the table (units: {', '.join(sorted(state.units)[:12])})",
+              file=sys.stderr)
+        return 2
     directory = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(directory):
         print(f"speedheim render: cannot write {out_path}: folder {directory} does not exist", file=sys.stderr)
         return 2
     try:
-        w, h = render_png(scenario, state, out_path, reveal=reveal, width=width)
+        w, h = render_png(scenario, state, out_path, reveal=reveal, width=width, los=los)
     except (OSError, pygame.error) as exc:
         print(f"speedheim render: cannot write {out_path}: {exc}", file=sys.stderr)
         return 2

@@ -73,6 +73,13 @@ STATUS_MARKS: dict[str, tuple[str, Colour]] = {
     "incapacitated": ("+", (20, 20, 20)),
 }
 
+#: Line of sight (L1/L2, game.ui.sight_layer): the unseen ground, and the target marks.
+LOS_SHADE = (18, 16, 40)
+LOS_SHADE_ALPHA = 120
+LOS_VISIBLE = (40, 190, 70)
+LOS_COVER = (240, 170, 20)
+LOS_HIDDEN = (215, 40, 40)
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 FONT_DIRS = [
     os.path.join(os.path.dirname(os.path.dirname(_HERE)), "assets", "fonts"),
