@@ -66,6 +66,7 @@ class _Group:
         self.nx = np.ascontiguousarray((nxt[..., 1] - v[..., 1]).T)
         self.ny = np.ascontiguousarray((v[..., 0] - nxt[..., 0]).T)
         self.length = np.hypot(self.nx, self.ny)
+        self.packed = np.vstack([self.nx, self.ny, self.vx, self.vy])   # one gather for the clipping
         outer = [list(o) + [False] * (size - len(o)) for _r, _k, o in parts]
         self.outer = np.ascontiguousarray(np.array(outer, dtype=bool).T) & (self.length > 0)
         self.owner = np.array([k for _r, k, _o in parts], dtype=np.int64)
@@ -131,8 +132,8 @@ class Footprints:
         if not len(self.pieces) or not len(A):
             return none, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), none
         bx0, by0, bx1, by1 = self.pbox
-        Ax, Ay = np.ascontiguousarray(A[:, 0]), np.ascontiguousarray(A[:, 1])
-        Bx, By = np.ascontiguousarray(B[:, 0]), np.ascontiguousarray(B[:, 1])
+        ends = np.concatenate([A.T, B.T])                 # (4, segments): ax, ay, bx, by
+        Ax, Ay, Bx, By = ends
         if pairs is None:
             # Pairs whose bounding boxes meet (numpy: cheaper than building line geometries).
             sx0, sx1 = np.minimum(Ax, Bx), np.maximum(Ax, Bx)
@@ -151,9 +152,9 @@ class Footprints:
             si, pi = si[meet], pi[meet]
             small = len(si) * self.padded.size <= _SMALL
         if len(self.groups) == 1 or small:
-            out = [self._clip(self.padded, si, pi, Ax, Ay, Bx, By, touching)]
+            out = [self._clip(self.padded, si, pi, ends, touching)]
         else:
-            out = [self._clip(grp, si[sel], pi[sel], Ax, Ay, Bx, By, touching)
+            out = [self._clip(grp, si[sel], pi[sel], ends, touching)
                    for g, grp in enumerate(self.groups) if (sel := self._group_of[pi] == g).any()]
         if not out:
             return none, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), none
@@ -161,7 +162,7 @@ class Footprints:
         return seg, t0, t1, self.height[piece], self.high_wall[piece], self.pieces[piece]
 
     @staticmethod
-    def _clip(grp: _Group, si, pi, Ax, Ay, Bx, By, touching: bool):
+    def _clip(grp: _Group, si, pi, ends, touching: bool):
         """Cyrus-Beck of segments si against every part of pieces pi in the group."""
         if grp.single:  # every piece is one part here
             part = grp.first.take(pi)
@@ -169,18 +170,19 @@ class Footprints:
             cnt = grp.count.take(pi)
             si = np.repeat(si, cnt)
             part = np.repeat(grp.first[pi], cnt) + (np.arange(len(si)) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-        ax, ay = Ax.take(si), Ay.take(si)
-        dx, dy = Bx.take(si) - ax, By.take(si) - ay
-        nx, ny = grp.nx.take(part, axis=1), grp.ny.take(part, axis=1)        # (edges, m)
+        ax, ay, bx, by = ends.take(si, axis=1)
+        dx, dy = bx - ax, by - ay
+        k = grp.size
+        edges = grp.packed.take(part, axis=1)                                  # (4 k, m)
+        nx, ny, vx, vy = edges[:k], edges[k:2 * k], edges[2 * k:3 * k], edges[3 * k:]
         p = nx * dx + ny * dy
-        q = nx * (grp.vx.take(part, axis=1) - ax) + ny * (grp.vy.take(part, axis=1) - ay)
+        q = nx * (vx - ax) + ny * (vy - ay)
         enter, leave = p < -1e-15, p > 1e-15
         par = ~(enter | leave)
         bad = par & (q < -1e-12)
         if not touching:  # along the outline, on the edge's line: not over the piece
             bad |= par & (np.abs(q) <= 1e-9 * grp.length.take(part, axis=1)) & grp.outer.take(part, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = q / p
+        r = q / np.where(par, 1.0, p)
         t0 = np.where(enter, r, 0.0).max(axis=0)
         t1 = np.where(leave, r, 1.0).min(axis=0)
         ok = ~bad.any(axis=0) & (t1 - t0 > 1e-12)

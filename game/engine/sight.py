@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
+import shapely
+from shapely.strtree import STRtree
 
 from game.engine.errors import LoadError
 from game.engine.footprints import EPS, Footprints
@@ -136,13 +138,16 @@ class Sight:
         self._low_wall = np.array([t.kind == "wall" and 0 < t.height <= self.free + EPS for t in board.terrain] or [False])
         fp = self.footprints
         bx0, by0, bx1, by1 = fp.pbox
-        self._corner_x = np.stack([bx0, bx1, bx1, bx0])[None]  # (1, 4, pieces)
-        self._corner_y = np.stack([by0, by0, by1, by1])[None]
+        self._box_cx, self._box_cy = (bx0 + bx1) / 2, (by0 + by1) / 2
+        self._box_hx, self._box_hy = (bx1 - bx0) / 2, (by1 - by0) / 2
         self._piece_top = fp.height
         self._piece_low_wall = self._low_wall[fp.pieces] if len(fp.pieces) else np.zeros(0, dtype=bool)
+        self._any_low_wall = bool(self._piece_low_wall.any())
+        self._tree = STRtree([board.polygons[i] for i in fp.pieces])
         # line k of a pair runs from viewer sample _from[k] to target sample _to[k]
         n = len(self.offsets)
         self._from, self._to = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+        self._lines = np.arange(n * n)[None, :]
         self._shadows = None
 
     # --- queries -------------------------------------------------------------------------
@@ -253,8 +258,8 @@ class Sight:
         blk = za + np.minimum(dz * t0, dz * t1) < h - ZTOL
         hit = si[blk]
         blocked[hit] = True
-        ids = self._terrain_ids
-        pairs = {(t, ids[p]) for t, p in zip((hit // per).tolist(), pc[blk].tolist())}
+        ids, m = self._terrain_ids, len(self._terrain_ids)
+        pairs = {(k // m, ids[k % m]) for k in np.unique((hit // per) * m + pc[blk]).tolist()}
         walls = (none, none, none)
         lw = self._low_wall[pc] & ~blk
         if lw.any():
@@ -273,27 +278,37 @@ class Sight:
         of the pair lies in it) and that either stand higher than the lower end of the
         lines or are low walls near the target (L2)."""
         vr = viewer.r if per > 1 else 0.0
+        if len(tg.ids) == 1:
+            # one pair: the pieces within the wider radius of the centre line (a tree query)
+            line = shapely.linestrings([(viewer.x, viewer.y), tuple(tg.xy[0])])
+            pi = self._tree.query(line, predicate="dwithin", distance=max(vr, float(tg.r[0])) + 1e-9)
+            ti = np.zeros(len(pi), dtype=np.int64)
+        else:
+            ti, pi = np.nonzero(self._corridor_boxes(viewer, vr, tg))
+        keep = self._piece_top[pi] > np.minimum(za, tg.z[ti] + self.eye) - ZTOL
+        if self._any_low_wall:
+            gx = np.maximum(np.abs(self._box_cx[pi] - tg.xy[ti, 0]) - self._box_hx[pi], 0.0)
+            gy = np.maximum(np.abs(self._box_cy[pi] - tg.xy[ti, 1]) - self._box_hy[pi], 0.0)
+            keep |= self._piece_low_wall[pi] & (np.hypot(gx, gy) <= tg.r[ti] + self.wall_range + EPS)
+        ti, pi = ti[keep], pi[keep]
+        if per == 1:
+            return ti, pi
+        return ((ti * per)[:, None] + self._lines).ravel(), np.repeat(pi, per)
+
+    def _corridor_boxes(self, viewer: Disc, vr: float, tg: _Targets) -> np.ndarray:
+        """(targets, pieces): the piece's box meets the box round the centre line grown by
+        the wider radius (which holds the hull of the two bases)."""
         d = tg.xy - (viewer.x, viewer.y)
-        L = np.hypot(d[:, 0], d[:, 1])
-        safe = np.where(L > 0, L, 1.0)
-        ux, uy = np.where(L > 0, d[:, 0] / safe, 1.0)[:, None, None], np.where(L > 0, d[:, 1] / safe, 0.0)[:, None, None]
-        cx, cy = self._corner_x - viewer.x, self._corner_y - viewer.y                    # (1, 4, P)
-        along = cx * ux + cy * uy
-        across = cy * ux - cx * uy
-        wide = np.maximum(vr, tg.r)[:, None, None] + 1e-9
-        apart = ((across > wide).all(axis=1) | (across < -wide).all(axis=1)
-                 | (along > (L + tg.r)[:, None, None] + 1e-9).all(axis=1) | (along < -vr - 1e-9).all(axis=1))
-        lowest = np.minimum(za, tg.z + self.eye)
-        useful = self._piece_top[None, :] > lowest[:, None] - ZTOL
-        if self._piece_low_wall.any():
-            bx0, by0, bx1, by1 = self.footprints.pbox
-            gx = np.maximum(np.maximum(bx0[None] - tg.xy[:, :1], tg.xy[:, :1] - bx1[None]), 0.0)
-            gy = np.maximum(np.maximum(by0[None] - tg.xy[:, 1:], tg.xy[:, 1:] - by1[None]), 0.0)
-            near = np.hypot(gx, gy) <= (tg.r + self.wall_range)[:, None] + EPS
-            useful |= self._piece_low_wall[None, :] & near
-        ti, pi = np.nonzero(~apart & useful)
-        si = (ti * per)[:, None] + np.arange(per)[None, :]
-        return si.ravel(), np.repeat(pi, per)
+        L = np.hypot(d[:, 0], d[:, 1])[:, None]
+        u = d / np.where(L > 0, L, 1.0)
+        ux, uy = u[:, :1], u[:, 1:]
+        ax, ay = np.abs(ux), np.abs(uy)
+        # each piece's box: centre (cx, cy) from the viewer, half sizes (hx, hy)
+        cx, cy, hx, hy = self._box_cx - viewer.x, self._box_cy - viewer.y, self._box_hx, self._box_hy
+        along, half_along = cx * ux + cy * uy, hx * ax + hy * ay                              # (T, P)
+        across, half_across = np.abs(cy * ux - cx * uy), hx * ay + hy * ax
+        return ((across <= half_across + np.maximum(vr, tg.r)[:, None] + 1e-9)
+                & (along + half_along >= -vr - 1e-9) & (along - half_along <= L + tg.r[:, None] + 1e-9))
 
     def _bases(self, A, B, za, zb, tg: _Targets, per: int, state: GameState, exclude: set[str], points: bool):
         """Variant bases_block_los: lines through other bases (upright cylinders)."""
@@ -377,8 +392,8 @@ def los_cli(path: str, a: str, b: str, as_json: bool = False) -> int:
     if as_json:
         print(json.dumps({"a": a, "b": b, **res.to_dict()}))
         return 0
-    state_word = {"hidden": "no", "cover": "yes, in cover", "visible": "yes, in the open"}[res.status]
-    print(f"{a} -> {b}: visible {state_word}")
+    word = {"hidden": "hidden", "cover": "visible, in cover", "visible": "visible, in the open"}[res.status]
+    print(f"{a} -> {b}: {word}")
     print(f"visible: {'yes' if res.visible else 'no'}")
     print(f"cover: {'yes' if res.cover else 'no'}")
     print(f"clear lines: {res.clear_lines}/{res.lines}")
