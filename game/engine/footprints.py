@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-#: Float slack on heights (inches), as the movement code uses.
-EPS = 1e-6
+from game.engine.tolerance import EPS
+
 #: Batches of up to this many (segment, part edge) pairs are clipped in one padded group.
 _SMALL = 4096
 

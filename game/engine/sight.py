@@ -41,10 +41,11 @@ import shapely
 from shapely.strtree import STRtree
 
 from game.engine.errors import LoadError
-from game.engine.footprints import EPS, Footprints
-from game.engine.geometry import Board, Disc
+from game.engine.footprints import Footprints
+from game.engine.geometry import Board, Disc, board_for
 from game.engine.model import GameState, Scenario
 from game.engine.ruleset import Ruleset
+from game.engine.tolerance import EPS
 
 #: A line this little below a top (inches) is still at the top: it grazes, it is not blocked.
 ZTOL = 1e-9
@@ -116,15 +117,16 @@ class _Targets:
 class Sight:
     """Line of sight and cover on one map. Build once (prepared terrain); query often."""
 
-    def __init__(self, source: Scenario | Board, ruleset: Ruleset | None = None):
+    def __init__(self, source: Scenario | Board, other: Ruleset | Board | None = None):
+        """``Sight(scenario)``, ``Sight(scenario, board)`` (a board already built for it)
+        or ``Sight(board, ruleset)``."""
         if isinstance(source, Scenario):
-            from game.engine.measure import board_for
-
-            board, ruleset = board_for(source), ruleset or source.ruleset
+            ruleset = source.ruleset
+            board = other if isinstance(other, Board) else board_for(source)
         else:
-            board = source
-        if ruleset is None:
-            raise ValueError("Sight(board, ruleset): a board needs the ruleset")
+            board, ruleset = source, other
+        if not isinstance(ruleset, Ruleset):
+            raise TypeError("Sight(board, ruleset): a board needs the ruleset")
         self.board = board
         self.rules = ruleset
         self.eye = float(ruleset.eye_height)

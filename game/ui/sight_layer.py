@@ -161,6 +161,6 @@ class SightLayer:
 
 def los_layers(scenario, state: GameState, viewer: str, board=None) -> dict:
     """``render_surface`` layers (``under_units``, ``over_units``) for ``--los VIEWER``."""
-    sight = Sight(board, scenario.ruleset) if board is not None else Sight(scenario)
+    sight = Sight(scenario, board)
     layer = SightLayer(sight, state, viewer)
     return {"under_units": layer.draw_under, "over_units": layer.draw_over}
