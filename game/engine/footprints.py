@@ -19,16 +19,20 @@ import shapely
 
 from game.engine.tolerance import EPS
 
-#: Batches of up to this many (segment, part edge) pairs are clipped in one padded group.
-_SMALL = 4096
+#: Above this many (segment, piece) pairs a separating-axis test thins them out first.
+_MANY = 1024
 
 
 def _ccw_ring(poly) -> np.ndarray:
-    """The outline's distinct vertices, counter-clockwise."""
+    """The outline's vertices, counter-clockwise, without repeats or straight-through ones."""
     xy = np.asarray(poly.exterior.coords)[:-1]
     xy = xy[np.any(xy != np.roll(xy, 1, axis=0), axis=1)]
     x, y = xy[:, 0], xy[:, 1]
-    return xy[::-1] if np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) < 0 else xy
+    if np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) < 0:
+        xy = xy[::-1]
+    e_in, e_out = xy - np.roll(xy, 1, axis=0), np.roll(xy, -1, axis=0) - xy
+    turn = e_in[:, 0] * e_out[:, 1] - e_in[:, 1] * e_out[:, 0]
+    return xy[np.abs(turn) > 1e-12] if len(xy) > 3 else xy
 
 
 def _is_convex(xy: np.ndarray) -> bool:
@@ -37,8 +41,10 @@ def _is_convex(xy: np.ndarray) -> bool:
     return len(xy) >= 3 and bool(np.all(turn >= -1e-12))
 
 
-def _triangles(poly) -> list[np.ndarray]:
-    out = []
+def _triangles(poly) -> list[tuple[np.ndarray, list[bool]]]:
+    """A non-convex outline cut into counter-clockwise triangles, with their outline edges
+    (an edge two triangles share is inside the piece)."""
+    tris = []
     for tri in shapely.get_parts(shapely.constrained_delaunay_triangles(poly)):
         xy = shapely.get_coordinates(tri)[:3]
         if len(xy) < 3:
@@ -46,17 +52,46 @@ def _triangles(poly) -> list[np.ndarray]:
         (x0, y0), (x1, y1), (x2, y2) = xy
         area2 = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
         if abs(area2) >= 1e-12:
-            out.append(xy[[0, 2, 1]] if area2 < 0 else xy)
+            tris.append(xy[[0, 2, 1]] if area2 < 0 else xy)
+    keys = [[tuple(sorted((tuple(xy[e]), tuple(xy[(e + 1) % 3])))) for e in range(3)] for xy in tris]
+    seen: dict[tuple, int] = {}
+    for ks in keys:
+        for key in ks:
+            seen[key] = seen.get(key, 0) + 1
+    return [(xy, [seen[key] == 1 for key in ks]) for xy, ks in zip(tris, keys)]
+
+
+def convex_parts(board, index: int) -> list[tuple[np.ndarray, list[bool]]]:
+    """A piece's footprint as convex counter-clockwise rings with their outline edges (edge
+    e from vertex e to e + 1): the whole outline if it is convex, else triangles."""
+    ring = _ccw_ring(board.polygons[index])
+    if _is_convex(ring):
+        return [(ring, [True] * len(ring))]
+    return _triangles(board.polygons[index])
+
+
+def _quads(ring: np.ndarray, outer: list[bool]) -> list[tuple[np.ndarray, list[bool]]]:
+    """A convex ring fanned from its first vertex into parts of at most 4 vertices (the fan's
+    diagonals are inner edges)."""
+    n = len(ring)
+    if n <= 4:
+        return [(ring, outer)]
+    out, i = [], 1
+    while i < n - 1:
+        j = min(i + 2, n - 1)
+        idx = [0] + list(range(i, j + 1))
+        flags = [i == 1 and outer[0]] + [outer[e] for e in range(i, j)] + [j == n - 1 and outer[n - 1]]
+        out.append((ring[idx], flags))
+        i = j
     return out
 
 
-class _Group:
+class Parts:
     """Convex parts as (k, n) rows, k edges each (fewer-sided parts are padded with empty
     edges): vertex k of part j is ``(vx[k, j], vy[k, j])``; edge k runs from vertex k to
     k + 1 with outward normal ``(nx, ny)[k, j]`` as long as the edge; ``outer[k, j]``:
     edge k lies on the piece's outline. ``owner[j]``: the part's piece number; a piece's
-    parts are the run ``first[piece]``, ``count[piece]`` (count 0: none here); ``single``:
-    no piece has more than one part here."""
+    parts are the run ``first[piece]``, ``count[piece]``."""
 
     def __init__(self, parts: list, pieces: int):
         size = max(len(r) for r, _k, _o in parts)
@@ -83,40 +118,20 @@ class Footprints:
 
     Piece numbers k = 0, 1 ... are the raised pieces in map order: ``pieces[k]`` is the
     index in ``board.terrain``, ``pbox`` their boxes (x0, y0, x1, y1 arrays), ``height``
-    their tops, ``high_wall`` whether a piece is a wall higher than ``free`` (M6 climbs)."""
+    their tops, ``high_wall`` whether a piece is a wall higher than ``free`` (M6 climbs).
+    ``parts``: the pieces cut into convex parts of at most 4 corners (the clipping's);
+    ``convex``: into convex parts as large as they come (whole convex pieces)."""
 
     def __init__(self, board, free: float):
-        pieces, parts = [], []   # parts: (ring, piece number, outer flags)
-        for i, t in enumerate(board.terrain):
-            if not (t.solid and t.height > 0):
-                continue
-            k = len(pieces)
-            pieces.append(i)
-            poly = board.polygons[i]
-            ring = _ccw_ring(poly)
-            if _is_convex(ring):
-                parts.append((ring, k, [True] * len(ring)))
-                continue
-            tris = _triangles(poly)
-            # An edge shared by two triangles of the piece is inside it; the rest is outline.
-            seen: dict[tuple, int] = {}
-            keys = [[tuple(sorted((tuple(xy[e]), tuple(xy[(e + 1) % 3])))) for e in range(3)] for xy in tris]
-            for ks in keys:
-                for key in ks:
-                    seen[key] = seen.get(key, 0) + 1
-            parts += [(xy, k, [seen[key] == 1 for key in ks]) for xy, ks in zip(tris, keys)]
+        pieces = [i for i, t in enumerate(board.terrain) if t.solid and t.height > 0]
+        whole = [(ring, k, outer) for k, i in enumerate(pieces) for ring, outer in convex_parts(board, i)]
         self.pieces = np.array(pieces, dtype=np.int64)
         self.height = np.array([float(board.terrain[i].height) for i in pieces])
         self.high_wall = np.array([board.terrain[i].kind == "wall" and board.terrain[i].height > free + EPS for i in pieces],
                                   dtype=bool)
-        # Parts grouped by edge count (a piece's parts are all in one group), and all parts
-        # in one padded group, for small batches (fewer numpy calls).
-        self.groups = [_Group([p for p in parts if len(p[0]) == size], len(pieces))
-                       for size in sorted({len(r) for r, _k, _o in parts})]
-        self._group_of = np.zeros(len(pieces), dtype=np.int64)
-        for g, grp in enumerate(self.groups):
-            self._group_of[grp.owner] = g
-        self.padded = _Group(parts, len(pieces)) if parts else None
+        self.convex = Parts(whole, len(pieces)) if whole else None
+        quads = [(q, k, o) for ring, k, outer in whole for q, o in _quads(ring, outer)]
+        self.parts = Parts(quads, len(pieces)) if quads else None
         lo = np.array([shapely.get_coordinates(board.polygons[i]).min(axis=0) for i in pieces]).reshape(-1, 2)
         hi = np.array([shapely.get_coordinates(board.polygons[i]).max(axis=0) for i in pieces]).reshape(-1, 2)
         self.pbox = (lo[:, 0] - 1e-9, lo[:, 1] - 1e-9, hi[:, 0] + 1e-9, hi[:, 1] + 1e-9)
@@ -142,28 +157,19 @@ class Footprints:
                                 & (sy0[:, None] <= by1[None, :]) & (sy1[:, None] >= by0[None, :]))
         else:
             si, pi = pairs
-        small = len(si) * self.padded.size <= _SMALL
-        if not small:
+        if len(si) > _MANY:
             # ... and whose line does not leave the whole box on one side (separating axis).
             ax, ay = Ax[si], Ay[si]
             dx, dy = Bx[si] - ax, By[si] - ay
             side = np.stack([dx * (cy[pi] - ay) - dy * (cx[pi] - ax) for cx, cy in ((bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1))])
             meet = ~((side > 0).all(axis=0) | (side < 0).all(axis=0))
             si, pi = si[meet], pi[meet]
-            small = len(si) * self.padded.size <= _SMALL
-        if len(self.groups) == 1 or small:
-            out = [self._clip(self.padded, si, pi, ends, touching)]
-        else:
-            out = [self._clip(grp, si[sel], pi[sel], ends, touching)
-                   for g, grp in enumerate(self.groups) if (sel := self._group_of[pi] == g).any()]
-        if not out:
-            return none, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), none
-        seg, t0, t1, piece = (np.concatenate(c) for c in zip(*out)) if len(out) > 1 else out[0]
+        seg, t0, t1, piece = self._clip(si, pi, ends, touching)
         return seg, t0, t1, self.height[piece], self.high_wall[piece], self.pieces[piece]
 
-    @staticmethod
-    def _clip(grp: _Group, si, pi, ends, touching: bool):
-        """Cyrus-Beck of segments si against every part of pieces pi in the group."""
+    def _clip(self, si, pi, ends, touching: bool):
+        """Cyrus-Beck of segments si against every part of pieces pi."""
+        grp = self.parts
         if grp.single:  # every piece is one part here
             part = grp.first.take(pi)
         else:
@@ -179,11 +185,13 @@ class Footprints:
         q = nx * (vx - ax) + ny * (vy - ay)
         enter, leave = p < -1e-15, p > 1e-15
         par = ~(enter | leave)
-        bad = par & (q < -1e-12)
-        if not touching:  # along the outline, on the edge's line: not over the piece
-            bad |= par & (np.abs(q) <= 1e-9 * grp.length.take(part, axis=1)) & grp.outer.take(part, axis=1)
         r = q / np.where(par, 1.0, p)
         t0 = np.where(enter, r, 0.0).max(axis=0)
         t1 = np.where(leave, r, 1.0).min(axis=0)
-        ok = ~bad.any(axis=0) & (t1 - t0 > 1e-12)
+        ok = t1 - t0 > 1e-12
+        if par.any():  # parallel to an edge: outside its line, or (not touching) along the outline
+            bad = par & (q < -1e-12)
+            if not touching:
+                bad |= par & (np.abs(q) <= 1e-9 * grp.length.take(part, axis=1)) & grp.outer.take(part, axis=1)
+            ok &= ~bad.any(axis=0)
         return si[ok], t0[ok], t1[ok], grp.owner[part[ok]]

@@ -79,7 +79,7 @@ class Shadows:
         fp = sight.footprints
         self.table = box(0.0, 0.0, board.width, board.height)
         self.far = 2.0 * math.hypot(board.width, board.height) + 1.0
-        grp = fp.padded
+        grp = fp.convex
         if grp is None:
             self.vx = self.vy = np.zeros((0, 3))
             self.h = np.zeros(0)

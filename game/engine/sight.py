@@ -213,7 +213,7 @@ class Sight:
             per = n * n
             SA = np.array([viewer.x, viewer.y]) + viewer.r * self.offsets                   # (n, 2)
             SB = tg.xy[:, None, :] + tg.r[:, None, None] * self.offsets                      # (T, n, 2)
-            A = np.tile(SA[self._from], (T, 1))
+            A = SA[self._from][None].repeat(T, axis=0).reshape(-1, 2)
             B = SB[:, self._to].reshape(-1, 2)
         za = viewer.z + self.eye
         zb = np.repeat(tg.z + self.eye, per)
@@ -227,14 +227,15 @@ class Sight:
         blocked = blocked.reshape(T, per)
         clear = (per - blocked.sum(axis=1)).tolist()
         # L2 walls: the lines crossing a low wall near the target, and the walls so crossed
-        covered = np.zeros((T, per), dtype=bool)
         cover_walls: list[set[str]] = [set() for _ in range(T)]
+        wall_cover = [False] * T
         if len(ws):
+            covered = np.zeros((T, per), dtype=bool)
             covered.ravel()[ws] = True
             clear_wall = ~blocked.ravel()[ws]
             for t, piece in set(zip(wt[clear_wall].tolist(), wp[clear_wall].tolist())):
                 cover_walls[t].add(self._terrain_ids[piece])
-        wall_cover = (covered | blocked).all(axis=1).tolist()
+            wall_cover = (covered | blocked).all(axis=1).tolist()
         blockers: list[set[str]] = [set() for _ in range(T)]
         for t, name in block_pairs:
             blockers[t].add(name)
@@ -288,7 +289,7 @@ class Sight:
         else:
             ti, pi = np.nonzero(self._corridor_boxes(viewer, vr, tg))
         keep = self._piece_top[pi] > np.minimum(za, tg.z[ti] + self.eye) - ZTOL
-        if self._any_low_wall:
+        if self._any_low_wall and self._piece_low_wall[pi].any():
             gx = np.maximum(np.abs(self._box_cx[pi] - tg.xy[ti, 0]) - self._box_hx[pi], 0.0)
             gy = np.maximum(np.abs(self._box_cy[pi] - tg.xy[ti, 1]) - self._box_hy[pi], 0.0)
             keep |= self._piece_low_wall[pi] & (np.hypot(gx, gy) <= tg.r[ti] + self.wall_range + EPS)
