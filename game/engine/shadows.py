@@ -122,7 +122,7 @@ class Shadows:
     def _roofs(self, V, zv: float, vx, vy, h) -> list:
         """The region on each roof: roofs that one shadow covers are in whole; only the
         ones partly in shadow need a union, of the shadows clipped to the roof's box."""
-        R, P = len(self.roofs), len(h)
+        R = len(self.roofs)
         zt = self.roof_level + self.sight.eye
         # only the parts higher than the eye or the roof's eye (the rest cast no shadow)
         ri, pi = np.nonzero(h[None, :] > np.minimum(zv, zt)[:, None] + _Z)

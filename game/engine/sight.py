@@ -254,7 +254,10 @@ class Sight:
         (line, target, terrain index) crossings of low walls near the target (L2)."""
         blocked = np.zeros(len(A), dtype=bool)
         none = np.zeros(0, dtype=np.int64)
-        si, t0, t1, h, _wall, pc = self.footprints.intervals(A, B, touching=False, pairs=self._corridor_pairs(viewer, za, tg, per))
+        pairs = self._corridor_pairs(viewer, za, tg, per)
+        if not len(pairs[0]):
+            return blocked, set(), (none, none, none)
+        si, t0, t1, h, _wall, pc = self.footprints.intervals(A, B, touching=False, pairs=pairs)
         if not len(si):
             return blocked, set(), (none, none, none)
         dz = zb[si] - za
