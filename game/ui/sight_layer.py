@@ -91,9 +91,8 @@ class SightLayer:
         self.state = state
         self.viewer = viewer
         me = state.units[viewer]
-        if targets is None:  # the opposing units on the table
-            targets = [uid for uid, u in state.units.items()
-                       if u.on_table and uid != viewer and u.warband != me.warband]
+        if targets is None:  # the opposing units on the table, not Incapacitated
+            targets = [uid for uid, u in state.units.items() if u.active and u.warband != me.warband]
         self.results = sight.from_unit(state, viewer, targets)
         self.region = sight.visibility_region(state, viewer)
 
