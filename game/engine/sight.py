@@ -38,7 +38,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
-from shapely.strtree import STRtree
 
 from game.engine.errors import LoadError
 from game.engine.footprints import Footprints
@@ -145,7 +144,7 @@ class Sight:
         self._piece_top = fp.height
         self._piece_low_wall = self._low_wall[fp.pieces] if len(fp.pieces) else np.zeros(0, dtype=bool)
         self._any_low_wall = bool(self._piece_low_wall.any())
-        self._tree = STRtree([board.polygons[i] for i in fp.pieces])
+        self._polys = np.array([board.polygons[i] for i in fp.pieces], dtype=object)   # prepared by the board
         # line k of a pair runs from viewer sample _from[k] to target sample _to[k]
         n = len(self.offsets)
         self._from, self._to = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
@@ -285,9 +284,9 @@ class Sight:
         lines or are low walls near the target (L2)."""
         vr = viewer.r if per > 1 else 0.0
         if len(tg.ids) == 1:
-            # one pair: the pieces within the wider radius of the centre line (a tree query)
-            line = shapely.linestrings([(viewer.x, viewer.y), tuple(tg.xy[0])])
-            pi = self._tree.query(line, predicate="dwithin", distance=max(vr, float(tg.r[0])) + 1e-9)
+            # one pair: the pieces within the wider radius of the centre line (exact distances)
+            line = shapely.linestrings(np.array([(viewer.x, viewer.y), tg.xy[0]]))
+            pi = np.flatnonzero(shapely.dwithin(self._polys, line, max(vr, float(tg.r[0])) + 1e-9))
             ti = np.zeros(len(pi), dtype=np.int64)
         else:
             ti, pi = np.nonzero(self._corridor_boxes(viewer, vr, tg))
