@@ -367,3 +367,21 @@ def test_los_command_bad_input(tmp_path, capsys):
     bad.write_text("name: x\ntable: {width: 36, height: 36}\nwarbands: 3\n")
     assert main(["los", str(bad), "a", "b"]) == 2
     assert "bad.yaml:" in capsys.readouterr().err
+
+
+def test_an_empty_table():
+    sc = make(**PAIR)
+    sight = Sight(sc)
+    res = sight.between(sc.state, "a", "b")
+    assert (res.visible, res.cover, res.clear_lines, res.blockers) == (True, False, 81, ())
+    assert sight.visibility_region(sc.state, "a").is_empty
+    assert set(sight.from_unit(sc.state, "a")) == {"b"}
+
+
+def test_the_unseen_ground_behind_a_base_only_in_the_variant():
+    units = dict(red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 4.0)])
+    behind = shapely.Point(25, 18)
+    assert not Sight(make(**units)).visibility_region(make(**units).state, "a").contains(behind)
+    sc = make(rules={"bases_block_los": True}, **units)
+    region = Sight(sc).visibility_region(sc.state, "a")
+    assert region.contains(behind) and not region.contains(shapely.Point(25, 22))
