@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from game.bundled import maps_dir, rosters_dir
 from game.cli import main
 from game.editor.document import Document, EditError, ref_of
 from game.editor.placement import spot_problem
@@ -23,8 +24,8 @@ from game.engine.scenario import dump_yaml, load_scenario, scenario_to_dict
 from game.engine.yamlsrc import load_yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAPS = sorted(glob.glob(os.path.join(ROOT, "maps", "*.yaml")))
-ROSTERS = os.path.join(ROOT, "maps", "rosters")
+MAPS = sorted(glob.glob(os.path.join(maps_dir(), "*.yaml")))
+ROSTERS = rosters_dir()
 
 
 def small_map(tmp_path) -> Document:
