@@ -45,7 +45,7 @@ def cmd_check(args) -> int:
             elif kind == "ruleset":
                 load_ruleset(path)
             else:
-                load_scenario(path)
+                load_scenario(path, playable=True)
         except LoadError as exc:
             exc.report()
             bad = True
