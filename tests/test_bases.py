@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from game.engine.bases import BaseField, contact_interval, first_contact, slide_into_contact
+from game.engine.movement.bases import BaseField, contact_interval, first_contact, slide_into_contact
 from tests.test_movement_util import build, unit
 
 R25 = 25 / 25.4 / 2

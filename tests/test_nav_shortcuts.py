@@ -9,7 +9,7 @@ import pytest
 from shapely.geometry import Point
 
 from game.bundled import bundled_map
-from game.engine import nav
+from game.engine.movement import nav
 from game.engine.geometry import Board
 from game.engine.movement import Mover
 from game.engine.scenario import load_scenario

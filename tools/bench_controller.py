@@ -19,7 +19,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from game.bundled import bundled_map  # noqa: E402
-from game.engine.controller import Game  # noqa: E402
+from game.engine.game import Game  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 

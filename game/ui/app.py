@@ -301,7 +301,7 @@ def _theme_file() -> str:
 
 # --- starting a game ---------------------------------------------------------------------
 def new_game(scenario_path: str, seed: int | None = None):
-    from game.engine.controller import Game
+    from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
 

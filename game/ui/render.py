@@ -42,7 +42,7 @@ from shapely.ops import nearest_points, polylabel, unary_union  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.model import GameState, Scenario, Terrain, Token, Unit  # noqa: E402
-from game.engine.scenario import atomic_write  # noqa: E402
+from game.engine.files import atomic_write  # noqa: E402
 from game.ui import theme  # noqa: E402
 from game.ui.theme import Colour  # noqa: E402
 
@@ -1094,32 +1094,18 @@ def render_png(scenario: Scenario, state: GameState | None, out_path: str, revea
 
 
 def _replay(scenario: Scenario, actions_path: str) -> GameState:
-    """Apply an action script (or a saved game's log) to the scenario, as ``speedheim replay``.
+    """Apply an action script to the scenario, as ``speedheim replay`` does (the engine's
+    one replay loop). Illegal actions are reported on stderr with their line and skipped,
+    not fatal. Raises LoadError for a bad script."""
+    from game.engine.actions import load_script
+    from game.engine.game import Game
+    from game.engine.replay import dice_for
 
-    Illegal actions are reported on stderr with their line and skipped, not fatal. Raises
-    LoadError for a bad script and RuntimeError if the controller is not available.
-    """
-    try:
-        from game.engine.actions import load_script
-        from game.engine.controller import Game
-        from game.engine.dice import Dice
-    except ImportError as exc:
-        raise RuntimeError(f"--actions needs the game controller, which is not available in this build ({exc})") from exc
     script = load_script(actions_path)
-    try:
-        from game.engine.replay import dice_for
-
-        dice = dice_for(script)
-    except ImportError:
-        dice = Dice(seed=script.seed if script.seed is not None else 0, typed=list(script.dice))
-    game = Game(scenario, dice=dice, history=False)
-    lines = list(getattr(script, "lines", []))
-    for i, action in enumerate(script.actions):
-        result = game.try_apply(action)
+    game = Game(scenario, dice=dice_for(script), history=False)
+    for i, result in game.replay(script.actions):
         if not result.ok:
-            where = f"{actions_path}:{lines[i]}" if i < len(lines) else actions_path
-            rule = f" {result.rule}" if result.rule else ""
-            print(f"{where}: action {i + 1} skipped, illegal{rule}: {result.reason}", file=sys.stderr)
+            print(f"{actions_path}:{script.lines[i]}: action {i + 1} skipped, illegal {result.rule}: {result.reason}", file=sys.stderr)
     return game.state
 
 
@@ -1141,10 +1127,7 @@ def render_cli(scenario_path: str, out_path: str, actions: str | None = None, re
             state = _replay(scenario, actions)
         except LoadError as exc:
             return exc.report()
-        except RuntimeError as exc:
-            print(f"speedheim render: {exc}", file=sys.stderr)
-            return 2
-        except Exception as exc:  # the controller's bug must not become a traceback either
+        except Exception as exc:  # the engine's bug must not become a traceback either
             print(f"speedheim render: internal error while replaying {actions} ({type(exc).__name__}: {exc}); "
                   "please report it", file=sys.stderr)
             return 2

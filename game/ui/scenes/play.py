@@ -224,7 +224,7 @@ class PlayScene(Scene):
             self._mover_thread.start()
 
     def replace_game(self, game, source: str, first: bool = False) -> None:
-        from game.engine.measure import board_for
+        from game.engine.geometry import board_for
 
         self.game = game
         self.source = source
@@ -328,7 +328,7 @@ class PlayScene(Scene):
         self.last_player = p
 
     def check_winner(self) -> bool:
-        winner = self.game.outcome()
+        winner = self.game.winner
         if winner is None:
             self._winner_shown = False
             return False
@@ -349,7 +349,7 @@ class PlayScene(Scene):
         elif value == "new":
             import random
 
-            from game.engine.controller import Game
+            from game.engine.game import Game
             from game.engine.dice import Dice
 
             game = Game(self.game.scenario, dice=Dice(seed=random.randrange(1, 10**9)))
@@ -855,7 +855,9 @@ class PlayScene(Scene):
 
     # --- pending decisions (upkeep) --------------------------------------------------------
     def pending(self):
-        return getattr(self.game, "pending", None)
+        """The pending decision as a dict (TEMPORARY: until the scene reads the typed one)."""
+        p = self.game.pending
+        return p.to_dict() if p is not None else None
 
     def _pending_pick(self, pos) -> bool:
         """While a pick-up is pending, clicking a token in contact picks it up."""
@@ -1274,8 +1276,8 @@ class PlayScene(Scene):
                                                            BANNER_H))
 
     def phase_note(self) -> str:
-        if self.game.outcome():
-            return f"game over: {self.game.outcome()} wins"
+        if self.game.winner:
+            return f"game over: {self.game.winner} wins"
         for ph in getattr(self.rs, "phases", []) or []:
             if isinstance(ph, dict) and ph.get("name") == self.state.phase and ph.get("manual"):
                 return "manual phase: right-click a unit"

@@ -38,7 +38,7 @@ from game.engine.geometry import Board
 from game.engine.model import GameState
 
 #: Float slack for "overlapping" (inches): bases closer than r1 + r2 - EPS overlap.
-EPS = 1e-6
+from game.engine.tolerance import EPS
 #: Where a slide stops short of exact contact, so float error never makes an overlap.
 CONTACT_GAP = 1e-5
 

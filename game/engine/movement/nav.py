@@ -60,9 +60,10 @@ from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 
 if TYPE_CHECKING:  # pragma: no cover
-    from game.engine.movement import Allowance, Mover, Reach, _Trace
+    from game.engine.movement.mover import Mover
+    from game.engine.movement.types import Allowance, Reach, Trace
 
-EPS = 1e-6
+from game.engine.tolerance import EPS
 #: Grid step in inches (an engine setting, not a rule number).
 DEFAULT_CELL = 0.5
 _SQ2 = math.sqrt(2.0)
@@ -978,14 +979,14 @@ class NavCache:
         return out
 
     # --- cheapest path ----------------------------------------------------------------------
-    def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "_Trace":
+    def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         self._piece_memo = {}
         try:
             return self._find(state, unit, goal, allow, descend)
         finally:
             self._piece_memo = None
 
-    def _find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "_Trace":
+    def _find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         mover = self.mover
         g = self.grid(unit.r)
         board = mover.board
@@ -1383,7 +1384,7 @@ class NavCache:
         return exclusion
 
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
-        from game.engine.movement import Reach
+        from game.engine.movement.types import Reach
 
         mover = self.mover
         g = self.grid(unit.r)

@@ -1,0 +1,257 @@
+"""The Move phase (M1-M12): allowances, legal paths, resolution with dice.
+
+``Mover(scenario, board)`` answers, for a unit and a path (``path=``) or a
+destination (``to=``): is the move legal (else :class:`IllegalAction` naming the rule
+and the numbers), what does it cost against which allowance, and which checks does it
+need in which order. :meth:`Mover.apply` then resolves it with dice.
+
+The model is 2.5-D: a path is a polyline in x, y; the height under every point is the
+board's surface height. Every change of height along the path is a *transition*:
+
+* ``free``       |dz| <= free_height (M4): no cost, no check;
+* ``ladder``     the edge is crossed within ``ladder_reach`` of a ladder's foot (M10):
+                 vertical inches paid, no check; never for Animals;
+* ``climb_up`` / ``climb_down``  (M6): vertical inches paid, Agility check;
+* ``jump_down``  (M9, ``descend="jump"``): no vertical cost, Agility check with
+                 Disadvantage from ``jump_down_disadvantage_from``; the unit is in the
+                 air for ``jump_down_landing_max`` inches after the ledge (bases there do
+                 not block it);
+* ``jump_gap``   (M8): the path drops more than free_height and comes back up within
+                 ``jump_gap_max`` inches to within ``jump_height_max`` of the height it
+                 left, with no waypoint inside the gap: horizontal inches only, check.
+
+A wall (kind ``wall``) higher than free_height has a top that cannot be stood on: it is
+climbed over (up, then down on the far side) when the path crosses its top in at most
+``wall_climb_max_thickness`` inches, and is impossible otherwise. Impassable terrain is
+never entered. See docs/movement.md.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from game.engine.dice import Dice
+from game.engine.errors import IllegalAction
+from game.engine.geometry import Board
+from game.engine.model import STATUSES, GameState, Scenario, Unit
+from game.engine.movement.nav import NavCache
+from game.engine.movement.tracer import Tracer
+from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, point_at, Trace
+from game.engine.tolerance import EPS
+
+
+class Mover(Tracer):
+    """Movement rules for one scenario's map. Build once per map (nav is cached)."""
+
+    def __init__(self, scenario: Scenario, board: Board, cell: float | None = None):
+        super().__init__(scenario, board)
+        self.nav = NavCache(self, cell=cell)
+        self.nav.prepare({u.r for u in scenario.state.units.values()})
+
+    # --- allowance (M1, M2, M11, M12) --------------------------------------------------------
+    def run_denial(self, state: GameState, uid: str) -> IllegalAction | None:
+        u = state.units[uid]
+        if u.carrying:
+            return IllegalAction("U6", f"run denied: {uid} carries treasure {u.carrying} (a carrier may not Run)")
+        limit = float(self.rs.run_denial_range)
+        nearest = None
+        for o in state.units.values():
+            if o.id == uid or not o.active or not self.opposing(u, o):
+                continue
+            d = self.board.distance(u, o)
+            if d <= limit + 1e-9 and (nearest is None or d < nearest[0]):
+                nearest = (d, o.id)
+        if nearest:
+            return IllegalAction("M2", f"run denied: {nearest[1]} is {nearest[0]:.2f}\" away ({limit:g}\" or less)")
+        return None
+
+    def allowance(self, state: GameState, uid: str, run: bool = False) -> Allowance:
+        if uid not in state.units:
+            raise IllegalAction("M1", f"there is no unit {uid!r}")
+        u = state.units[uid]
+        if not u.on_table:
+            raise IllegalAction("M1", f"{uid} is not on the table")
+        if u.status == "incapacitated":
+            raise IllegalAction("M1", f"{uid} is Incapacitated")
+        if u.status == "stunned":
+            raise IllegalAction("M1", f"{uid} is Stunned and cannot move")
+        if u.engage_attempted:
+            raise IllegalAction("M1", f"{uid} attempted to Engage this turn and cannot move")
+        if u.reloaded:
+            raise IllegalAction("M11", f"{uid} reloaded this turn instead of moving")
+        if u.used > 0 or u.moved:
+            raise IllegalAction("M1", f"{uid} has already moved this phase ({u.used:.2f}\" used)")
+        move = float(u.stats.get("move", 0))
+        inches = move
+        notes = []
+        if u.status == "staggered":
+            inches *= float(self.rs.staggered_move_factor)
+            notes.append(f"staggered x{self.rs.staggered_move_factor:g}")
+        elif u.status == "dazed":
+            if self.rs.dazed_move == "none":
+                raise IllegalAction("M1", f"{uid} is Dazed and cannot move (dazed_move: none)")
+            inches *= float(self.rs.dazed_move_factor)
+            notes.append(f"dazed x{self.rs.dazed_move_factor:g}")
+        if run:
+            denied = self.run_denial(state, uid)
+            if denied is not None:
+                raise denied
+            inches *= float(self.rs.run_multiplier)
+            notes.append(f"run x{self.rs.run_multiplier:g}")
+        return Allowance(uid, run, move, inches, float(self.rs.difficult_penalty), tuple(notes))
+
+    def plan(self, state: GameState, uid: str, to: Sequence[float] | None = None, path: Sequence[Sequence[float]] | None = None,
+             run: bool = False, descend: str = "climb") -> MovePlan:
+        """Check a move (``path``: exactly that polyline; ``to``: the cheapest legal path)."""
+        if descend not in ("climb", "jump"):
+            raise IllegalAction("M9", f"descend must be climb or jump, not {descend!r}")
+        allow = self.allowance(state, uid, run)
+        unit = state.units[uid]
+        if (to is None) == (path is None):
+            raise IllegalAction("M1", "give either a destination (to) or a path, not both or neither")
+        pts = self._normalise(unit, path if path is not None else [to])
+        if len(pts) < 2:
+            raise IllegalAction("M1", f"the move does not leave [{unit.x:.2f}, {unit.y:.2f}]")
+        if path is not None:
+            tr = self.check_path(state, unit, pts, descend)
+        else:
+            tr = self.nav.find(state, unit, pts[-1], allow, descend)
+        return self._finish(unit, allow, tr, descend)
+
+    def _finish(self, unit: Unit, allow: Allowance, tr: Trace, descend: str) -> MovePlan:
+        total = allow.total(tr.difficult)
+        if tr.cost > total + 1e-9:
+            if tr.difficult:
+                raise IllegalAction("M12", f"path costs {tr.cost:.2f}\" of {total:.2f}\" (difficult ground -{allow.difficult_penalty:g}\")")
+            rule = "M2" if allow.run else "M1"
+            raise IllegalAction(rule, f"path costs {tr.cost:.2f}\" of {total:.2f}\"")
+        pts3 = tuple((x, y, self.board.height_at(x, y)) for x, y in tr.points)
+        return MovePlan(unit.id, allow.run, pts3, tr.cost, total, tuple(tr.transitions), tr.difficult, descend,
+                        tr.length, tuple(tr.cum))
+
+    # --- resolution --------------------------------------------------------------------------------
+    def apply(self, state: GameState, plan: MovePlan, dice: Dice) -> MoveOutcome:
+        """Resolve a plan: roll its checks in path order, move the unit, fall (M7)."""
+        u = state.units[plan.unit]
+        if math.hypot(u.x - plan.points[0][0], u.y - plan.points[0][1]) > EPS:
+            raise IllegalAction("M1", f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
+                                      f"not where the unit stands")
+        self.allowance(state, u.id, plan.run)  # still allowed (raises before any change)
+        pts = [(p[0], p[1]) for p in plan.points]
+        cum = list(plan.cum)
+        out = MoveOutcome(u.id, plan.end)
+        stop_s = plan.length
+        final = plan.end
+        fall = 0.0
+        rs = self.rs
+        agility = float(u.stats.get("agility", 0))
+        for t in plan.transitions:
+            if not t.needs_check:
+                continue
+            what = t.describe()
+            roll = dice.check(rs, agility, reason=f"{what} at [{t.at[0]:.2f}, {t.at[1]:.2f}]", rule=t.rule, unit=u.id,
+                              stat="agility", disadvantage=t.disadvantage)
+            out.rolls.append(roll)
+            if roll.success:
+                continue
+            out.completed = False
+            if t.kind == "climb_up":
+                stop_s = max(0.0, t.s - u.r)
+                out.events.append(f"M6 climb up failed: stops at the foot of {t.piece}")
+            elif t.kind == "climb_down" and rs.climb_down_fail == "stop":
+                stop_s = max(0.0, t.s - u.r)
+                out.events.append(f"M6 climb down failed: stops at the top of {t.piece}")
+            elif t.kind == "jump_gap":
+                stop_s = t.s + t.gap / 2
+                fall = t.z_from - self._floor(pts, cum, t.s, t.s + t.gap)
+                out.events.append(f"M8 jump failed: falls {fall:.2f}\" into the gap")
+            else:  # climb_down with the fall variant, jump_down
+                stop_s = min(plan.length, t.s + u.r)
+                fall = t.height
+                out.events.append(f"{t.rule} {t.kind.replace('_', ' ')} failed: falls {fall:.2f}\"")
+            stop_s = self._free_spot(state, u, pts, cum, stop_s, forward=t.kind in ("jump_gap", "jump_down") or fall > 0)
+            final = point_at(pts, cum, stop_s)
+            if t.kind == "jump_gap":
+                fall = t.z_from - self.board.height_at(*final) if fall > 0 else fall
+            break
+        # Cost actually paid: horizontal up to the stop plus vertical of transitions passed.
+        if out.completed:
+            paid = plan.cost
+            moved = pts
+        else:
+            paid = stop_s + sum(t.cost for t in plan.transitions if t.s < stop_s - EPS and t.cost)
+            moved = [p for p, c in zip(pts, cum) if c < stop_s - EPS] + [final]
+        out.final = final
+        out.cost = paid
+        u.x, u.y = final
+        u.moved = True
+        if plan.run:
+            u.ran = True
+        u.used += paid
+        u.difficult = u.difficult or (plan.difficult if out.completed else self._touches_difficult(u, moved))
+        u.trail.append([(float(x), float(y)) for x, y in moved])
+        if fall > 0:
+            self._fall(u, fall, dice, out)
+        return out
+
+    def _free_spot(self, state: GameState, u: Unit, pts, cum, s: float, forward: bool) -> float:
+        """The nearest arc length to s (backwards first, or forwards first) where the base
+        overlaps no other base: a unit stopped by a failed check never ends on one (M5)."""
+        step = 0.05
+        total = cum[-1]
+
+        z0 = self.board.height_at(*point_at(pts, cum, s))
+
+        def clear(q: float) -> bool:
+            x, y = point_at(pts, cum, q)
+            z = self.board.height_at(x, y)
+            if abs(z - z0) > EPS or self.end_problem(state, u, x, y) is not None:
+                return False
+            return True
+
+        if clear(s):
+            return s
+        n = int(max(s, total - s) / step) + 2
+        for i in range(1, n):
+            for q in ((s + i * step, s - i * step) if forward else (s - i * step,)):
+                if 0.0 <= q <= total and clear(q):
+                    return q
+        return 0.0
+
+    def _floor(self, pts, cum, s0: float, s1: float) -> float:
+        lo = None
+        n = max(2, int((s1 - s0) / 0.1) + 1)
+        for i in range(n + 1):
+            x, y = point_at(pts, cum, s0 + (s1 - s0) * i / n)
+            z = self.board.height_at(x, y)
+            lo = z if lo is None else min(lo, z)
+        return lo or 0.0
+
+    def _fall(self, u: Unit, height: float, dice: Dice, out: MoveOutcome) -> None:
+        """M7: d20 on the Injury chart, + modifier per full inch above fall_free_height."""
+        rs = self.rs
+        extra = max(0, math.floor(height - float(rs.fall_free_height) + 1e-9))
+        mod = int(extra * rs.fall_modifier_per_inch)
+        roll = dice.roll(int(rs.injury_die), f"fall of {height:.2f}\" (+{mod})", rule="M7", unit=u.id)
+        roll = dice.amend(roll, modifier=mod)
+        out.rolls.append(roll)
+        result = rs.injury_result(roll.kept + mod)
+        if result == "none":
+            out.events.append(f"M7 fall {height:.2f}\": {roll.kept}+{mod} = {roll.kept + mod}, no effect")
+            return
+        placeholder = " (placeholder chart)" if rs.get("injury_table_placeholder") else ""
+        out.events.append(f"M7 fall {height:.2f}\": {roll.kept}+{mod} = {roll.kept + mod}, {result}{placeholder}")
+        if STATUSES.index(result) > STATUSES.index(u.status):
+            u.status = result
+        if result == "incapacitated":
+            out.incapacitated.append(u.id)
+
+    # --- reachable area -------------------------------------------------------------------------------
+    def reachable(self, state: GameState, uid: str, descend: str = "climb") -> Reach:
+        walk = self.allowance(state, uid, False)
+        denied = self.run_denial(state, uid)
+        run = None if denied else self.allowance(state, uid, True)
+        return self.nav.reach(state, state.units[uid], walk, run, denied, descend)
+
+

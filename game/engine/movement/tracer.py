@@ -1,0 +1,376 @@
+"""The exact path tracer: a polyline's height profile, its transitions and its checks.
+
+:class:`Tracer` classifies every change of height along a path (M4 free, M6 climbs, M8
+gap jumps, M9 jumps down, M10 ladders, walls climbed over) and checks the base against
+terrain and other bases (M5) and the end of the move (M5, M6). It is the last word on a
+path: the search (:mod:`.nav`) only ever returns paths it accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import shapely
+from shapely.geometry import LineString
+from shapely.geometry import Point as ShPoint
+
+from game.engine.errors import IllegalAction
+from game.engine.geometry import Board
+from game.engine.model import BLOCKING_STATUSES, GameState, Scenario, Unit
+from game.engine.movement.bases import BaseField, contact_interval
+from game.engine.movement.types import Point, Transition, minus_intervals, point_at, Stretch, sub_line, Trace
+from game.engine.tolerance import EPS
+
+
+class Tracer:
+    """Path tracing and base checks for one scenario's map."""
+
+    def __init__(self, scenario: Scenario, board: Board):
+        self.scenario = scenario
+        self.board = board
+        self.rs = scenario.ruleset
+        self.ladders = list(scenario.ladders)
+        self._raised = {i for i, t in enumerate(board.terrain) if t.solid and t.height > 0}
+        self._field_key: tuple | None = None
+        self._field: BaseField | None = None
+
+    # --- parameters ----------------------------------------------------------------------
+    @property
+    def free(self) -> float:
+        return float(self.rs.free_height)
+
+    def _is_wall_top(self, piece: int | None) -> bool:
+        if piece is None:
+            return False
+        t = self.board.terrain[piece]
+        return t.kind == "wall" and t.height > self.free + EPS
+
+    # --- who is who ------------------------------------------------------------------------
+    @staticmethod
+    def opposing(a: Unit, b: Unit) -> bool:
+        """Units of different warbands oppose each other (Neutrals oppose everyone)."""
+        return a.warband != b.warband
+
+    def blockers(self, state: GameState, unit: Unit) -> list[str]:
+        """M5: enemy bases, and friendly bases that are Engaged, Stunned or Dazed."""
+        out = []
+        for uid, o in state.units.items():
+            if uid == unit.id or not o.active:
+                continue
+            if self.opposing(unit, o) or o.status in BLOCKING_STATUSES or o.engaged_with:
+                out.append(uid)
+        return out
+
+    def base_field(self, state: GameState) -> BaseField:
+        """A pymunk index of every active base, cached while the bases stay where they are."""
+        key = tuple((uid, u.x, u.y, u.r, u.active) for uid, u in state.units.items())
+        if self._field_key != key:
+            self._field = BaseField(self.board, state)
+            self._field_key = key
+        return self._field
+
+    # --- tracing a path ---------------------------------------------------------------------------
+    def _profile(self, points: Sequence[Point], cum: Sequence[float]) -> list[Stretch]:
+        board = self.board
+        stretches: list[Stretch] = []
+        for k in range(1, len(points)):
+            (ax, ay), (bx, by) = points[k - 1], points[k]
+            seg = cum[k] - cum[k - 1]
+            if seg <= EPS:
+                continue
+            cuts = {0.0, 1.0}
+            if board.tree is not None:
+                line = LineString([(ax, ay), (bx, by)])
+                for i in board.tree.query(line, predicate="intersects").tolist():
+                    if i not in self._raised:
+                        continue
+                    inter = shapely.intersection(line, board.polygons[i])
+                    for part in getattr(inter, "geoms", [inter]):
+                        for cx, cy in part.coords:
+                            t = ((cx - ax) * (bx - ax) + (cy - ay) * (by - ay)) / (seg * seg)
+                            if 0.0 < t < 1.0:
+                                cuts.add(t)
+            ts = sorted(cuts)
+            for t0, t1 in zip(ts, ts[1:]):
+                if t1 - t0 <= 1e-12:
+                    continue
+                m = (t0 + t1) / 2
+                mx, my = ax + (bx - ax) * m, ay + (by - ay) * m
+                piece = board.piece_at(mx, my)
+                pi = board.by_id[piece.id] if piece is not None else None
+                z = float(piece.height) if piece is not None else 0.0
+                s0, s1 = cum[k - 1] + t0 * seg, cum[k - 1] + t1 * seg
+                wall = self._is_wall_top(pi)
+                if stretches and stretches[-1].z == z and stretches[-1].piece == pi:
+                    stretches[-1].s1 = s1
+                else:
+                    stretches.append(Stretch(s0, s1, z, pi, wall))
+        if not stretches:
+            x, y = points[0]
+            piece = board.piece_at(x, y)
+            pi = board.by_id[piece.id] if piece is not None else None
+            stretches.append(Stretch(0.0, 0.0, float(piece.height) if piece else 0.0, pi, self._is_wall_top(pi)))
+        return stretches
+
+    def _ladder_at(self, at: Point, block: int | None, unit: Unit) -> str | None:
+        if block is None or not self.ladders:
+            return None
+        if unit.is_animal and not self.rs.animals_use_ladders:
+            return None
+        bid = self.board.terrain[block].id
+        reach = float(self.rs.ladder_reach)
+        for lad in self.ladders:
+            if lad.top == bid and math.hypot(lad.foot[0] - at[0], lad.foot[1] - at[1]) <= reach + EPS:
+                return lad.id
+        return None
+
+    def _step(self, unit: Unit, s: float, at: Point, z0: float, z1: float, p0: int | None, p1: int | None,
+              descend: str) -> Transition:
+        dz = z1 - z0
+        rs = self.rs
+        name = lambda p: self.board.terrain[p].id if p is not None else None  # noqa: E731
+        if abs(dz) <= self.free + EPS:
+            return Transition("free", at, s, abs(dz), z0, z1, rule="M4", piece=name(p1 if dz > 0 else p0))
+        if dz > 0:
+            lad = self._ladder_at(at, p1, unit)
+            if lad:
+                return Transition("ladder", at, s, dz, z0, z1, rule="M10", piece=lad, cost=dz)
+            self._no_dazed(unit, "climb", "M6")
+            return Transition("climb_up", at, s, dz, z0, z1, needs_check=True, rule="M6", piece=name(p1), cost=dz)
+        lad = self._ladder_at(at, p0, unit)
+        if lad:
+            return Transition("ladder", at, s, -dz, z0, z1, rule="M10", piece=lad, cost=-dz)
+        if descend == "jump":
+            self._no_dazed(unit, "jump", "M9")
+            dis = -dz >= float(rs.jump_down_disadvantage_from) - EPS
+            return Transition("jump_down", at, s, -dz, z0, z1, needs_check=True, disadvantage=dis, rule="M9", piece=name(p0))
+        self._no_dazed(unit, "climb", "M6")
+        return Transition("climb_down", at, s, -dz, z0, z1, needs_check=True, rule="M6", piece=name(p0), cost=-dz)
+
+    def _no_dazed(self, unit: Unit, what: str, rule: str) -> None:
+        if unit.status == "dazed" and not self.rs.dazed_may_climb:
+            raise IllegalAction(rule, f"{unit.id} is Dazed and may not {what} (note 13-04-25)")
+
+    def trace(self, unit: Unit, points: Sequence[Point], descend: str = "climb") -> Trace:
+        """Classify a polyline (the unit's position first) for ``unit``. Raises IllegalAction
+        for impossible terrain (walls, impassable ground, wide gaps, base fit). Bases
+        and end-of-move rules are checked by :meth:`check_path`."""
+        pts = [(float(x), float(y)) for x, y in points]
+        cum = [0.0]
+        for (ax, ay), (bx, by) in zip(pts, pts[1:]):
+            cum.append(cum[-1] + math.hypot(bx - ax, by - ay))
+        length = cum[-1]
+        for x, y in pts:
+            if not self.board.disc_on_table(x, y, unit.r):
+                raise IllegalAction("M5", f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
+        st = self._profile(pts, cum)
+        rs = self.rs
+        free = self.free
+        waypoints = cum[1:-1]
+        transitions: list[Transition] = []
+        airborne: list[tuple[float, float]] = []
+        anchors: list[tuple[float, int | None]] = []   # non-free crossings: (s, piece crossed)
+        i = 0
+        if st[0].wall_top:
+            raise IllegalAction("M6", f"{unit.id} stands on a wall top")
+        while i < len(st) - 1:
+            a, b = st[i], st[i + 1]
+            s = a.s1
+            at = point_at(pts, cum, s)
+            dz = b.z - a.z
+            # M8: a gap jump - down, then back up to about the same height, no waypoint inside.
+            if dz < -free - EPS:
+                j = i + 1
+                while j < len(st) and st[j].z < a.z - free - EPS:
+                    j += 1
+                if j < len(st):
+                    c = st[j]
+                    width = c.s0 - s
+                    inside = any(s + EPS < w < c.s0 - EPS for w in waypoints)
+                    if (width <= float(rs.jump_gap_max) + EPS and abs(c.z - a.z) <= float(rs.jump_height_max) + EPS
+                            and not inside and not c.wall_top):
+                        self._no_dazed(unit, "jump", "M8")
+                        pc = a.piece
+                        transitions.append(Transition("jump_gap", at, s, abs(c.z - a.z), a.z, c.z, gap=width, needs_check=True,
+                                                      rule="M8", piece=self.board.terrain[pc].id if pc is not None else None))
+                        airborne.append((s, c.s0))
+                        anchors.append((s, None))
+                        anchors.append((c.s0, None))
+                        i = j
+                        continue
+            if b.wall_top:
+                if i + 2 >= len(st):
+                    raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[b.piece].id}")
+                thick = b.s1 - b.s0
+                wall = self.board.terrain[b.piece]
+                if thick > float(rs.wall_climb_max_thickness) + EPS:
+                    raise IllegalAction("M6", f"the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}\" of it "
+                                              f"(climbing over allows {float(rs.wall_climb_max_thickness):g}\" or less)")
+                c = st[i + 2]
+                up = self._step(unit, s, at, a.z, b.z, a.piece, b.piece, descend)
+                down = self._step(unit, b.s1, point_at(pts, cum, b.s1), b.z, c.z, b.piece, c.piece, descend)
+                for t in (up, down):
+                    if t.kind != "free":
+                        transitions.append(t)
+                if down.kind == "jump_down":
+                    airborne.append((b.s1, b.s1 + float(rs.jump_down_landing_max)))
+                anchors.append((s, b.piece))
+                anchors.append((b.s1, b.piece))
+                i += 2
+                continue
+            t = self._step(unit, s, at, a.z, b.z, a.piece, b.piece, descend)
+            if t.kind != "free":
+                transitions.append(t)
+                anchors.append((s, b.piece if dz > 0 else a.piece))
+                if t.kind == "jump_down":
+                    airborne.append((s, s + float(rs.jump_down_landing_max)))
+            i += 1
+        if st[-1].wall_top:
+            raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
+        vertical = sum(t.cost for t in transitions)
+        self._check_fit(unit, pts, cum, st, anchors, airborne)
+        difficult = self._touches_difficult(unit, pts)
+        return Trace(pts, cum, length, transitions, vertical, difficult, airborne, st)
+
+    def _check_fit(self, unit: Unit, pts, cum, st: list[Stretch], anchors, airborne) -> None:
+        """M5 against terrain: the base must fit along every stretch it walks."""
+        board = self.board
+        if board.tree is None:
+            return
+        r = unit.r
+        near = 2 * r
+        free = self.free
+        for k, stc in enumerate(st):
+            if stc.wall_top:
+                continue
+            a, b = stc.s0, stc.s1
+            for (p0, p1) in minus_intervals(a, b, airborne):  # skip airborne parts
+                geom = sub_line(pts, cum, p0, p1)
+                hits = board.tree.query(geom, predicate="dwithin", distance=max(0.0, r - 1e-4)).tolist()
+                for h in hits:
+                    t = board.terrain[h]
+                    if t.kind == "impassable" and stc.z <= t.height + free + EPS:
+                        raise IllegalAction("M5", f"{unit.id} may not enter impassable terrain {t.id}")
+                    if not (t.solid and t.height > stc.z + free + EPS):
+                        continue
+                    if t.kind == "wall" and stc.z + EPS >= t.height:
+                        continue
+                    # Allowed where the overlap is within `near` of a crossing of this piece.
+                    windows = [(s_an - near, s_an + near) for (s_an, piece) in anchors if piece == h]
+                    if windows:
+                        rest = minus_intervals(p0, p1, windows)
+                        if all(float(shapely.distance(sub_line(pts, cum, q0, q1), board.polygons[h])) >= r - 1e-4 for q0, q1 in rest):
+                            continue
+                    d = float(shapely.distance(geom, board.polygons[h]))
+                    raise IllegalAction("M5", f"the {unit.base_mm:g} mm base of {unit.id} does not fit past {t.kind} {t.id} "
+                                              f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
+        # Impassable ground in the air is fine (jumping), elsewhere checked above.
+
+    def _touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
+        board = self.board
+        if board.tree is None:
+            return False
+        geom = LineString(pts) if len(pts) > 1 and any(p != pts[0] for p in pts) else ShPoint(pts[0])
+        for h in board.tree.query(geom, predicate="dwithin", distance=unit.r).tolist():
+            t = board.terrain[h]
+            if t.kind == "difficult" and float(shapely.distance(geom, board.polygons[h])) < unit.r - 1e-4:
+                return True
+        return False
+
+    # --- the whole check -----------------------------------------------------------------------------
+    def _normalise(self, unit: Unit, path: Iterable[Sequence[float]]) -> list[Point]:
+        pts: list[Point] = []
+        for p in path:
+            try:
+                x, y = float(p[0]), float(p[1])
+            except (TypeError, ValueError, IndexError):
+                raise IllegalAction("M1", f"bad path point {p!r}: expected [x, y]") from None
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise IllegalAction("M1", f"bad path point {p!r}: not a finite number")
+            pts.append((x, y))
+        if not pts or math.hypot(pts[0][0] - unit.x, pts[0][1] - unit.y) > EPS:
+            pts.insert(0, (unit.x, unit.y))
+        else:
+            pts[0] = (unit.x, unit.y)
+        # Drop repeated points.
+        out = [pts[0]]
+        for p in pts[1:]:
+            if math.hypot(p[0] - out[-1][0], p[1] - out[-1][1]) > EPS:
+                out.append(p)
+        return out
+
+    def check_path(self, state: GameState, unit: Unit, pts: Sequence[Point], descend: str,
+                   field: BaseField | None = None, blockers: Iterable[str] | None = None, final: bool = True) -> Trace:
+        """Trace and check bases (M5) and the end of the move (M5, M6)."""
+        tr = self.trace(unit, pts, descend)
+        field = field or self.base_field(state)
+        blocking = set(self.blockers(state, unit) if blockers is None else blockers)
+        free = self.free
+        start = pts[0]
+        at_start = set(field.overlapping(start[0], start[1], unit.r)) | {unit.id}
+        for k in range(1, len(tr.points)):
+            (ax, ay), (bx, by) = tr.points[k - 1], tr.points[k]
+            seg = tr.cum[k] - tr.cum[k - 1]
+            if seg <= EPS:
+                continue
+            for _t, uid in field.sweep((ax, ay), (bx, by), unit.r, among=blocking):
+                if uid in at_start:
+                    continue
+                ox, oy, orr, oz = field.units[uid]
+                iv = contact_interval(ax, ay, bx, by, ox, oy, unit.r + orr)
+                if iv is None:
+                    continue
+                s_in, s_out = tr.cum[k - 1] + iv[0] * seg, tr.cum[k - 1] + iv[1] * seg
+                # Is some overlapped part at the other base's level and not in the air?
+                for (s0, s1) in minus_intervals(s_in, s_out, tr.airborne):
+                    blocked = any(abs(stc.z - oz) <= free + EPS and stc.s0 < s1 + EPS and stc.s1 > s0 - EPS for stc in tr.stretches) \
+                        if tr.stretches else True
+                    if blocked:
+                        o = state.units[uid]
+                        why = "an enemy" if self.opposing(unit, o) else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
+                        raise IllegalAction("M5", f"the path of {unit.id} is blocked by {uid} ({why}) at "
+                                                  f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]")
+        if not final:
+            return tr
+        ex, ey = tr.points[-1]
+        ez = tr.stretches[-1].z
+        for uid in field.overlapping(ex, ey, unit.r):
+            if abs(field.units[uid][3] - ez) <= free + EPS and uid not in at_start:
+                raise IllegalAction("M5", f"{unit.id} may not end its move on {uid} (bases never overlap)")
+        levels = self.board.heights_under_disc(ex, ey, unit.r)
+        if levels[-1] - levels[0] > free + EPS:
+            raise IllegalAction("M6", f"{unit.id} may not end part-way up a surface: its base at [{ex:.2f}, {ey:.2f}] "
+                                      f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+        return tr
+
+    def end_problem(self, state: GameState, unit: Unit, x: float, y: float) -> IllegalAction | None:
+        """Why a move may not end with the unit's centre at (x, y), or None (M5, M6)."""
+        board = self.board
+        free = self.free
+        if not board.disc_on_table(x, y, unit.r):
+            return IllegalAction("M5", f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
+        piece = board.piece_at(x, y)
+        pi = board.by_id[piece.id] if piece is not None else None
+        if self._is_wall_top(pi):
+            return IllegalAction("M6", f"{unit.id} may not end on top of wall {piece.id}")
+        z = float(piece.height) if piece is not None else 0.0
+        if board.tree is not None:
+            centre = ShPoint(x, y)
+            for h in board.tree.query(centre, predicate="dwithin", distance=max(0.0, unit.r - 1e-4)).tolist():
+                t = board.terrain[h]
+                if t.kind == "impassable" and z <= t.height + free + EPS:
+                    return IllegalAction("M5", f"{unit.id} may not enter impassable terrain {t.id}")
+                if t.solid and t.height > z + free + EPS:
+                    return IllegalAction("M5", f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
+                                               f"beside {t.kind} {t.id}")
+        field = self.base_field(state)
+        for uid in field.overlapping(x, y, unit.r):
+            if uid != unit.id and abs(field.units[uid][3] - z) <= free + EPS:
+                return IllegalAction("M5", f"{unit.id} may not end its move on {uid} (bases never overlap)")
+        levels = board.heights_under_disc(x, y, unit.r)
+        if levels[-1] - levels[0] > free + EPS:
+            return IllegalAction("M6", f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
+                                       f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+        return None
+
