@@ -20,6 +20,7 @@ from game.cli import main  # noqa: E402
 from game.editor.app import EditorApp  # noqa: E402
 from game.editor.document import Document  # noqa: E402
 from game.editor.driver import Driver  # noqa: E402
+from tests.scripts.builders import field_both_sides  # noqa: E402
 
 K = pygame
 
@@ -206,11 +207,8 @@ def test_clicking_a_problem_selects_and_highlights_its_item(tmp_path):
 def test_save_with_problems_warns_and_play_is_refused(tmp_path):
     played: list[str] = []
     d = open_editor(tmp_path, played=played)
+    build_small_map(d)  # playable: two warbands with units on the table
     doc = d.scene.doc
-    d.key(K.K_b)
-    d.drag((10, 10), (14, 14))
-    d.key(K.K_l)
-    d.click(14.2, 12)
     doc.move([("ladder", doc.sc.ladders[0].id)], 4, 0)
     d.ctrl(K.K_s)
     assert os.path.exists(doc.path) and "WITH 1 PROBLEM" in d.scene.message
@@ -272,7 +270,9 @@ def test_dropdowns_change_kind_and_unit_status(tmp_path):
 
 def test_save_as_when_the_map_has_no_file_yet(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = EditorApp(Document.new(24, 24), None)
+    doc = Document.new(24, 24)
+    field_both_sides(doc)
+    app = EditorApp(doc, None)
     d = Driver(app)
     d.ctrl(K.K_s)
     from pygame_gui.elements import UITextEntryLine

@@ -6,7 +6,6 @@ radius R25 = 0.492"; with the default 9 samples a pair has 81 sight lines.
 
 import json
 import math
-import os
 import random
 
 import pytest
@@ -15,6 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from game.bundled import bundled_map
 from game.cli import main
 from game.engine.geometry import Board
 from game.engine.model import GameState, Terrain, Unit
@@ -24,7 +24,7 @@ from game.engine.errors import LoadError
 from game.engine.sight import Sight, sample_offsets
 
 R25 = 25 / 25.4 / 2
-DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "maps", "default.yaml")
+DEFAULT = bundled_map("default.yaml")
 STATS = {"move": 6, "agility": 12, "morale": 14, "defence": 10}
 
 

@@ -24,7 +24,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-STRESS = os.path.join(ROOT, "maps", "stress.yaml")
+from game.bundled import bundled_map  # noqa: E402
+
+STRESS = bundled_map("stress.yaml")
 FPS_TARGET = 60.0
 VALIDATE_TARGET_MS = 50.0
 DRAG_FRAMES = 120

@@ -18,6 +18,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from game.bundled import bundled_map  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.engine.sight import Sight  # noqa: E402
 
@@ -39,7 +40,7 @@ def row(name, seconds, limit_ms):
 
 
 def run() -> list[dict]:
-    sc = load_scenario(str(ROOT / "maps" / "stress.yaml"))
+    sc = load_scenario(bundled_map("stress.yaml"))
     t0 = time.perf_counter()
     sight = Sight(sc)
     prep = time.perf_counter() - t0

@@ -28,7 +28,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-STRESS = os.path.join(ROOT, "maps", "stress.yaml")
+from game.bundled import bundled_map  # noqa: E402
+
+STRESS = bundled_map("stress.yaml")
 FRAME_TARGET_MS = 8.0
 STARTUP_TARGET_S = 2.0
 SIZE = (1280, 800)

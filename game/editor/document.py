@@ -166,10 +166,10 @@ class Document:
         from game.engine.yamlsrc import load_yaml, read_text
 
         try:
-            return cls(load_scenario(path), path)
+            return cls(load_scenario(path, playable=True), path)
         except LoadError:
             found: list[Problem] = []
-            sc = parse_scenario(load_yaml(read_text(path), path), collect=found)
+            sc = parse_scenario(load_yaml(read_text(path), path), collect=found, playable=True)
             doc = cls(sc, path)
             doc.opened_with = found
             return doc

@@ -22,6 +22,7 @@ import pygame_gui
 from pygame_gui.elements import UIButton, UIDropDownMenu, UILabel, UITextEntryLine, UIWindow
 from shapely.geometry import Polygon
 
+from game.bundled import rosters_dir
 from game.editor.document import (
     DEFAULT_WALL_THICKNESS,
     Document,
@@ -59,7 +60,7 @@ DRAFT = (255, 240, 120)
 HANDLE_PX = 6
 PICK_PX = 5
 DOUBLE_CLICK_S = 0.35
-DEFAULT_ROSTER_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "maps", "rosters")
+DEFAULT_ROSTER_DIR = rosters_dir()
 
 
 def _fmt(v: float) -> str:

@@ -372,7 +372,7 @@ def play_cli(scenario_path: str, resume: bool = False) -> int:
     from game.engine.scenario import load_scenario
 
     try:
-        load_scenario(scenario_path)  # bad files: FILE:LINE lines and exit 2 before a window opens
+        load_scenario(scenario_path, playable=True)  # bad files: FILE:LINE lines and exit 2 before a window opens
     except LoadError as exc:
         return exc.report()
     except OSError as exc:

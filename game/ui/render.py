@@ -61,7 +61,7 @@ _fonts: dict[tuple[int, str], pygame.font.Font] = {}
 def get_font(size: int, style: str = "bold") -> pygame.font.Font:
     """A cached font of ``size`` pixels; style is ``regular``, ``bold`` or ``condensed``.
 
-    Uses the bundled DejaVu fonts (assets/fonts) and falls back to pygame's default font.
+    Uses the bundled DejaVu fonts (game/assets/fonts) and falls back to pygame's default font.
     """
     size = max(6, int(size))
     key = (size, style)

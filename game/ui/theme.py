@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 
+from game.bundled import fonts_dir
+
 Colour = tuple[int, int, int]
 
 #: The table and the page around it.
@@ -80,11 +82,7 @@ LOS_VISIBLE = (40, 190, 70)
 LOS_COVER = (240, 170, 20)
 LOS_HIDDEN = (215, 40, 40)
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-FONT_DIRS = [
-    os.path.join(os.path.dirname(os.path.dirname(_HERE)), "assets", "fonts"),
-    os.path.join(os.path.dirname(_HERE), "assets", "fonts"),
-]
+FONT_DIRS = [fonts_dir()]
 FONT_REGULAR = "DejaVuSans.ttf"
 FONT_BOLD = "DejaVuSans-Bold.ttf"
 FONT_CONDENSED = "DejaVuSansCondensed-Bold.ttf"
