@@ -264,7 +264,9 @@ class Sight:
         hit = si[blk]
         blocked[hit] = True
         ids, m = self._terrain_ids, len(self._terrain_ids)
-        pairs = {(k // m, ids[k % m]) for k in np.unique((hit // per) * m + pc[blk]).tolist()}
+        keys = (hit // per) * m + pc[blk]
+        keys = set(keys.tolist()) if len(keys) < 512 else np.unique(keys).tolist()
+        pairs = {(k // m, ids[k % m]) for k in keys}
         walls = (none, none, none)
         lw = self._low_wall[pc] & ~blk
         if lw.any():
