@@ -177,7 +177,7 @@ EDITOR = Keymap("editor", (
 ), mouse=(
     ("Left click / drag", "Use the tool; drag a piece to move it, a corner handle to resize it"),
     ("Shift+click", "Add to the selection (select tool)"),
-    ("Right click / double click", "Finish a polygon"),
+    ("Right click / double click", "Close the polygon being drawn (as Enter does)"),
     ("Wheel", "Zoom about the cursor"),
     ("Middle drag", "Pan the table"),
 ))

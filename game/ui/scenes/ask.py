@@ -86,6 +86,11 @@ def is_manual_phase(game) -> bool:
 
 
 # --- movement questions (the movement engine) -----------------------------------------------
+def prepare_movement(game) -> None:
+    """Build the movement engine now (it is built on first use, which is slow on big maps)."""
+    game.mover  # noqa: B018 - the property builds it
+
+
 def allowance(game, uid: str, run: bool) -> float:
     """Inches ``uid`` may walk (or run) now; raises IllegalAction when it may not."""
     return float(game.mover.allowance(game.state, uid, run=run).inches)

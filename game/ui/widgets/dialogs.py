@@ -299,11 +299,11 @@ class FileDialog(Dialog):
                  folder: str, on_path: Callable[[str | None], None], action: str = "Open"):
         super().__init__()
         self.on_path = on_path
-        self.root = _centred_window(manager, title, 480, 150 + 36 * len(files))
+        self.root = _centred_window(manager, title, 480, 170 + 36 * len(files))
         inner_w = self.root.get_container().get_rect().width
-        UILabel(pygame.Rect(6, 4, inner_w - 12, 24), message, manager, container=self.root)
-        self.buttons = self._buttons(manager, self.root, files, None, 6, 34, inner_w - 12, 1, height=30)
-        y = 34 + 36 * len(files)
+        UITextBox(_esc(message), pygame.Rect(6, 4, inner_w - 12, 46), manager, container=self.root)
+        self.buttons = self._buttons(manager, self.root, files, None, 6, 54, inner_w - 12, 1, height=30)
+        y = 54 + 36 * len(files)
         initial = files[0][1] if files else os.path.join(folder, "")
         self.entry = UITextEntryLine(pygame.Rect(6, y, inner_w - 108, 30), manager, container=self.root,
                                      initial_text=initial)

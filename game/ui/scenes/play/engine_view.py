@@ -43,7 +43,8 @@ class EngineView:
         """Build the movement engine in a thread (called after the first frame)."""
         if self._thread is None:
             game = self.game
-            self._thread = threading.Thread(target=lambda: game.mover, daemon=True, name="speedheim-mover")
+            self._thread = threading.Thread(target=ask.prepare_movement, args=(game,), daemon=True,
+                                            name="speedheim-mover")
             self._thread.start()
 
     def ready(self) -> None:
