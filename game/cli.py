@@ -21,7 +21,7 @@ def default_scenario() -> str:
 
 
 def file_kind(path: str) -> str:
-    """Guess what a file is: 'scenario', 'actions' or 'ruleset' (by its top keys)."""
+    """Guess what a file is: 'scenario', 'actions', 'save' or 'ruleset' (by its top keys)."""
     from game.engine.yamlsrc import load_yaml, read_text
 
     try:
@@ -29,6 +29,8 @@ def file_kind(path: str) -> str:
     except LoadError:
         return "scenario"
     if isinstance(data, dict):
+        if "scenario" in data and ("actions" in data or "speedheim_save" in data):
+            return "save"
         if "actions" in data or "seed" in data or "dice" in data:
             return "actions"
         if "warbands" not in data and ("phases" in data or "extends" in data or "check_die" in data):
@@ -48,6 +50,10 @@ def cmd_check(args) -> int:
                 from game.engine.actions import load_script
 
                 load_script(path)
+            elif kind == "save":  # a saved game: it must replay
+                from game.engine.saves import load_game
+
+                load_game(path)
             elif kind == "ruleset":
                 load_ruleset(path)
             else:
@@ -69,7 +75,13 @@ def cmd_measure(args) -> int:
 def cmd_replay(args) -> int:
     from game.engine.replay import replay_cli
 
-    return replay_cli(args.scenario, args.actions, as_json=args.json)
+    return replay_cli(args.scenario, args.actions, as_json=args.json, save=args.save)
+
+
+def cmd_legal(args) -> int:
+    from game.engine.legal import legal_cli
+
+    return legal_cli(args.scenario, args.actions, as_json=args.json)
 
 
 def cmd_render(args) -> int:
@@ -118,7 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario")
     p.add_argument("actions")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--save", metavar="GAME.yaml", help="also write the game as a save (every move with its resolved path)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("legal", help="what each unit of the side to act may do now, and why not")
+    p.add_argument("scenario")
+    p.add_argument("actions", nargs="?", help="apply this action script first")
+    p.add_argument("--json", action="store_true", help="one JSON line per unit, then the pending decision")
+    p.set_defaults(func=cmd_legal)
 
     p = sub.add_parser("render", help="draw the table to a PNG, headless")
     p.add_argument("scenario")

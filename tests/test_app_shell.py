@@ -266,10 +266,10 @@ def test_decision_dialog_enter_plays_on_and_esc_leaves_it_open(tmp_path):
     app.settings["handover"] = False
     app.dispatch(PLAY.key_event("end_step"))  # Blue's upkeep: the Rout Check passes
     app.frame(0.016, flip=False)
-    assert scene.game.pending["kind"] == "voluntary_rout"
+    assert scene.game.pending.kind == "voluntary_rout"
     assert isinstance(app.modal, ChoiceDialog)
     esc(app)  # closes the box, the decision stays open
-    assert app.modal is None and scene.game.pending["kind"] == "voluntary_rout"
+    assert app.modal is None and scene.game.pending.kind == "voluntary_rout"
     scene.command("undo")
     app.dispatch(PLAY.key_event("end_step"))
     app.frame(0.016, flip=False)

@@ -19,7 +19,8 @@ from game.editor.placement import spot_problem
 from game.editor.roster import load_roster
 from game.editor.validate import LiveValidator, fast_dump
 from game.engine.errors import LoadError
-from game.engine.scenario import dump_yaml, load_scenario, scenario_to_dict
+from game.engine.scenario import load_scenario, scenario_to_dict
+from game.engine.yamlsrc import dump_yaml
 from game.engine.yamlsrc import load_yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -37,7 +37,7 @@ def test_importing_the_whole_engine_loads_no_pygame():
 GAME = ENGINE.parent
 #: Classes still over the limit while others rework them (issue 9): exactly these, by file and name.
 MAX_CLASS_LINES = 400
-OVERSIZE_FOR_NOW = {("controller.py", "Game"), ("nav.py", "NavGrid"), ("nav.py", "NavCache")}
+OVERSIZE_FOR_NOW = {("nav.py", "NavGrid"), ("nav.py", "NavCache")}
 
 
 def class_sizes() -> dict[tuple[str, str], int]:

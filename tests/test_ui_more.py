@@ -142,18 +142,18 @@ def test_rout_check_dialog_voluntary_rout_and_winner_screen(tmp_path, datadir):
     assert isinstance(app.top, HandoverScene)
     key(app, "end_step")
     app.frame(0.016, flip=False)
-    assert scene.game.pending["kind"] == "voluntary_rout"
+    assert scene.game.pending.kind == "voluntary_rout"
     dlg = app.modal
     assert dlg is not None and dlg.title.startswith("Rout check passed")
     assert "Rout Check" in dlg.message and "pass" in dlg.message  # the roll and its result
     assert {"rout": {"player": 2}} in list(dlg.buttons.values())
     dlg.choose({"rout": {"player": 2}})
-    assert scene.game.outcome() == "red"
+    assert scene.game.winner == "red"
     assert isinstance(app.top, WinnerScene)
     assert any("Turns played: 1" == line for line in app.top.lines)
     assert any(line.startswith("Blues (routed): 6 unit(s) lost") for line in app.top.lines)
     app.top.choose("undo")  # the winner screen's Undo: back to the decision
-    assert scene.game.outcome() is None and scene.game.pending["kind"] == "voluntary_rout"
+    assert scene.game.outcome() is None and scene.game.pending.kind == "voluntary_rout"
 
 
 def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir):
@@ -268,14 +268,14 @@ def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
     app.modal.choose({"rout": {"player": 2}})  # Blue routs voluntarily
     app.frame(0.016, flip=False)
     pending = scene.game.pending
-    assert pending is not None and pending["kind"] == "grab"
+    assert pending is not None and pending.kind == "grab"
     dlg = app.modal
     choice = {"grab": {"unit": "red-captain", "token": "t1"}}
     assert choice in list(dlg.buttons.values()) and {"grab": {"unit": "red-second", "token": "t1"}} in list(dlg.buttons.values())
     dlg.choose(choice)
     st = scene.state
     assert st.treasure["t1"].carried_by == "red-captain"  # the winner alone within 5": no check
-    assert scene.game.outcome() == "red"
+    assert scene.game.winner == "red"
 
 
 def test_log_panel_renders_only_new_entries(tmp_path, datadir):

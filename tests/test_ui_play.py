@@ -16,7 +16,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from game.engine.controller import Game  # noqa: E402
+from game.engine.game import Game  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.ui import keymap, userdata  # noqa: E402
@@ -312,7 +312,7 @@ def test_help_overlay_lists_every_key(tmp_path, datadir):
 def test_pick_up_dialog_and_clicking_the_token(tmp_path, datadir):
     text = SCENARIO.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
     app, scene = make_scene(tmp_path, text)
-    assert scene.game.pending and scene.game.pending["kind"] == "pick_up"
+    assert scene.game.pending and scene.game.pending.kind == "pick_up"
     app.frame(0.016, flip=False)
     dlg = app.modal
     assert dlg is not None

@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from game.engine.controller import Game  # noqa: E402
+from game.engine.game import Game  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 

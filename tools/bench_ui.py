@@ -49,7 +49,7 @@ print(time.time() - t_launch)
 def _frames(n: int = 120) -> tuple[float, float, str]:
     import pygame
 
-    from game.engine.controller import Game
+    from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
     from game.ui.app import App, open_play

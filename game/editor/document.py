@@ -29,7 +29,8 @@ from game.editor.validate import LiveValidator
 from game.engine.errors import LoadError, Problem
 from game.engine.geometry import Board
 from game.engine.model import Ladder, Scenario, Terrain, Token, Unit, Warband
-from game.engine.scenario import dump_yaml, load_scenario, parse_scenario, save_scenario, scenario_to_dict
+from game.engine.scenario import load_scenario, parse_scenario, save_scenario, scenario_to_dict
+from game.engine.yamlsrc import dump_yaml
 
 
 @dataclass

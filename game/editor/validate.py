@@ -26,7 +26,8 @@ import yaml
 
 from game.engine import yamlsrc
 from game.engine.errors import LoadError, Problem
-from game.engine.scenario import _represent_dict, _represent_list, dump_yaml, load_scenario, parse_scenario
+from game.engine.scenario import load_scenario, parse_scenario
+from game.engine.yamlsrc import _represent_dict, _represent_list, dump_yaml
 from game.engine.yamlsrc import Source
 
 if getattr(yaml, "__with_libyaml__", False):

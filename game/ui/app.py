@@ -294,7 +294,7 @@ class App:
 
 # --- starting a game ---------------------------------------------------------------------
 def new_game(scenario_path: str, seed: int | None = None):
-    from game.engine.controller import Game
+    from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
 

@@ -35,8 +35,8 @@ import pygame  # noqa: E402
 
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
+from game.engine.files import atomic_write  # noqa: E402
 from game.engine.model import GameState, Scenario  # noqa: E402
-from game.engine.scenario import atomic_write  # noqa: E402
 from game.ui import theme  # noqa: E402
 from game.ui.camera import Camera  # noqa: E402,F401 - the painter's camera, imported from here by callers
 from game.ui.draw import text_at  # noqa: E402
@@ -317,21 +317,18 @@ def render_png(scenario: Scenario, state: GameState | None, out_path: str, revea
 
 
 def _replay(scenario: Scenario, actions_path: str) -> GameState:
-    """Apply an action script (or a saved game's log) to the scenario, as ``speedheim replay``.
-
-    Illegal actions are reported on stderr with their line and skipped, not fatal. Raises
-    LoadError for a bad script.
-    """
+    """Apply an action script to the scenario, as ``speedheim replay`` does (the engine's
+    one replay loop). Illegal actions are reported on stderr with their line and skipped,
+    not fatal. Raises LoadError for a bad script."""
     from game.engine.actions import load_script
-    from game.engine.replay import replay
+    from game.engine.game import Game
+    from game.engine.replay import dice_for
 
     script = load_script(actions_path)
-    game = replay(scenario, script)
-    for i, entry in enumerate(game.log):
-        if not entry.ok:
-            where = f"{actions_path}:{script.lines[i]}" if i < len(script.lines) else actions_path
-            rule = f" {entry.rule}" if entry.rule else ""
-            print(f"{where}: action {i + 1} skipped, illegal{rule}: {entry.reason}", file=sys.stderr)
+    game = Game(scenario, dice=dice_for(script), history=False)
+    for i, result in game.replay(script.actions):
+        if not result.ok:
+            print(f"{actions_path}:{script.lines[i]}: action {i + 1} skipped, illegal {result.rule}: {result.reason}", file=sys.stderr)
     return game.state
 
 
@@ -353,7 +350,7 @@ def render_cli(scenario_path: str, out_path: str, actions: str | None = None, re
             state = _replay(scenario, actions)
         except LoadError as exc:
             return exc.report()
-        except Exception as exc:  # the controller's bug must not become a traceback either
+        except Exception as exc:  # the engine's bug must not become a traceback either
             print(f"speedheim render: internal error while replaying {actions} ({type(exc).__name__}: {exc}); "
                   "please report it", file=sys.stderr)
             return 2

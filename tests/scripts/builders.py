@@ -6,7 +6,7 @@ import os
 
 import yaml
 
-from game.engine.controller import Game
+from game.engine.game import Game
 from game.engine.dice import Dice
 from game.engine.scenario import load_scenario
 

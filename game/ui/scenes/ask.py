@@ -1,10 +1,11 @@
 """Every rule question the play window asks the engine, in one place.
 
-The window holds no rule of its own: what may be done, why not, what a pending
-decision offers and which dialogs an action set off are answered here, from the
-engine. Scenes, menus and panels call these functions and never read the engine's
-rule data themselves, so a change of the engine's question API is a change of this
-module alone. Nothing here changes the game.
+The window holds no rule of its own: what may be done and why not (``why_illegal``),
+what a pending decision offers (the typed ``game.pending``) and which dialogs an action
+set off (its typed events) are the engine's answers, read here. Scenes, menus and
+panels call these functions and never read the engine's rule data themselves, so a
+change of the engine's question API is a change of this module alone. Nothing here
+changes the game.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.engine.decisions import Decision, Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.errors import IllegalAction
+from game.engine.events import EventNotTriggered, EventTriggered, NeutralAppeared, PlagueChecked, RoutChecked
 
 
 # --- what may be done now -----------------------------------------------------------------
@@ -29,50 +32,23 @@ def end_kind(game) -> str:
     return "end_phase"
 
 
-def move_refusal(game, uid: str) -> IllegalAction | None:
-    """Why ``uid`` may not move now (phase, whose turn), as the controller would say.
-
-    Copies the controller's turn and phase checks until the engine answers
-    ``why_illegal`` without applying.
-    """
-    kinds = legal_kinds(game)
-    st = game.state
-    if kinds and "move" not in kinds:
-        where = f"the {st.phase} phase" + (f", {st.step} step" if st.step else "")
-        hint = " (right-click a unit for this phase's actions)" if st.phase != "upkeep" else ""
-        return IllegalAction("turn", f"moving is not allowed in {where}{hint}")
-    p = pending(game)
-    u = st.units[uid]
-    if p is not None and p.kind == "neutrals":
-        if uid not in p.units:
-            return IllegalAction("U1", f"{uid} is not a Neutral unit; in the Neutrals step only Neutrals act")
-        return None
-    try:
-        owner = game.scenario.warband(u.warband).player
-    except KeyError:
-        return None
-    if owner != st.player:
-        return IllegalAction("turn", f"{uid} belongs to player {owner}; it is player {st.player}'s turn")
-    return None
+def why_illegal(game, action: dict) -> IllegalAction | None:
+    """Why the engine would refuse ``action`` now (rule and reason), or None."""
+    return game.why_illegal(action)
 
 
 def pick_up_actions(game, unit: str | None = None, token: str | None = None) -> list[dict]:
-    """Pick-up actions of units in base contact with tokens on the ground (one unit, one
-    token, or all); the engine refuses a denied one with its rule."""
-    st, board = game.state, game.board
-    tol = float(game.scenario.ruleset.contact_tolerance)
-    out = []
-    for t in st.treasure.values():
-        if t.carried_by or (token is not None and t.id != token):
-            continue
-        for u in st.units.values():
-            if (unit is None or u.id == unit) and u.active and board.in_contact(u, t, tol):
-                out.append({"pick_up": {"unit": u.id, "token": t.id}})
-    return out
+    """The pick-ups the engine would accept now: one unit's, or one token's, or all."""
+    st = game.state
+    units = [unit] if unit is not None else [u.id for u in st.units.values() if u.active]
+    tokens = [token] if token is not None else [t.id for t in st.treasure.values() if not t.carried_by]
+    actions = [{"pick_up": {"unit": u, "token": t}} for u in units for t in tokens]
+    return [a for a in actions if game.why_illegal(a) is None]
 
 
 def engage_targets(game, uid: str) -> list[str]:
-    """The units ``uid`` could engage (enemies still in the game), nearest first."""
+    """The units ``uid`` could try to engage (the other sides' units still in the game),
+    nearest first; the engine refuses the ones out of reach with their rule."""
     st, board = game.state, game.board
     u = st.units[uid]
     enemies = [v for v in st.units.values() if v.active and v.warband != u.warband]
@@ -106,45 +82,40 @@ def reachable(game, uid: str):
 
 
 def plan(game, uid: str, run: bool, **where):
-    """The cheapest legal path (``to=`` or ``path=``, ``descend=``); raises IllegalAction."""
+    """The path the engine takes for a move (``to=`` or ``path=``, ``descend=``)."""
     return game.mover.plan(game.state, uid, run=run, **where)
 
 
 # --- decisions waiting for a player -------------------------------------------------------
-@dataclass(frozen=True)
-class Decision:
-    """A pending decision as the window shows it."""
-
-    kind: str
-    player: int | None = None
-    prompt: str = ""
-    units: tuple[str, ...] = ()  # neutrals to move / units that may grab
-    token: str | None = None  # the token a grab is for
-    options: tuple[tuple[str, str], ...] = ()  # (unit, token) pick-ups on offer
-    denied: tuple[str, ...] = ()
-    check: bool = False  # a grab needs a Morale check
-
-
 def pending(game) -> Decision | None:
-    p = game.pending
-    if not p:
-        return None
-    return Decision(kind=p["kind"], player=p.get("player"), prompt=str(p.get("prompt") or ""),
-                    units=tuple(p.get("units", ())), token=p.get("token"),
-                    options=tuple((o["unit"], o["token"]) for o in p.get("options", ())),
-                    denied=tuple(p.get("denied", ())), check=bool(p.get("check")))
+    """The typed decision the game waits for, or None."""
+    return game.pending
+
+
+def neutral_units(d: Decision | None) -> tuple[str, ...]:
+    return d.units if isinstance(d, NeutralsAct) else ()
 
 
 def decision_actions(d: Decision) -> list[tuple[str, Any, dict]]:
     """The answers a decision offers: (what, who, action). ``what`` names the answer."""
-    if d.kind == "voluntary_rout":
+    if isinstance(d, VoluntaryRout):
         return [("play_on", d.player, {"play_on": {"player": d.player}}),
                 ("rout", d.player, {"rout": {"player": d.player}})]
-    if d.kind == "grab":
+    if isinstance(d, Grab):
         return [("grab", uid, {"grab": {"unit": uid, "token": d.token}}) for uid in d.units]
-    if d.kind == "pick_up":
+    if isinstance(d, PickUp):
         return ([("pick_up", (uid, tid), {"pick_up": {"unit": uid, "token": tid}}) for uid, tid in d.options]
                 + [("decline", None, {"end_step": {}})])
+    return []
+
+
+def decision_notes(d: Decision) -> list[str]:
+    """What a decision adds to its prompt: denied pick-ups, a grab's Morale check."""
+    if isinstance(d, PickUp):
+        return (["Denied: " + "; ".join(d.denied)] if d.denied else []) + \
+            ["(You may also click a token in contact on the table.)"]
+    if isinstance(d, Grab) and d.check:
+        return ["The chosen unit makes a Morale check."]
     return []
 
 
@@ -155,34 +126,33 @@ class Report:
     lines: list[str] = field(default_factory=list)
 
 
-def reports(game, result: Any, hidden_before: set[str]) -> list[Report]:
-    """Dialogs for what an action set off: revealed Event/Plague tokens, Rout checks.
-
-    Reads the log text until the engine's events are typed.
-    """
+def reports(game, result: Any) -> list[Report]:
+    """Dialogs for what an action set off, from its typed events: a token that hid an
+    Event or the Plague (U7), a Rout Check (U2) unless a voluntary rout is asked next."""
     out: list[Report] = []
-    st = game.state
-    events = [str(e) for e in result.events]
-    rolls = result.rolls
-    for tid in sorted(hidden_before):
-        t = st.treasure.get(tid)
-        if t is not None and t.revealed and t.event in ("event", "plague"):
-            what = "an Event (U7)" if t.event == "event" else "the Plague (U7)"
-            lines = [e for e in events if tid in e or "vent" in e or "lague" in e or "eutral" in e]
-            lines += [str(r) for r in rolls if r.rule in ("U7", None) or "lague" in str(r)]
-            out.append(Report(f"Token {tid} hid {what}", lines or [what]))
-    rout = [a for a in result.automatic if a.get("rule") == "U2"
-            and str(a.get("text", "")).startswith(("Rout Check", "rout", "Rout"))]
-    rolled = [r for r in rolls if r.rule == "U2"]
-    if not rolled and not any("fails" in str(a.get("text")) or "pass" in str(a.get("text")) for a in rout):
-        rout = []
-    p = pending(game)
-    if rout and not (p is not None and p.kind == "voluntary_rout"):
-        out.append(Report("Rout check (U2)", [str(a.get("text")) for a in rout]))
+    events = result.events
+    u7 = [str(r) for r in result.rolls if r.rule == "U7"]
+    for ev in events:
+        if isinstance(ev, EventTriggered):
+            appeared = [e.text() for e in events if isinstance(e, NeutralAppeared)]
+            out.append(Report(f"Token {ev.token} hid an Event (U7)", [ev.text(), *appeared, *u7]))
+        elif isinstance(ev, EventNotTriggered):
+            out.append(Report(f"Token {ev.token} hid an Event (U7)", [ev.text()]))
+        elif isinstance(ev, PlagueChecked):
+            out.append(Report(f"Token {ev.token} hid the Plague (U7)", [ev.text(), *u7]))
+    rout = [ev.text() for ev in events if isinstance(ev, RoutChecked) and ev.passed is not None]
+    if rout and not isinstance(pending(game), VoluntaryRout):
+        out.append(Report("Rout check (U2)", rout))
     return out
 
 
-def recent_auto(game, rule: str) -> list[str]:
-    """Texts of the automatic steps of ``rule`` the last action (or the start) set off."""
+def rout_checks(game) -> list[str]:
+    """The Rout Checks the last action (or the start) set off, as sentences."""
     e = game.log[-1] if game.log else game.start
-    return [str(a.get("text")) for a in e.automatic if a.get("rule") == rule]
+    return [ev.text() for ev in e.events if isinstance(ev, RoutChecked)]
+
+
+# --- the end ----------------------------------------------------------------------------
+def outcome(game):
+    """None while the game goes on; else ``.winner`` (a warband id, None for a draw) and ``.reason``."""
+    return game.outcome()

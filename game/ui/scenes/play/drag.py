@@ -155,28 +155,25 @@ class DragTool:
         game = scene.game
         info = scene.unit_info(d.uid)
         straight = [d.origin, *d.waypoints, d.cursor]
-        why = ask.move_refusal(game, d.uid)
-        if why is not None:
-            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], why)
-        where: dict[str, Any] = {"descend": d.descend}
-        if d.waypoints:
-            where["path"] = [tuple(p) for p in straight]
-        else:
-            where["to"] = tuple(d.cursor)
         errors: list[IllegalAction] = []
         for run in (False, True):
             if run and info["run"] is None:
                 break
-            try:
-                plan = ask.plan(game, d.uid, run, **where)
-            except IllegalAction as exc:
-                errors.append(exc)
+            action = self.move_action(d, run)
+            why = ask.why_illegal(game, action)
+            if why is not None:
+                errors.append(why)
                 continue
+            body = action["run" if run else "move"]
+            where = {"descend": d.descend, **({"path": [tuple(p) for p in body["path"]]} if "path" in body
+                                              else {"to": tuple(body["to"])})}
+            plan = ask.plan(game, d.uid, run, **where)  # the path the engine will take, to draw it
             pts = [(float(p[0]), float(p[1])) for p in plan.points] or straight
-            return Preview("run" if run else "move", self.move_action(d, run), pts, float(plan.cost), info["walk"],
-                           info["run"], plan_checks(plan))
-        err = errors[-1] if errors else IllegalAction("M1", "cannot move there")
-        if info["run"] is None and info["run_denied"] is not None and errors:
+            return Preview("run" if run else "move", action, pts, float(plan.cost), info["walk"], info["run"],
+                           plan_checks(plan))
+        # The run's refusal says more about distance; a refusal of the turn or phase is the walk's.
+        err = errors[-1] if errors[-1].rule.startswith("M") else errors[0]
+        if info["run"] is None and info["run_denied"] is not None and errors[0].rule.startswith("M"):
             e0, rd = errors[0], info["run_denied"]
             err = IllegalAction(e0.rule, f"{e0.reason}; Run denied ({rd.rule}: {rd.reason})")
         return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err)

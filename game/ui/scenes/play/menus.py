@@ -77,8 +77,8 @@ class PlayMenus:
                                            lambda v: v and scene.back()))
 
     # --- decisions and reports ---------------------------------------------------------------
-    def queue_reports(self, result: Any, hidden_before: set[str]) -> None:
-        self.reports += ask.reports(self.scene.game, result, hidden_before)
+    def queue_reports(self, result: Any) -> None:
+        self.reports += ask.reports(self.scene.game, result)
 
     def pick_token(self, pos) -> bool:
         """While a pick-up is pending, clicking a token in contact picks it up."""

@@ -119,7 +119,6 @@ class PlayScene(Scene):
     def act(self, action: dict) -> bool:
         """Apply one action; a refusal is shown and logged with its rule. True if applied."""
         before_player = self.state.player
-        hidden = {t.id for t in self.state.treasure.values() if not t.revealed}
         self.engine.ready()  # never let the game build a second movement engine meanwhile
         try:
             with self.engine.lock:
@@ -130,7 +129,7 @@ class PlayScene(Scene):
         self.refusal = None
         self.changed()
         self.autosave()
-        self.menus.queue_reports(result, hidden)
+        self.menus.queue_reports(result)
         self.after_change(before_player)
         return True
 
@@ -161,14 +160,15 @@ class PlayScene(Scene):
             self.show_handover(p)
 
     def check_winner(self) -> bool:
-        winner = self.game.outcome()
-        if winner is None:
+        outcome = ask.outcome(self.game)
+        if outcome is None:
             self._winner_shown = False
             return False
         if not self._winner_shown:
             self._winner_shown = True
-            title, lines = game_summary(self.game, winner)
-            self.app.push(WinnerScene(self.app, title, lines, self.painter.warband_colour(winner), self._winner_choice))
+            title, lines = game_summary(self.game, outcome)
+            colour = self.painter.warband_colour(outcome.winner) if outcome.winner else theme.INK
+            self.app.push(WinnerScene(self.app, title, lines, colour, self._winner_choice))
         return True
 
     def _winner_choice(self, value: str) -> None:
@@ -177,8 +177,8 @@ class PlayScene(Scene):
         elif value == "quit":
             self.app.quit()
         elif value == "new":
-            from game.engine.controller import Game
             from game.engine.dice import Dice
+            from game.engine.game import Game
 
             self.replace_game(Game(self.game.scenario, dice=Dice(seed=random.randrange(1, 10**9))), self.source)
             self.autosave()

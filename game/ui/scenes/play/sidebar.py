@@ -104,14 +104,14 @@ class Sidebar:
 
     def phase_note(self) -> str:
         game = self.scene.game
-        winner = game.outcome()
-        if winner:
-            return f"game over: {winner} wins"
+        outcome = ask.outcome(game)
+        if outcome is not None:
+            return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw ({outcome.reason})"
         if ask.is_manual_phase(game):
             return "manual phase: right-click a unit"
         p = ask.pending(game)
-        if p is not None and p.kind == "neutrals":
-            return "U1: move the Neutrals (" + ", ".join(p.units[:4]) + "), then End step"
+        if ask.neutral_units(p):
+            return "U1: move the Neutrals (" + ", ".join(ask.neutral_units(p)[:4]) + "), then End step"
         if p is not None:
             return "decision waiting (" + p.kind.replace("_", " ") + ")"
         if game.state.phase == "move":

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from game.engine.actions import describe
+from game.engine.decisions import Decision
 from game.engine.model import STATUSES
 from game.ui.scenes import ask
 
@@ -57,8 +58,8 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
         rule = a.get("rule") or ""
         kind = "turn" if rule == "turn" and "begins" in str(a.get("text")) else "auto"
         lines.append((f"   auto [{a.get('step')}] {rule}: {a.get('text')}", kind))
-    for ev in e.events:
-        lines.append(("   " + str(ev), "event"))
+    for text in e.texts:
+        lines.append(("   " + text, "event"))
     winner = e.winner
     if winner:
         lines.append((f"   winner: {winner}", "turn"))
@@ -101,10 +102,10 @@ def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
 def token_menu_items(scene: PlayScene, tid: str) -> list[tuple[str, Any]]:
     st = scene.state
     items = [(f"{st.units[a['pick_up']['unit']].name} picks it up", a) for a in ask.pick_up_actions(scene.game, token=tid)]
-    return items or [("no unit in contact", None)]
+    return items or [("no unit may pick it up now", None)]
 
 
-def pending_choices(scene: PlayScene, d: ask.Decision) -> list[tuple[str, Any]]:
+def pending_choices(scene: PlayScene, d: Decision) -> list[tuple[str, Any]]:
     """Buttons for a pending decision: (label, action dict)."""
     st = scene.state
 
@@ -127,31 +128,29 @@ def pending_choices(scene: PlayScene, d: ask.Decision) -> list[tuple[str, Any]]:
     return out
 
 
-def pending_text(scene: PlayScene, d: ask.Decision) -> tuple[str, str]:
+def pending_text(scene: PlayScene, d: Decision) -> tuple[str, str]:
     title = {"voluntary_rout": "Rout check passed (U3)", "pick_up": "Treasure (U6)",
              "grab": "Treasure grab after a rout (U4)", "neutrals": "Neutrals (U1)"}.get(d.kind, d.kind.replace("_", " "))
     msg = d.prompt
     if d.kind == "voluntary_rout":
-        rout = ask.recent_auto(scene.game, "U2")
+        rout = ask.rout_checks(scene.game)
         if rout:
             msg = "\n".join(rout[-2:]) + "\n\n" + msg
-    if d.kind == "pick_up" and d.denied:
-        msg += "\nDenied: " + "; ".join(d.denied)
-    if d.kind == "pick_up":
-        msg += "\n(You may also click a token in contact on the table.)"
-    if d.kind == "grab" and d.check:
-        msg += "\nThe chosen unit makes a Morale check."
-    return title, msg
+    return title, "\n".join([msg, *ask.decision_notes(d)])
 
 
-def game_summary(game, winner: str) -> tuple[str, list[str]]:
+def game_summary(game, outcome) -> tuple[str, list[str]]:
+    """The end screen's title and lines: who won (or a draw) and what each side lost and holds."""
     sc, st = game.scenario, game.state
-    try:
-        w = sc.warband(winner)
-        name = w.name or w.id
-    except KeyError:
-        name = winner
-    lines = [f"Turns played: {st.turn}"]
+    if outcome.winner is None:
+        title = "A draw"
+    else:
+        try:
+            w = sc.warband(outcome.winner)
+            title = f"{w.name or w.id} wins!"
+        except KeyError:
+            title = f"{outcome.winner} wins!"
+    lines = [f"Turns played: {st.turn}", f"How: {outcome.reason}"]
     for w in sc.warbands:
         units = st.units_of(w.id)
         lost = st.lost.get(w.id, sum(1 for u in units if not u.active))
@@ -160,4 +159,4 @@ def game_summary(game, winner: str) -> tuple[str, list[str]]:
         lines.append(f"{w.name or w.id}{fate}: {lost} unit(s) lost, treasure held: {len(held)}"
                      + (f" ({', '.join(held)})" if held else ""))
     lines.append(f"Actions in the log: {len(game.log)}")
-    return f"{name} wins!", lines
+    return title, lines
