@@ -288,3 +288,24 @@ def test_log_panel_renders_only_new_entries(tmp_path, datadir):
     view.set_entries(entries + [("d20: 12 - a stated reason", "roll")])
     assert view.lines == len(first) + 1
     assert all(a is b for a, b in zip(first, view._lines))  # earlier lines were not rendered again
+
+
+def test_the_unit_menu_offers_what_the_engine_allows_with_targets(tmp_path, datadir):
+    """Kinds the menu has no item of its own for (attack here) come from legal_actions."""
+    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    text = text.replace("state: {turn: 1, player: 1, phase: move}",
+                        "rules: {combat: placeholder}\nstate: {turn: 1, player: 1, phase: engage}")
+    app, scene = make_scene(tmp_path, text)
+    assert scene.act({"engage": {"unit": "red-captain", "target": "blue-ogre"}})
+    scene.menus.open_menu("red-captain", (200, 200))
+    assert "Attack..." not in dict(app.dialogs[-1].items)  # not in the engage phase
+    app.close_dialogs()
+    while scene.state.phase != "melee":
+        assert scene.act({"end_phase": {}})
+    scene.menus.open_menu("red-captain", (200, 200))
+    menu = app.dialogs[-1]
+    menu.choose(dict(menu.items)["Attack..."])
+    sub = app.dialogs[-1]
+    assert [value for _, value in sub.items] == [{"attack": {"unit": "red-captain", "target": "blue-ogre"}}]
+    sub.choose(sub.items[0][1])
+    assert scene.game.log[-1].action == {"attack": {"unit": "red-captain", "target": "blue-ogre"}}

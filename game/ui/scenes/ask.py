@@ -46,6 +46,12 @@ def pick_up_actions(game, unit: str | None = None, token: str | None = None) -> 
     return [a for a in actions if game.why_illegal(a) is None]
 
 
+def legal_targets(game, uid: str) -> dict[str, tuple[str, ...]]:
+    """The targets of every action ``uid`` may take now, by kind (the engine's
+    ``legal_actions``): the units it may shoot, attack, engage; the tokens it may pick up."""
+    return dict(game.legal_actions(uid).targets)
+
+
 def engage_targets(game, uid: str) -> list[str]:
     """The units ``uid`` could try to engage (the other sides' units still in the game),
     nearest first; the engine refuses the ones out of reach with their rule."""

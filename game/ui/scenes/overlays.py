@@ -46,7 +46,7 @@ class HelpScene(Scene):
         size = 14 if h >= 760 and w >= 1200 else 12
         lh = T.font(size).get_linesize() + 3
         col_w = (w - 64) // 2
-        key_w = 178
+        key_w = min(col_w // 2, 16 + max(T.font(size, True).size(k)[0] for k, _ in self.rows))
         half = (len(self.rows) + 1) // 2
         for col in range(2):
             x = 32 + col * col_w

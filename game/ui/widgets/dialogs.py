@@ -127,7 +127,7 @@ class ChoiceDialog(Dialog):
         rows = (len(choices) + cols - 1) // cols
         lines = max(2, min(12, message.count("\n") + 1 + len(message) // 55))
         text_h = 20 * lines + 16
-        self.root = _centred_window(manager, title, width, 60 + text_h + rows * 38 + 10)
+        self.root = _centred_window(manager, title, width, 46 + text_h + rows * 38)
         if not closable and self.root.close_window_button is not None:
             self.root.close_window_button.disable()
         inner_w = self.root.get_container().get_rect().width
@@ -259,7 +259,7 @@ class TextPrompt(Dialog):
                  buttons: list[tuple[str, Any]] | None = None):
         super().__init__()
         self.on_value = on_value
-        self.root = _centred_window(manager, title, 460, 220)
+        self.root = _centred_window(manager, title, 460, 190)
         inner_w = self.root.get_container().get_rect().width
         UITextBox(_esc(message), pygame.Rect(6, 4, inner_w - 12, 60), manager, container=self.root)
         self.entry = UITextEntryLine(pygame.Rect(6, 70, inner_w - 12, 32), manager, container=self.root,
@@ -337,7 +337,7 @@ class SizePrompt(Dialog):
                  check: Callable[[float, float], None], on_size: Callable[[tuple[float, float] | None], None]):
         super().__init__()
         self.check, self.on_size = check, on_size
-        self.root = _centred_window(manager, title, 460, 210)
+        self.root = _centred_window(manager, title, 460, 160)
         UILabel(pygame.Rect(10, 8, 420, 24), message, manager, container=self.root)
         UILabel(pygame.Rect(10, 40, 60, 28), "width", manager, container=self.root)
         self.width = UITextEntryLine(pygame.Rect(70, 40, 100, 28), manager, container=self.root)
@@ -349,7 +349,8 @@ class SizePrompt(Dialog):
         self.width.focus()
         self.ok = UIButton(pygame.Rect(360, 40, 70, 28), "Create", manager, container=self.root,
                            object_id=DEFAULT_BUTTON)
-        self.error = UILabel(pygame.Rect(10, 80, 420, 28), "", manager, container=self.root)
+        self.error = UILabel(pygame.Rect(10, 80, 420, 28), "Enter creates the map, Esc cancels", manager,
+                             container=self.root)
 
     def confirm(self) -> bool:
         try:

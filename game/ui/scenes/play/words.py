@@ -15,6 +15,10 @@ from game.ui.scenes import ask
 if TYPE_CHECKING:  # pragma: no cover
     from game.ui.scenes.play.scene import PlayScene
 
+#: Actions the unit menu offers with items of their own (any other kind the engine says
+#: the unit may take now, with targets, gets a submenu of them: shoot, attack ...).
+MENU_KINDS = ("engage", "disengage", "pick_up", "grab")
+
 
 def build_log(scene: PlayScene) -> list[tuple[str, str]]:
     """Log lines from the game's log (start first), with the window's notes merged in."""
@@ -76,6 +80,12 @@ def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
         sub = [(f"{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}\"", {"engage": {"unit": uid, "target": v}})
                for v in targets[:14]]
         items.append(("Engage...", ("submenu", f"{u.name} engages", sub)))
+    for kind, legal in ask.legal_targets(game, uid).items():
+        if kind in MENU_KINDS:
+            continue  # listed with their own items
+        sub = [(f"{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}\"" if v in st.units else v,
+                {kind: {"unit": uid, "target": v}}) for v in legal[:14]]
+        items.append((f"{kind.replace('_', ' ').capitalize()}...", ("submenu", f"{u.name}: {kind.replace('_', ' ')}", sub)))
     for tid in u.engaged_with:
         items.append((f"Disengage from {tid}", {"disengage": {"unit": uid, "target": tid}}))
     statuses = [s for s in STATUSES if s != "incapacitated"]
