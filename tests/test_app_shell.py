@@ -333,3 +333,17 @@ def test_play_help_is_built_from_its_keymap_one_line_per_command(tmp_path):
     texts = [what for _, what in rows]
     assert len(texts) == len(set(texts))
     assert ("Ctrl+Y / Ctrl+Shift+Z", "Redo") in rows
+
+
+def test_closing_the_app_lets_the_engine_threads_finish_first(tmp_path):
+    """A thread still inside the engine when the interpreter exits crashes it (segfault)."""
+    app, scene = make_scene(tmp_path)
+    app.frame(0.016, flip=False)  # the first frame starts preparing the movement engine
+    assert scene.engine.prepared
+    up_to = scene.camera.to_px(4, 7)
+    from tests.test_ui_play import drag
+
+    drag(app, scene, (4, 4), scene.camera.to_in(*up_to))  # the planner thread runs too
+    threads = [scene.engine._thread, scene.drag_tool.planner.thread]
+    app.close()
+    assert app.scenes == [] and all(t is not None and not t.is_alive() for t in threads)

@@ -71,6 +71,7 @@ def edit_cli(path: str | None) -> int:
     try:
         app.run()
     finally:
+        app.close()
         userdata.flush_autosave()
         pygame.quit()
     return 0

@@ -87,6 +87,13 @@ class App:
         while self.scenes and self.top is not scene:
             self.pop(self.top)
 
+    def close(self) -> None:
+        """Leave every scene (top first), so their worker threads finish before the
+        interpreter does: a thread still inside the engine at exit crashes it."""
+        self.close_dialogs()
+        while self.scenes:
+            self.pop(self.top)
+
     def _caption(self) -> None:
         for s in reversed(self.scenes):
             if s.title:
@@ -376,6 +383,7 @@ def play_cli(scenario_path: str, resume: bool = False) -> int:
     try:
         app.run()
     finally:
+        app.close()
         userdata.flush_autosave()
         pygame.quit()
     return 0

@@ -46,10 +46,16 @@ def pick_up_actions(game, unit: str | None = None, token: str | None = None) -> 
     return [a for a in actions if game.why_illegal(a) is None]
 
 
+def legal(game, uid: str):
+    """What ``uid`` may do now: ``.kinds``, ``.targets`` by kind, and ``.refused`` (the
+    refusal, rule and reason, of every kind it may not take)."""
+    return game.legal_actions(uid)
+
+
 def legal_targets(game, uid: str) -> dict[str, tuple[str, ...]]:
     """The targets of every action ``uid`` may take now, by kind (the engine's
     ``legal_actions``): the units it may shoot, attack, engage; the tokens it may pick up."""
-    return dict(game.legal_actions(uid).targets)
+    return dict(legal(game, uid).targets)
 
 
 def engage_targets(game, uid: str) -> list[str]:

@@ -155,25 +155,30 @@ class DragTool:
         game = scene.game
         info = scene.unit_info(d.uid)
         straight = [d.origin, *d.waypoints, d.cursor]
+        legal = scene.engine.legal(d.uid, scene.version)  # may it move at all now (turn, phase, status)?
+        if "move" not in legal.kinds and "run" not in legal.kinds:
+            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [],
+                           legal.refused["move"])
+        body = self.move_action(d, False)["move"]  # what the drop applies (rounded to 0.001")
+        where: dict[str, Any] = {"descend": d.descend}
+        if "path" in body:
+            where["path"] = [tuple(p) for p in body["path"]]
+        else:
+            where["to"] = tuple(body["to"])
         errors: list[IllegalAction] = []
         for run in (False, True):
             if run and info["run"] is None:
                 break
-            action = self.move_action(d, run)
-            why = ask.why_illegal(game, action)
-            if why is not None:
-                errors.append(why)
+            try:
+                plan = ask.plan(game, d.uid, run, **where)  # the path the engine takes, or why not
+            except IllegalAction as exc:
+                errors.append(exc)
                 continue
-            body = action["run" if run else "move"]
-            where = {"descend": d.descend, **({"path": [tuple(p) for p in body["path"]]} if "path" in body
-                                              else {"to": tuple(body["to"])})}
-            plan = ask.plan(game, d.uid, run, **where)  # the path the engine will take, to draw it
             pts = [(float(p[0]), float(p[1])) for p in plan.points] or straight
-            return Preview("run" if run else "move", action, pts, float(plan.cost), info["walk"], info["run"],
-                           plan_checks(plan))
-        # The run's refusal says more about distance; a refusal of the turn or phase is the walk's.
-        err = errors[-1] if errors[-1].rule.startswith("M") else errors[0]
-        if info["run"] is None and info["run_denied"] is not None and errors[0].rule.startswith("M"):
+            return Preview("run" if run else "move", self.move_action(d, run), pts, float(plan.cost), info["walk"],
+                           info["run"], plan_checks(plan))
+        err = errors[-1]
+        if info["run"] is None and info["run_denied"] is not None:
             e0, rd = errors[0], info["run_denied"]
             err = IllegalAction(e0.rule, f"{e0.reason}; Run denied ({rd.rule}: {rd.reason})")
         return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err)

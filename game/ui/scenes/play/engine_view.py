@@ -76,6 +76,16 @@ class EngineView:
             self._info[key] = info
             return info
 
+    def legal(self, uid: str, version: int):
+        """What a unit may do now (``ask.legal``), cached per state version."""
+        self.ready()
+        with self.lock:
+            key = ("legal", uid, version)
+            got = self._info.get(key)
+            if got is None:
+                got = self._info[key] = ask.legal(self.game, uid)
+            return got
+
     def reach(self, uid: str, version: int):
         """The ground a unit reaches (None when it may not move), cached per state version."""
         if self._reach and self._reach[0] == (uid, version):

@@ -216,6 +216,7 @@ class PlayScene(Scene):
     def leave(self) -> None:
         super().leave()
         self.drag_tool.stop()
+        self.engine.ready()  # the movement engine's thread must not outlive the window
 
     def resize(self, size) -> None:
         self.kill_all(self.elements)
