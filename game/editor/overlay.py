@@ -57,8 +57,8 @@ class EditorOverlay:
             (x, y), = d.points_of(ref)
             r = {"unit": lambda: d.unit(key).r, "treasure": lambda: d.token(key).r}.get(kind, lambda: 0.3)()
             cx, cy = cam.to_px(x + dx, y + dy)
-            pygame.draw.circle(surface, theme.SELECT_EDGE, (cx, cy), r * cam.scale + 5, width + 2)
-            pygame.draw.circle(surface, colour, (cx, cy), r * cam.scale + 5, width)
+            pygame.draw.circle(surface, theme.SELECT_EDGE, (cx, cy), cam.length(r) + 5, width + 2)
+            pygame.draw.circle(surface, colour, (cx, cy), cam.length(r) + 5, width)
 
     def draw_moving(self, surface, dx: float, dy: float) -> None:
         """The selection where the move would put it (the ghost painter leaves the old place empty)."""
@@ -73,10 +73,10 @@ class EditorOverlay:
             elif kind == "unit":
                 u = d.unit(key)
                 pygame.draw.circle(surface, scene.painter.warband_colour(u.warband), cam.to_px(u.x + dx, u.y + dy),
-                                   u.r * cam.scale)
+                                   cam.length(u.r))
             elif kind == "treasure":
                 tok = d.token(key)
-                pygame.draw.circle(surface, theme.TOKEN_GOLD, cam.to_px(tok.x + dx, tok.y + dy), tok.r * cam.scale)
+                pygame.draw.circle(surface, theme.TOKEN_GOLD, cam.to_px(tok.x + dx, tok.y + dy), cam.length(tok.r))
 
     def draw_handles(self, surface) -> None:
         scene = self.scene

@@ -64,7 +64,7 @@ class BoardTools:
                 lad = d.ladder(lid)
                 scene.say(f"ladder {lid}: foot [{fmt(lad.foot[0])}, {fmt(lad.foot[1])}] beside {lad.top}")
         elif tool == "treasure":
-            hit = d.item_at(p_raw, PICK_PX / scene.camera.scale)
+            hit = d.item_at(p_raw, scene.camera.inches(PICK_PX))
             if hit and hit[0] == "treasure":
                 scene.select([hit])
                 return
@@ -86,7 +86,7 @@ class BoardTools:
             self.drag = {"mode": "resize", "ref": handle[0], "corner": handle[1], "start": p_raw,
                          "bounds": d.bounds(handle[0]), "cur": p_raw}
             return
-        hit = d.item_at(p_raw, PICK_PX / scene.camera.scale)
+        hit = d.item_at(p_raw, scene.camera.inches(PICK_PX))
         shift = bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT) or bool(pygame.key.get_mods() & pygame.KMOD_SHIFT)
         if hit is None:
             if not shift:

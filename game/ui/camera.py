@@ -40,6 +40,10 @@ class Camera:
         """A length in inches as pixels."""
         return inches * self.scale
 
+    def inches(self, px: float) -> float:
+        """A length in pixels as inches (a click tolerance, for instance)."""
+        return px / self.scale
+
     def points_px(self, points: Iterable[Sequence[float]]) -> list[tuple[float, float]]:
         """Many inch points to pixels (polygons, paths)."""
         s, (ox, oy) = self.scale, self.offset

@@ -336,7 +336,7 @@ class PlayScene(Scene):
     def unit_at(self, px: float, py: float) -> str | None:
         x, y = self.camera.to_in(px, py)
         best, best_d = None, 1e9
-        tol = SNAP_PX / self.camera.scale
+        tol = self.camera.inches(SNAP_PX)
         for u in self.state.units.values():
             if not u.on_table:
                 continue
@@ -347,7 +347,7 @@ class PlayScene(Scene):
 
     def token_at(self, px: float, py: float) -> str | None:
         x, y = self.camera.to_in(px, py)
-        tol = SNAP_PX / self.camera.scale
+        tol = self.camera.inches(SNAP_PX)
         for t in self.state.treasure.values():
             if not t.carried_by and math.hypot(t.x - x, t.y - y) - t.r <= tol:
                 return t.id
