@@ -88,7 +88,7 @@ def test_every_command_undoes_to_the_exact_file_and_redoes(tmp_path):
 
 def test_refused_edit_leaves_the_document_untouched(tmp_path):
     d = small_map(tmp_path)
-    before, undo_depth = d.to_text(), len(d.done)
+    before, undo_depth = d.to_text(), len(d.history.done)
     with pytest.raises(EditError, match="off the 36\" x 24\" table"):
         d.move([("terrain", "block-1"), ("terrain", "block-2")], 0, 17)  # block-1 fits, block-2 does not
     with pytest.raises(EditError, match="crosses itself"):
@@ -97,15 +97,15 @@ def test_refused_edit_leaves_the_document_untouched(tmp_path):
         d.set_terrain("block-1", height=0)
     with pytest.raises(EditError, match="already used"):
         d.set_terrain("block-1", new_id="block-2")
-    assert d.to_text() == before and len(d.done) == undo_depth
+    assert d.to_text() == before and len(d.history.done) == undo_depth
 
 
 def test_duplicate_is_one_undo_step_and_rename_keeps_ladders(tmp_path):
     d = small_map(tmp_path)
     lid = d.add_ladder((14.2, 12))
-    n = len(d.done)
+    n = len(d.history.done)
     new = d.duplicate([("terrain", "block-1"), ("terrain", "wall-1")])
-    assert len(d.done) == n + 1 and len(new) == 2
+    assert len(d.history.done) == n + 1 and len(new) == 2
     assert d.terrain(new[0][1]).polygon == [(x + 1, y + 1) for x, y in d.terrain("block-1").polygon]
     d.set_terrain("block-1", new_id="tower")
     assert d.ladder(lid).top == "tower"

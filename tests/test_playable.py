@@ -143,13 +143,15 @@ def test_a_new_empty_map_has_the_problem_and_fielding_both_sides_clears_it(tmp_p
 
 
 def test_ctrl_p_is_refused_on_an_empty_map_and_allowed_once_both_sides_stand(tmp_path):
-    from game.editor.app import EditorApp
+    from game.editor.app import open_editor
     from game.editor.driver import Driver
+    from game.ui.app import App
 
-    played: list[str] = []
     path = str(tmp_path / "fresh.yaml")
-    app = EditorApp(Document.new(24, 24, path=path), path, on_play=played.append)
+    app = App((1280, 800))
+    open_editor(app, Document.new(24, 24, path=path))
     d = Driver(app)
+    played = d.scene.files.played
     d.ctrl(pygame.K_p)
     assert played == [] and d.scene.message.startswith("cannot play: the map has 1 problem")
     field_both_sides(d.scene.doc)

@@ -333,7 +333,7 @@ def test_fonts_survive_pygame_quit():
     """A closed window (pygame.quit) must not leave dead fonts in the cache."""
     import pygame
 
-    from game.ui.render import get_font
+    from game.ui.draw import get_font
 
     pygame.init()
     get_font(14).render("before", True, (0, 0, 0))

@@ -7,7 +7,8 @@ import pygame
 from game.cli import main
 from game.engine.sight import Sight
 from game.ui import theme
-from game.ui.render import Camera, render_surface
+from game.ui.camera import Camera
+from game.ui.render import render_surface
 from game.ui.sight_layer import SightLayer, los_layers
 
 from tests.test_sight import PAIR, WIDE_BLOCK, make, rect

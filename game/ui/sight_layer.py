@@ -1,7 +1,7 @@
 """Drawing line of sight (L1/L2) on the table: the unseen ground, sight lines, target marks.
 
 Used by ``speedheim render --los UNIT`` and by the play window's ``L`` tool. Every
-function draws onto a pygame surface through a :class:`~game.ui.render.Camera` and never
+function draws onto a pygame surface through a :class:`~game.ui.camera.Camera` and never
 changes the game state; the answers come from :class:`game.engine.sight.Sight`.
 
     layer = SightLayer(sight, state, "red-crossbow")
@@ -19,7 +19,8 @@ import shapely
 from game.engine.model import GameState
 from game.engine.sight import Sight, SightResult
 from game.ui import theme
-from game.ui.render import Camera, _text, get_font
+from game.ui.camera import Camera
+from game.ui.draw import get_font, text_at
 
 #: Ring colour and letter of each answer (the letter keeps it readable without colour).
 MARKS = {"visible": (theme.LOS_VISIBLE, "V"), "cover": (theme.LOS_COVER, "C"), "hidden": (theme.LOS_HIDDEN, "H")}
@@ -80,7 +81,7 @@ def draw_mark(surface: pygame.Surface, camera: Camera, x: float, y: float, r: fl
     pygame.draw.circle(surface, colour, (cx, cy), rad, 3)
     bx, by = cx + rad * 0.75, cy - rad * 0.75
     size = max(9, min(15, round(rad * 0.55)))
-    _text(surface, letter, (bx, by), size, theme.text_on(colour), box_colour=colour, box_edge=(10, 10, 10), pad=3)
+    text_at(surface, letter, (bx, by), size, theme.text_on(colour), box_colour=colour, box_edge=(10, 10, 10), pad=3)
 
 
 class SightLayer:
@@ -129,12 +130,12 @@ class SightLayer:
         panel.fill((255, 255, 255, 215))
         surface.blit(panel, box.topleft)
         pygame.draw.rect(surface, theme.INK, box, 1, border_radius=3)
-        _text(surface, head, (box.x + 8, box.y + 4), 12, theme.INK, "bold", anchor="topleft")
-        _text(surface, note, (box.x + 8, box.y + 21), 12, theme.INK, "regular", anchor="topleft")
+        text_at(surface, head, (box.x + 8, box.y + 4), 12, theme.INK, "bold", anchor="topleft")
+        text_at(surface, note, (box.x + 8, box.y + 21), 12, theme.INK, "regular", anchor="topleft")
         x = box.x + 8
         for key, text in items:
             pygame.draw.circle(surface, MARKS[key][0], (x + 6, box.y + 45), 6)
-            _text(surface, text, (x + 16, box.y + 38), 12, theme.INK, "regular", anchor="topleft")
+            text_at(surface, text, (x + 16, box.y + 38), 12, theme.INK, "regular", anchor="topleft")
             x += font.size(text)[0] + 28
 
     def _key_place(self, camera: Camera, size: tuple[int, int]) -> pygame.Rect:
