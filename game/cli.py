@@ -1,4 +1,4 @@
-"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, replay, render.
+"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, replay, render.
 
 Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
 Each command lives with its concern; this module only parses arguments and dispatches.
@@ -7,17 +7,11 @@ Each command lives with its concern; this module only parses arguments and dispa
 from __future__ import annotations
 
 import argparse
-import os
 
+from game.bundled import default_scenario, version
 from game.engine.errors import LoadError
 
 EXIT_OK, EXIT_BAD = 0, 2
-
-
-def default_scenario() -> str:
-    """The bundled default table, maps/default.yaml beside the package."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(here, "maps", "default.yaml")
 
 
 def file_kind(path: str) -> str:
@@ -64,7 +58,7 @@ def cmd_check(args) -> int:
 
                 load_personality(path)
             else:
-                load_scenario(path)
+                load_scenario(path, playable=True)
         except LoadError as exc:
             exc.report()
             bad = True
@@ -77,6 +71,12 @@ def cmd_measure(args) -> int:
     from game.engine.measure import measure_cli
 
     return measure_cli(args.scenario, args.a, args.b, ignore_height=args.ignore_height)
+
+
+def cmd_los(args) -> int:
+    from game.engine.sight import los_cli
+
+    return los_cli(args.scenario, args.a, args.b, as_json=args.json)
 
 
 def cmd_replay(args) -> int:
@@ -94,7 +94,7 @@ def cmd_legal(args) -> int:
 def cmd_render(args) -> int:
     from game.ui.render import render_cli
 
-    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width)
+    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width, los=args.los)
 
 
 def cmd_play(args) -> int:
@@ -111,6 +111,7 @@ def cmd_edit(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="speedheim", description="Speedheim Table: a digital tabletop for Speedheim.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")
@@ -133,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-height", action="store_true", help="measure across the table only (the G2 variant)")
     p.set_defaults(func=cmd_measure)
 
+    p = sub.add_parser("los", help="line of sight and cover (L1, L2) from unit A to unit B")
+    p.add_argument("scenario")
+    p.add_argument("a", metavar="A", help="the viewer's unit id")
+    p.add_argument("b", metavar="B", help="the target's unit id")
+    p.add_argument("--json", action="store_true", help="one JSON object: visible, cover, clear_lines, lines, distance")
+    p.set_defaults(func=cmd_los)
+
     p = sub.add_parser("replay", help="apply an action script; --json prints one line per action")
     p.add_argument("scenario")
     p.add_argument("actions")
@@ -152,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--actions", help="apply this action script first")
     p.add_argument("--reveal", action="store_true", help="show what hides under treasure tokens")
     p.add_argument("--width", type=int, default=None, help="image width in pixels")
+    p.add_argument("--los", metavar="UNIT", help="shade what UNIT cannot see; mark enemies visible, in cover or hidden")
     p.set_defaults(func=cmd_render)
     return parser
 

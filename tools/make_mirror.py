@@ -1,11 +1,11 @@
-"""Generate maps/mirror.yaml: a table symmetric about its centre line, for bot self-play.
+"""Generate game/maps/mirror.yaml (maps/mirror.yaml in the repository): a table symmetric about its centre line, for bot self-play.
 
 The north half (terrain, ladders, treasure, a warband) is written here once; the south
 half is its mirror image across the line y = 18, and the pieces on the line are their own
 mirror images. The two warbands are the same roster, unit for unit. A first-seat edge
 found on this map comes from the rules (who moves first), not from the table.
 
-    .venv/bin/python tools/make_mirror.py [OUT]     # default: maps/mirror.yaml
+    .venv/bin/python tools/make_mirror.py [OUT]     # default: game/maps/mirror.yaml
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def build() -> str:
 
 
 def main(argv: list[str]) -> int:
-    path = argv[0] if argv else os.path.join(ROOT, "maps", "mirror.yaml")
+    path = argv[0] if argv else os.path.join(ROOT, "game", "maps", "mirror.yaml")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(build())
     print(path)

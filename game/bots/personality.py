@@ -18,9 +18,9 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
+from game.bundled import personalities_dir
 from game.engine.errors import LoadError, Problem
 from game.engine.yamlsrc import describe_value, is_finite_number, load_yaml, read_text
 
@@ -67,7 +67,7 @@ class Personality:
 
 
 def personality_dir() -> str:
-    return str(resources.files("game.bots") / "personalities")
+    return personalities_dir()
 
 
 def personality_path(name_or_path: str) -> str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import os
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterator, Mapping
 
+from game.bundled import rulesets_dir
 from game.engine.actions import SPECS
 from game.engine.errors import LoadError, Problem
 from game.engine.model import STATUSES
@@ -36,15 +36,13 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
-POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor"}
-
-
-def ruleset_dir() -> str:
-    return str(resources.files("game") / "rulesets")
+POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor", "los_samples"}
+#: Parameters that must be a whole number.
+INTEGERS = {"los_samples"}
 
 
 def available() -> list[str]:
-    return sorted(f[:-5] for f in os.listdir(ruleset_dir()) if f.endswith(".yaml"))
+    return sorted(f[:-5] for f in os.listdir(rulesets_dir()) if f.endswith(".yaml"))
 
 
 class Ruleset(Mapping[str, Any]):
@@ -120,6 +118,8 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
             problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
         elif value < 0 or (key in POSITIVE and value == 0):
             problems.append(src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"))
+        elif key in INTEGERS and value != int(value):
+            problems.append(src.problem(path, f"{key} must be a whole number, not {value}"))
         return
     if isinstance(base, str) and not isinstance(value, str):
         problems.append(src.problem(path, f"{key} must be text, not {value!r}"))
@@ -219,7 +219,7 @@ def _resolve_path(name: str, relative_to: str | None) -> str:
             if os.path.exists(candidate):
                 return candidate
         return name
-    return os.path.join(ruleset_dir(), f"{name}.yaml")
+    return os.path.join(rulesets_dir(), f"{name}.yaml")
 
 
 @lru_cache(maxsize=32)
