@@ -241,3 +241,30 @@ def test_a_bot_thinks_on_a_snapshot_and_its_path_is_there_to_animate():
     result = g.apply(d.action)
     path = decision_path(result)
     assert path[0] == pytest.approx(d.path[0]) and path[-1] == pytest.approx(d.path[-1])
+
+
+SHOOT_PHASE = {"turn": 2, "player": 1, "phase": "shoot"}
+
+
+def test_utility_shoots_the_best_target_it_can_see():
+    red = [unit("red-archer", [5, 5], keywords=["bow"], agility=14)]
+    blue = [unit("blue-a", [5, 15], keywords=[]), unit("blue-b", [12, 5], keywords=[], status="dazed")]
+    g = game(red, blue, state=SHOOT_PHASE, rules=PLACEHOLDER)
+    d = UtilityBot().choose(view(g))
+    assert d.action == {"shoot": {"unit": "red-archer", "target": "blue-b"}}
+    assert "bow" in d.reason
+
+
+def test_utility_does_not_shoot_what_it_cannot_see():
+    import yaml
+
+    from tests.scripts.builders import HERE
+    data = {"name": "wall", "table": {"width": 36, "height": 36}, "rules": PLACEHOLDER,
+            "terrain": [{"id": "barn", "kind": "block", "height": 4, "polygon": [[2, 8], [9, 8], [9, 10], [2, 10]]}],
+            "warbands": [{"id": "red", "player": 1, "units": [unit("red-archer", [5, 5], keywords=["bow"])]},
+                         {"id": "blue", "player": 2, "units": [unit("blue-a", [5, 13], keywords=[])]}],
+            "state": SHOOT_PHASE}
+    g = Game(load_scenario(os.path.join(HERE, "built.yaml"), text=yaml.safe_dump(data, sort_keys=False)), dice=Dice(seed=1))
+    assert g.why_illegal({"shoot": {"unit": "red-archer", "target": "blue-a"}}).rule == "L1"
+    d = UtilityBot().choose(view(g))
+    assert d.kind == "end_phase"

@@ -35,7 +35,7 @@ CENTRE_TERRAIN = [
 ]
 NORTH_LADDERS = [("hall-ladder", [12.5, 12], "hall")]
 #: (id, at, event): north tokens (mirrored) and tokens on the centre line.
-NORTH_TREASURE = [("roof", [7.5, 11.5], "none"), ("yard", [28.5, 16], "event")]
+NORTH_TREASURE = [("roof", [7.5, 11.5], "none"), ("yard", [30.5, 14.5], "event")]
 CENTRE_TREASURE = [("t-west", [11, 18], "plague"), ("t-east", [26, 18], "none")]
 ROSTER = [
     ("captain", "Captain", [6, 3], 32, ["hero"], {"move": 4, "agility": 12, "morale": 15, "defence": 12}),
