@@ -268,3 +268,18 @@ def test_utility_does_not_shoot_what_it_cannot_see():
     assert g.why_illegal({"shoot": {"unit": "red-archer", "target": "blue-a"}}).rule == "L1"
     d = UtilityBot().choose(view(g))
     assert d.kind == "end_phase"
+
+
+def test_utility_gangs_up_but_does_not_take_on_an_equal_alone():
+    blue = [unit("blue-a", [10, 14], keywords=[])]
+    alone = game([unit("red-a", [10, 10], keywords=[])], blue, state=ENGAGE_PHASE, rules=PLACEHOLDER)
+    assert UtilityBot().choose(view(alone)).kind == "end_phase"
+    pair = game([unit("red-a", [10, 10], keywords=[]), unit("red-b", [13, 14], keywords=[])], blue,
+                state=ENGAGE_PHASE, rules=PLACEHOLDER)
+    bot = UtilityBot()
+    first = bot.choose(view(pair))
+    assert first.kind == "engage" and first.action["engage"]["target"] == "blue-a"
+    pair.apply(first.action)
+    second = bot.choose(view(pair))
+    assert second.kind == "engage" and second.action["engage"]["target"] == "blue-a"
+    assert second.unit != first.unit and "friend(s) on it" in second.reason

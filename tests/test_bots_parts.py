@@ -162,3 +162,9 @@ def test_mirror_map_is_symmetric_about_its_centre_line():
     assert len(north) == len(south) == 9
     for a, b in zip(north, south):
         assert (a.x, 2 * mid - a.y, a.base_mm, a.stats, a.keywords) == (b.x, b.y, b.base_mm, b.stats, b.keywords)
+
+
+def test_docs_list_every_weight_with_its_default():
+    text = open(os.path.join(ROOT, "docs", "bots.md"), encoding="utf-8").read()
+    for key, (default, _) in WEIGHTS.items():
+        assert f"| `{key}` | {default:g} |" in text, key

@@ -42,6 +42,7 @@ WEIGHTS: dict[str, tuple[float, str]] = {
     "hunt": (0.3, "share of an attack's expected value for closing on an enemy"),
     "support": (0.4, "value of each friend close by when enemies are near (ganging up)"),
     "engage_min": (0.5, "an engage is made when its net value is at least this"),
+    "melee_rounds": (3.0, "Melee phases an engagement is expected to last (its attacks and blows back count this often)"),
     "check_risk": (2.0, "value lost for each movement check expected to fail (climbs, jumps)"),
     "min_gain": (0.2, "a unit moves only when its best move beats standing still by this much"),
     "reload": (1.0, "value of reloading a weapon that has fired"),

@@ -199,6 +199,10 @@ class Sense:
                     out.append((e, reach, self._loss(odds, u, worth), "shoot"))
         return out
 
+    def loss(self, odds: Odds | None, u: Unit) -> float:
+        """Expected loss to ``u``'s side from an attack on it with these odds."""
+        return self._loss(odds, u, self.unit_value(u))
+
     def _loss(self, odds: Odds | None, u: Unit, worth: float) -> float:
         if odds is None:
             return 0.0

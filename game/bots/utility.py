@@ -21,8 +21,6 @@ deterministic: the only randomness is the view's generator (game seed + side).
 
 from __future__ import annotations
 
-from typing import Any
-
 from game.bots.base import Decision, end_decision
 from game.bots.personality import DEFAULT, Personality, load_personality
 from game.bots.positions import Option, PositionScorer
@@ -142,27 +140,26 @@ class UtilityBot:
             if reach <= 0 or u.engaged_with:   # an Engaged unit fights where it stands
                 continue
             give_up = self._opportunity(sense, u) if opportunity else 0.0
-            for t in sense.enemies:
-                if gap(u.x, u.y, u.r, t) > reach + 0.1:
-                    continue
-                action = {"engage": {"unit": u.id, "target": t.id}}
-                if view.why_illegal(action) is not None:
-                    continue
+            for t, action in _legal_targets(sense, u, "engage", reach):
                 mine = sense.book.melee(view, u, t)
                 gain = sense.attack_value(mine, t)
                 friends = [a for a in sense.mine if a.id != u.id and t.id in a.engaged_with]
-                gain += pers.support * len(friends)
+                # Friends that may still join it this phase (ganging up).
+                joining = [a for a in units if a.id != u.id and a not in friends and not a.engaged_with
+                           and gap(a.x, a.y, a.r, t) <= sense.engage_reach(a)]
+                gang = len(friends) + len(joining)
                 back = sense.book.melee(view, t, u, next_status(t.status))
                 survive = 1.0 - sense.incap_chance(mine)
-                risk = pers.threat * survive * sense._loss(back, u, sense.unit_value(u)) / (1 + len(friends))
-                net = gain - risk - give_up
+                # The target strikes back at one of the units on it: ganging up shares it.
+                risk = pers.threat * survive * sense.loss(back, u) / (1 + gang)
+                net = pers.melee_rounds * (gain - risk) + pers.support * gang - give_up
                 if best is None or net > best[0]:
-                    best = (net, u, t, mine, friends)
+                    best = (net, u, t, mine, friends, joining)
         if best is None or best[0] < pers.engage_min:
             return None
-        net, u, t, odds, friends = best
+        net, u, t, odds, friends, joining = best
         what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-        gang = f"; {len(friends)} friend(s) on it" if friends else ""
+        gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
         return Decision({"engage": {"unit": u.id, "target": t.id}},
                         f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
                         unit=u.id, score=net)
@@ -285,13 +282,7 @@ class UtilityBot:
             w = sense.weapon(u)
             if w is None or u.shots or u.ran or u.engaged_with:
                 continue
-            rng = float(w[1]["range"])
-            for t in sense.enemies:
-                if gap(u.x, u.y, u.r, t) > rng + 0.1:
-                    continue
-                action = {"shoot": {"unit": u.id, "target": t.id}}
-                if view.why_illegal(action) is not None:
-                    continue
+            for t, action in _legal_targets(sense, u, "shoot", float(w[1]["range"])):
                 odds = view.odds(action)
                 value = sense.attack_value(odds, t) * sense.p.shoot
                 if best is None or value > best[0]:
@@ -327,5 +318,12 @@ class UtilityBot:
                         unit=u.id, score=value)
 
 
-def describe_bot(bot: Any) -> str:
-    return getattr(bot, "name", type(bot).__name__)
+def _legal_targets(sense: Sense, u, kind: str, within: float):
+    """(enemy, action) for each enemy within ``within`` inches (a quick bound) that ``u``
+    may take the action ``kind`` on now (``why_illegal`` says so)."""
+    for t in sense.enemies:
+        if gap(u.x, u.y, u.r, t) > within + 0.1:
+            continue
+        action = {kind: {"unit": u.id, "target": t.id}}
+        if sense.view.why_illegal(action) is None:
+            yield t, action
