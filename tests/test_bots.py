@@ -283,3 +283,22 @@ def test_utility_gangs_up_but_does_not_take_on_an_equal_alone():
     second = bot.choose(view(pair))
     assert second.kind == "engage" and second.action["engage"]["target"] == "blue-a"
     assert second.unit != first.unit and "friend(s) on it" in second.reason
+
+
+def test_a_game_stops_at_the_decision_cap_and_can_go_on_from_there():
+    bots = {1: RandomBot(), 2: RandomBot()}
+    bg = play_game(default_map(), bots, seed=1, max_decisions=5)
+    assert bg.capped and bg.decisions == 5 and not bg.game.is_over()
+    assert bg.counts()["end"] == "stopped"
+    more = play_game(default_map(), bots, seed=1, game=bg.game, max_decisions=5)
+    assert more.game is bg.game and len(bg.game.log) == 10
+
+
+def test_utility_lets_its_best_morale_try_for_a_token_after_a_rout():
+    red = [unit("red-mage", [13, 10], morale=11), unit("red-captain", [10, 13], morale=15)]
+    blue = [unit("blue-boss", [7, 10])]
+    g = game(red, blue, [{"id": "t1", "at": [10, 10]}], state={"turn": 1, "player": 2, "phase": "upkeep", "lost": {"blue": 6}},
+             dice=[20], rules=PLACEHOLDER)
+    assert g.pending.kind == "grab" and g.pending.check and g.turn_player() == 1
+    d = UtilityBot().choose(view(g))
+    assert d.action == {"grab": {"unit": "red-captain", "token": "t1"}} and "Morale" in d.reason
