@@ -67,9 +67,8 @@ class PositionScorer:
         tv = sense.token_value()
         self.tokens = []   # (token, value, factor, denier or None, pickers)
         allies = [a for a in sense.mine if a.id != u.id and sense.can_pick_up(a)]
-        climb = self.move * float(rs.run_multiplier)
         for tok in sense.free_tokens:
-            if self.board.height_at(tok.x, tok.y) - self.board.height_at(u.x, u.y) >= climb - 0.25:
+            if self.board.height_at(tok.x, tok.y) - self.board.height_at(u.x, u.y) >= self.span - 0.25:
                 continue   # too high to climb to in one Run: never reachable for this unit
             factor = 1.0
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
