@@ -302,3 +302,14 @@ def test_utility_lets_its_best_morale_try_for_a_token_after_a_rout():
     assert g.pending.kind == "grab" and g.pending.check and g.turn_player() == 1
     d = UtilityBot().choose(view(g))
     assert d.action == {"grab": {"unit": "red-captain", "token": "t1"}} and "Morale" in d.reason
+
+
+def test_utility_denies_a_token_an_enemy_touches_before_going_for_another():
+    red = [unit("red-guard", [10, 21], keywords=[], move=6)]
+    blue = [unit("blue-thief", [10 + 2 * R25, 14], keywords=[])]
+    tokens = [{"id": "t1", "at": [10, 14]}, {"id": "t2", "at": [22, 21]}]
+    g = game(red, blue, tokens, state=MOVE_PHASE, rules=PLACEHOLDER)
+    d = UtilityBot().choose(view(g))
+    g.apply(d.action)
+    assert g.board.distance(g.state.units["red-guard"], g.state.treasure["t1"]) <= g.rs.treasure_denial_range
+    assert "denies" in d.reason

@@ -35,6 +35,7 @@ REFINE = 3
 TRIES = 10
 RING = 8          # contact points around a token
 HUNTED = 5        # the nearest enemies a unit weighs closing on
+URGENT = 2.0      # denying a token an enemy touches now is worth this many times more
 SUPPORT_RANGE = 3.0
 
 
@@ -152,7 +153,12 @@ class PositionScorer:
                 if factor >= 1.0:
                     best_cost = np.minimum(best_cost, cost)
             if pickers:
-                deny = np.maximum(deny, np.where(flat <= lim, p.deny * value, 0.0))
+                # An enemy in contact picks it up at its next upkeep unless someone denies it;
+                # a friend already denying it makes one more of us worth little.
+                urgent = any(gap(e.x, e.y, e.r, tok) <= s.contact for e in pickers)
+                covered = any(a.id != u.id and gap(a.x, a.y, a.r, tok) <= lim for a in s.mine)
+                weight = p.deny * value * (URGENT if urgent else 1.0) * (0.3 if covered else 1.0)
+                deny = np.maximum(deny, np.where(flat <= lim, weight, 0.0))
         terms["treasure"], terms["deny"] = treasure, deny
         threat = np.zeros(n)
         nearest = np.full(n, np.inf)
