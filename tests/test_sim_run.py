@@ -129,8 +129,12 @@ def test_resume_after_sigkill_plays_each_game_once(tmp_path):
             time.sleep(0.05)
         assert proc.poll() is None, "the run ended before it could be killed"
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)   # the run and its workers, like a crash
+        os.kill(proc.pid, signal.SIGKILL)     # the run's main process, mid-run
         proc.wait()
+    try:   # its worker processes notice and end, instead of waiting for work forever
+        assert _wait_group_empty(proc.pid, 15), "worker processes outlived the killed run"
+    finally:
+        _killpg(proc.pid)
     before = records(out)
     assert 6 <= len(before) < 60
     assert main(["simulate", "--resume", "--out", str(out), "--workers", "2"]) == 0
@@ -142,6 +146,49 @@ def test_resume_after_sigkill_plays_each_game_once(tmp_path):
     assert main(["simulate", *FAST, "--games", "30", "--variant", "default", "--variant", "rout_threshold=2",
                  "--workers", "2", "--out", str(fresh)]) == 0
     assert without_seconds(after) == without_seconds(records(fresh))  # the same games as an uninterrupted run
+
+
+def test_ctrl_c_stops_the_run_and_keeps_the_finished_games(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "game", "simulate", *FAST, "--games", "200", "--workers", "2",
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    games = out / "games.jsonl"
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not (games.exists() and games.read_bytes().count(b"\n") >= 3):
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)    # Ctrl+C at a terminal reaches the whole group
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        _killpg(proc.pid)
+    assert proc.returncode == 130
+    assert f"finish the run with: speedheim simulate --resume --out {out}" in stderr
+    assert "Traceback" not in stderr
+    recs = records(out)
+    assert 3 <= len(recs) < 200 and len(set(keys(recs))) == len(recs)
+    assert games.read_bytes().endswith(b"\n")
+
+
+def _group(pgid: int) -> list[str]:
+    ps = subprocess.run(["ps", "-o", "pid=", "-g", str(pgid)], capture_output=True, text=True)
+    return ps.stdout.split()
+
+
+def _wait_group_empty(pgid: int, seconds: float) -> bool:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not _group(pgid):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _killpg(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def test_torn_last_line_is_dropped_and_played_again(tmp_path, capsys):

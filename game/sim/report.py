@@ -11,7 +11,9 @@ import base64
 import html
 import io
 import json
+import math
 import os
+from pathlib import Path
 from typing import Any
 
 from game.engine.files import atomic_write
@@ -20,7 +22,9 @@ from game.sim.stats import summarize
 
 #: Variant colours (colour-blind safe, Okabe-Ito) and the draw grey.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-GREY = "#9a9a9a"
+GREY = "#b4b9c0"
+#: The two warbands in the stacked outcome bars.
+WARBAND_COLOURS = ("#33415c", "#c97b2a")
 
 
 def write_report(games_path: str, summary_path: str, html_path: str) -> str:
@@ -28,6 +32,23 @@ def write_report(games_path: str, summary_path: str, html_path: str) -> str:
     atomic_write(summary_path, json.dumps(summary, indent=2) + "\n")
     atomic_write(html_path, render_html(summary, title=_title(os.path.dirname(games_path))))
     return html_path
+
+
+def latest_report(root: str = "sim-out") -> str | None:
+    """The newest ``report.html`` under ``root`` (for "open the latest report"), or None."""
+    found = []
+    for folder, _dirs, files in os.walk(root):
+        if "report.html" in files:
+            path = os.path.join(folder, "report.html")
+            found.append((os.path.getmtime(path), path))
+    return max(found)[1] if found else None
+
+
+def open_report(path: str) -> bool:
+    """Open a report in the user's web browser; False when no browser could be started."""
+    import webbrowser
+
+    return webbrowser.open(Path(os.path.abspath(path)).as_uri())
 
 
 def _title(folder: str) -> str:
@@ -63,28 +84,59 @@ def _colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def _legend(fig, variants: list[dict]) -> None:
+    """One legend for the figure, above the plots, a swatch per variant."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=_colour(j), label=v["variant"]) for j, v in enumerate(variants)]
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(handles), 4), frameon=False)
+
+
 def plot_outcomes(summary: dict) -> str:
-    """Win rate of each warband, draws and seat 1, per variant, with 95% Wilson intervals."""
+    """Per variant: the share of wins and draws (stacked), then each rate with its 95%
+    Wilson interval (small multiples, variants as rows)."""
     plt = _plt()
     variants, warbands = summary["variants"], summary["warbands"]
-    rows = [f"{w} wins" for w in warbands] + ["draws", "seat 1 wins"]
-    fig, ax = plt.subplots(figsize=(9, 0.55 * len(rows) * max(len(variants), 1) + 1.2))
-    height = 0.8 / max(len(variants), 1)
-    for j, v in enumerate(variants):
-        stats = [v["wins"][w] for w in warbands] + [v["draws"], v["first_seat"]]
-        ys = [i + (j - (len(variants) - 1) / 2) * height for i in range(len(rows))]
-        xs = [100 * s["rate"] for s in stats]
-        err = [[max(0.0, 100 * (s["rate"] - s["ci"][0])) for s in stats],
-               [max(0.0, 100 * (s["ci"][1] - s["rate"])) for s in stats]]
-        ax.barh(ys, xs, height=height * 0.9, color=_colour(j), label=v["variant"], xerr=err,
-                error_kw={"ecolor": "#333", "capsize": 2, "lw": 0.8})
-    ax.set_yticks(range(len(rows)), rows)
+    rows = len(variants)
+    panels = [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands]
+    panels += [("draws", lambda v: v["draws"]), ("seat 1 wins", lambda v: v["first_seat"])]
+    fig = plt.figure(figsize=(11, 1.2 + 0.5 * rows + 0.45 * rows + 1.4))
+    grid = fig.add_gridspec(2, len(panels), height_ratios=[0.5 * rows + 0.3, 0.45 * rows + 0.8], hspace=0.65, wspace=0.12)
+    ax = fig.add_subplot(grid[0, :])
+    shades = [WARBAND_COLOURS[0], GREY, WARBAND_COLOURS[1]] if len(warbands) == 2 else None
+    parts = [(f"{warbands[0]} wins", lambda v: v["wins"][warbands[0]])] if warbands else []
+    parts += [("draw", lambda v: v["draws"])] + [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands[1:]]
+    left = [0.0] * rows
+    for k, (name, get) in enumerate(parts):
+        widths = [100 * get(v)["rate"] for v in variants]
+        colour = shades[k] if shades else _colour(k)
+        ax.barh(range(rows), widths, left=left, color=colour, label=name, height=0.62, edgecolor="white")
+        for y, (x0, w) in enumerate(zip(left, widths)):
+            if w >= 7:
+                ax.text(x0 + w / 2, y, f"{w:.0f}%", ha="center", va="center", color="white", fontsize=9, fontweight="bold")
+        left = [a + b for a, b in zip(left, widths)]
+    ax.set_yticks(range(rows), [v["variant"] for v in variants])
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of games (bars: 95% Wilson interval)")
-    ax.axvline(50, color="#bbb", lw=0.8, ls="--")
-    ax.set_title("Outcomes per variant")
-    ax.legend(loc="lower right", frameon=False)
+    ax.set_xlabel("% of games")
+    ax.set_title("Who wins", loc="left")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(parts), frameon=False, fontsize=9)
+    ax.spines["left"].set_visible(False)
+    ax.tick_params(axis="y", length=0)
+    for k, (name, get) in enumerate(panels):
+        a = fig.add_subplot(grid[1, k])
+        for y, v in enumerate(variants):
+            st = get(v)
+            a.plot([100 * st["ci"][0], 100 * st["ci"][1]], [y, y], color=_colour(y), lw=2.4, solid_capstyle="butt")
+            a.plot([100 * st["rate"]], [y], "o", color=_colour(y), ms=7)
+        a.set_xlim(-3, 103)
+        a.set_ylim(rows - 0.5, -0.5)
+        a.axvline(50, color="#ccc", lw=0.8, ls="--", zorder=0)
+        a.set_title(name, fontsize=10)
+        a.set_xlabel("%")
+        a.set_yticks(range(rows), [v["variant"] for v in variants] if k == 0 else [""] * rows)
+        a.tick_params(axis="y", length=0)
+    fig.text(0.5, -0.02, "dots: rate · lines: 95% Wilson interval", ha="center", color="#555", fontsize=9)
     return _png(fig)
 
 
@@ -112,7 +164,7 @@ def plot_lengths(summary: dict) -> str:
     _grouped_hist(b, [(v["variant"], v["rout_turn"]["histogram"], v["games"]) for v in variants], "game turn of the first rout",
                   extra=[{"no rout": v["rout_turn"]["no_rout"]} for v in variants])
     b.set_title("Rout turn")
-    a.legend(frameon=False)
+    _legend(fig, variants)
     return _png(fig)
 
 
@@ -124,7 +176,7 @@ def plot_treasure(summary: dict) -> str:
         _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
                       f"tokens {w} holds at the end")
         ax.set_title(f"Treasure captured: {w}")
-    axes[0][0].legend(frameon=False)
+    _legend(fig, variants)
     return _png(fig)
 
 
@@ -148,7 +200,7 @@ def plot_losses(summary: dict) -> str:
         ax.set_title(f"Losses by unit type: {w}")
         if not names:
             ax.text(0.5, 0.5, "no losses", transform=ax.transAxes, ha="center", va="center", color=GREY)
-    axes[0][0].legend(frameon=False, loc="lower right")
+    _legend(fig, variants)
     return _png(fig)
 
 
@@ -159,32 +211,40 @@ def plot_differences(summary: dict) -> str | None:
         return None
     plt = _plt()
     warbands = summary["warbands"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 0.5 * len(comps) * max(len(warbands), 1) + 1.6))
     rows = [(c, w) for c in comps for w in warbands]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 0.42 * len(rows) + 1.6), gridspec_kw={"wspace": 0.45})
     for i, (c, w) in enumerate(rows):
         d = c["win_rate"][w]
         _forest(a, i, 100 * d["mean"], 100 * d["ci"][0], 100 * d["ci"][1], d["clear"], _colour(comps.index(c) + 1))
-    a.set_yticks(range(len(rows)), [f"{c['variant']}\n{w} wins" for c, w in rows], fontsize=9)
-    a.set_xlabel(f"win rate difference, points (vs {comps[0]['against']})")
+    a.set_yticks(range(len(rows)), [f"{c['variant']}: {w} wins" for c, w in rows], fontsize=9)
+    a.set_xlabel(f"percentage points (vs {comps[0]['against']})")
     a.set_title("Win rate, paired difference")
     for i, c in enumerate(comps):
         d = c["turns"]
         _forest(b, i, d["mean"], d["ci"][0], d["ci"][1], d["clear"], _colour(i + 1))
     b.set_yticks(range(len(comps)), [c["variant"] for c in comps], fontsize=9)
-    b.set_xlabel(f"game length difference, turns (vs {comps[0]['against']})")
+    b.set_xlabel(f"game turns (vs {comps[0]['against']})")
     b.set_title("Game length, paired difference")
-    for ax in (a, b):
-        ax.axvline(0, color="#333", lw=0.9)
-        ax.invert_yaxis()
-        ax.margins(y=0.3)
+    for ax, n in ((a, len(rows)), (b, len(comps))):
+        ax.axvline(0, color="#333", lw=0.9, zorder=0)
+        ax.set_ylim(n - 0.4, -0.6)
+        ax.tick_params(axis="y", length=0)
+        lo, hi = ax.get_xlim()
+        pad = max(hi - lo, 1e-6) * 0.08
+        ax.set_xlim(min(lo, -pad) - pad, max(hi, pad) + pad)
     return _png(fig)
 
 
 def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str) -> None:
-    finite = all(map(lambda x: abs(x) != float("inf"), (low, high)))
+    """A dot at the mean (filled when the difference is clear), a line over the interval,
+    and the numbers above it."""
+    finite = math.isfinite(low) and math.isfinite(high)
     if finite:
-        ax.plot([low, high], [y, y], color=colour, lw=2.2, solid_capstyle="butt")
-    ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8)
+        ax.plot([low, high], [y, y], color=colour, lw=2.6, solid_capstyle="butt")
+    ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8, zorder=3)
+    label = f"{mean:+.1f}  [{low:+.1f}, {high:+.1f}]" if finite else f"{mean:+.1f}  (too few pairs)"
+    ax.annotate(label, (mean, y), xytext=(0, 7), textcoords="offset points", ha="center", va="bottom", fontsize=8,
+                color="#333" if clear else "#777", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
 
 # --- the page ----------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 import uuid
@@ -85,13 +86,22 @@ def _describe(exc: BaseException) -> str:
 
 # --- local processes --------------------------------------------------------------------------
 
-def _worker_init() -> None:
-    """Workers leave Ctrl+C to the main process, which stops the run."""
+def _worker_init(parent: int) -> None:
+    """Workers leave Ctrl+C to the main process, which stops the run, and end when the
+    main process is gone (killed), instead of waiting for work forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
+                               initargs=(os.getpid(),))
 
 
 def _run_local(jobs: Iterator[Job], finished, result: RunResult, workers: int, keep_logs: bool, fn: Callable) -> None:
