@@ -82,8 +82,8 @@ def test_paired_differences_by_hand(summary):
     # variance 0.9/9 = 0.1, standard error 0.1, 0.1 +- 0.2262
     red = c["win_rate"]["red"]
     assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.1262, 0.3262))) and red["clear"] is False
-    assert red["sentence"] == ("rout_threshold=3: no clear difference in red's win rate (+10.0 points, 95% CI -12.6 "
-                               "to +32.6) compared with default, over 10 paired games.")
+    assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red (+10.0 points, "
+                               "95% CI -12.6 to +32.6) compared with default, over 10 paired games.")
     same = summary["comparisons"][1]
     assert same["variant"] == "same"
     assert same["turns"]["ci"] == [0.0, 0.0] and not same["turns"]["clear"]
@@ -112,8 +112,8 @@ def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
     assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games by 3.5 turns (95% CI 3.3 to 3.7)")
     red = differ["win_rate"]["red"]
     assert red["clear"] and red["ci"][1] < 0 and red["mean"] == pytest.approx(-0.5)
-    assert red["sentence"].startswith("rout_threshold=3 lowers red's win rate by 50.0 points")
-    assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises blue's win rate by 50.0 points")
+    assert red["sentence"].startswith("rout_threshold=3 lowers the win rate of red by 50.0 points")
+    assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises the win rate of blue by 50.0 points")
     assert not same["turns"]["clear"] and not any(w["clear"] for w in same["win_rate"].values())
     assert same["turns"]["sentence"].startswith("rout_threshold=9 again: no clear difference in game length")
     # one game of forty that differs is not a clear difference either

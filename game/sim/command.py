@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from game.engine.errors import LoadError, Problem
-from game.sim.match import Job
+from game.sim.match import Job, write_log
 from game.sim.results import OutDir
 from game.sim.runner import ClusterError, run_jobs
 from game.sim.study import Plan, RunSpec, is_study, load_study, parse_bots, resolve
@@ -91,10 +91,7 @@ def simulate(args: Any) -> int:
     def sink(job: Job, record: dict, log: str | None) -> None:
         out.games.append(record)
         if log is not None:
-            path = os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(log)
+            write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_name), log)
 
     try:
         result = run_jobs(jobs, todo, sink, workers=args.workers, cluster=args.cluster, keep_logs=spec.keep_logs)

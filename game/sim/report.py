@@ -183,7 +183,14 @@ def plot_treasure(summary: dict) -> str:
 def plot_losses(summary: dict) -> str:
     plt = _plt()
     variants, warbands = summary["variants"], summary["warbands"]
-    types = {w: sorted({t for v in variants for t in v["lost_types"][w]}) for w in warbands}
+    def most_lost_first(w: str) -> list[str]:
+        total: dict[str, float] = {}
+        for v in variants:
+            for t, n in v["lost_types"][w].items():
+                total[t] = total.get(t, 0.0) + n["per_game"]
+        return sorted(total, key=lambda t: (-total[t], t))
+
+    types = {w: most_lost_first(w) for w in warbands}
     tallest = max([len(t) for t in types.values()] + [1])
     fig, axes = plt.subplots(1, max(len(warbands), 1), figsize=(11, 0.45 * tallest * max(len(variants), 1) + 1.4),
                              squeeze=False)

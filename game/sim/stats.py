@@ -162,33 +162,26 @@ def _mean(c: Counter) -> float:
 
 # --- comparisons ----------------------------------------------------------------------------------
 
-def _fmt(x: float) -> str:
-    return f"{x:.1f}"
-
-
-def turns_sentence(label: str, base: str, d: Diff) -> str:
+def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0) -> str:
+    """One plain sentence on a paired difference, e.g. "treasure_denial_range=3 lengthens
+    games by 1.2 turns (95% CI 0.8 to 1.6) ...", or "no clear difference" when the
+    interval contains 0."""
     tail = f"compared with {base}, over {d.n} paired games"
     if d.n < 2:
-        return f"{label}: too few paired games with {base} to compare game length ({d.n})."
-    if d.low > 0:
-        return f"{label} lengthens games by {_fmt(d.mean)} turns (95% CI {_fmt(d.low)} to {_fmt(d.high)}) {tail}."
-    if d.high < 0:
-        return f"{label} shortens games by {_fmt(-d.mean)} turns (95% CI {_fmt(-d.high)} to {_fmt(-d.low)}) {tail}."
-    return (f"{label}: no clear difference in game length ({d.mean:+.1f} turns, 95% CI {d.low:+.1f} to {d.high:+.1f}) "
-            f"{tail}.")
+        return f"{label}: too few paired games with {base} to compare {quantity} ({d.n})."
 
+    if d.low == d.high == 0:
+        return f"{label}: no clear difference in {quantity} (the same in all {d.n} paired games with {base})."
 
-def win_sentence(label: str, base: str, warband: str, d: Diff) -> str:
-    tail = f"compared with {base}, over {d.n} paired games"
-    pts = lambda x: f"{100 * x:.1f}"  # noqa: E731
-    if d.n < 2:
-        return f"{label}: too few paired games with {base} to compare {warband}'s win rate ({d.n})."
+    def num(x: float) -> str:
+        return f"{scale * x:.1f}"
+
     if d.low > 0:
-        return f"{label} raises {warband}'s win rate by {pts(d.mean)} points (95% CI {pts(d.low)} to {pts(d.high)}) {tail}."
+        return f"{label} {up} by {num(d.mean)} {unit} (95% CI {num(d.low)} to {num(d.high)}) {tail}."
     if d.high < 0:
-        return f"{label} lowers {warband}'s win rate by {pts(-d.mean)} points (95% CI {pts(-d.high)} to {pts(-d.low)}) {tail}."
-    return (f"{label}: no clear difference in {warband}'s win rate ({100 * d.mean:+.1f} points, "
-            f"95% CI {100 * d.low:+.1f} to {100 * d.high:+.1f}) {tail}.")
+        return f"{label} {down} by {num(-d.mean)} {unit} (95% CI {num(-d.high)} to {num(-d.low)}) {tail}."
+    return (f"{label}: no clear difference in {quantity} ({scale * d.mean:+.1f} {unit}, "
+            f"95% CI {scale * d.low:+.1f} to {scale * d.high:+.1f}) {tail}.")
 
 
 def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
@@ -197,11 +190,13 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
     sentences = []
     for w in warbands:
         d = paired_diff([float(other.pairs[k][0] == w) - float(base.pairs[k][0] == w) for k in keys])
-        sentence = win_sentence(other.label, base.label, w, d)
-        out["win_rate"][w] = {**d.to_dict(), "sentence": sentence}
-        sentences.append(sentence)
+        said = sentence(other.label, base.label, d, f"the win rate of {w}", f"raises the win rate of {w}",
+                        f"lowers the win rate of {w}", "points", scale=100.0)
+        out["win_rate"][w] = {**d.to_dict(), "sentence": said}
+        sentences.append(said)
     d = paired_diff([float(other.pairs[k][1] - base.pairs[k][1]) for k in keys])
-    out["turns"] = {**d.to_dict(), "sentence": turns_sentence(other.label, base.label, d)}
+    out["turns"] = {**d.to_dict(), "sentence": sentence(other.label, base.label, d, "game length", "lengthens games",
+                                                        "shortens games", "turns")}
     sentences.append(out["turns"]["sentence"])
     out["sentences"] = sentences
     return out
