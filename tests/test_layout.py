@@ -32,3 +32,19 @@ def test_importing_the_whole_engine_loads_no_pygame():
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('pygame' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+SIM = ENGINE.parent / "sim"
+
+
+def test_simulation_package_loads_no_pygame():
+    """game/sim runs on Dask workers without a display: pure Python, like the engine."""
+    files = sorted(SIM.glob("*.py"))
+    assert files, "the sim package is missing"
+    for path in files:
+        for name in imported_modules(path):
+            assert not name.startswith(("pygame", "pygame_gui", "game.ui", "game.editor")), f"{path.name} imports {name}"
+    modules = [f"game.sim.{p.stem}" for p in files if p.stem != "__init__"]
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('pygame' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -186,8 +186,7 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "lost_types": {w: dict(sorted(game.lost_types.get(w, {}).items())) for w in sides},
     }
     for key, value in counts.items():
-        if key != "illegal":
-            record[key] = value
+        record.setdefault(key, value)
     return record
 
 
@@ -202,7 +201,10 @@ def _drive(game: Game, bots: tuple[str, str], rng: random.Random) -> dict[str, i
     action through ``game.apply`` or ``game.try_apply`` (the log, the losses and the action
     script are read from the game); draw every random choice from ``rng`` (seeded from the
     job), never from the global generator; return counters for the record: ``illegal``, the
-    number of bot actions the engine refused (0 for a correct bot), plus any others.
+    number of bot actions the engine refused (0 for a correct bot), plus any others (extra
+    record keys; they never replace a key of the record). The game keeps no undo history
+    (``history=False``): a bot that looks ahead does it on a game or state of its own, never
+    by apply and undo on this one, whose every applied action goes into the record and log.
 
     This stand-in ignores the bot names. It answers every decision with its first option,
     engages, shoots and attacks the nearest enemy when the rules allow, tries a few random
