@@ -7,17 +7,11 @@ Each command lives with its concern; this module only parses arguments and dispa
 from __future__ import annotations
 
 import argparse
-import os
 
+from game.bundled import default_scenario, version
 from game.engine.errors import LoadError
 
 EXIT_OK, EXIT_BAD = 0, 2
-
-
-def default_scenario() -> str:
-    """The bundled default table, maps/default.yaml beside the package."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(here, "maps", "default.yaml")
 
 
 def file_kind(path: str) -> str:
@@ -57,7 +51,7 @@ def cmd_check(args) -> int:
             elif kind == "ruleset":
                 load_ruleset(path)
             else:
-                load_scenario(path)
+                load_scenario(path, playable=True)
         except LoadError as exc:
             exc.report()
             bad = True
@@ -110,6 +104,7 @@ def cmd_edit(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="speedheim", description="Speedheim Table: a digital tabletop for Speedheim.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")

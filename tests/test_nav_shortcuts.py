@@ -8,12 +8,13 @@ import random
 import pytest
 from shapely.geometry import Point
 
+from game.bundled import bundled_map
 from game.engine.movement import nav
 from game.engine.geometry import Board
 from game.engine.movement import Mover
 from game.engine.scenario import load_scenario
 
-STRESS = pathlib.Path(__file__).resolve().parent.parent / "maps" / "stress.yaml"
+STRESS = pathlib.Path(bundled_map("stress.yaml"))
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import os
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterator, Mapping
 
+from game.bundled import rulesets_dir
 from game.engine.actions import SPECS
 from game.engine.errors import LoadError, Problem
 from game.engine.model import STATUSES
@@ -39,12 +39,8 @@ INJURY_RESULTS = ("none",) + STATUSES[1:]
 POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor"}
 
 
-def ruleset_dir() -> str:
-    return str(resources.files("game") / "rulesets")
-
-
 def available() -> list[str]:
-    return sorted(f[:-5] for f in os.listdir(ruleset_dir()) if f.endswith(".yaml"))
+    return sorted(f[:-5] for f in os.listdir(rulesets_dir()) if f.endswith(".yaml"))
 
 
 class Ruleset(Mapping[str, Any]):
@@ -219,7 +215,7 @@ def _resolve_path(name: str, relative_to: str | None) -> str:
             if os.path.exists(candidate):
                 return candidate
         return name
-    return os.path.join(ruleset_dir(), f"{name}.yaml")
+    return os.path.join(rulesets_dir(), f"{name}.yaml")
 
 
 @lru_cache(maxsize=32)

@@ -166,12 +166,16 @@ class _Checker:
 
 
 def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
-                   collect: list[Problem] | None = None) -> Scenario:
+                   collect: list[Problem] | None = None, *, playable: bool = False) -> Scenario:
     """Validate loaded YAML and build the model; raise LoadError listing every problem.
 
     With ``collect`` (the map editor opening a map saved with problems), problems are
     appended to it and the scenario is built from the valid items, as long as the name,
     table and ruleset are usable; items with bad fields are left out.
+
+    With ``playable`` (``speedheim check``, ``speedheim play``, the editor's problems
+    list), a map that cannot start a game is a problem too: see :func:`_check_playable`.
+    Without it, such a map still loads (the editor opens it, tests build small tables).
     """
     ck = _Checker(src)
     data = ck.mapping(src.data, (), "a scenario", TOP_KEYS)
@@ -319,6 +323,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     order: list[str] = []
     players: dict[int, str] = {}
     carried: dict[str, str] = {}
+    listed: dict[int, Warband] = {}  # warband item index -> its well-formed warband
+    fielded: dict[int, int] = {}  # warband item index -> units it puts on the table
     raw_warbands = ck.listing(ck.required(data, "warbands", (), "the scenario") if "warbands" not in data else data["warbands"], ("warbands",), "warbands")
     for i, item in enumerate(raw_warbands):
         path = ("warbands", i)
@@ -341,6 +347,7 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
         wname = d.get("name", wid)
         if wid is not None and player is not None:
             warbands.append(Warband(wid, player, str(wname) if wname is not None else wid, colour))
+            listed[i] = warbands[-1]
         for j, uitem in enumerate(ck.listing(d.get("units"), path + ("units",), f"{what} units")):
             upath = path + ("units", j)
             u = ck.mapping(uitem, upath, f"unit #{j + 1} of {what}", UNIT_KEYS)
@@ -374,6 +381,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             if not isinstance(on_table, bool):
                 ck.bad(upath + ("on_table",), f"{uwhat}: on_table must be true or false")
                 on_table = True
+            if on_table:
+                fielded[i] = fielded.get(i, 0) + 1
             loaded = u.get("loaded", True)
             if not isinstance(loaded, bool):
                 ck.bad(upath + ("loaded",), f"{uwhat}: loaded must be true or false")
@@ -414,6 +423,9 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             if poly:
                 deployment[str(key)] = poly
 
+    if playable and isinstance(data.get("warbands", ()), (list, type(None))):
+        _check_playable(ck, listed, fielded)
+
     # --- state -----------------------------------------------------------------------------
     state = _state(ck, data.get("state"), ruleset, warbands, players)
     state.units = units
@@ -427,12 +439,31 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     if ck.problems and (collect is None or incomplete):
         raise LoadError(ck.problems)
     if collect is not None:
-        collect.extend(ck.problems)
+        collect.extend(sorted(ck.problems))  # in LoadError's order: by line
     return Scenario(
         name=str(name), width=float(width), height=float(height), ruleset=ruleset,
         ruleset_name=ruleset_name, ruleset_embedded=embedded, rules_overrides=overrides, terrain=terrain, ladders=ladders,
         deployment=deployment, warbands=warbands, state=state, file=src.file, unit_order=order,
     )
+
+
+def _check_playable(ck: _Checker, listed: dict[int, Warband], fielded: dict[int, int]) -> None:
+    """A game needs two warbands of different players (1 and up; player 0, the Neutrals,
+    does not count), each with at least one unit on the table.
+
+    ``listed`` maps the item index in ``warbands:`` of each well-formed warband to it;
+    ``fielded`` maps an item index to how many of its units stand on the table.
+    """
+    sides = [(i, w) for i, w in listed.items() if w.player >= 1]
+    for i, w in sides:
+        if not fielded.get(i):
+            ck.bad(("warbands", i), f"warband {w.id} (player {w.player}) has no unit on the table; "
+                                    "each side needs at least one to play")
+    players = sorted({w.player for _, w in sides})
+    if len(players) < 2:
+        has = ", ".join(f"{w.id} (player {w.player})" for _, w in sides) or "none"
+        ck.bad(("warbands",), "a game needs two warbands of different players (player 1 and up; "
+                              f"player 0 is the Neutrals): this map has {has}")
 
 
 def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
@@ -536,11 +567,14 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
     return state
 
 
-def load_scenario(path: str, text: str | None = None) -> Scenario:
-    """Read, validate and build a scenario file. Raises LoadError, never anything else."""
+def load_scenario(path: str, text: str | None = None, *, playable: bool = False) -> Scenario:
+    """Read, validate and build a scenario file. Raises LoadError, never anything else.
+
+    ``playable``: also require what a game needs to start (:func:`_check_playable`).
+    """
     try:
         src = load_yaml(read_text(path) if text is None else text, path)
-        return parse_scenario(src)
+        return parse_scenario(src, playable=playable)
     except LoadError:
         raise
     except RecursionError:

@@ -85,6 +85,7 @@ def check_reload(ctx: Ctx, args: dict):
 
 def resolve_reload(ctx: Ctx, u) -> None:
     u.reloaded = True
+    u.loaded = True   # a reload weapon that fired may shoot again (M11, S1)
     ctx.emit(Reloaded(u.id))
 
 
