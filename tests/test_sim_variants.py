@@ -96,6 +96,11 @@ def test_bad_options_exit_2(tmp_path, capsys):
     assert main(["simulate", os.path.join(ROOT, "no-such-map.yaml"), "--out", str(tmp_path / "c")]) == 2
     assert main(["simulate", "--resume", "--out", str(tmp_path / "d")]) == 2
     assert "no run here to resume" in capsys.readouterr().err
+    lone = tmp_path / "lone.yaml"
+    lone.write_text("name: lone\ntable: {width: 10, height: 10}\nwarbands:\n  - id: a\n    player: 1\n    units:\n"
+                    "      - {id: u, name: U, at: [5, 5], base_mm: 25, stats: {move: 4, agility: 10, morale: 10, defence: 10}}\n")
+    assert main(["simulate", str(lone), "--out", str(tmp_path / "e")]) == 2
+    assert f"{lone}:3: a game needs two warbands" in capsys.readouterr().err
 
 
 def test_study_file_and_command_line_override(tmp_path):

@@ -53,8 +53,9 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
     spec, texts = out.read_spec()
     if plan is not None and plan.scenario is not None:
         new, new_texts = resolve(plan)
-        mine = {k: v for k, v in spec.to_json().items() if k != "games"}
-        theirs = {k: v for k, v in new.to_json().items() if k != "games"}
+        free = ("games", "keep_logs")   # a resumed run may play more seeds, and keep logs from now on
+        mine = {k: v for k, v in spec.to_json().items() if k not in free}
+        theirs = {k: v for k, v in new.to_json().items() if k not in free}
         if mine != theirs or new_texts != texts:
             diff = sorted(k for k in mine if mine[k] != theirs.get(k)) or ["the scenario or a ruleset it uses"]
             raise LoadError([Problem(out.file("run.json"), 1, f"--resume: this run was started with other options "

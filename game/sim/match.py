@@ -156,8 +156,7 @@ class _Observed(Game):
 def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -> dict[str, Any]:
     st = game.state
     game.ctx.sync_tokens()
-    seats = [game.scenario.warband_of_player(p) for p in (1, 2)]
-    sides = [w.id for w in seats if w is not None]
+    sides = [w.id for w in sorted((w for w in game.scenario.warbands if w.player > 0), key=lambda w: w.player)]
     outcome = game.outcome()
     held = {w: 0 for w in sides}
     for tok in st.treasure.values():
@@ -196,8 +195,10 @@ def _drive(game: Game, bots: tuple[str, str], rng: random.Random) -> dict[str, i
     """TEMPORARY stand-in for the bots (issue 11); the lead replaces this function.
 
     The contract its replacement keeps: play ``game`` to its end (``game.is_over()``, which
-    the ruleset's turn limit T1 guarantees) with ``bots[0]`` deciding for player 1 and
-    ``bots[1]`` for player 2 (``game.turn_player()`` says whose decision it is); apply every
+    the ruleset's turn limit T1 guarantees) with ``bots[0]`` deciding for seat 1 (player 1,
+    who moves first) and ``bots[1]`` for seat 2 (player 2; ``game.turn_player()`` says whose
+    decision it is; the Neutrals' decision, ``neutral_act: manual``, goes to the player whose
+    turn it is); apply every
     action through ``game.apply`` or ``game.try_apply`` (the log, the losses and the action
     script are read from the game); draw every random choice from ``rng`` (seeded from the
     job), never from the global generator; return counters for the record: ``illegal``, the

@@ -209,7 +209,11 @@ def resolve(plan: Plan) -> tuple[RunSpec, dict[tuple[str, bool], str]]:
     (slug, swapped)."""
     if plan.scenario is None:
         raise LoadError([ArgProblem("simulate", 0, "give a SCENARIO (or a study file)")])
-    scenario = load_scenario(plan.scenario)
+    scenario = load_scenario(plan.scenario, playable=True)
+    players = sorted({w.player for w in scenario.warbands if w.player > 0})
+    if len(players) != 2:
+        raise LoadError([ArgProblem(plan.scenario, 0, f"a simulation plays two sides; this map has {len(players)} "
+                                                      f"players ({', '.join(map(str, players))})")])
     problems: list[Problem] = []
     variants, texts, seen = [], {}, {}
     where = plan.where if len(plan.where) == len(plan.variants) else [f"--variant {v!r}" for v in plan.variants]

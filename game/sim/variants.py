@@ -161,11 +161,13 @@ def variant_scenario(scenario: Scenario, variant: Variant, *, turn_limit: int | 
 
 
 def swap_seats(data: dict) -> dict:
-    """The same scenario with players 1 and 2 exchanged: the second warband moves first."""
+    """The same scenario with the two players' numbers exchanged: the warband that moved
+    second moves first (the Neutrals, player 0, stay)."""
     out = copy.deepcopy(data)
-    for w in out.get("warbands", []):
-        if w.get("player") in (1, 2):
-            w["player"] = 3 - w["player"]
+    first, second = sorted({w["player"] for w in out.get("warbands", []) if w.get("player", 0) > 0})
+    for w in out["warbands"]:
+        if w.get("player") in (first, second):
+            w["player"] = second if w["player"] == first else first
     return out
 
 
