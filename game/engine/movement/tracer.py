@@ -19,6 +19,7 @@ from game.engine.errors import IllegalAction
 from game.engine.geometry import Board
 from game.engine.model import BLOCKING_STATUSES, GameState, Scenario, Unit
 from game.engine.movement.bases import BaseField, contact_interval
+from game.engine.movement.geom import first_exit
 from game.engine.movement.types import Point, Transition, minus_intervals, point_at, Stretch, sub_line, Trace
 from game.engine.tolerance import EPS
 
@@ -214,7 +215,7 @@ class Tracer:
                     if t.kind != "free":
                         transitions.append(t)
                 if down.kind == "jump_down":
-                    airborne.append((b.s1, b.s1 + float(rs.jump_down_landing_max)))
+                    airborne.append((b.s1, self._landing(pts, cum, b.s1, b.piece, unit.r)))
                 anchors.append((s, b.piece))
                 anchors.append((b.s1, b.piece))
                 i += 2
@@ -224,7 +225,7 @@ class Tracer:
                 transitions.append(t)
                 anchors.append((s, b.piece if dz > 0 else a.piece))
                 if t.kind == "jump_down":
-                    airborne.append((s, s + float(rs.jump_down_landing_max)))
+                    airborne.append((s, self._landing(pts, cum, s, a.piece, unit.r)))
             i += 1
         if st[-1].wall_top:
             raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
@@ -232,6 +233,22 @@ class Tracer:
         self._check_fit(unit, pts, cum, st, anchors, airborne)
         difficult = self._touches_difficult(unit, pts)
         return Trace(pts, cum, length, transitions, vertical, difficult, airborne, st)
+
+    def _landing(self, pts: Sequence[Point], cum: Sequence[float], s: float, ledge: int | None, r: float) -> float:
+        """M9 (ruling): where a jump down from ``ledge`` at arc length ``s`` lands at the latest.
+
+        The jump is one straight flight: it ends at the next waypoint, or where the base's
+        nearest edge is ``jump_down_landing_max`` out from the ledge (G1, ledge to base
+        edge: the centre ``landing_max + r`` from the piece), whichever comes first."""
+        k = next((i for i in range(1, len(pts)) if cum[i] > s + EPS), len(pts) - 1)
+        end = cum[k]
+        if ledge is None:
+            return end
+        reach = float(self.rs.jump_down_landing_max) + r
+        a = point_at(pts, cum, s)
+        b = pts[k]
+        out = first_exit(a, b, self.board.polygons[ledge], reach)
+        return end if out is None else min(end, s + out * (end - s))
 
     def _check_fit(self, unit: Unit, pts, cum, st: list[Stretch], anchors, airborne) -> None:
         """M5 against terrain: the base must fit along every stretch it walks."""
@@ -324,9 +341,13 @@ class Tracer:
                 s_in, s_out = tr.cum[k - 1] + iv[0] * seg, tr.cum[k - 1] + iv[1] * seg
                 # Is some overlapped part at the other base's level and not in the air?
                 for (s0, s1) in minus_intervals(s_in, s_out, tr.airborne):
-                    blocked = any(abs(stc.z - oz) <= free + EPS and stc.s0 < s1 + EPS and stc.s1 > s0 - EPS for stc in tr.stretches) \
-                        if tr.stretches else True
-                    if blocked:
+                    # Blocked where the base overlaps the other one over some length while
+                    # standing at its level (a stretch that only touches [s0, s1] does not count:
+                    # a jump from the ledge above a base at the foot is not blocked by it).
+                    level = [(max(s0, stc.s0), min(s1, stc.s1)) for stc in tr.stretches if abs(stc.z - oz) <= free + EPS]
+                    hit = next(((q0, q1) for q0, q1 in level if q1 - q0 > EPS), None)
+                    if hit is not None:
+                        s0 = hit[0]
                         o = state.units[uid]
                         why = "an enemy" if self.opposing(unit, o) else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
                         raise IllegalAction("M5", f"the path of {unit.id} is blocked by {uid} ({why}) at "
