@@ -100,18 +100,18 @@ def bitangents(c1: np.ndarray, r1: np.ndarray, s1: np.ndarray, c2: np.ndarray, r
     its left; -1: clockwise) leaves it along a straight line and goes round circle 2 with
     orientation s2. Radii may be 0 (points). Returns (ok, T1, T2, a1, a2): whether the
     tangent exists, the tangent points and their angles on each circle (radians)."""
-    D = c2 - c1
-    d = np.hypot(D[:, 0], D[:, 1])
+    dx, dy = c2[:, 0] - c1[:, 0], c2[:, 1] - c1[:, 1]
+    d = np.hypot(dx, dy)
     k = s2 * r2 - s1 * r1
     ok = (d > EPS) & (np.abs(k) <= d - 1e-12)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        beta = np.arctan2(D[:, 1], D[:, 0]) + np.arccos(np.clip(k / np.where(d > 0, d, 1.0), -1.0, 1.0))
+    beta = np.arctan2(dy, dx) + np.arccos(np.clip(k / np.where(d > 0, d, 1.0), -1.0, 1.0))
     lx, ly = np.cos(beta), np.sin(beta)       # the left normal of the directed tangent line
-    T1 = c1 - (s1 * r1)[:, None] * np.stack([lx, ly], axis=1)
-    T2 = c2 - (s2 * r2)[:, None] * np.stack([lx, ly], axis=1)
+    f1, f2 = s1 * r1, s2 * r2
+    T1 = np.column_stack([c1[:, 0] - f1 * lx, c1[:, 1] - f1 * ly])
+    T2 = np.column_stack([c2[:, 0] - f2 * lx, c2[:, 1] - f2 * ly])
     # the angle of a tangent point on its circle: the normal from the centre, -s * left normal
-    a1 = np.arctan2(-s1 * ly, -s1 * lx)
-    a2 = np.arctan2(-s2 * ly, -s2 * lx)
+    a1 = np.where(s1 > 0, beta + math.pi, beta) % (2 * math.pi)
+    a2 = np.where(s2 > 0, beta + math.pi, beta) % (2 * math.pi)
     return ok, T1, T2, a1, a2
 
 

@@ -1,0 +1,315 @@
+"""The configuration space of one base radius on one band, and its visibility graph.
+
+A base of radius r walks a band (:mod:`.surfaces`) wherever its centre keeps at least r
+from every piece that is an obstacle at the level it stands on (solid pieces more than
+free_height higher, impassable ground; difficult ground too when avoiding it, M12), stays
+r inside the table, and stays on the band's surfaces. Tests here are exact: distances
+from segments and points to the pieces' polygons (Shapely), never buffered shapes.
+
+The shortest walk among obstacles grown by r bends only round their convex corners, on
+circles of radius r, and at convex corners of the band's own edge where it drops away
+(circles of radius 0). :class:`BandSpace` keeps those circles, the arcs of them that are
+free (tested at ``_ARC_STEP`` intervals where something else is near), and every common
+tangent of two circles that a base can walk: the static part of the visibility graph
+(:mod:`.search` adds the start, the goal, transitions and other bases per query).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+from shapely.strtree import STRtree
+
+from game.engine.movement.surfaces import Band, Surfaces
+from game.engine.tolerance import EPS
+
+TAU = 2 * math.pi
+#: Angular step (radians) at which an arc near other obstacles is tested.
+_ARC_STEP = math.radians(0.5)
+
+
+class BandSpace:
+    """Where a base of radius r may be on one band: exact tests, circles, static tangents."""
+
+    def __init__(self, surf: Surfaces, band: Band, r: float, near_parts: dict[int, list[int]], is_obstacle,
+                 width: float, height: float):
+        board = surf.board
+        self.band = band
+        self.r = r
+        self.gap = r - EPS                    # nearer than this to an obstacle is an overlap
+        self.width, self.height = width, height
+        polys = board.polygons
+        core, extra = [], []
+        self.cover = band.has_ledge           # must the test also keep to the band's area?
+        for i, near in near_parts.items():   # the pieces within r of a surface of this band
+            levels = {surf.part_z[a] for a in near}
+            obst = {z for z in levels if is_obstacle(i, z)}
+            if obst == levels:
+                core.append(i)
+            elif obst:
+                low = shapely.union_all([surf.parts[a] for a in near if surf.part_z[a] in obst])
+                shapely.prepare(low)
+                extra.append((i, low))
+            elif i in surf.wall_tops:
+                self.cover = True             # a wall top a base may overhang, never stand on
+        self.core = core
+        self.core_union = shapely.union_all([polys[i] for i in core]) if core else None
+        if self.core_union is not None:
+            shapely.prepare(self.core_union)
+        self.extra = extra
+        self.polys = polys
+        self._circles(surf, core + [i for i, _low in extra])
+        self._tangents()
+
+    # --- exact tests ----------------------------------------------------------------------
+    def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        r = self.r
+        return (X >= r - 1e-9) & (X <= self.width - r + 1e-9) & (Y >= r - 1e-9) & (Y <= self.height - r + 1e-9)
+
+    def ok_geoms(self, geoms: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Refine ``ok`` (bool per geometry): keep those clear of every obstacle and on the band."""
+        idx = np.nonzero(ok)[0]
+        if not len(idx):
+            return ok
+        g = geoms[idx]
+        if self.core_union is not None:
+            # crossing an obstacle (fast on the prepared union), then coming too near one
+            bad = shapely.intersects(self.core_union, g)
+            ok[idx[bad]] = False
+            rest = ~bad
+            ok[idx[rest][shapely.dwithin(self.core_union, g[rest], self.gap)]] = False
+        for i, low in self.extra:
+            sel = idx[ok[idx]]
+            if not len(sel):
+                break
+            near = sel[shapely.dwithin(self.polys[i], geoms[sel], self.gap)]
+            if len(near):
+                part = shapely.intersection(geoms[near], low)
+                bad = ~shapely.is_empty(part) & shapely.dwithin(self.polys[i], part, self.gap)
+                ok[near[bad]] = False
+        if self.cover:
+            sel = idx[ok[idx]]
+            if len(sel):
+                ok[sel[~shapely.covered_by(geoms[sel], self.band.area)]] = False
+        return ok
+
+    def ok_segments(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        ok = self._on_table(A[:, 0], A[:, 1]) & self._on_table(B[:, 0], B[:, 1])
+        if not ok.any():
+            return ok
+        lines = shapely.linestrings(np.stack([A, B], axis=1))
+        return self.ok_geoms(lines, ok)
+
+    def ok_points(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        ok = self._on_table(X, Y)
+        if not ok.any():
+            return ok
+        return self.ok_geoms(shapely.points(X, Y), ok)
+
+    # --- circles ---------------------------------------------------------------------------
+    def _circles(self, surf: Surfaces, pieces: list[int]) -> None:
+        cs, lo, sweep = [surf.corners(i) for i in pieces], [], []
+        n_solid = sum(len(c[0]) for c in cs)
+        if self.cover:
+            cs.append(surf.band_corners(self.band.id))
+        C = np.concatenate([c[0] for c in cs]) if cs else np.zeros((0, 2))
+        lo_a = np.concatenate([c[1] for c in cs]) if cs else np.zeros(0)
+        w_a = np.concatenate([c[2] for c in cs]) if cs else np.zeros(0)
+        rho_a = np.where(np.arange(len(C)) < n_solid, self.r, 0.0)
+        if len(C):
+            # a corner matters only if its arc can lie on the band; a corner of the band's edge
+            # only where the base may stand
+            keep = shapely.dwithin(self.band.area, shapely.points(C[:, 0], C[:, 1]), self.r)
+            zero = rho_a == 0
+            if zero.any():
+                keep[zero] &= self.ok_points(C[zero, 0], C[zero, 1])
+            # the same corner twice (pieces sharing it): once
+            seen = set()
+            for k, key in enumerate(zip(C[:, 0].round(9).tolist(), C[:, 1].round(9).tolist(), rho_a.tolist(),
+                                        lo_a.round(9).tolist(), w_a.round(9).tolist())):
+                if keep[k]:
+                    keep[k] = key not in seen
+                    seen.add(key)
+            C, rho_a, lo_a, w_a = C[keep], rho_a[keep], lo_a[keep], w_a[keep]
+        self.cx, self.cy, self.rho = C[:, 0].copy(), C[:, 1].copy(), rho_a
+        self._arcs(lo_a, w_a)
+
+    def _arcs(self, lo: np.ndarray, w: np.ndarray) -> None:
+        """The free parts of each circle's span: intervals (start angle, sweep) per circle,
+        flattened into iv_circle / iv_lo / iv_w (a circle's intervals are consecutive)."""
+        n = len(self.cx)
+        C = np.stack([self.cx, self.cy], axis=1)
+        crowded = np.zeros(n, dtype=bool)
+        if n:
+            pts = shapely.points(C[:, 0], C[:, 1])
+            reach = 2 * self.r + EPS
+            if self.core:
+                hit, _p = STRtree([self.polys[i] for i in self.core]).query(pts, predicate="dwithin", distance=reach)
+                crowded[np.unique(hit[np.bincount(hit, minlength=n)[hit] > 1])] = True
+            for i, _low in self.extra:
+                crowded |= shapely.dwithin(self.polys[i], pts, reach)
+            crowded |= ~self._on_table(C[:, 0] - reach, C[:, 1] - reach) | ~self._on_table(C[:, 0] + reach, C[:, 1] + reach)
+            if self.cover:
+                crowded |= shapely.dwithin(self.band.area.boundary, pts, reach)
+            crowded &= self.rho > 0
+        ivc, ivl, ivw = [], [], []
+        crowd_idx = np.nonzero(crowded)[0]
+        samples = {}
+        if len(crowd_idx):
+            X, Y, owner, ang = [], [], [], []
+            for c in crowd_idx.tolist():
+                k = max(2, int(math.ceil(w[c] / _ARC_STEP)) + 1)
+                a = lo[c] + np.linspace(0.0, w[c], k)
+                X.append(self.cx[c] + self.rho[c] * np.cos(a))
+                Y.append(self.cy[c] + self.rho[c] * np.sin(a))
+                owner.append(np.full(k, c))
+                ang.append(a)
+            X, Y, owner, ang = map(np.concatenate, (X, Y, owner, ang))
+            ok = self.ok_points(X, Y)
+            for c in crowd_idx.tolist():
+                m = owner == c
+                samples[c] = (ang[m], ok[m])
+        for c in range(n):
+            if c not in samples:
+                ivc.append(c)
+                ivl.append(lo[c])
+                ivw.append(w[c])
+                continue
+            a, ok = samples[c]
+            k = 0
+            while k < len(a):
+                if not ok[k]:
+                    k += 1
+                    continue
+                j = k
+                while j + 1 < len(a) and ok[j + 1]:
+                    j += 1
+                if j > k:
+                    ivc.append(c)
+                    ivl.append(a[k])
+                    ivw.append(a[j] - a[k])
+                k = j + 1
+        self.iv_circle = np.array(ivc, dtype=np.int64)
+        self.iv_lo = np.array(ivl, dtype=float) % TAU
+        self.iv_w = np.array(ivw, dtype=float)
+        self.iv_first = np.searchsorted(self.iv_circle, np.arange(n + 1))
+
+    def locate(self, circle: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For tangent points (circle, angle): the free interval holding it (-1: none) and
+        the offset of the angle in it (radians, counter-clockwise from its start)."""
+        iv = np.full(len(circle), -1, dtype=np.int64)
+        off = np.zeros(len(circle))
+        if not len(circle):
+            return iv, off
+        first, last = self.iv_first[circle], self.iv_first[circle + 1]
+        most = int((last - first).max()) if len(first) else 0
+        for k in range(most):
+            j = first + k
+            has = j < last
+            jj = np.where(has, j, 0)
+            p = (angle - self.iv_lo[jj]) % TAU
+            p = np.where(p > TAU - 1e-9, 0.0, p)
+            inside = has & (iv < 0) & (p <= self.iv_w[jj] + 1e-9)
+            iv[inside] = jj[inside]
+            off[inside] = np.minimum(p[inside], self.iv_w[jj[inside]])
+        return iv, off
+
+    # --- the static tangents ------------------------------------------------------------------
+    def _tangents(self) -> None:
+        """Every common tangent of two circles a base can walk, as two directed segments.
+
+        Departures are grouped by (slot, interval) with slot = 2 circle + (orientation < 0)
+        and sorted in the direction of travel by q = orientation * offset: the chain of the
+        group is ``chain_seg[lo:hi]`` with ``chain_range[(slot, interval)] = (lo, hi)``."""
+        n = len(self.cx)
+        i, j = np.triu_indices(n, 1)
+        # per pair: direction and the two opening angles (outer and inner tangents); the
+        # tangent line's left normal is at beta, a tangent point at beta (+ pi if s > 0)
+        dx, dy = self.cx[j] - self.cx[i], self.cy[j] - self.cy[i]
+        d = np.hypot(dx, dy)
+        phi = np.arctan2(dy, dx)
+        ri, rj = self.rho[i], self.rho[j]
+        dd = np.where(d > 0, d, 1.0)
+        a_out = np.arccos(np.clip((rj - ri) / dd, -1.0, 1.0))
+        a_in = np.arccos(np.clip((ri + rj) / dd, -1.0, 1.0))
+        far = d > np.maximum(ri + rj, EPS) + 1e-12
+        m = len(i)
+        I, J = np.tile(i, 4), np.tile(j, 4)
+        S1 = np.repeat(np.array([1.0, -1.0, 1.0, -1.0]), m)
+        S2 = np.repeat(np.array([1.0, -1.0, -1.0, 1.0]), m)
+        beta = np.concatenate([phi + a_out, phi + np.pi - a_out, phi + np.pi - a_in, phi + a_in])
+        ok = np.tile(d > EPS, 2)
+        ok = np.concatenate([ok, np.tile(far, 2)])
+        a1 = (beta + np.where(S1 > 0, np.pi, 0.0)) % TAU
+        a2 = (beta + np.where(S2 > 0, np.pi, 0.0)) % TAU
+        keep = np.nonzero(ok)[0]
+        iv1, p1 = self.locate(I[keep], a1[keep])
+        keep, iv1, p1 = keep[iv1 >= 0], iv1[iv1 >= 0], p1[iv1 >= 0]
+        iv2, p2 = self.locate(J[keep], a2[keep])
+        good = iv2 >= 0
+        keep, iv1, p1, iv2, p2 = keep[good], iv1[good], p1[good], iv2[good], p2[good]
+        I, J, S1, S2, b = I[keep], J[keep], S1[keep], S2[keep], beta[keep]
+        lx, ly = np.cos(b), np.sin(b)
+        f1, f2 = S1 * self.rho[I], S2 * self.rho[J]
+        T1 = np.column_stack([self.cx[I] - f1 * lx, self.cy[I] - f1 * ly])
+        T2 = np.column_stack([self.cx[J] - f2 * lx, self.cy[J] - f2 * ly])
+        vis = self.ok_segments(T1, T2) if len(keep) else np.zeros(0, dtype=bool)
+        I, J, S1, S2, T1, T2 = I[vis], J[vis], S1[vis], S2[vis], T1[vis], T2[vis]
+        iv1, p1, iv2, p2 = iv1[vis], p1[vis], iv2[vis], p2[vis]
+        length = np.hypot(T2[:, 0] - T1[:, 0], T2[:, 1] - T1[:, 1])
+        # forward (I, S1) -> (J, S2) and backward (J, -S2) -> (I, -S1)
+        self.seg_from = np.concatenate([2 * I + (S1 < 0), 2 * J + (S2 > 0)]).astype(np.int64)
+        self.seg_to = np.concatenate([2 * J + (S2 < 0), 2 * I + (S1 > 0)]).astype(np.int64)
+        self.seg_A = np.concatenate([T1, T2])
+        self.seg_B = np.concatenate([T2, T1])
+        self.seg_len = np.concatenate([length, length])
+        self.seg_iv_from = np.concatenate([iv1, iv2])
+        self.seg_q_from = np.concatenate([S1 * p1, -S2 * p2])
+        self.seg_iv_to = np.concatenate([iv2, iv1])
+        self.seg_q_to = np.concatenate([S2 * p2, -S1 * p1])
+        order = np.lexsort((self.seg_q_from, self.seg_iv_from, self.seg_from))
+        f, iv = self.seg_from[order], self.seg_iv_from[order]
+        starts = np.flatnonzero(np.r_[True, (f[1:] != f[:-1]) | (iv[1:] != iv[:-1])]) if len(order) else np.zeros(0, dtype=np.int64)
+        ends = np.r_[starts[1:], len(order)]
+        self.chain_range = {(a, b): (lo, hi) for a, b, lo, hi in zip(f[starts].tolist(), iv[starts].tolist(), starts.tolist(), ends.tolist())}
+        self.chain_seg = order.tolist()
+        self.chain_q = self.seg_q_from[order].tolist()
+        # plain lists for the search loop
+        self.seg_to_l = self.seg_to.tolist()
+        self.seg_len_l = self.seg_len.tolist()
+        self.seg_iv_to_l = self.seg_iv_to.tolist()
+        self.seg_q_to_l = self.seg_q_to.tolist()
+        self.seg_Bx = self.seg_B[:, 0].tolist()
+        self.seg_By = self.seg_B[:, 1].tolist()
+
+
+class Space:
+    """The configuration space of one base radius: a :class:`BandSpace` per band.
+
+    ``avoid``: difficult ground is an obstacle too (the search for a path that keeps off
+    it, M12: the tracer's test is the same distance, so such a path is never difficult)."""
+
+    def __init__(self, board, surf: Surfaces, r: float, avoid: bool = False):
+        free = surf.free
+        terrain = board.terrain
+        self.r = r
+        self.avoid = avoid
+        self.surf = surf
+
+        def is_obstacle(i: int, z: float) -> bool:
+            t = terrain[i]
+            if t.solid:
+                return t.height > z + free + EPS
+            if t.kind == "impassable":
+                return z <= t.height + free + EPS
+            return avoid and t.kind == "difficult"
+
+        pieces = [i for i, t in enumerate(terrain) if t.solid or t.kind == "impassable" or (avoid and t.kind == "difficult")]
+        near: list[dict[int, list[int]]] = [{} for _ in surf.bands]
+        if pieces:
+            pi, ai = surf._tree.query(np.array([board.polygons[i] for i in pieces], dtype=object), predicate="dwithin", distance=r)
+            for p, a in zip(pi.tolist(), ai.tolist()):
+                near[surf.part_band[a]].setdefault(pieces[p], []).append(a)
+        self.bands = [BandSpace(surf, band, r, near[band.id], is_obstacle, board.width, board.height) for band in surf.bands]
