@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from game.engine.errors import IllegalAction  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.movement import Mover  # noqa: E402
+from game.engine.movement.transitions import GAP, WALL  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
 
@@ -72,21 +73,22 @@ def _hop_cases(mover, state, units, rng, want: int = 30):
         if len(out) >= want:
             break
         u = units[k % len(units)]
-        g = mover.nav.grid(u.r)
-        if g.r not in takeoff:
-            takeoff[g.r] = [a for a in range(g.nx * g.ny) if g.s_ptr[a + 1] > g.s_ptr[a]]
-        if not takeoff[g.r]:
+        lay = mover.nav.layer(u.r)
+        tr = lay.trans
+        if lay.r not in takeoff:
+            takeoff[lay.r] = [e for e in range(len(tr.e_from)) if tr.e_kind[e] in (GAP, WALL)]
+        if not takeoff[lay.r]:
             continue
-        # a random jump or wall climb: start before its take-off cell, aim beyond its landing
-        c = rng.choice(takeoff[g.r])
-        i = rng.randrange(g.s_ptr[c], g.s_ptr[c + 1])
-        a, b = c, g.s_dst[i]
-        dx, dy = g.X[b] - g.X[a], g.Y[b] - g.Y[a]
+        # a random jump or wall climb: start before its take-off, aim beyond its landing
+        e = rng.choice(takeoff[lay.r])
+        a, b = int(tr.e_from[e]), int(tr.e_to[e])
+        ax, ay, bx, by = float(tr.X[a]), float(tr.Y[a]), float(tr.X[b]), float(tr.Y[b])
+        dx, dy = bx - ax, by - ay
         ll = math.hypot(dx, dy)
         back = rng.uniform(0.5, 2.5)
-        start = (g.X[a] - dx / ll * back, g.Y[a] - dy / ll * back)
-        to = (g.X[b] + dx / ll * back, g.Y[b] + dy / ll * back)
-        if board.height_at(*start) != float(g.z[a]) or board.height_at(*to) != float(g.z[b]):
+        start = (ax - dx / ll * back, ay - dy / ll * back)
+        to = (bx + dx / ll * back, by + dy / ll * back)
+        if board.height_at(*start) != board.height_at(ax, ay) or board.height_at(*to) != board.height_at(bx, by):
             continue
         old = (u.x, u.y)
         u.x, u.y = start

@@ -77,7 +77,7 @@ class Ctx:
             if uid in at_start:
                 continue
             ox, oy, orr, _oz = self.field.units[uid]
-            b = nav.surf.band_at(ox, oy)
+            b = nav.band_at(ox, oy)
             if b is not None:
                 discs.append((ox, oy, unit.r + orr, b))
         self.discs = discs
@@ -98,6 +98,17 @@ class NavCache:
         self._grid: CellGrid | None = None
         self._specials: Specials | None = None
         self._reach = 0.0
+        self._bands: dict[tuple[float, float], int | None] = {}
+
+    def band_at(self, x: float, y: float) -> int | None:
+        """Surfaces.band_at, remembered (bases rarely move between queries)."""
+        key = (x, y)
+        out = self._bands.get(key, -2)
+        if out == -2:
+            if len(self._bands) > 4096:
+                self._bands.clear()
+            out = self._bands[key] = self.surf.band_at(x, y)
+        return out
 
     def prepare(self, radii) -> None:
         for r in sorted({round(float(r), 6) for r in radii}, reverse=True):
@@ -129,7 +140,7 @@ class NavCache:
     def _search(self, ctx: Ctx, goal: Goal | None, limit: float, checks: bool, avoid: bool) -> Search | None:
         unit = ctx.unit
         lay = self.layer(unit.r)
-        b = self.surf.band_at(unit.x, unit.y)
+        b = self.band_at(unit.x, unit.y)
         if b is None:
             return None
         space = lay.avoid() if avoid else lay.space
@@ -165,7 +176,7 @@ class NavCache:
             except IllegalAction:
                 return None
         if found.edges:
-            tr = self._tighten(ctx, tr)
+            tr = self._pull(ctx, tr, found)
         if allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:
             # within the arcs' excess of the allowance: follow the arcs closer
             room = max(1e-7, (allowance - found.cost) / (2 * len(found.arcs)))
@@ -226,61 +237,46 @@ class NavCache:
                 best = straight
         return best
 
-    # --- pulling bends next to transitions tight ---------------------------------------------
-    def _tighten(self, ctx: Ctx, tr: "Trace", passes: int = 3, steps: int = 6) -> "Trace":
-        """Slide the bends next to each transition towards the straight line between their
-        neighbours as far as the path stays legal, no dearer and with no more checks (the
-        transitions are candidates on a grid of ledge samples). Deterministic."""
+    # --- pulling the bends at transitions tight ------------------------------------------------
+    def _pull(self, ctx: Ctx, tr: "Trace", found) -> "Trace":
+        """A transition goes straight across a ledge sample (or between cell centres): where
+        the tracer allows it, leave out its ends, or one of them, so that the path crosses
+        the edge on the straight line from the waypoint before to the one after (no dearer,
+        no more checks). Deterministic."""
         mover = self.mover
         pts = list(tr.points)
-        near = set()
-        for t in tr.transitions:
-            i = next((i for i in range(1, len(pts)) if tr.cum[i] >= t.s - EPS), len(pts) - 1)
-            near.update(range(max(1, i - 2), min(len(pts) - 1, i + 2)))
-        if not near:
+        lay = self.layer(ctx.unit.r)
+        ends = []
+        for e in found.edges:
+            if isinstance(e, tuple):
+                continue   # a far landing: its end is where it lands
+            t = lay.trans
+            ends.append(((t.X_l[int(t.e_from[e])], t.Y_l[int(t.e_from[e])]), (t.X_l[int(t.e_to[e])], t.Y_l[int(t.e_to[e])])))
+
+        def cost(seq):
+            try:
+                t = mover.check_path(ctx.state, ctx.unit, seq, ctx.descend, field=ctx.field, blockers=ctx.blockers, final=False)
+            except IllegalAction:
+                return None
+            return (t.n_checks, round(t.cost, 9))
+
+        changed = False
+        for a, b in ends:
+            i = next((i for i in range(len(pts) - 1) if pts[i] == a and pts[i + 1] == b), None)
+            if i is None or i == 0 or i + 2 >= len(pts):
+                continue
+            here = cost(pts[i - 1:i + 3])
+            best, pick = here, None
+            for drop in ((i, i + 1), (i,), (i + 1,)):
+                seq = [p for j, p in enumerate(pts[i - 1:i + 3], start=i - 1) if j not in drop]
+                c = cost(seq)
+                if c is not None and best is not None and c[0] <= best[0] and c[1] < best[1] - 1e-9:
+                    best, pick = c, drop
+            if pick is not None:
+                pts = [p for j, p in enumerate(pts) if j not in pick]
+                changed = True
+        if not changed:
             return tr
-        memo: dict = {}
-
-        def piece(a, v, b):
-            key = (a, v, b)
-            if key not in memo:
-                try:
-                    t = mover.check_path(ctx.state, ctx.unit, [a, v, b], ctx.descend, field=ctx.field, blockers=ctx.blockers,
-                                         final=False)
-                    memo[key] = (t.cost, t.n_checks)
-                except IllegalAction:
-                    memo[key] = None
-            return memo[key]
-
-        for _ in range(passes):
-            moved = False
-            for i in sorted(near):
-                if i >= len(pts) - 1:
-                    continue
-                a, v, b = pts[i - 1], pts[i], pts[i + 1]
-                here = piece(a, v, b)
-                if here is None:
-                    continue
-                dx, dy = b[0] - a[0], b[1] - a[1]
-                ll = dx * dx + dy * dy
-                t = 0.0 if ll == 0 else max(0.0, min(1.0, ((v[0] - a[0]) * dx + (v[1] - a[1]) * dy) / ll))
-                target = (a[0] + t * dx, a[1] + t * dy)
-                lo, hi, got = 0.0, 1.0, None
-                for k in range(steps):
-                    f = 1.0 if k == 0 else (lo + hi) / 2
-                    nv = (v[0] + f * (target[0] - v[0]), v[1] + f * (target[1] - v[1]))
-                    c = piece(a, nv, b)
-                    if c is not None and c[1] <= here[1] and c[0] < here[0] - 1e-9:
-                        got, lo = nv, f
-                        if f == 1.0:
-                            break
-                    else:
-                        hi = f
-                if got is not None and math.hypot(got[0] - v[0], got[1] - v[1]) > 1e-6:
-                    pts[i] = got
-                    moved = True
-            if not moved:
-                break
         try:
             new = mover.check_path(ctx.state, ctx.unit, _dedup(pts), ctx.descend, field=ctx.field, blockers=ctx.blockers)
         except IllegalAction:

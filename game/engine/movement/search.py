@@ -76,19 +76,32 @@ class _Band:
         self.circles = np.concatenate([self.in_range, n + np.arange(len(self.blk))]).astype(np.int64)
         self.cut: dict[int, list[tuple[float, float]]] = {}     # static circle -> arcs inside a base
         self.blk_iv: list[list[tuple[float, float]]] = []
-        self.bad = None
+        self.goal = q.goal if (q.goal is not None and bs.band.id in q.goal.bands and q.goal.reach > 0) else None
         if self.blk:
             self._blockers(q)
         self.dyn: dict[int, list] = {}       # slot -> departures computed for this query
-        self.goal_t = None                  # per static segment: where it enters the goal region
+        self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
+        self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
+
+    def bad(self, slot: int, ch) -> list | None:
+        if not self.blk:
+            return None
+        out = self._bad.get(slot)
+        if out is None:
+            out = self._bad[slot] = _hits_discs(ch.A, ch.B, np.array(self.blk)).tolist() if len(ch.q) else []
+        return out
+
+    def goal_t(self, slot: int, ch) -> list | None:
+        g = self.goal
+        if g is None:
+            return None
+        out = self._goal_t.get(slot)
+        if out is None:
+            out = self._goal_t[slot] = _entry(ch.A, ch.B, g.x, g.y, g.reach).tolist() if len(ch.q) else []
+        return out
 
     def _blockers(self, q: "Search") -> None:
         bs = self.bs
-        B = np.array(self.blk)
-        # static tangents through a base are cut
-        if len(bs.seg_len):
-            A0, A1 = bs.seg_A, bs.seg_B
-            self.bad = _hits_discs(A0, A1, B).tolist()
         # arcs of static circles inside a base
         for c in self.in_range.tolist():
             rho = bs.rho[c]
@@ -211,7 +224,7 @@ class Search:
         self.bands: dict[int, _Band] = {}
         tr = trans
         # point nodes: transition ends in range (not inside a base), then the start
-        P = np.stack([tr.X, tr.Y], axis=1)
+        P = tr.P
         ok = tr.used & self.within(P, np.zeros(len(P)))
         if self.blockers and ok.any():
             idx = np.nonzero(ok)[0]
@@ -222,8 +235,7 @@ class Search:
         self.nodes_by_band: dict[int, np.ndarray] = {}
         for b in np.unique(tr.band[nodes]).tolist():
             self.nodes_by_band[b] = nodes[tr.band[nodes] == b]
-        self.nx, self.ny = tr.X.tolist(), tr.Y.tolist()
-        self.nband = tr.band.tolist()
+        self.nx, self.ny, self.nband = list(tr.X_l), list(tr.Y_l), list(tr.band_l)
         self.n_nodes = len(tr.X)
         self.START = self._add_node(start, start_band)
         self.best: dict = {}
@@ -257,9 +269,6 @@ class Search:
         out = self.bands.get(b)
         if out is None:
             out = self.bands[b] = _Band(self, self.space.bands[b])
-            g = self.goal
-            if g is not None and b in g.bands and g.reach > 0 and len(out.bs.seg_len):
-                out.goal_t = _entry(out.bs.seg_A, out.bs.seg_B, g.x, g.y, g.reach).tolist()
         return out
 
     # --- the search ------------------------------------------------------------------------------
@@ -278,7 +287,7 @@ class Search:
     def run(self):
         """Search; returns the goal state's (cost, checks) or None. Without a goal, every
         state within the limit is labelled (``best``)."""
-        self._push(("N", self.START), 0.0, 0, self.sx, self.sy, None)
+        self._push(("L", self.START), 0.0, 0, self.sx, self.sy, None)
         pop = heapq.heappop
         while self.heap:
             f, k, _c, g, key = pop(self.heap)
@@ -290,8 +299,8 @@ class Search:
                     self.found = key
                     return g, k
                 continue
-            if kind == "N":
-                self._expand_node(key[1], g, k)
+            if kind == "N" or kind == "L":
+                self._expand_node(key[1], g, k, kind == "L")
             elif kind == "C":
                 self._chain(key, g, k)
             else:
@@ -314,15 +323,14 @@ class Search:
         slot = 2 * circ + (s < 0)
         rho = B.rho[circ]
         if circ < B.n_static:
-            rng = bs.chain_range.get((slot, iv))
+            ch = bs.chain(slot)
+            rng = ch.ranges.get(iv)
             if rng is not None:
-                lo, hi = rng
-                i = bisect_left(bs.chain_q, q - 1e-12, lo, hi)
-                if i < hi:
-                    sweep = bs.chain_q[i] - q
+                i = bisect_left(ch.q, q - 1e-12, rng[0], rng[1])
+                if i < rng[1]:
+                    sweep = ch.q[i] - q
                     if B.arc_free(circ, a, s, sweep):
-                        sid = bs.chain_seg[i]
-                        self._push(("C", b, i), g + rho * max(0.0, sweep), k, bs.seg_A[sid, 0], bs.seg_A[sid, 1],
+                        self._push(("C", b, slot, i), g + rho * max(0.0, sweep), k, ch.Ax[i], ch.Ay[i],
                                    ("arc", via, b, circ, s, a))
         full = iv <= -2 and B.blk_iv[circ - B.n_static][-2 - iv][1] >= TAU - 1e-9
         for m, d in enumerate(self._departures(b, circ, s)):
@@ -334,39 +342,29 @@ class Search:
             self._push(("D", b, slot, m), g + rho * max(0.0, sweep), k, d[3], d[4], ("arc", via, b, circ, s, a))
 
     def _chain(self, key, g: float, k: int) -> None:
-        _t, b, i = key
+        _t, b, slot, i = key
         B = self.bands[b]
-        bs = B.bs
-        sid = bs.chain_seg[i]
-        # along the tangent
-        if B.bad is None or not B.bad[sid]:
-            self._segment(b, sid, g, k, key)
+        ch = B.bs.chain(slot)
+        # along the tangent (into the goal region on the way, or to its circle)
+        bad = B.bad(slot, ch)
+        if bad is None or not bad[i]:
+            gt = B.goal_t(slot, ch)
+            t = gt[i] if gt is not None else math.nan
+            if t == t:
+                x = ch.Ax[i] + t * (ch.Bx[i] - ch.Ax[i])
+                y = ch.Ay[i] + t * (ch.By[i] - ch.Ay[i])
+                self._push(("G", b, x, y), g + t * ch.length[i], k, x, y, ("line", key))
+            else:
+                to = ch.to[i]
+                self._arrive(b, to // 2, 1 if to % 2 == 0 else -1, ch.to_iv[i], ch.to_q[i], ch.to_a[i], g + ch.length[i], k,
+                             ("line", key))
         # or on round the circle to the next departure
-        lo, hi = bs.chain_range[(int(bs.seg_from[sid]), int(bs.seg_iv_from[sid]))]
-        if i + 1 < hi:
-            circ, s = int(bs.seg_from[sid]) // 2, (1 if bs.seg_from[sid] % 2 == 0 else -1)
-            a0 = float(_angle(bs, circ, bs.seg_A[sid]))
-            sweep = bs.chain_q[i + 1] - bs.chain_q[i]
-            if B.arc_free(circ, a0, s, sweep):
-                nid = bs.chain_seg[i + 1]
-                self._push(("C", b, i + 1), g + bs.rho[circ] * sweep, k, bs.seg_A[nid, 0], bs.seg_A[nid, 1],
-                           ("arc", ("at", key), b, circ, s, a0))
-
-    def _segment(self, b: int, sid: int, g: float, k: int, key) -> None:
-        """Follow static tangent sid to its circle (or into the goal region on the way)."""
-        B = self.bands[b]
-        bs = B.bs
-        L = bs.seg_len_l[sid]
-        if B.goal_t is not None:
-            t = B.goal_t[sid]
-            if t == t:   # not nan
-                x = bs.seg_A[sid, 0] + t * (bs.seg_B[sid, 0] - bs.seg_A[sid, 0])
-                y = bs.seg_A[sid, 1] + t * (bs.seg_B[sid, 1] - bs.seg_A[sid, 1])
-                self._push(("G", b, x, y), g + t * L, k, x, y, ("line", key))
-                return
-        to = bs.seg_to_l[sid]
-        a = float(_angle(bs, to // 2, bs.seg_B[sid]))
-        self._arrive(b, to // 2, 1 if to % 2 == 0 else -1, bs.seg_iv_to_l[sid], bs.seg_q_to_l[sid], a, g + L, k, ("line", key))
+        if i + 1 < ch.end[i]:
+            circ, s = slot // 2, (1 if slot % 2 == 0 else -1)
+            sweep = ch.q[i + 1] - ch.q[i]
+            if B.arc_free(circ, ch.a[i], s, sweep):
+                self._push(("C", b, slot, i + 1), g + B.rho[circ] * sweep, k, ch.Ax[i + 1], ch.Ay[i + 1],
+                           ("arc", ("at", key), b, circ, s, ch.a[i]))
 
     def _dyn(self, key, g: float, k: int) -> None:
         _t, b, slot, m = key
@@ -386,10 +384,6 @@ class Search:
         else:
             _k, c, s, iv, q, a, x, y = target
             self._arrive(b, c, s, iv, q, a, g + math.hypot(x - x0, y - y0), k, ("line", via))
-
-
-def _angle(bs: BandSpace, c: int, p) -> float:
-    return math.atan2(p[1] - bs.cy[c], p[0] - bs.cx[c]) if bs.rho[c] > 0 else 0.0
 
 
 def _tangent_targets(q: "Search", b: int, x0: float, y0: float, r0: float, s0: int, skip_circle: int = -1,
@@ -489,11 +483,14 @@ def _departures(self: "Search", b: int, circ: int, s: int) -> list:
     return out
 
 
-def _expand_node(self: "Search", n: int, g: float, k: int) -> None:
+def _expand_node(self: "Search", n: int, g: float, k: int, full: bool) -> None:
+    """From a point node: walking on (only from the start and where a transition lands:
+    a node walked to is worth it only for its transitions, the walk could go straight on
+    without it), and its transitions."""
     b = self.nband[n]
     x0, y0 = self.nx[n], self.ny[n]
-    key = ("N", n)
-    if b >= 0:
+    key = ("L" if full else "N", n)
+    if full and b >= 0:
         for _a1, _p, target in _tangent_targets(self, b, x0, y0, 0.0, 1, skip_node=n):
             self._follow(b, target, x0, y0, g, k, key)
     if n >= self.n_nodes:
@@ -508,7 +505,7 @@ def _expand_node(self: "Search", n: int, g: float, k: int) -> None:
             if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:
                 self._far_landing(e, g, k, key)
             continue
-        self._push(("N", to), g + price[0], k + price[1], self.nx[to], self.ny[to], ("trans", key, e))
+        self._push(("L", to), g + price[0], k + price[1], self.nx[to], self.ny[to], ("trans", key, e))
 
 
 def _far_landing(self: "Search", e: int, g: float, k: int, key) -> None:
@@ -526,7 +523,7 @@ def _far_landing(self: "Search", e: int, g: float, k: int, key) -> None:
         return
     n = self._add_node((x, y), b)
     frm = int(tr.e_from[e])
-    self._push(("N", n), g + math.hypot(x - self.nx[frm], y - self.ny[frm]), k + 1, x, y, ("trans", key, ("far", ledge)))
+    self._push(("L", n), g + math.hypot(x - self.nx[frm], y - self.ny[frm]), k + 1, x, y, ("trans", key, ("far", ledge)))
 
 
 Search._departures = _departures
@@ -592,14 +589,13 @@ def polyline(found: Found, excess: float) -> list[tuple[float, float]]:
 
 def _position(q: Search, key) -> tuple[float, float]:
     kind = key[0]
-    if kind == "N":
+    if kind == "N" or kind == "L":
         return (q.nx[key[1]], q.ny[key[1]])
     if kind == "G":
         return (key[2], key[3])
     if kind == "C":
-        bs = q.bands[key[1]].bs
-        sid = bs.chain_seg[key[2]]
-        return (float(bs.seg_A[sid, 0]), float(bs.seg_A[sid, 1]))
+        ch = q.bands[key[1]].bs.chain(key[2])
+        return (ch.Ax[key[3]], ch.Ay[key[3]])
     d = q.bands[key[1]].dyn[key[2]][key[3]]
     return (d[3], d[4])
 

@@ -61,7 +61,7 @@ class BandSpace:
         self.extra = extra
         self.polys = polys
         self._circles(surf, core + [i for i, _low in extra])
-        self._tangents()
+        self._chains: dict[int, Chain] = {}
 
     # --- exact tests ----------------------------------------------------------------------
     def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -217,72 +217,78 @@ class BandSpace:
         return iv, off
 
     # --- the static tangents ------------------------------------------------------------------
-    def _tangents(self) -> None:
-        """Every common tangent of two circles a base can walk, as two directed segments.
+    def chain(self, slot: int) -> "Chain":
+        """The departures of a slot (slot = 2 circle + (orientation < 0)): the common tangents
+        from that circle, leaving it with that orientation, to every other circle, that a
+        base can walk. Worked out for both orientations when a search first reaches the
+        circle, then kept (they do not depend on the units)."""
+        ch = self._chains.get(slot)
+        if ch is None:
+            self._tangents_of(slot // 2)
+            ch = self._chains[slot]
+        return ch
 
-        Departures are grouped by (slot, interval) with slot = 2 circle + (orientation < 0)
-        and sorted in the direction of travel by q = orientation * offset: the chain of the
-        group is ``chain_seg[lo:hi]`` with ``chain_range[(slot, interval)] = (lo, hi)``."""
+    def _tangents_of(self, c: int) -> None:
         n = len(self.cx)
-        i, j = np.triu_indices(n, 1)
+        others = np.delete(np.arange(n), c)
+        m = len(others)
         # per pair: direction and the two opening angles (outer and inner tangents); the
         # tangent line's left normal is at beta, a tangent point at beta (+ pi if s > 0)
-        dx, dy = self.cx[j] - self.cx[i], self.cy[j] - self.cy[i]
+        dx, dy = self.cx[others] - self.cx[c], self.cy[others] - self.cy[c]
         d = np.hypot(dx, dy)
         phi = np.arctan2(dy, dx)
-        ri, rj = self.rho[i], self.rho[j]
+        ri, rj = self.rho[c], self.rho[others]
         dd = np.where(d > 0, d, 1.0)
         a_out = np.arccos(np.clip((rj - ri) / dd, -1.0, 1.0))
         a_in = np.arccos(np.clip((ri + rj) / dd, -1.0, 1.0))
         far = d > np.maximum(ri + rj, EPS) + 1e-12
-        m = len(i)
-        I, J = np.tile(i, 4), np.tile(j, 4)
+        J = np.tile(others, 4)
         S1 = np.repeat(np.array([1.0, -1.0, 1.0, -1.0]), m)
         S2 = np.repeat(np.array([1.0, -1.0, -1.0, 1.0]), m)
         beta = np.concatenate([phi + a_out, phi + np.pi - a_out, phi + np.pi - a_in, phi + a_in])
-        ok = np.tile(d > EPS, 2)
-        ok = np.concatenate([ok, np.tile(far, 2)])
+        ok = np.concatenate([np.tile(d > EPS, 2), np.tile(far, 2)])
         a1 = (beta + np.where(S1 > 0, np.pi, 0.0)) % TAU
         a2 = (beta + np.where(S2 > 0, np.pi, 0.0)) % TAU
         keep = np.nonzero(ok)[0]
-        iv1, p1 = self.locate(I[keep], a1[keep])
+        iv1, p1 = self.locate(np.full(len(keep), c), a1[keep])
         keep, iv1, p1 = keep[iv1 >= 0], iv1[iv1 >= 0], p1[iv1 >= 0]
         iv2, p2 = self.locate(J[keep], a2[keep])
         good = iv2 >= 0
         keep, iv1, p1, iv2, p2 = keep[good], iv1[good], p1[good], iv2[good], p2[good]
-        I, J, S1, S2, b = I[keep], J[keep], S1[keep], S2[keep], beta[keep]
+        J, S1, S2, b, a1, a2 = J[keep], S1[keep], S2[keep], beta[keep], a1[keep], a2[keep]
         lx, ly = np.cos(b), np.sin(b)
-        f1, f2 = S1 * self.rho[I], S2 * self.rho[J]
-        T1 = np.column_stack([self.cx[I] - f1 * lx, self.cy[I] - f1 * ly])
+        f1, f2 = S1 * ri, S2 * self.rho[J]
+        T1 = np.column_stack([self.cx[c] - f1 * lx, self.cy[c] - f1 * ly])
         T2 = np.column_stack([self.cx[J] - f2 * lx, self.cy[J] - f2 * ly])
         vis = self.ok_segments(T1, T2) if len(keep) else np.zeros(0, dtype=bool)
-        I, J, S1, S2, T1, T2 = I[vis], J[vis], S1[vis], S2[vis], T1[vis], T2[vis]
-        iv1, p1, iv2, p2 = iv1[vis], p1[vis], iv2[vis], p2[vis]
-        length = np.hypot(T2[:, 0] - T1[:, 0], T2[:, 1] - T1[:, 1])
-        # forward (I, S1) -> (J, S2) and backward (J, -S2) -> (I, -S1)
-        self.seg_from = np.concatenate([2 * I + (S1 < 0), 2 * J + (S2 > 0)]).astype(np.int64)
-        self.seg_to = np.concatenate([2 * J + (S2 < 0), 2 * I + (S1 > 0)]).astype(np.int64)
-        self.seg_A = np.concatenate([T1, T2])
-        self.seg_B = np.concatenate([T2, T1])
-        self.seg_len = np.concatenate([length, length])
-        self.seg_iv_from = np.concatenate([iv1, iv2])
-        self.seg_q_from = np.concatenate([S1 * p1, -S2 * p2])
-        self.seg_iv_to = np.concatenate([iv2, iv1])
-        self.seg_q_to = np.concatenate([S2 * p2, -S1 * p1])
-        order = np.lexsort((self.seg_q_from, self.seg_iv_from, self.seg_from))
-        f, iv = self.seg_from[order], self.seg_iv_from[order]
-        starts = np.flatnonzero(np.r_[True, (f[1:] != f[:-1]) | (iv[1:] != iv[:-1])]) if len(order) else np.zeros(0, dtype=np.int64)
-        ends = np.r_[starts[1:], len(order)]
-        self.chain_range = {(a, b): (lo, hi) for a, b, lo, hi in zip(f[starts].tolist(), iv[starts].tolist(), starts.tolist(), ends.tolist())}
-        self.chain_seg = order.tolist()
-        self.chain_q = self.seg_q_from[order].tolist()
-        # plain lists for the search loop
-        self.seg_to_l = self.seg_to.tolist()
-        self.seg_len_l = self.seg_len.tolist()
-        self.seg_iv_to_l = self.seg_iv_to.tolist()
-        self.seg_q_to_l = self.seg_q_to.tolist()
-        self.seg_Bx = self.seg_B[:, 0].tolist()
-        self.seg_By = self.seg_B[:, 1].tolist()
+        for s in (1, -1):
+            m_ = vis & (S1 == s)
+            self._chains[2 * c + (s < 0)] = Chain(iv1[m_], s * p1[m_], a1[m_], T1[m_], T2[m_], 2 * J[m_] + (S2[m_] < 0),
+                                                  iv2[m_], S2[m_] * p2[m_], a2[m_])
+
+
+class Chain:
+    """Departures of one slot in the order of travel round the circle: per free interval
+    of the circle a run [lo, hi) of ``q`` (orientation x offset in the interval), each with
+    its tangent: start and end points, the slot, interval, q and angle where it arrives."""
+
+    def __init__(self, iv, q, a, A, B, to, to_iv, to_q, to_a):
+        order = np.lexsort((q, iv))
+        iv = iv[order]
+        self.q = q[order].tolist()
+        self.a = a[order].tolist()
+        self.Ax, self.Ay = A[order, 0].tolist(), A[order, 1].tolist()
+        self.Bx, self.By = B[order, 0].tolist(), B[order, 1].tolist()
+        self.A, self.B = A[order], B[order]
+        self.length = np.hypot(B[order, 0] - A[order, 0], B[order, 1] - A[order, 1]).tolist()
+        self.to = to[order].tolist()
+        self.to_iv = to_iv[order].tolist()
+        self.to_q = to_q[order].tolist()
+        self.to_a = to_a[order].tolist()
+        starts = np.flatnonzero(np.r_[True, iv[1:] != iv[:-1]]) if len(iv) else np.zeros(0, dtype=np.int64)
+        ends = np.r_[starts[1:], len(iv)]
+        self.ranges = {int(v): (int(lo), int(hi)) for v, lo, hi in zip(iv[starts].tolist(), starts.tolist(), ends.tolist())}
+        self.end = np.repeat(ends, ends - starts).tolist() if len(iv) else []
 
 
 class Space:

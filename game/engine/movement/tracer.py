@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Iterable, Sequence
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString
 from shapely.geometry import Point as ShPoint
@@ -73,26 +74,32 @@ class Tracer:
 
     # --- tracing a path ---------------------------------------------------------------------------
     def _profile(self, points: Sequence[Point], cum: Sequence[float]) -> list[Stretch]:
+        """The surface under the path: stretches of one piece (or the table) and height."""
         board = self.board
         stretches: list[Stretch] = []
-        for k in range(1, len(points)):
+        ks = [k for k in range(1, len(points)) if cum[k] - cum[k - 1] > EPS]
+        cuts: dict[int, set[float]] = {k: {0.0, 1.0} for k in ks}
+        if board.tree is not None and ks:
+            # every segment against every raised piece at once: the crossings cut the segment
+            A = np.array([points[k - 1] for k in ks], dtype=float)
+            B = np.array([points[k] for k in ks], dtype=float)
+            lines = shapely.linestrings(np.stack([A, B], axis=1))
+            si, pi = board.tree.query(lines, predicate="intersects")
+            raised = np.array([int(i) in self._raised for i in pi.tolist()], dtype=bool)
+            si, pi = si[raised], pi[raised]
+            if len(si):
+                inter = shapely.intersection(lines[si], np.asarray(board.polygons, dtype=object)[pi])
+                xy, owner = shapely.get_coordinates(inter, return_index=True)
+                seg = si[owner]
+                d = B[seg] - A[seg]
+                t = ((xy[:, 0] - A[seg, 0]) * d[:, 0] + (xy[:, 1] - A[seg, 1]) * d[:, 1]) / (d * d).sum(axis=1)
+                for j, tt in zip(seg.tolist(), t.tolist()):
+                    if 0.0 < tt < 1.0:
+                        cuts[ks[j]].add(tt)
+        for k in ks:
             (ax, ay), (bx, by) = points[k - 1], points[k]
             seg = cum[k] - cum[k - 1]
-            if seg <= EPS:
-                continue
-            cuts = {0.0, 1.0}
-            if board.tree is not None:
-                line = LineString([(ax, ay), (bx, by)])
-                for i in board.tree.query(line, predicate="intersects").tolist():
-                    if i not in self._raised:
-                        continue
-                    inter = shapely.intersection(line, board.polygons[i])
-                    for part in getattr(inter, "geoms", [inter]):
-                        for cx, cy in part.coords:
-                            t = ((cx - ax) * (bx - ax) + (cy - ay) * (by - ay)) / (seg * seg)
-                            if 0.0 < t < 1.0:
-                                cuts.add(t)
-            ts = sorted(cuts)
+            ts = sorted(cuts[k])
             for t0, t1 in zip(ts, ts[1:]):
                 if t1 - t0 <= 1e-12:
                     continue
@@ -102,11 +109,10 @@ class Tracer:
                 pi = board.by_id[piece.id] if piece is not None else None
                 z = float(piece.height) if piece is not None else 0.0
                 s0, s1 = cum[k - 1] + t0 * seg, cum[k - 1] + t1 * seg
-                wall = self._is_wall_top(pi)
                 if stretches and stretches[-1].z == z and stretches[-1].piece == pi:
                     stretches[-1].s1 = s1
                 else:
-                    stretches.append(Stretch(s0, s1, z, pi, wall))
+                    stretches.append(Stretch(s0, s1, z, pi, self._is_wall_top(pi)))
         if not stretches:
             x, y = points[0]
             piece = board.piece_at(x, y)

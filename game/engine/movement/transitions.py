@@ -96,6 +96,8 @@ class Transitions:
         for name in ("e_from", "e_to", "e_kind", "e_dz", "e_dz2", "e_n", "e_down_free", "e_ladder", "e_piece", "e_len", "e_ledge"):
             setattr(self, name, getattr(self, name)[order])
         self.out_ptr = np.searchsorted(self.e_from, np.arange(len(self.X) + 1)).tolist()
+        self.P = np.stack([self.X, self.Y], axis=1)
+        self.X_l, self.Y_l, self.band_l = self.X.tolist(), self.Y.tolist(), self.band.tolist()
         self.used = np.zeros(len(self.X), dtype=bool)   # a node some edge starts or ends at
         self.used[self.e_from] = True
         self.used[self.e_to] = True
