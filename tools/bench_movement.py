@@ -64,6 +64,23 @@ def _synthetic():
     return load_scenario("synthetic-stress.yaml", text=json.dumps(doc))
 
 
+def issue_map(seed: int = 13, size: float = 48.0, count: int = 45, gap: float = 1.3):
+    """Issue 13's setting: a size x size table with `count` rectangles at least `gap` apart
+    (one per cell of a jittered 7 x 7 grid, some cells left empty). Returns (rects, size)."""
+    rng = random.Random(seed)
+    n = 7
+    cell = size / n
+    cells = [(i, j) for i in range(n) for j in range(n)]
+    rng.shuffle(cells)
+    rects = []
+    for i, j in sorted(cells[:count]):
+        w, h = rng.uniform(1.5, cell - gap), rng.uniform(1.5, cell - gap)
+        x0 = i * cell + gap / 2 + rng.uniform(0, cell - gap - w)
+        y0 = j * cell + gap / 2 + rng.uniform(0, cell - gap - h)
+        rects.append((round(x0, 3), round(y0, 3), round(x0 + w, 3), round(y0 + h, 3)))
+    return rects, (size, size)
+
+
 def _hop_cases(mover, state, units, rng, want: int = 30):
     """(unit, start, destination, run) whose cheapest path jumps a gap or climbs a wall."""
     out = []
