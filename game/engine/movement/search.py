@@ -139,6 +139,16 @@ class _Band:
                     break
         return iv, off
 
+    def arc_limit(self, c: int, a_from: float, s: int) -> float:
+        """How far round circle c from angle a_from (orientation s) before a blocking base."""
+        out = TAU
+        for clo, cw in self.cut.get(c, ()):
+            if cw >= TAU - 1e-12:
+                return 0.0
+            start = (s * (clo - a_from)) % TAU if s > 0 else (s * ((clo + cw) - a_from)) % TAU
+            out = min(out, start)
+        return out
+
     def arc_free(self, c: int, a_from: float, s: int, sweep: float) -> bool:
         """Is the arc of circle c from angle a_from, sweeping ``sweep`` with orientation s,
         clear of every blocking base?"""
@@ -243,6 +253,19 @@ class Search:
         self.heap: list = []
         self.count = 0
         self.found = None
+        self.record = False     # keep every arrival on a circle (the reachable area's fans)
+        self.arrivals: list = []
+        self.skipped = False    # was a transition needing a check within the limit left out?
+
+    def rerun(self, checks: bool):
+        """The same query again with transitions needing a check allowed or not: the
+        tangents worked out for the first run are kept."""
+        self.checks = checks
+        self.best, self.parent, self.heap = {}, {}, []
+        self.found = None
+        self.arrivals = []
+        self.skipped = False
+        return self.run()
 
     # --- range -----------------------------------------------------------------------------
     def h(self, x: float, y: float) -> float:
@@ -250,6 +273,12 @@ class Search:
         if g is None:
             return 0.0
         return max(0.0, math.hypot(x - g.x, y - g.y) - g.reach)
+
+    def hx(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        g = self.goal
+        if g is None:
+            return np.zeros(len(X))
+        return np.maximum(0.0, np.hypot(X - g.x, Y - g.y) - g.reach)
 
     def within(self, P: np.ndarray, rho: np.ndarray) -> np.ndarray:
         """Could a path within the limit come within rho of these points?"""
@@ -322,6 +351,8 @@ class Search:
         bs = B.bs
         slot = 2 * circ + (s < 0)
         rho = B.rho[circ]
+        if self.record:
+            self.arrivals.append((b, circ, s, iv, q, a, g))
         if circ < B.n_static:
             ch = bs.chain(slot)
             rng = ch.ranges.get(iv)
@@ -386,73 +417,162 @@ class Search:
             self._arrive(b, c, s, iv, q, a, g + math.hypot(x - x0, y - y0), k, ("line", via))
 
 
-def _tangent_targets(q: "Search", b: int, x0: float, y0: float, r0: float, s0: int, skip_circle: int = -1,
-                     skip_node: int = -1, circles: bool = True, static: bool = True):
-    """Straight segments a base may walk from circle (x0, y0, r0) left with orientation s0 (a
-    point when r0 = 0) to what lies in range on band b: tangents to circles (both ways
-    round), points (transition nodes), the goal. Returns rows (a_from, (x_from, y_from),
-    target) with target as :meth:`Search._follow` takes it."""
-    B = q.band(b)
-    tx, ty, tr, ts, tkind, tid = [], [], [], [], [], []
-    if circles:
-        cs = B.circles if static else B.circles[B.circles >= B.n_static]
-        cs = cs[cs != skip_circle]
-        for s2 in (1, -1):
-            tx.append(B.cx[cs])
-            ty.append(B.cy[cs])
-            tr.append(B.rho[cs])
-            ts.append(np.full(len(cs), s2))
-            tkind.append(np.zeros(len(cs), dtype=np.int64))
-            tid.append(cs)
-    nodes = q.nodes_by_band.get(b)
-    extra = [n for n in range(q.n_nodes, len(q.nx)) if q.nband[n] == b and n != skip_node]
-    if nodes is not None or extra:
-        ns = np.concatenate([nodes if nodes is not None else np.zeros(0, dtype=np.int64), np.array(extra, dtype=np.int64)])
-        ns = ns[ns != skip_node]
-        tx.append(np.array([q.nx[n] for n in ns.tolist()]))
-        ty.append(np.array([q.ny[n] for n in ns.tolist()]))
-        tr.append(np.zeros(len(ns)))
-        ts.append(np.ones(len(ns)))
-        tkind.append(np.ones(len(ns), dtype=np.int64))
-        tid.append(ns)
-    g = q.goal
-    if g is not None and b in g.bands:
-        tx.append(np.array([g.x]))
-        ty.append(np.array([g.y]))
-        tr.append(np.zeros(1))
-        ts.append(np.ones(1))
-        tkind.append(np.full(1, 2))
-        tid.append(np.zeros(1, dtype=np.int64))
-    if not tx:
-        return []
-    X2, Y2, R2, S2 = np.concatenate(tx), np.concatenate(ty), np.concatenate(tr), np.concatenate(ts)
-    K, ID = np.concatenate(tkind), np.concatenate(tid)
+class Links:
+    """Straight segments a base may walk from one source (a circle leaving it one way round,
+    or a transition node) to the fixed targets of its band (every circle both ways round,
+    every transition node): worked out as queries ask for them, then kept (they depend on
+    the terrain only; bases and goals are applied per query)."""
+
+    def __init__(self, n: int):
+        self.done = np.zeros(n, dtype=bool)
+        self.parts: list = []
+        self.rows = None
+
+    def get(self, want: np.ndarray, compute) -> tuple:
+        missing = want[~self.done[want]]
+        if len(missing):
+            self.parts.append(compute(missing))
+            self.done[missing] = True
+            self.rows = None
+        if self.rows is None:
+            self.rows = tuple(np.concatenate([p[k] for p in self.parts]) for k in range(8)) if self.parts else None
+        return self.rows
+
+
+def _lines(B: "_Band", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids):
+    """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
+    (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it."""
     m = len(X2)
-    if not m:
-        return []
     C1 = np.tile(np.array([[x0, y0]]), (m, 1))
     ok, T1, T2, a1, a2 = bitangents(C1, np.full(m, r0), np.full(m, float(s0)), np.stack([X2, Y2], axis=1), R2, S2)
     iv2 = np.full(m, -1, dtype=np.int64)
     off2 = np.zeros(m)
-    circ = K == 0
+    circ = circ_ids >= 0
     if circ.any():
-        iv2[circ], off2[circ] = B.locate(ID[circ], a2[circ])
+        iv2[circ], off2[circ] = B.locate(circ_ids[circ], a2[circ])
         ok &= ~circ | (iv2 != -1)
-    # into the goal region on the way: stop there
-    end = K.copy()
-    if g is not None and b in g.bands and g.reach > 0:
-        t = _entry(T1, T2, g.x, g.y, g.reach)
-        into = ~np.isnan(t)
-        T2[into] = T1[into] + t[into, None] * (T2[into] - T1[into])
-        end[into] = 2
     idx = np.nonzero(ok)[0]
     if len(idx):
-        good = B.bs.ok_segments(T1[idx], T2[idx])
-        if B.blk:
-            good &= ~_hits_discs(T1[idx], T2[idx], np.array(B.blk))
-        idx = idx[good]
+        ok[idx] = B.bs.ok_segments(T1[idx], T2[idx])
+    return ok, T1, T2, a1, a2, iv2, off2
+
+
+def _fixed_targets(q: "Search", B: "_Band", b: int):
+    """Targets of band b that stay: (x, y, radius, orientation, circle id or -1, node id or
+    -1) indexed 2 c + (orientation < 0) for circles, then the band's nodes."""
+    bs = B.bs
+    got = bs.fixed
+    if got is None:
+        n = len(bs.cx)
+        nodes = np.nonzero(q.trans.band == b)[0]
+        c2 = np.repeat(np.arange(n), 2)
+        X = np.concatenate([bs.cx[c2], q.trans.X[nodes]])
+        Y = np.concatenate([bs.cy[c2], q.trans.Y[nodes]])
+        R = np.concatenate([bs.rho[c2], np.zeros(len(nodes))])
+        S = np.concatenate([np.tile([1.0, -1.0], n), np.ones(len(nodes))])
+        C = np.concatenate([c2, np.full(len(nodes), -1)])
+        N = np.concatenate([np.full(2 * n, -1), nodes])
+        local = np.full(len(q.trans.X), -1, dtype=np.int64)
+        local[nodes] = 2 * n + np.arange(len(nodes))
+        got = bs.fixed = (X, Y, R, S, C, N, local)
+    return got
+
+
+def _links_from(q: "Search", b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
+                skip_circle: int = -1, skip_node: int = -1) -> list:
+    """Segments a base may walk from a source to what lies in range on band b, as rows
+    (a_from, (x_from, y_from), target) with target as :meth:`Search._follow` takes it: the
+    fixed targets (kept in :class:`Links` when the source is fixed too), the bases, the
+    goal (a segment that enters the goal region ends there) and nodes added by the query;
+    none that could not end a path within the limit after ``g0`` inches."""
+    B = q.band(b)
+    X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
+    n_static = B.n_static
+    # fixed targets in range
+    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1])
+    nodes = q.nodes_by_band.get(b)
+    if nodes is not None:
+        want = np.concatenate([want, local[nodes]])
+    hx = q.hx(X[want], Y[want]) - R[want]
+    keep = (g0 + np.hypot(X[want] - x0, Y[want] - y0) - R[want] - r0 + hx <= q.limit + EPS)
+    if skip_circle >= 0:
+        keep &= C[want] != skip_circle
+    if skip_node >= 0:
+        keep &= N[want] != skip_node
+    want = want[keep]
+    parts = []
+    if len(want):
+        def compute(idx):
+            ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
+            return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
+        if source is None:
+            rows = compute(want)
+        else:
+            links = B.bs.links.get(source)
+            if links is None:
+                links = B.bs.links[source] = Links(len(X))
+            rows = links.get(want, compute)
+            if rows is not None:
+                inw = np.zeros(len(X), dtype=bool)
+                inw[want] = True
+                m_ = inw[rows[0]]
+                rows = tuple(r[m_] for r in rows)
+        if rows is not None and len(rows[0]):
+            tid = rows[0]
+            parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
+                          np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
+    # what the query adds: bases, the goal, new nodes
+    ex, ey, er, es, ek, eid = [], [], [], [], [], []
+    for k in range(len(B.blk)):
+        c = n_static + k
+        if c == skip_circle:
+            continue
+        for s2 in (1.0, -1.0):
+            ex.append(B.cx[c]), ey.append(B.cy[c]), er.append(B.rho[c]), es.append(s2), ek.append(0), eid.append(c)
+    for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
+        if q.nband[nn] == b and nn != skip_node:
+            ex.append(q.nx[nn]), ey.append(q.ny[nn]), er.append(0.0), es.append(1.0), ek.append(1), eid.append(nn)
+    g = q.goal
+    if g is not None and b in g.bands:
+        ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
+    if ex:
+        EX, EY, ER, ES = np.array(ex), np.array(ey), np.array(er), np.array(es)
+        EK, EID = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
+        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1))
+        if g is not None and g.reach > 0 and (EK == 2).any():
+            # the goal region's centre is no end: the segment stops where it enters the region
+            gi = np.nonzero((EK == 2) & ~ok)[0]
+            ok[gi] = True
+        parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+    if not parts:
+        return []
+    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) for k in range(9))
+    end = K.copy()
+    if B.goal is not None:
+        t = _entry(T1, T2, g.x, g.y, g.reach)
+        into = ~np.isnan(t)
+        T2 = T2.copy()
+        T2[into] = T1[into] + t[into, None] * (T2[into] - T1[into])
+        end[into] = 2
+        # a segment to the region's centre is only good up to the region
+        bad = (K == 2) & ~into
+        if bad.any():
+            keep = ~bad
+            T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+        towards = (K == 2) & (end == 2)
+        if towards.any():
+            chk = np.nonzero(towards)[0]
+            good = B.bs.ok_segments(T1[chk], T2[chk])
+            drop = chk[~good]
+            if len(drop):
+                keep = np.ones(len(T1), dtype=bool)
+                keep[drop] = False
+                T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+    if B.blk and len(T1):
+        keep = ~_hits_discs(T1, T2, np.array(B.blk))
+        T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
     out = []
-    for j in idx.tolist():
+    for j in range(len(T1)):
         x2, y2 = float(T2[j, 0]), float(T2[j, 1])
         if end[j] == 2:
             target = ("goal", x2, y2)
@@ -466,13 +586,19 @@ def _tangent_targets(q: "Search", b: int, x0: float, y0: float, r0: float, s0: i
 
 
 def _departures(self: "Search", b: int, circ: int, s: int) -> list:
-    """Dynamic departures of a circle (cached per query): (interval, q, angle, x, y, target)."""
+    """Departures of a circle computed for this query: (interval, q, angle, x, y, target)."""
     B = self.band(b)
     slot = 2 * circ + (s < 0)
     out = B.dyn.get(slot)
     if out is None:
-        rows = _tangent_targets(self, b, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ,
-                                static=circ >= B.n_static)
+        fixed = circ < B.n_static
+        if fixed:
+            rows = _links_from(self, b, ("slot", slot), float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s,
+                               skip_circle=circ)
+            # tangents between fixed circles are the chain's: here only the rest
+            rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
+        else:
+            rows = _links_from(self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ)
         out = []
         if rows:
             iv, off = B.locate(np.full(len(rows), circ), np.array([r[0] for r in rows]))
@@ -491,7 +617,8 @@ def _expand_node(self: "Search", n: int, g: float, k: int, full: bool) -> None:
     x0, y0 = self.nx[n], self.ny[n]
     key = ("L" if full else "N", n)
     if full and b >= 0:
-        for _a1, _p, target in _tangent_targets(self, b, x0, y0, 0.0, 1, skip_node=n):
+        src = ("node", n) if n < self.n_nodes else None
+        for _a1, _p, target in _links_from(self, b, src, x0, y0, 0.0, 1, g0=g, skip_node=n):
             self._follow(b, target, x0, y0, g, k, key)
     if n >= self.n_nodes:
         return
@@ -499,7 +626,10 @@ def _expand_node(self: "Search", n: int, g: float, k: int, full: bool) -> None:
     for e in range(tr.out_ptr[n], tr.out_ptr[n + 1]):
         to = int(tr.e_to[e])
         price = tr.price(e, self.descend, self.ladders, self.may_climb)
-        if price is None or (price[1] and not self.checks):
+        if price is None:
+            continue
+        if price[1] and not self.checks:
+            self.skipped = self.skipped or g + price[0] <= self.limit + EPS
             continue
         if not self.node_ok[to]:
             if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:

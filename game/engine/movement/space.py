@@ -62,6 +62,10 @@ class BandSpace:
         self.polys = polys
         self._circles(surf, core + [i for i, _low in extra])
         self._chains: dict[int, Chain] = {}
+        self._prims = None
+        self._no_end = None
+        self.links: dict = {}      # search.Links per source (a slot or a transition node)
+        self.fixed = None          # search._fixed_targets
 
     # --- exact tests ----------------------------------------------------------------------
     def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -215,6 +219,52 @@ class BandSpace:
             iv[inside] = jj[inside]
             off[inside] = np.minimum(p[inside], self.iv_w[jj[inside]])
         return iv, off
+
+    # --- for the reachable area -------------------------------------------------------------
+    def ray_prims(self):
+        """What a ray of the base's centre may not cross: segments (the pieces' edges moved
+        out by r, the band's edge where it drops away, the table's edge r in) and circles
+        (radius r round the pieces' corners). Cached."""
+        if self._prims is None:
+            P, Q, C = [], [], []
+            r, W, H = self.r, self.width, self.height
+            for i in self.core + [i for i, _low in self.extra]:
+                poly = shapely.orient_polygons(self.polys[i])
+                for ring in [poly.exterior, *poly.interiors]:
+                    xy = np.asarray(ring.coords)
+                    d = xy[1:] - xy[:-1]
+                    L = np.hypot(d[:, 0], d[:, 1])
+                    ok = L > 1e-12
+                    n = np.stack([d[ok, 1], -d[ok, 0]], axis=1) / L[ok, None]
+                    P.append(xy[:-1][ok] + r * n)
+                    Q.append(xy[1:][ok] + r * n)
+                    C.append(xy[:-1])
+            if self.cover:
+                for poly in shapely.get_parts(self.band.area):
+                    for ring in [poly.exterior, *poly.interiors]:
+                        xy = np.asarray(ring.coords)
+                        P.append(xy[:-1])
+                        Q.append(xy[1:])
+            corners = np.array([[r, r], [W - r, r], [W - r, H - r], [r, H - r], [r, r]])
+            P.append(corners[:-1])
+            Q.append(corners[1:])
+            C = np.concatenate(C) if C else np.zeros((0, 2))
+            self._prims = (np.concatenate(P), np.concatenate(Q), C, np.full(len(C), r))
+        return self._prims
+
+    def no_end(self):
+        """Where the base's centre may not end on this band (polygons that contain the true
+        shapes): near obstacles (M5) and straddling the band's edge where it drops (M6)."""
+        if self._no_end is None:
+            r = self.r * 1.0 / math.cos(math.pi / 32)
+            parts = [shapely.buffer(self.polys[i], r, quad_segs=8) for i in self.core + [i for i, _low in self.extra]]
+            if self.cover:
+                parts.append(shapely.buffer(self.band.area.boundary, r, quad_segs=8))
+            W, H = self.width, self.height
+            parts.append(shapely.difference(shapely.box(-1, -1, W + 1, H + 1), shapely.box(self.r, self.r, W - self.r, H - self.r)))
+            self._no_end = shapely.union_all(parts)
+            shapely.prepare(self._no_end)
+        return self._no_end
 
     # --- the static tangents ------------------------------------------------------------------
     def chain(self, slot: int) -> "Chain":
