@@ -209,14 +209,57 @@ class NavCache:
         if best is not None:
             return best
         # Nothing within the allowance: the cheapest path there is (refused with its cost), or why none.
-        far = max(2 * allow.inches, 1.5 * math.hypot(goal[0] - start[0], goal[1] - start[1]) + 2)
-        tr = self._path(ctx, target, far, True, False)
+        tr = _cheaper(self._far(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight)
         if tr is not None:
             return tr
-        if straight is not None:
-            return straight
         raise IllegalAction("M5", f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
                                   + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
+
+    def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
+        """E1: the cheapest legal path into base contact with ``target``: its goal is every
+        point where the unit's base is within contact_tolerance of the target's (G4) at its
+        level, where the base may end (M5, M6)."""
+        mover = self.mover
+        board = mover.board
+        ctx = Ctx(self, state, unit, descend)
+        free = mover.free
+        reach = unit.r + target.r + float(mover.rs.contact_tolerance)
+        zt = board.height_at(target.x, target.y)
+        bands = frozenset(k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels))
+
+        def end_ok(x: float, y: float) -> bool:
+            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y) is None
+
+        goal = Goal(target.x, target.y, reach, bands, end_ok)
+        start = (unit.x, unit.y)
+        d = math.hypot(start[0] - target.x, start[1] - target.y)
+        straight = None
+        reason = ""
+        if d > reach:
+            # straight at the target first: often legal and then the cheapest
+            end = (target.x + (start[0] - target.x) * reach / d, target.y + (start[1] - target.y) * reach / d)
+            try:
+                straight = mover.check_path(state, unit, [start, end], descend, field=ctx.field, blockers=ctx.blockers)
+                if not end_ok(*end):
+                    straight = None
+                elif straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9:
+                    return straight
+            except IllegalAction as exc:
+                reason = f" ({exc.rule}: {exc.reason} on the straight line)"
+                straight = None
+        best = self._best(ctx, goal, allow, straight)
+        if best is not None:
+            return best
+        tr = _cheaper(self._far(ctx, goal, allow, d), straight)
+        if tr is not None:
+            return tr   # refused with its cost
+        raise IllegalAction("E1", f"there is no way into base contact with {target.id} for {unit.id}" + reason)
+
+    def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
+        """Nothing fits the allowance: the cheapest path there is (to say what it costs),
+        looked for within twice the allowance, then further."""
+        far = max(2 * allow.inches, 1.5 * d + 2)
+        return self._path(ctx, goal, far, True, False) or self._path(ctx, goal, 2 * far + 4, True, False)
 
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
@@ -300,6 +343,13 @@ def _dedup(pts):
         if math.hypot(p[0] - out[-1][0], p[1] - out[-1][1]) > EPS:
             out.append(p)
     return out
+
+
+def _cheaper(a, b):
+    """The cheaper of two traces (either may be None)."""
+    if a is None or (b is not None and b.cost < a.cost):
+        return b
+    return a
 
 
 def _key(tr) -> tuple:
