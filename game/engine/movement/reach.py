@@ -46,6 +46,7 @@ class Caster:
             D = np.array(discs, dtype=float)
             self.C = np.vstack([self.C, D[:, :2]])
             self.R = np.concatenate([self.R, D[:, 2]])
+        self._grazes: dict = {}
 
     def cast(self, O: np.ndarray, U: np.ndarray) -> np.ndarray:
         """Distance along each ray (origin O, unit direction U) to its first hit (inf: none)."""
@@ -76,6 +77,23 @@ class Caster:
                 t = np.minimum(t, np.where(ok, tt, np.inf).min(axis=1))
             best[lo:lo + 512] = t
         return best
+
+    def grazes(self, c: tuple[float, float], rho: float, s: int) -> np.ndarray:
+        """Angles on circle (c, rho) where a tangent leaving it with orientation s grazes
+        another circle: the edges of the shadows a fan from it casts (cached)."""
+        key = (c, rho, s)
+        out = self._grazes.get(key)
+        if out is None:
+            m = len(self.C)
+            if not m:
+                out = np.zeros(0)
+            else:
+                C1 = np.tile(np.array([c]), (2 * m, 1))
+                ok, _T1, _T2, a1, _a2 = bitangents(C1, np.full(2 * m, rho), np.full(2 * m, float(s)), np.vstack([self.C, self.C]),
+                                                   np.concatenate([self.R, self.R]), np.repeat([1.0, -1.0], m))
+                out = a1[ok]
+            self._grazes[key] = out
+        return out
 
     def silhouettes(self, x: float, y: float, top: float) -> np.ndarray:
         """Directions from (x, y) that graze a circle or end at a segment's end (within top)."""
@@ -138,15 +156,9 @@ def fan(caster: Caster, c: tuple[float, float], rho: float, a_in: float, s: int,
         return None
     n = max(2, int(math.ceil(sweep / math.sqrt(8 * SAGITTA / top))) + 1)
     th = np.linspace(0.0, sweep, n)
-    near = np.hypot(caster.C[:, 0] - c[0], caster.C[:, 1] - c[1]) <= top + rho + caster.R if len(caster.C) else np.zeros(0, bool)
-    if near.any():
-        # where a tangent leaving the arc grazes another circle: the edge of its shadow
-        Cn, Rn = caster.C[near], caster.R[near]
-        m = len(Cn)
-        C1 = np.tile(np.array([c]), (2 * m, 1))
-        ok, _T1, _T2, a1, _a2 = bitangents(C1, np.full(2 * m, rho), np.full(2 * m, float(s)), np.vstack([Cn, Cn]),
-                                           np.concatenate([Rn, Rn]), np.repeat([1.0, -1.0], m))
-        d = (s * (a1[ok] - a_in)) % TAU
+    graze = caster.grazes(c, rho, s)
+    if len(graze):
+        d = (s * (graze - a_in)) % TAU
         d = d[d <= sweep]
         th = np.unique(np.concatenate([th, d - 1e-6, d + 1e-6]))
         th = th[(th >= 0) & (th <= sweep)]
@@ -185,36 +197,41 @@ def _roots(q):
     return points, arcs
 
 
-def _areas(nav, ctx, space, roots, budgets: list[float], cache: dict) -> list:
-    """For each budget: the union of the stars and fans of ``roots``, cut to where the base
-    may end. The rays are cast once for the largest budget."""
+def _areas(ctx, space, roots, budgets: list[float], cache: dict, out: list[dict], skip=None) -> None:
+    """Add to ``out[k]`` (band -> polygons), for each budget k, the stars and fans of
+    ``roots`` (but those also in ``skip``). The rays are cast once for the largest budget."""
     points, arcs = roots
+    if skip is not None:
+        points = [p for p in points if p not in skip[0]]
+        arcs = [a for a in arcs if a not in skip[1]]
     top = max(budgets)
-    bands = {p[0] for p in points} | {a[0] for a in arcs}
-    out = [[] for _ in budgets]
     unit = ctx.unit
-    for b in bands:
-        bs = space.bands[b]
+    for b in {p[0] for p in points} | {a[0] for a in arcs}:
         key = (id(space), b)
         caster = cache.get(key)
         if caster is None:
             discs = [d[:3] for d in ctx.discs if d[3] == b]
-            caster = cache[key] = Caster(bs, discs, (unit.x, unit.y), top)
-        rays = [star(caster, x, y, top - g) for bb, x, y, g in points if bb == b]
-        rays += [fan(caster, c, rho, a, s, sw, top - g) for bb, c, rho, a, s, sw, g in arcs if bb == b]
-        rays = [(r, g) for r, g in zip(rays, [p[3] for p in points if p[0] == b] + [a[6] for a in arcs if a[0] == b])
-                if r is not None]
-        cut_key = ("cut", b)
-        cut = cache.get(cut_key)
+            caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
+        rays = [(star(caster, x, y, top - g), g) for bb, x, y, g in points if bb == b]
+        rays += [(fan(caster, c, rho, a, s, sw, top - g), g) for bb, c, rho, a, s, sw, g in arcs if bb == b]
+        for k, budget in enumerate(budgets):
+            polys = [r.polygon(budget - g) for r, g in rays if r is not None]
+            out[k].setdefault(b, []).extend(p for p in polys if p is not None and not p.is_empty)
+
+
+def _region(nav, ctx, space, parts: dict, cache: dict):
+    """The union of the polygons per band, cut to where the base may end there (M5, M6)."""
+    out = []
+    for b, polys in parts.items():
+        if not polys:
+            continue
+        cut = cache.get(("cut", b))
         if cut is None:
             excl = _exclusion(nav, ctx, b)
-            cut = cache[cut_key] = bs.no_end() if excl is None else shapely.union(bs.no_end(), excl)
-        for k, budget in enumerate(budgets):
-            polys = [r.polygon(budget - g) for r, g in rays]
-            polys = [p for p in polys if p is not None and not p.is_empty]
-            if polys:
-                out[k].append(shapely.difference(shapely.union_all(polys), cut))
-    return [shapely.union_all(o) if o else shapely.Polygon() for o in out]
+            no_end = space.bands[b].no_end()
+            cut = cache[("cut", b)] = no_end if excl is None else shapely.union(no_end, excl)
+        out.append(shapely.difference(shapely.union_all(polys), cut))
+    return shapely.union_all(out) if out else shapely.Polygon()
 
 
 def _exclusion(nav, ctx, band: int):
@@ -242,8 +259,8 @@ def reach(nav, state, unit, walk, run, denied, descend):
                 for i, t in enumerate(board.terrain))
     lay = nav.layer(unit.r)
     allowances = [walk.inches] + ([run.inches] if run is not None else [])
-    free = [shapely.Polygon() for _ in allowances]
-    check = [shapely.Polygon() for _ in allowances]
+    free: list[dict] = [{} for _ in allowances]
+    check: list[dict] = [{} for _ in allowances]
     cache: dict = {}
     for avoid in ((False, True) if muddy else (False,)):
         q = nav._search(ctx, None, top, False, avoid)
@@ -253,14 +270,16 @@ def reach(nav, state, unit, walk, run, denied, descend):
         q.run()
         space = lay.avoid() if avoid else lay.space
         budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
-        got = _areas(nav, ctx, space, _roots(q), budgets, cache)
-        free = [shapely.union(f, g) for f, g in zip(free, got)]
+        roots = _roots(q)
+        _areas(ctx, space, roots, budgets, cache, free)
         if q.skipped:
-            # a transition needing a check was within reach: the area with checks too
+            # a transition needing a check was within reach: what checks add (roots the first
+            # run had, with the same inches, add nothing to it)
             q.rerun(True)
-            got = _areas(nav, ctx, space, _roots(q), budgets, cache)
-            check = [shapely.union(c, g) for c, g in zip(check, got)]
-    check = [shapely.difference(c, f) if not c.is_empty else c for c, f in zip(check, free)]
+            _areas(ctx, space, _roots(q), budgets, cache, check, skip=(set(roots[0]), set(roots[1])))
+    space = lay.space
+    free = [_region(nav, ctx, space, f, cache) for f in free]
+    check = [shapely.difference(_region(nav, ctx, space, c, cache), f) if c else shapely.Polygon() for c, f in zip(check, free)]
     run_free = free[1] if run is not None else shapely.Polygon()
     run_check = check[1] if run is not None else shapely.Polygon()
     return Reach(unit.id, free[0], check[0], run_free, run_check, walk.inches,
