@@ -19,6 +19,8 @@ from game.engine.tolerance import EPS
 
 Point = tuple[float, float]
 
+TAU = 2 * math.pi
+
 #: Largest extra length (inches) of the polyline that stands in for one arc of a path
 #: round a corner, over the arc itself (see :func:`arc_polyline`).
 ARC_EXCESS = 0.002
@@ -154,3 +156,49 @@ def polyline_length(pts: Sequence[Point]) -> float:
 def segments(A: np.ndarray, B: np.ndarray):
     """Shapely line strings for segments A[k] -> B[k] (vectorised)."""
     return shapely.linestrings(np.stack([A, B], axis=1))
+
+def runs(a: np.ndarray, ok: np.ndarray) -> list[tuple[float, float]]:
+    """Maximal runs of ok samples on a full circle, as (start, sweep) intervals."""
+    if ok.all():
+        return [(0.0, TAU)]
+    n = len(a)
+    out = []
+    start = int(np.argmin(ok))          # a blocked sample: runs start after it
+    k = 0
+    while k < n:
+        i = (start + k) % n
+        if not ok[i]:
+            k += 1
+            continue
+        j = k
+        while j + 1 < n and ok[(start + j + 1) % n]:
+            j += 1
+        lo = a[i]
+        out.append((float(lo), float(a[(start + j) % n] - lo) % TAU))
+        k = j + 1
+    return out
+
+
+def hits_discs(A: np.ndarray, B: np.ndarray, discs: np.ndarray) -> np.ndarray:
+    """Segments A -> B that pass closer than R - EPS to a disc centre (x, y, R)."""
+    bad = np.zeros(len(A), dtype=bool)
+    D = B - A
+    L2 = np.maximum((D * D).sum(axis=1), 1e-18)
+    for x, y, R in discs:
+        t = np.clip(((x - A[:, 0]) * D[:, 0] + (y - A[:, 1]) * D[:, 1]) / L2, 0.0, 1.0)
+        bad |= np.hypot(A[:, 0] + t * D[:, 0] - x, A[:, 1] + t * D[:, 1] - y) < R - EPS
+    return bad
+
+
+def entry(A: np.ndarray, B: np.ndarray, x: float, y: float, R: float) -> np.ndarray:
+    """Fraction of A -> B where it first comes within R of (x, y) (nan: never)."""
+    D = B - A
+    F = A - np.array([x, y])
+    a = (D * D).sum(axis=1)
+    b = 2 * (F * D).sum(axis=1)
+    c = (F * F).sum(axis=1) - R * R
+    disc = b * b - 4 * a * c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (-b - np.sqrt(np.where(disc >= 0, disc, np.nan))) / (2 * a)
+    t = np.where(c <= 0, 0.0, t)
+    return np.where((t >= 0) & (t <= 1), t, np.nan)

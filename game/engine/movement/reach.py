@@ -20,7 +20,8 @@ import numpy as np
 import shapely
 
 from game.engine.movement.geom import bitangents
-from game.engine.movement.space import TAU, BandSpace
+from game.engine.movement.geom import TAU
+from game.engine.movement.space import BandSpace
 from game.engine.tolerance import EPS
 
 #: Polygons standing in for round shapes when cutting the area are scaled by this so that

@@ -22,10 +22,10 @@ import numpy as np
 import shapely
 from shapely.strtree import STRtree
 
+from game.engine.movement.geom import TAU
 from game.engine.movement.surfaces import Band, Surfaces
 from game.engine.tolerance import EPS
 
-TAU = 2 * math.pi
 #: Angular step (radians) at which an arc near other obstacles is tested.
 _ARC_STEP = math.radians(0.5)
 
@@ -114,7 +114,7 @@ class BandSpace:
 
     # --- circles ---------------------------------------------------------------------------
     def _circles(self, surf: Surfaces, pieces: list[int]) -> None:
-        cs, lo, sweep = [surf.corners(i) for i in pieces], [], []
+        cs = [surf.corners(i) for i in pieces]
         n_solid = sum(len(c[0]) for c in cs)
         if self.cover:
             cs.append(surf.band_corners(self.band.id))

@@ -24,7 +24,6 @@ import shapely
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
-from game.engine.tolerance import EPS
 
 UP, DOWN, FAR, GAP, WALL = range(5)
 #: Offsets (inches) of the two ends of a ledge crossing from the edge.
