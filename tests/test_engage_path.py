@@ -10,18 +10,10 @@ import math
 
 import pytest
 
-from game.engine.errors import IllegalAction
-from tests.test_movement_util import area, block, build, dice, unit
+from tests.test_movement_util import refused, area, block, build, dice, unit
 
 R25 = 25 / 25.4 / 2
 TOL = 0.05
-
-
-def refused(fn, rule):
-    with pytest.raises(IllegalAction) as exc:
-        fn()
-    assert exc.value.rule == rule, str(exc.value)
-    return exc.value.reason
 
 
 def seg_dist(p, a, b):

@@ -4,18 +4,10 @@ free), and M8 gap jumps over bases (issue 16, part 2)."""
 
 import pytest
 
-from game.engine.errors import IllegalAction
-from tests.test_movement_util import block, build, dice, unit
+from tests.test_movement_util import refused, block, build, dice, unit
 
 R25 = 25 / 25.4 / 2
 LEDGE = [block("ledge", 0, 0, 10, 10, 4)]
-
-
-def refused(fn, rule):
-    with pytest.raises(IllegalAction) as exc:
-        fn()
-    assert exc.value.rule == rule, str(exc.value)
-    return str(exc.value)
 
 
 def test_the_issue_example_jumps_over_a_base_at_the_foot():

@@ -202,3 +202,12 @@ def entry(A: np.ndarray, B: np.ndarray, x: float, y: float, R: float) -> np.ndar
         t = (-b - np.sqrt(np.where(disc >= 0, disc, np.nan))) / (2 * a)
     t = np.where(c <= 0, 0.0, t)
     return np.where((t >= 0) & (t <= 1), t, np.nan)
+
+
+def dedup(pts: Sequence[Point]) -> list[Point]:
+    """The points without repeats (consecutive points within EPS of each other)."""
+    out = [pts[0]]
+    for p in pts[1:]:
+        if math.hypot(p[0] - out[-1][0], p[1] - out[-1][1]) > EPS:
+            out.append(p)
+    return out

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
-from game.engine.movement.geom import ARC_EXCESS
+from game.engine.movement.geom import ARC_EXCESS, dedup
 from game.engine.movement.search import Goal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
@@ -321,7 +321,7 @@ class NavCache:
         if not changed:
             return tr
         try:
-            new = mover.check_path(ctx.state, ctx.unit, _dedup(pts), ctx.descend, field=ctx.field, blockers=ctx.blockers)
+            new = mover.check_path(ctx.state, ctx.unit, dedup(pts), ctx.descend, field=ctx.field, blockers=ctx.blockers)
         except IllegalAction:
             return tr
         return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
@@ -335,14 +335,6 @@ class NavCache:
 def _xy(tr: Transitions):
     import numpy as np
     return np.stack([tr.X, tr.Y], axis=1)
-
-
-def _dedup(pts):
-    out = [pts[0]]
-    for p in pts[1:]:
-        if math.hypot(p[0] - out[-1][0], p[1] - out[-1][1]) > EPS:
-            out.append(p)
-    return out
 
 
 def _cheaper(a, b):

@@ -19,8 +19,7 @@ import math
 import numpy as np
 import shapely
 
-from game.engine.movement.geom import bitangents
-from game.engine.movement.geom import TAU
+from game.engine.movement.geom import TAU, bitangents
 from game.engine.movement.space import BandSpace
 from game.engine.tolerance import EPS
 

@@ -25,9 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-from game.engine.movement.geom import arc_polyline, entry, hits_discs, runs, travel
+from game.engine.movement.geom import TAU, arc_polyline, dedup, entry, hits_discs, runs, travel
 from game.engine.movement.links import links_from
-from game.engine.movement.geom import TAU
 from game.engine.movement.space import BandSpace, Space
 from game.engine.movement.transitions import Transitions
 from game.engine.tolerance import EPS
@@ -493,7 +492,7 @@ def polyline(found: Found, excess: float) -> list[tuple[float, float]]:
         if a is not None:
             _i, c, rho, a_in, s, sweep = a
             out += arc_polyline(c, rho, a_in, s, sweep, excess)
-    return _dedup(out)
+    return dedup(out)
 
 
 def _position(q: Search, key) -> tuple[float, float]:
@@ -507,11 +506,3 @@ def _position(q: Search, key) -> tuple[float, float]:
         return (ch.Ax[key[3]], ch.Ay[key[3]])
     d = q.bands[key[1]].dyn[key[2]][key[3]]
     return (d[3], d[4])
-
-
-def _dedup(pts):
-    out = [pts[0]]
-    for p in pts[1:]:
-        if math.hypot(p[0] - out[-1][0], p[1] - out[-1][1]) > EPS:
-            out.append(p)
-    return out
