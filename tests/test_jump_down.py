@@ -63,3 +63,25 @@ def test_a_gap_jump_passes_over_a_base_in_the_gap(base_mm):
     assert [t.kind for t in plan.checks] == ["jump_gap"] and plan.cost == pytest.approx(6)
     # Climbing down into the gap instead meets e there.
     refused(lambda: m.plan(sc.state, "a", path=[(11, 5), (14, 5)]), "M5")
+
+
+def test_the_search_jumps_over_a_base_at_the_foot():
+    # The foot of the ledge is taken by b all along its front: to: with descend: jump lands
+    # beyond it (the search knows a jump may land up to 3" + r out), climbing down cannot.
+    blue = [unit(f"b{k}", (10.5, 1 + 1.0 * k)) for k in range(9)]
+    sc, m = build(red=[unit("a", (9.4, 5))], blue=blue, terrain=LEDGE)
+    plan = m.plan(sc.state, "a", to=(12.5, 5), descend="jump")
+    assert [t.kind for t in plan.checks] == ["jump_down"] and plan.cost == pytest.approx(3.1, abs=0.05)
+    refused(lambda: m.plan(sc.state, "a", to=(12.5, 5)), "M1")   # round the wall of bases: too far
+
+
+@pytest.mark.parametrize("cell", [0.25, 1.0])
+def test_another_grid_step_finds_the_same_jumps_and_climbs(cell):
+    from game.engine.geometry import Board
+    from game.engine.movement import Mover
+
+    sc, m = build(red=[unit("a", (8, 5), stats={"move": 20})], terrain=[block("left", 1, 1, 10, 10, 3), block("right", 12, 1, 20, 10, 3)])
+    other = Mover(sc, Board(sc.width, sc.height, sc.terrain), cell=cell)
+    for mover in (m, other):
+        plan = mover.plan(sc.state, "a", to=(14, 5))
+        assert [t.kind for t in plan.checks] == ["jump_gap"] and plan.cost == pytest.approx(6)
