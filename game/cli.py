@@ -1,4 +1,4 @@
-"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, replay, render.
+"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, replay, render.
 
 Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
 Each command lives with its concern; this module only parses arguments and dispatches.
@@ -7,21 +7,15 @@ Each command lives with its concern; this module only parses arguments and dispa
 from __future__ import annotations
 
 import argparse
-import os
 
+from game.bundled import default_scenario, version
 from game.engine.errors import LoadError
 
 EXIT_OK, EXIT_BAD = 0, 2
 
 
-def default_scenario() -> str:
-    """The bundled default table, maps/default.yaml beside the package."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(here, "maps", "default.yaml")
-
-
 def file_kind(path: str) -> str:
-    """Guess what a file is: 'scenario', 'actions' or 'ruleset' (by its top keys)."""
+    """Guess what a file is: 'scenario', 'actions', 'save' or 'ruleset' (by its top keys)."""
     from game.engine.yamlsrc import load_yaml, read_text
 
     try:
@@ -29,6 +23,8 @@ def file_kind(path: str) -> str:
     except LoadError:
         return "scenario"
     if isinstance(data, dict):
+        if "scenario" in data and ("actions" in data or "speedheim_save" in data):
+            return "save"
         if "actions" in data or "seed" in data or "dice" in data:
             return "actions"
         if "warbands" not in data and ("phases" in data or "extends" in data or "check_die" in data):
@@ -48,10 +44,14 @@ def cmd_check(args) -> int:
                 from game.engine.actions import load_script
 
                 load_script(path)
+            elif kind == "save":  # a saved game: it must replay
+                from game.engine.saves import load_game
+
+                load_game(path)
             elif kind == "ruleset":
                 load_ruleset(path)
             else:
-                load_scenario(path)
+                load_scenario(path, playable=True)
         except LoadError as exc:
             exc.report()
             bad = True
@@ -66,16 +66,28 @@ def cmd_measure(args) -> int:
     return measure_cli(args.scenario, args.a, args.b, ignore_height=args.ignore_height)
 
 
+def cmd_los(args) -> int:
+    from game.engine.sight import los_cli
+
+    return los_cli(args.scenario, args.a, args.b, as_json=args.json)
+
+
 def cmd_replay(args) -> int:
     from game.engine.replay import replay_cli
 
-    return replay_cli(args.scenario, args.actions, as_json=args.json)
+    return replay_cli(args.scenario, args.actions, as_json=args.json, save=args.save)
+
+
+def cmd_legal(args) -> int:
+    from game.engine.legal import legal_cli
+
+    return legal_cli(args.scenario, args.actions, as_json=args.json)
 
 
 def cmd_render(args) -> int:
     from game.ui.render import render_cli
 
-    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width)
+    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width, los=args.los)
 
 
 def cmd_play(args) -> int:
@@ -92,6 +104,7 @@ def cmd_edit(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="speedheim", description="Speedheim Table: a digital tabletop for Speedheim.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")
@@ -114,11 +127,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-height", action="store_true", help="measure across the table only (the G2 variant)")
     p.set_defaults(func=cmd_measure)
 
+    p = sub.add_parser("los", help="line of sight and cover (L1, L2) from unit A to unit B")
+    p.add_argument("scenario")
+    p.add_argument("a", metavar="A", help="the viewer's unit id")
+    p.add_argument("b", metavar="B", help="the target's unit id")
+    p.add_argument("--json", action="store_true", help="one JSON object: visible, cover, clear_lines, lines, distance")
+    p.set_defaults(func=cmd_los)
+
     p = sub.add_parser("replay", help="apply an action script; --json prints one line per action")
     p.add_argument("scenario")
     p.add_argument("actions")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--save", metavar="GAME.yaml", help="also write the game as a save (every move with its resolved path)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("legal", help="what each unit of the side to act may do now, and why not")
+    p.add_argument("scenario")
+    p.add_argument("actions", nargs="?", help="apply this action script first")
+    p.add_argument("--json", action="store_true", help="one JSON line per unit, then the pending decision")
+    p.set_defaults(func=cmd_legal)
 
     p = sub.add_parser("render", help="draw the table to a PNG, headless")
     p.add_argument("scenario")
@@ -126,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--actions", help="apply this action script first")
     p.add_argument("--reveal", action="store_true", help="show what hides under treasure tokens")
     p.add_argument("--width", type=int, default=None, help="image width in pixels")
+    p.add_argument("--los", metavar="UNIT", help="shade what UNIT cannot see; mark enemies visible, in cover or hidden")
     p.set_defaults(func=cmd_render)
     return parser
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from game.engine.controller import Game
+from game.engine.game import Game
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from tests.scripts.builders import R25, game, unit

@@ -14,7 +14,7 @@ def run_game():
 
 def test_the_scripted_skirmish_reaches_a_winner():
     g = run_game()
-    assert g.outcome() == "red"
+    assert g.winner == "red"
     oks = [e.ok for e in g.log]
     illegal = {i: (e.rule, e.reason) for i, e in enumerate(g.log) if not e.ok}
     assert sorted(illegal) == [3, 4, 10, 15, 16, 23], illegal
@@ -52,11 +52,11 @@ def test_undo_everything_and_redo_everything_gives_the_same_hashes():
         g.undo()
         n += 1
     assert n == sum(e.ok for e in run_game().log)
-    from game.engine.controller import Game
+    from game.engine.game import Game
     from game.engine.dice import Dice
 
     fresh = Game(load_scenario(path("skirmish.yaml")), dice=Dice(seed=3, typed=[7, 20]))
     assert g.state.hash() == fresh.state.hash()
     while g.can_redo:
         g.redo()
-    assert g.state.hash() == final and g.outcome() == "red"
+    assert g.state.hash() == final and g.winner == "red"

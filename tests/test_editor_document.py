@@ -13,18 +13,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from game.bundled import maps_dir, rosters_dir
 from game.cli import main
 from game.editor.document import Document, EditError, ref_of
 from game.editor.placement import spot_problem
 from game.editor.roster import load_roster
 from game.editor.validate import LiveValidator, fast_dump
 from game.engine.errors import LoadError
-from game.engine.scenario import dump_yaml, load_scenario, scenario_to_dict
+from game.engine.scenario import load_scenario, scenario_to_dict
+from game.engine.yamlsrc import dump_yaml
 from game.engine.yamlsrc import load_yaml
+from tests.scripts.builders import field_both_sides
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAPS = sorted(glob.glob(os.path.join(ROOT, "maps", "*.yaml")))
-ROSTERS = os.path.join(ROOT, "maps", "rosters")
+MAPS = sorted(glob.glob(os.path.join(maps_dir(), "*.yaml")))
+ROSTERS = rosters_dir()
 
 
 def small_map(tmp_path) -> Document:
@@ -85,7 +88,7 @@ def test_every_command_undoes_to_the_exact_file_and_redoes(tmp_path):
 
 def test_refused_edit_leaves_the_document_untouched(tmp_path):
     d = small_map(tmp_path)
-    before, undo_depth = d.to_text(), len(d.done)
+    before, undo_depth = d.to_text(), len(d.history.done)
     with pytest.raises(EditError, match="off the 36\" x 24\" table"):
         d.move([("terrain", "block-1"), ("terrain", "block-2")], 0, 17)  # block-1 fits, block-2 does not
     with pytest.raises(EditError, match="crosses itself"):
@@ -94,15 +97,15 @@ def test_refused_edit_leaves_the_document_untouched(tmp_path):
         d.set_terrain("block-1", height=0)
     with pytest.raises(EditError, match="already used"):
         d.set_terrain("block-1", new_id="block-2")
-    assert d.to_text() == before and len(d.done) == undo_depth
+    assert d.to_text() == before and len(d.history.done) == undo_depth
 
 
 def test_duplicate_is_one_undo_step_and_rename_keeps_ladders(tmp_path):
     d = small_map(tmp_path)
     lid = d.add_ladder((14.2, 12))
-    n = len(d.done)
+    n = len(d.history.done)
     new = d.duplicate([("terrain", "block-1"), ("terrain", "wall-1")])
-    assert len(d.done) == n + 1 and len(new) == 2
+    assert len(d.history.done) == n + 1 and len(new) == 2
     assert d.terrain(new[0][1]).polygon == [(x + 1, y + 1) for x, y in d.terrain("block-1").polygon]
     d.set_terrain("block-1", new_id="tower")
     assert d.ladder(lid).top == "tower"
@@ -152,6 +155,7 @@ def test_ladder_foot_is_on_the_ground_just_outside_the_clicked_edge(tmp_path, cl
     assert lad.top == "block-1"
     assert lad.foot == pytest.approx(foot)
     assert d.board.height_at(*lad.foot) == 0
+    field_both_sides(d)
     assert d.validate() == []
 
 
@@ -187,6 +191,7 @@ def test_units_are_placed_inside_their_zone_and_slide_out_of_overlap(tmp_path):
     assert 0 <= gap < 0.05, "slid just into contact, not far away"
     with pytest.raises(EditError, match="outside reavers's deployment zone"):
         d.place_from_roster(a, "reaver", (3, 12))
+    d.place_from_roster(b, "captain", (3, 22.5))
     assert d.validate() == []
 
 
@@ -198,6 +203,7 @@ def test_a_base_dropped_on_a_wall_slides_off_it(tmp_path):
     u = d.unit(uid)
     assert spot_problem(d, u.x, u.y, u.r, ignore=uid) is None
     assert math.dist(u.pos, (8, 18.1)) < 1.0
+    d.place_from_roster(b, "captain", (3, 22.5))
     assert d.validate() == []
 
 

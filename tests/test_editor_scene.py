@@ -17,22 +17,34 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from game.cli import main  # noqa: E402
-from game.editor.app import EditorApp  # noqa: E402
+from game.editor.app import ask_new_map, open_editor as open_editor_scene  # noqa: E402
 from game.editor.document import Document  # noqa: E402
 from game.editor.driver import Driver  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.widgets.dialogs import FileDialog, SizePrompt, TextPrompt  # noqa: E402
+from tests.scripts.builders import field_both_sides  # noqa: E402
 
 K = pygame
 
 
-def open_editor(tmp_path, w=36, h=24, played=None) -> Driver:
+@pytest.fixture(autouse=True)
+def datadir(tmp_path, monkeypatch):
+    """The app's settings and autosave go to a scratch user data directory."""
+    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(tmp_path / "data"))
+
+
+def open_editor(tmp_path, w=36, h=24) -> Driver:
     path = str(tmp_path / "built.yaml")
-    app = EditorApp(Document.new(w, h, path=path), path, on_play=(played.append if played is not None else None))
+    app = App((1280, 800))
+    open_editor_scene(app, Document.new(w, h, path=path))
     return Driver(app)
 
 
 def load_roster_by_mouse(d: Driver, filename: str) -> None:
     d.ctrl(K.K_o)
-    buttons = [b for b in d.scene.window_actions if getattr(b, "text", None) == filename]
+    dlg = d.app.modal
+    assert isinstance(dlg, FileDialog)
+    buttons = [b for b in dlg.buttons if b.text == filename]
     assert buttons, f"the roster chooser lists {filename}"
     d.click_ui(buttons[0])
 
@@ -174,8 +186,8 @@ def test_properties_panel_number_entry_changes_height_and_kind(tmp_path):
     d.key(K.K_b)
     d.drag((4, 4), (8, 8))
     d.frame()
-    entries = {d.scene.panel_fields[e]: e for e in d.scene.panel_fields}
-    height = [e for e in d.scene.panel_elements if getattr(e, "get_text", None) and e.get_text() == "3"]
+    entries = {d.scene.properties.fields[e]: e for e in d.scene.properties.fields}
+    height = [e for e in d.scene.properties.elements if getattr(e, "get_text", None) and e.get_text() == "3"]
     assert height, "the panel shows the block's height"
     d.type_into(height[0], "4.5")
     assert d.scene.doc.terrain("block-1").height == 4.5
@@ -196,44 +208,47 @@ def test_clicking_a_problem_selects_and_highlights_its_item(tmp_path):
     d.key(K.K_v)
     d.key(K.K_ESCAPE)
     d.frame()
-    assert d.scene.problem_rects, "the validation panel lists the problem"
-    rect, finding = d.scene.problem_rects[0]
+    assert d.scene.problems.rects, "the validation panel lists the problem"
+    rect, finding = d.scene.problems.rects[0]
     assert "ladder" in finding.message and finding.ref == ("ladder", lid)
     d.click_px(rect.center)
     assert d.scene.selection == [("ladder", lid)] and d.scene.highlight == ("ladder", lid)
 
 
 def test_save_with_problems_warns_and_play_is_refused(tmp_path):
-    played: list[str] = []
-    d = open_editor(tmp_path, played=played)
+    d = open_editor(tmp_path)
+    build_small_map(d)  # playable: two warbands with units on the table
     doc = d.scene.doc
-    d.key(K.K_b)
-    d.drag((10, 10), (14, 14))
-    d.key(K.K_l)
-    d.click(14.2, 12)
+    played = d.scene.files.played
     doc.move([("ladder", doc.sc.ladders[0].id)], 4, 0)
     d.ctrl(K.K_s)
     assert os.path.exists(doc.path) and "WITH 1 PROBLEM" in d.scene.message
     d.ctrl(K.K_p)
     assert played == [] and d.scene.message.startswith("cannot play")
+    assert d.app.top is d.scene  # no game opened
     d.ctrl(K.K_z)  # put the ladder back: no problems
     d.ctrl(K.K_p)
     assert played == [doc.path] and not doc.dirty
+    from game.ui.scenes.play import PlayScene
+
+    assert isinstance(d.app.top, PlayScene) and d.app.top.source == doc.path
 
 
 def test_new_map_asks_for_the_table_size(tmp_path):
     path = str(tmp_path / "fresh.yaml")
-    app = EditorApp(None, path)
+    app = App((1280, 800))
+    ask_new_map(app, path)
     d = Driver(app)
-    assert app.scene is None and app.prompt is not None
-    d.type_into(app.prompt.width, "80")
-    assert app.scene is None and "outside 24x24 to 72x48" in app.prompt.error.text
-    d.type_into(app.prompt.height, "30")  # Enter in either field submits both
-    assert app.scene is None
-    d.type_into(app.prompt.width, "48")
-    assert app.scene is not None
-    assert (app.scene.doc.sc.width, app.scene.doc.sc.height) == (48, 30)
-    assert app.scene.doc.path == path
+    prompt = app.modal
+    assert d.scene is None and isinstance(prompt, SizePrompt)
+    d.type_into(prompt.width, "80")
+    assert d.scene is None and "outside 24x24 to 72x48" in prompt.error.text
+    d.type_into(prompt.height, "30")  # Enter in either field submits both
+    assert d.scene is None
+    d.type_into(prompt.width, "48")
+    assert d.scene is not None and app.modal is None
+    assert (d.scene.doc.sc.width, d.scene.doc.sc.height) == (48, 30)
+    assert d.scene.doc.path == path
 
 
 def test_edit_cli_refuses_a_file_that_is_not_a_map(tmp_path, capsys):
@@ -254,7 +269,7 @@ def test_dropdowns_change_kind_and_unit_status(tmp_path):
     d.key(K.K_b)
     d.drag((4, 4), (8, 8))
     d.frame()
-    menus = [e for e in d.scene.panel_elements if isinstance(e, UIDropDownMenu)]
+    menus = [e for e in d.scene.properties.elements if isinstance(e, UIDropDownMenu)]
     assert len(menus) == 1 and menus[0].selected_option[0] == "block"
     d.frame(pygame.event.Event(pygame_gui.UI_DROP_DOWN_MENU_CHANGED, ui_element=menus[0], text="impassable"))
     assert doc.terrain("block-1").kind == "impassable"
@@ -263,7 +278,7 @@ def test_dropdowns_change_kind_and_unit_status(tmp_path):
     d.click(20, 20)  # no zone drawn: anywhere on the table
     uid = next(iter(doc.sc.state.units))
     d.frame()
-    status = [e for e in d.scene.panel_elements if isinstance(e, UIDropDownMenu)]
+    status = [e for e in d.scene.properties.elements if isinstance(e, UIDropDownMenu)]
     d.frame(pygame.event.Event(pygame_gui.UI_DROP_DOWN_MENU_CHANGED, ui_element=status[0], text="dazed"))
     assert doc.unit(uid).status == "dazed"
     d.ctrl(K.K_z)
@@ -272,14 +287,14 @@ def test_dropdowns_change_kind_and_unit_status(tmp_path):
 
 def test_save_as_when_the_map_has_no_file_yet(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = EditorApp(Document.new(24, 24), None)
+    doc = Document.new(24, 24)
+    field_both_sides(doc)
+    app = App((1280, 800))
+    open_editor_scene(app, doc)
     d = Driver(app)
     d.ctrl(K.K_s)
-    from pygame_gui.elements import UITextEntryLine
-
-    entries = [e for e in d.scene.window_actions if isinstance(e, UITextEntryLine)]
-    assert entries, "Ctrl+S asks for a file name"
-    d.type_into(entries[0], "saved-map.yaml")
+    assert isinstance(app.modal, TextPrompt), "Ctrl+S asks for a file name"
+    d.type_into(app.modal.entry, "saved-map.yaml")
     assert (tmp_path / "saved-map.yaml").exists()
     assert main(["check", str(tmp_path / "saved-map.yaml")]) == 0
 
@@ -292,10 +307,14 @@ def test_a_bug_in_a_handler_is_reported_and_the_editor_goes_on(tmp_path, monkeyp
         raise ZeroDivisionError("boom")
 
     monkeypatch.setattr(d.scene, "finish_polygon", broken)
-    app.frame([pygame.event.Event(pygame.KEYDOWN, key=K.K_RETURN, mod=0, unicode="\r", scancode=0)])
+    app.dispatch(pygame.event.Event(pygame.KEYDOWN, key=K.K_RETURN, mod=0, unicode="\r", scancode=0))
+    app.frame(0.016)
     assert app.errors and "ZeroDivisionError: boom" in app.errors[0]
     assert "internal error" in d.scene.message and app.running
+    assert app.modal is not None  # shown in a dialog too
     app.errors.clear()
+    d.key(K.K_RETURN)  # Enter closes it
+    assert app.modal is None
     d.key(K.K_b)
     d.drag((2, 2), (5, 5))
     assert d.scene.doc.sc.terrain, "still editing after the error"

@@ -32,3 +32,48 @@ def test_importing_the_whole_engine_loads_no_pygame():
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('pygame' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+GAME = ENGINE.parent
+#: Classes still over the limit while others rework them (issue 9): exactly these, by file and name.
+MAX_CLASS_LINES = 400
+OVERSIZE_FOR_NOW: set[tuple[str, str]] = set()
+
+
+def class_sizes() -> dict[tuple[str, str], int]:
+    out = {}
+    for path in sorted(GAME.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef):
+                out[(path.name, node.name)] = node.end_lineno - node.lineno + 1
+    return out
+
+
+def test_no_class_is_over_about_400_lines():
+    sizes = class_sizes()
+    big = {k: n for k, n in sizes.items() if n > MAX_CLASS_LINES and k not in OVERSIZE_FOR_NOW}
+    assert not big, f"classes over {MAX_CLASS_LINES} lines: {big}"
+    stale = {k for k in OVERSIZE_FOR_NOW if sizes.get(k, 0) <= MAX_CLASS_LINES}
+    assert not stale, f"these are no longer over {MAX_CLASS_LINES} lines: take them off OVERSIZE_FOR_NOW: {stale}"
+
+
+def _is_game(node) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "game") or (isinstance(node, ast.Attribute) and node.attr == "game")
+
+
+def test_the_play_window_asks_rule_questions_in_one_place():
+    """Only game/ui/scenes/ask.py asks the engine what is legal, what is pending, who is in
+    contact or how far a unit moves; the rest of the UI asks ask.py (so a change of the
+    engine's question API is a change of one module)."""
+    anywhere = {"legal_action_kinds", "legal_actions", "why_illegal", "in_contact", "is_manual", "run_denial",
+                "reachable", "allowance"}
+    of_a_game = {"pending", "mover"}
+    for path in sorted((GAME / "ui").rglob("*.py")):
+        if path.name == "ask.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Attribute) or (isinstance(node.value, ast.Name) and node.value.id == "ask"):
+                continue
+            if node.attr in anywhere or (node.attr in of_a_game and _is_game(node.value)):
+                where = f"{path.relative_to(GAME.parent)}:{node.lineno}"
+                raise AssertionError(f"{where} asks .{node.attr} itself: ask it through game/ui/scenes/ask.py")

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game.engine.errors import LoadError
-from game.engine.scenario import dump_yaml, load_scenario, scenario_to_dict
+from game.engine.scenario import load_scenario, scenario_to_dict
+from game.engine.yamlsrc import dump_yaml
 
 from tests.test_scenario_errors import GOOD
 

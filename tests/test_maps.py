@@ -7,16 +7,17 @@ import os
 import pytest
 from shapely.geometry import Point, Polygon
 
+from game.bundled import bundled_map, maps_dir
 from game.cli import main
 from game.engine.geometry import Board
 from game.engine.scenario import load_scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAPS = sorted(glob.glob(os.path.join(ROOT, "maps", "*.yaml")))
+MAPS = sorted(glob.glob(os.path.join(maps_dir(), "*.yaml")))
 
 
 def _load(name):
-    return load_scenario(os.path.join(ROOT, "maps", name))
+    return load_scenario(bundled_map(name))
 
 
 @pytest.mark.parametrize("path", MAPS, ids=[os.path.basename(p) for p in MAPS])
@@ -95,7 +96,7 @@ def test_default_map_units_do_not_overlap_or_straddle():
 
 
 def test_teaching_maps_have_a_header_for_designers():
-    teach = sorted(glob.glob(os.path.join(ROOT, "maps", "teach-*.yaml")))
+    teach = sorted(glob.glob(os.path.join(maps_dir(), "teach-*.yaml")))
     assert len(teach) >= 2
     for path in teach:
         sc = load_scenario(path)
@@ -119,6 +120,6 @@ def test_stress_map_is_what_the_generator_makes():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     text = mod.to_yaml(mod.generate())
-    with open(os.path.join(ROOT, "maps", "stress.yaml"), encoding="utf-8") as fh:
+    with open(bundled_map("stress.yaml"), encoding="utf-8") as fh:
         assert fh.read() == text
     assert mod.to_yaml(mod.generate()) == text  # deterministic

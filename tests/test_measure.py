@@ -12,6 +12,7 @@ from game.engine.geometry import Board, Disc, disc_distance
 from game.engine.model import Terrain
 from game.engine.ruleset import load_ruleset
 from game.engine.scenario import load_scenario
+from game.engine.tolerance import within
 
 R25 = 25 / 25.4 / 2  # radius of a 25 mm base, inches
 
@@ -40,7 +41,7 @@ def test_boundaries_are_inclusive(limit, delta, inside):
     board = Board(sc.width, sc.height, sc.terrain)
     a, b = sc.state.units["a"], sc.state.units["b"]
     assert board.distance(a, b) == pytest.approx(gap, abs=1e-9)
-    assert board.within(a, b, limit) is inside
+    assert within(board.distance(a, b), limit) is inside
 
 
 def test_edge_to_edge_mixed_bases():

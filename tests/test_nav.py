@@ -146,15 +146,14 @@ def test_to_jump_down_pays_no_vertical_inches():
 
 
 def test_found_paths_recheck_exactly_on_the_stress_map():
-    import os
     import random
 
+    from game.bundled import bundled_map
     from game.engine.geometry import Board
     from game.engine.movement import Mover
     from game.engine.scenario import load_scenario
 
-    path = os.path.join(os.path.dirname(__file__), "..", "maps", "stress.yaml")
-    sc = load_scenario(path)
+    sc = load_scenario(bundled_map("stress.yaml"))
     m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     st = sc.state
     rng = random.Random(5)
@@ -261,13 +260,12 @@ def test_to_climbs_a_wall_when_walking_round_is_too_long():
 
 
 def test_teaching_map_jumper_still_jumps():
-    import os
-
+    from game.bundled import bundled_map
     from game.engine.geometry import Board
     from game.engine.movement import Mover
     from game.engine.scenario import load_scenario
 
-    sc = load_scenario(os.path.join(os.path.dirname(__file__), "..", "maps", "teach-climb.yaml"))
+    sc = load_scenario(bundled_map("teach-climb.yaml"))
     m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     plan = m.plan(sc.state, "red-jumper", to=(21, 7), run=True)
     assert [t.kind for t in plan.checks] == ["jump_gap"] and plan.cost == pytest.approx(6.0, abs=1e-6)
@@ -276,13 +274,12 @@ def test_teaching_map_jumper_still_jumps():
 @pytest.mark.parametrize("mapname", ["stress.yaml", "teach-climb.yaml"])
 def test_jump_and_wall_edges_agree_with_the_exact_rules(mapname):
     """Every gap-jump and wall-climb edge of the search is what plan(path=...) says."""
-    import os
-
+    from game.bundled import bundled_map
     from game.engine.geometry import Board
     from game.engine.movement import Mover
     from game.engine.scenario import load_scenario
 
-    sc = load_scenario(os.path.join(os.path.dirname(__file__), "..", "maps", mapname))
+    sc = load_scenario(bundled_map(mapname))
     m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     proto = next(iter(sc.state.units.values()))
     seen = agree = unfit = jumps = 0

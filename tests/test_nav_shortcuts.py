@@ -8,13 +8,14 @@ import random
 import pytest
 from shapely.geometry import Point
 
+from game.bundled import bundled_map
 from game.engine.geometry import Board
 from game.engine.movement import Mover
-from game.engine.movement.nav import Ctx
+from game.engine.movement.search import Ctx
 from game.engine.movement.search import Goal
 from game.engine.scenario import load_scenario
 
-STRESS = pathlib.Path(__file__).resolve().parent.parent / "maps" / "stress.yaml"
+STRESS = pathlib.Path(bundled_map("stress.yaml"))
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
+from game.bundled import bundled_map, maps_dir  # noqa: E402
 from game.cli import main  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.ui import theme  # noqa: E402
@@ -21,8 +22,7 @@ from game.ui.render import (  # noqa: E402
     unit_labels,
 )
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAPS = sorted(glob.glob(os.path.join(ROOT, "maps", "*.yaml")))
+MAPS = sorted(glob.glob(os.path.join(maps_dir(), "*.yaml")))
 
 SCENARIO = """\
 name: Pixel probe
@@ -246,7 +246,7 @@ def test_zoomed_far_in_draws_only_the_view(scenario):
 def test_labels_are_short_and_unique_within_a_warband(scenario):
     labels = unit_labels(scenario)
     assert labels["red-boss"] == "RB"
-    stress = load_scenario(os.path.join(ROOT, "maps", "stress.yaml"))
+    stress = load_scenario(bundled_map("stress.yaml"))
     labels = unit_labels(stress)
     for w in stress.warbands:
         mine = [labels[u.id] for u in stress.state.units_of(w.id)]
@@ -279,7 +279,7 @@ def test_every_bundled_map_renders(path, tmp_path):
 
 def test_render_cli_writes_a_png(tmp_path, capsys):
     out = tmp_path / "default.png"
-    assert main(["render", os.path.join(ROOT, "maps", "default.yaml"), "-o", str(out), "--width", "800"]) == 0
+    assert main(["render", bundled_map("default.yaml"), "-o", str(out), "--width", "800"]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert pygame.image.load(str(out)).get_width() == 800
 
@@ -297,7 +297,7 @@ def test_render_cli_bad_scenario_exits_2_with_file_line(tmp_path, capsys):
 def test_render_cli_missing_file_and_bad_output_exit_2(tmp_path, capsys):
     assert main(["render", str(tmp_path / "nope.yaml"), "-o", str(tmp_path / "o.png")]) == 2
     assert "nope.yaml" in capsys.readouterr().err
-    default = os.path.join(ROOT, "maps", "default.yaml")
+    default = bundled_map("default.yaml")
     assert main(["render", default, "-o", str(tmp_path / "no-such-dir" / "o.png")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["render", default, "-o", str(tmp_path / "o.png"), "--width", "10"]) == 2
@@ -305,7 +305,7 @@ def test_render_cli_missing_file_and_bad_output_exit_2(tmp_path, capsys):
 
 
 def test_render_cli_with_actions(tmp_path, capsys):
-    default = os.path.join(ROOT, "maps", "default.yaml")
+    default = bundled_map("default.yaml")
     script = tmp_path / "actions.yaml"
     script.write_text("seed: 1\nactions:\n  - end_phase: {}\n  - move: {unit: red-hound, to: [20, 9]}\n"
                       "  - run: {unit: red-ogre, to: [40, 40]}\n")
@@ -324,7 +324,7 @@ def test_render_cli_bad_actions_file_exits_2(tmp_path, capsys):
     script = tmp_path / "actions.yaml"
     script.write_text("seed: 1\nactions:\n  - teleport: {unit: red-hound}\n")
     out = tmp_path / "o.png"
-    assert main(["render", os.path.join(ROOT, "maps", "default.yaml"), "-o", str(out), "--actions", str(script)]) == 2
+    assert main(["render", bundled_map("default.yaml"), "-o", str(out), "--actions", str(script)]) == 2
     assert f"{script}:3:" in capsys.readouterr().err
     assert not out.exists()
 
@@ -333,7 +333,7 @@ def test_fonts_survive_pygame_quit():
     """A closed window (pygame.quit) must not leave dead fonts in the cache."""
     import pygame
 
-    from game.ui.render import get_font
+    from game.ui.draw import get_font
 
     pygame.init()
     get_font(14).render("before", True, (0, 0, 0))

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from game.engine.actions import load_script
-from game.engine.controller import Game
+from game.engine.game import Game
 from game.engine.dice import Dice
 from game.engine.errors import LoadError
 from game.engine.replay import replay
@@ -24,8 +24,11 @@ def test_save_and_load_give_the_same_state(tmp_path):
     out = tmp_path / "game.yaml"
     save_game(str(out), g)
     back = load_game(str(out))
-    assert back.state.hash() == g.state.hash() and back.outcome() == "red"
-    assert [e.action for e in back.log] == [e.action for e in g.log if e.ok]
+    assert back.state.hash() == g.state.hash() and back.winner == "red"
+    # The save pins every move's resolved path (issue 9): the log replays those actions.
+    assert [e.action for e in back.log] == [e.replayable for e in g.log if e.ok]
+    moves = [e.action for e in back.log if next(iter(e.action)) in ("move", "run")]
+    assert moves and all("path" in next(iter(m.values())) and "to" not in next(iter(m.values())) for m in moves)
     assert main(["check", str(out)]) == 0
 
 
@@ -68,13 +71,14 @@ def test_an_action_failing_in_the_middle_says_which_and_why(tmp_path):
     g = played()
     save_game(str(tmp_path / "s.yaml"), g)
     text = (tmp_path / "s.yaml").read_text()
-    text = text.replace("to: [10, 6]", "to: [30, 30]")  # the mage's move is now too long
+    assert "[10.0, 6.0]]" in text
+    text = text.replace("[10.0, 6.0]]", "[30.0, 30.0]]")  # the mage's move is now too long
     (tmp_path / "bad.yaml").write_text(text)
     with pytest.raises(LoadError) as exc:
         load_game(str(tmp_path / "bad.yaml"))
     (p,) = exc.value.problems
     line = text.splitlines()[p.line - 1]
-    assert "30, 30" in line
+    assert "[30.0, 30.0]" in line
     assert "failed on replay: M1" in p.message and "move red-mage" in p.message
 
 
@@ -83,12 +87,12 @@ def test_a_crash_mid_save_leaves_the_old_file(tmp_path, monkeypatch):
     out = tmp_path / "s.yaml"
     save_game(str(out), g)
     before = out.read_text()
-    import game.engine.scenario as scenario_mod
+    import game.engine.files as files_mod
 
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(scenario_mod.os, "replace", boom)
+    monkeypatch.setattr(files_mod.os, "replace", boom)
     with pytest.raises(OSError):
         save_game(str(out), g)
     assert out.read_text() == before

@@ -13,6 +13,7 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from game.ui import keymap, userdata  # noqa: E402
+from game.ui.scenes.play.words import build_log  # noqa: E402
 from tests.test_ui_play import SCENARIO, datadir, down, drag, key, make_scene, px, up  # noqa: E402,F401
 
 
@@ -52,7 +53,7 @@ def test_resizing_the_window_keeps_the_table_in_view(tmp_path, datadir):
     x0, y0 = scene.camera.to_px(0, 0)
     x1, y1 = scene.camera.to_px(scene.scenario.width, scene.scenario.height)
     assert v.left <= x0 < x1 <= v.right and v.top <= y0 < y1 <= v.bottom
-    assert scene.end_button.get_abs_rect().right <= 1000
+    assert scene.sidebar.end_button.get_abs_rect().right <= 1000
     # Still playable after the resize.
     up(app, drag(app, scene, (4, 4), (7, 4)))
     assert scene.state.units["red-captain"].x == pytest.approx(7, abs=0.1)
@@ -78,22 +79,24 @@ def test_log_panel_shows_actions_rolls_and_automatic_steps(tmp_path, datadir):
     key(app, "end_step")
     key(app, "end_step")
     key(app, "end_step")  # player 2's turn: automatic upkeep steps
-    lines = scene.log_entries()
+    lines = build_log(scene)
     kinds = {k for _, k in lines}
     assert {"action", "roll", "auto"} <= kinds
     assert any("U2" in t for t, _ in lines) and any("why not" in t for t, _ in lines)
     assert any(t.startswith("P1 roll") for t, _ in lines)
 
 
-def test_keymap_commands_are_unique_per_key_and_all_handled():
+@pytest.mark.parametrize("keys", [keymap.PLAY, keymap.EDITOR, keymap.DIALOG], ids=lambda k: k.name)
+def test_keymap_commands_are_unique_per_key_and_all_handled(keys):
     seen = {}
-    for b in keymap.KEYS:
+    for b in keys.keys:
         assert (b.key, b.mods) not in seen, f"{b.label} bound twice"
         seen[(b.key, b.mods)] = b.command
-        ev = keymap.key_event(b.command)
-        assert keymap.command_for(ev) == b.command
-    rows = keymap.help_rows()
-    assert len(rows) == len(keymap.KEYS) + len(keymap.MOUSE)
+        ev = keys.key_event(b.command)
+        assert keys.command_for(ev) == b.command
+        assert keys.bindings(b.command)[0].help, f"{b.command} has no help text"
+    rows = keys.help_rows()
+    assert len(rows) == len(set(seen.values())) + len(keys.mouse)
 
 
 def test_userdata_atomic_write_settings_and_crash_log(tmp_path, monkeypatch):
@@ -139,25 +142,25 @@ def test_rout_check_dialog_voluntary_rout_and_winner_screen(tmp_path, datadir):
     assert isinstance(app.top, HandoverScene)
     key(app, "end_step")
     app.frame(0.016, flip=False)
-    assert scene.game.pending["kind"] == "voluntary_rout"
+    assert scene.game.pending.kind == "voluntary_rout"
     dlg = app.modal
     assert dlg is not None and dlg.title.startswith("Rout check passed")
     assert "Rout Check" in dlg.message and "pass" in dlg.message  # the roll and its result
     assert {"rout": {"player": 2}} in list(dlg.buttons.values())
     dlg.choose({"rout": {"player": 2}})
-    assert scene.game.outcome() == "red"
+    assert scene.game.winner == "red"
     assert isinstance(app.top, WinnerScene)
     assert any("Turns played: 1" == line for line in app.top.lines)
     assert any(line.startswith("Blues (routed): 6 unit(s) lost") for line in app.top.lines)
     app.top.choose("undo")  # the winner screen's Undo: back to the decision
-    assert scene.game.outcome() is None and scene.game.pending["kind"] == "voluntary_rout"
+    assert scene.game.outcome() is None and scene.game.pending.kind == "voluntary_rout"
 
 
 def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir):
     text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
     text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
     app, scene = make_scene(tmp_path, text)
-    scene.open_menu("red-captain", (200, 200))
+    scene.menus.open_menu("red-captain", (200, 200))
     menu = app.dialogs[-1]
     menu.choose(dict(menu.items)["Engage..."])
     sub = app.dialogs[-1]
@@ -198,7 +201,7 @@ def test_a_broken_autosave_does_not_stop_the_table_opening(tmp_path, datadir, ca
 def test_dragging_the_other_players_unit_previews_the_refusal(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     end = drag(app, scene, (20, 21), (20, 18))
-    p = scene.drag.preview
+    p = scene.drag_tool.drag.preview
     assert p.kind is None and p.error.rule == "turn" and "player 2" in p.error.reason
     up(app, end)
     assert scene.state.units["blue-ogre"].pos == (20, 21)
@@ -210,11 +213,11 @@ def test_the_wheel_over_the_log_scrolls_it_not_the_table(tmp_path, datadir):
     for i in range(30):
         assert scene.act({"roll": {"sides": 6, "reason": f"roll number {i}"}})
     app.frame(0.016, flip=False)
-    over_log = scene.log_view.rect.center
+    over_log = scene.sidebar.log_view.rect.center
     app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=over_log, rel=(0, 0), buttons=(0, 0, 0)))
     scale = scene.camera.scale
     app.dispatch(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=2, flipped=False))
-    assert scene.log_view.scroll > 0
+    assert scene.sidebar.log_view.scroll > 0
     assert scene.camera.scale == scale
 
 
@@ -226,7 +229,7 @@ def test_physical_then_automatic_dice_still_save_and_load_exactly(tmp_path, data
     key(app, "dice_mode")  # back to roll for me
     assert scene.act({"roll": {"sides": 20, "reason": "rolled"}})
     out = str(tmp_path / "mixed.yaml")
-    assert scene.save_to(out)
+    assert scene.files.save_to(out)
     values = [r.kept for r in scene.game.dice.log]
     from game.engine.saves import load_game
 
@@ -265,14 +268,14 @@ def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
     app.modal.choose({"rout": {"player": 2}})  # Blue routs voluntarily
     app.frame(0.016, flip=False)
     pending = scene.game.pending
-    assert pending is not None and pending["kind"] == "grab"
+    assert pending is not None and pending.kind == "grab"
     dlg = app.modal
     choice = {"grab": {"unit": "red-captain", "token": "t1"}}
     assert choice in list(dlg.buttons.values()) and {"grab": {"unit": "red-second", "token": "t1"}} in list(dlg.buttons.values())
     dlg.choose(choice)
     st = scene.state
     assert st.treasure["t1"].carried_by == "red-captain"  # the winner alone within 5": no check
-    assert scene.game.outcome() == "red"
+    assert scene.game.winner == "red"
 
 
 def test_log_panel_renders_only_new_entries(tmp_path, datadir):
@@ -285,3 +288,24 @@ def test_log_panel_renders_only_new_entries(tmp_path, datadir):
     view.set_entries(entries + [("d20: 12 - a stated reason", "roll")])
     assert view.lines == len(first) + 1
     assert all(a is b for a, b in zip(first, view._lines))  # earlier lines were not rendered again
+
+
+def test_the_unit_menu_offers_what_the_engine_allows_with_targets(tmp_path, datadir):
+    """Kinds the menu has no item of its own for (attack here) come from legal_actions."""
+    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    text = text.replace("state: {turn: 1, player: 1, phase: move}",
+                        "rules: {combat: placeholder}\nstate: {turn: 1, player: 1, phase: engage}")
+    app, scene = make_scene(tmp_path, text)
+    assert scene.act({"engage": {"unit": "red-captain", "target": "blue-ogre"}})
+    scene.menus.open_menu("red-captain", (200, 200))
+    assert "Attack..." not in dict(app.dialogs[-1].items)  # not in the engage phase
+    app.close_dialogs()
+    while scene.state.phase != "melee":
+        assert scene.act({"end_phase": {}})
+    scene.menus.open_menu("red-captain", (200, 200))
+    menu = app.dialogs[-1]
+    menu.choose(dict(menu.items)["Attack..."])
+    sub = app.dialogs[-1]
+    assert [value for _, value in sub.items] == [{"attack": {"unit": "red-captain", "target": "blue-ogre"}}]
+    sub.choose(sub.items[0][1])
+    assert scene.game.log[-1].action == {"attack": {"unit": "red-captain", "target": "blue-ogre"}}

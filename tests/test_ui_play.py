@@ -16,11 +16,12 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from game.engine.controller import Game  # noqa: E402
+from game.engine.game import Game  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.ui import keymap, userdata  # noqa: E402
 from game.ui.app import App, open_play, start  # noqa: E402
+from game.ui.scenes.play.words import build_log  # noqa: E402
 
 SCENARIO = """\
 name: UI test table
@@ -85,7 +86,7 @@ def motion(app, pos, buttons=(1, 0, 0)):
 
 
 def key(app, command):
-    app.dispatch(keymap.key_event(command))
+    app.dispatch(keymap.PLAY.key_event(command))
 
 
 def drag(app, scene, start, end, steps=6):
@@ -94,8 +95,8 @@ def drag(app, scene, start, end, steps=6):
     for k in range(1, steps + 1):
         motion(app, (a[0] + (b[0] - a[0]) * k // steps, a[1] + (b[1] - a[1]) * k // steps))
         app.frame(0.016, flip=False)
-    if scene.drag is not None:
-        scene.flush_preview()  # the preview is planned off the frame: wait for it
+    if scene.drag_tool.drag is not None:
+        scene.drag_tool.flush()  # the preview is planned off the frame: wait for it
     return b
 
 
@@ -105,7 +106,7 @@ def test_click_selects_a_unit_and_empty_ground_deselects(tmp_path, datadir):
     down(app, p)
     up(app, p)
     assert scene.selected == "red-captain"
-    assert scene.drag is None
+    assert scene.drag_tool.drag is None
     down(app, px(scene, 12, 12))
     up(app, px(scene, 12, 12))
     assert scene.selected is None
@@ -115,7 +116,7 @@ def test_click_selects_a_unit_and_empty_ground_deselects(tmp_path, datadir):
 def test_drag_previews_then_drop_moves_the_unit(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     end = drag(app, scene, (4, 4), (4, 8))
-    prev = scene.drag.preview
+    prev = scene.drag_tool.drag.preview
     assert prev is not None and prev.kind == "move"
     assert prev.walk == pytest.approx(6.0)
     assert prev.cost == pytest.approx(4.0, abs=0.1)
@@ -125,14 +126,14 @@ def test_drag_previews_then_drop_moves_the_unit(tmp_path, datadir):
     assert (u.x, u.y) == (pytest.approx(x, abs=0.01), pytest.approx(y, abs=0.01))
     assert u.moved and not u.ran
     assert "move" in scene.game.log[-1].action
-    assert scene.drag is None
+    assert scene.drag_tool.drag is None
     assert app.errors == []
 
 
 def test_a_path_longer_than_move_becomes_a_run(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     end = drag(app, scene, (4, 4), (4, 12))  # 8": more than Move 6, within Run 9
-    assert scene.drag.preview.kind == "run"
+    assert scene.drag_tool.drag.preview.kind == "run"
     up(app, end)
     u = scene.state.units["red-captain"]
     assert u.ran
@@ -142,20 +143,20 @@ def test_a_path_longer_than_move_becomes_a_run(tmp_path, datadir):
 def test_illegal_drop_snaps_back_with_the_rule(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     end = drag(app, scene, (4, 4), (4, 21))  # 17": beyond Run
-    assert scene.drag.preview.kind is None
+    assert scene.drag_tool.drag.preview.kind is None
     up(app, end)
     u = scene.state.units["red-captain"]
     assert (u.x, u.y) == (4, 4)
     assert scene.refusal is not None and scene.refusal[0] in ("M1", "M2")
     assert scene.game.log == []
-    assert any(kind == "refusal" and "M" in text for text, kind in scene.log_entries())
+    assert any(kind == "refusal" and "M" in text for text, kind in build_log(scene))
 
 
 def test_escape_cancels_a_drag(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     end = drag(app, scene, (4, 4), (6, 6))
     key(app, "cancel")
-    assert scene.drag is None
+    assert scene.drag_tool.drag is None
     up(app, end)
     assert scene.state.units["red-captain"].pos == (4, 4)
 
@@ -167,8 +168,8 @@ def test_click_during_a_drag_adds_a_waypoint(tmp_path, datadir):
     up_at = px(scene, 7, 7)
     motion(app, up_at)
     app.frame(0.016, flip=False)
-    scene.flush_preview()
-    assert len(scene.drag.waypoints) == 1
+    scene.drag_tool.flush()
+    assert len(scene.drag_tool.drag.waypoints) == 1
     up(app, up_at)
     action = scene.game.log[-1].action
     body = action.get("move") or action.get("run")
@@ -180,22 +181,22 @@ def test_click_during_a_drag_adds_a_waypoint(tmp_path, datadir):
 def test_ruler_measures_edge_to_edge_and_stays(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     key(app, "ruler")
-    assert scene.ruler_mode
+    assert scene.ruler_tool.on
     a, b = px(scene, 4, 4), px(scene, 20, 21)
     down(app, a)
     motion(app, b)
     up(app, b)
-    assert scene.ruler is not None and not scene.ruler.dragging
-    assert (scene.ruler.a.label, scene.ruler.b.label) == ("red-captain", "blue-ogre")
-    dist, dz = scene.ruler_reading(scene.ruler)
+    assert scene.ruler_tool.ruler is not None and not scene.ruler_tool.ruler.dragging
+    assert (scene.ruler_tool.ruler.a.label, scene.ruler_tool.ruler.b.label) == ("red-captain", "blue-ogre")
+    dist, dz = scene.ruler_tool.reading(scene.ruler_tool.ruler)
     st = scene.state
     expected = math.hypot(16, 17) - st.units["red-captain"].r - st.units["blue-ogre"].r
     assert dist == pytest.approx(expected, abs=1e-6)
     assert dz == 0
     app.frame(0.016, flip=False)
-    assert scene.ruler is not None  # stays until dismissed
+    assert scene.ruler_tool.ruler is not None  # stays until dismissed
     key(app, "cancel")
-    assert scene.ruler is None
+    assert scene.ruler_tool.ruler is None
     assert scene.state.units["red-captain"].pos == (4, 4)  # measuring never moves anything
 
 
@@ -205,7 +206,7 @@ def test_ruler_height_difference_to_a_roof(tmp_path, datadir):
     a, b = px(scene, 9, 16), px(scene, 4, 16)  # ground to the 3" tower top
     down(app, a)
     up(app, b)
-    dist, dz = scene.ruler_reading(scene.ruler)
+    dist, dz = scene.ruler_tool.reading(scene.ruler_tool.ruler)
     assert dz == pytest.approx(3.0)
     assert dist == pytest.approx(math.hypot(scene.camera.to_in(*b)[0] - scene.camera.to_in(*a)[0], 3.0), abs=0.01)
 
@@ -240,9 +241,9 @@ def test_undo_and_redo_keys(tmp_path, datadir):
 
 def test_ctrl_z_is_bound_to_undo():
     ev = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_z, mod=pygame.KMOD_LCTRL, unicode="", scancode=0)
-    assert keymap.command_for(ev) == "undo"
+    assert keymap.PLAY.command_for(ev) == "undo"
     ev = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_z, mod=0, unicode="z", scancode=0)
-    assert keymap.command_for(ev) != "undo"
+    assert keymap.PLAY.command_for(ev) != "undo"
 
 
 def test_wheel_zooms_about_the_cursor_and_f_fits(tmp_path, datadir):
@@ -276,7 +277,7 @@ def test_right_drag_pans_and_right_click_opens_the_unit_menu(tmp_path, datadir):
 
 def test_context_menu_sets_status_through_an_action(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
-    scene.open_menu("red-captain", (100, 100))
+    scene.menus.open_menu("red-captain", (100, 100))
     menu = app.dialogs[-1]
     sub = dict(menu.items)["Set status..."]
     menu.choose(sub)
@@ -288,7 +289,7 @@ def test_context_menu_sets_status_through_an_action(tmp_path, datadir):
     assert scene.state.units["red-captain"].status == "normal"
     assert scene.refusal is not None
     key(app, "end_step")  # to the shoot phase (manual)
-    scene.open_menu("red-captain", (100, 100))
+    scene.menus.open_menu("red-captain", (100, 100))
     app.dialogs[-1].choose(dict(app.dialogs[-1].items)["Set status..."])
     app.dialogs[-1].choose(dict(app.dialogs[-1].items)["staggered"])
     assert scene.state.units["red-captain"].status == "staggered"
@@ -300,8 +301,8 @@ def test_help_overlay_lists_every_key(tmp_path, datadir):
     from game.ui.scenes.overlays import HelpScene
 
     assert isinstance(app.top, HelpScene)
-    labels = {k for k, _ in app.top.rows}
-    for b in keymap.KEYS:
+    labels = {label for keys, _ in app.top.rows for label in keys.split(" / ")}
+    for b in keymap.PLAY.keys:
         assert b.label in labels
     app.frame(0.016, flip=False)
     key(app, "help")
@@ -311,7 +312,7 @@ def test_help_overlay_lists_every_key(tmp_path, datadir):
 def test_pick_up_dialog_and_clicking_the_token(tmp_path, datadir):
     text = SCENARIO.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
     app, scene = make_scene(tmp_path, text)
-    assert scene.game.pending and scene.game.pending["kind"] == "pick_up"
+    assert scene.game.pending and scene.game.pending.kind == "pick_up"
     app.frame(0.016, flip=False)
     dlg = app.modal
     assert dlg is not None
@@ -357,11 +358,11 @@ def test_save_and_load_round_trip(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     up(app, drag(app, scene, (4, 4), (8, 4)))
     out = str(tmp_path / "mygame.yaml")
-    assert scene.save_to(out)
+    assert scene.files.save_to(out)
     h = scene.state.hash()
     key(app, "undo")
     assert scene.state.hash() != h
-    assert scene.load_from(out)
+    assert scene.files.load_from(out)
     assert scene.state.hash() == h
 
 

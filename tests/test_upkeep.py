@@ -23,7 +23,7 @@ def test_rout_check_starts_at_six(lost, held, checks):
     g = game(RED, blue, tokens, state={**UPKEEP2, "lost": {"red": lost}}, dice=[1])
     assert bool(rolls(g, "U2")) is checks
     if checks:  # passed on a 1: the voluntary rout decision waits (U3)
-        assert g.pending["kind"] == "voluntary_rout" and g.pending["player"] == 1
+        assert g.pending.kind == "voluntary_rout" and g.pending.player == 1
         assert "rout" in g.legal_action_kinds()
     else:
         assert g.pending is None and g.state.phase == "engage"
@@ -31,7 +31,7 @@ def test_rout_check_starts_at_six(lost, held, checks):
 
 def test_failed_rout_check_removes_the_warband_and_the_other_wins():
     g = game(RED, FAR_BLUE, state={**UPKEEP2, "lost": {"red": 6}}, dice=[20])
-    assert g.outcome() == "blue"
+    assert g.winner == "blue"
     assert all(not u.on_table for u in g.state.units_of("red"))
     assert g.state.routed == ["red"]
     assert g.legal_action_kinds() == []
@@ -46,14 +46,14 @@ def test_rout_check_uses_the_best_hero_that_is_not_incapacitated():
     g = game(red, FAR_BLUE, state={**UPKEEP2, "lost": {"red": 6}}, dice=[12])
     (roll,) = rolls(g, "U2")
     assert roll.unit == "red-mage" and roll.target == 11 and roll.success is False
-    assert g.outcome() == "blue"
+    assert g.winner == "blue"
 
 
 @pytest.mark.parametrize("rule, routed, rolled", [("auto_fail", True, False), ("pass", False, False), ("best_morale", False, True)])
 def test_no_hero_rule_is_a_ruleset_choice(rule, routed, rolled):
     red = [unit("red-brute", [8, 4], morale=18, keywords=[])]
     g = game(red, FAR_BLUE, state={**UPKEEP2, "lost": {"red": 6}}, dice=[10], rules={"rout_no_hero": rule})
-    assert (g.outcome() == "blue") is routed
+    assert (g.winner == "blue") is routed
     assert bool(rolls(g, "U2")) is rolled
 
 
@@ -62,7 +62,7 @@ def test_voluntary_rout_after_a_passed_check():
     bad = g.try_apply({"rout": {"player": 2}})
     assert not bad.ok and bad.rule == "U3"
     g.apply({"rout": {"player": 1}})
-    assert g.outcome() == "blue"
+    assert g.winner == "blue"
 
 
 def test_play_on_after_a_passed_check_goes_on_with_the_upkeep():
@@ -81,7 +81,7 @@ def _grab_game(red, blue, tokens, dice=()):
 def test_winner_alone_within_5_picks_up(gap, grabbed):
     red = [unit("red-captain", [10 + 2 * R25 + gap, 10])]
     g = _grab_game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10]}])
-    assert g.outcome() == "red"
+    assert g.winner == "red"
     assert (g.state.treasure["t1"].carried_by == "red-captain") is grabbed
     assert not [r for r in rolls(g, "U4")]  # no check for the winner alone
 
@@ -122,12 +122,12 @@ def test_animal_cannot_grab_but_forces_the_check():
 def test_owner_chooses_which_unit_tries():
     red = [unit("red-captain", [13, 10]), unit("red-mage", [10, 13]), unit("red-far", [30, 4])]
     g = _grab_game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10]}])
-    assert g.pending["kind"] == "grab" and sorted(g.pending["units"]) == ["red-captain", "red-mage"]
+    assert g.pending.kind == "grab" and sorted(g.pending.units) == ["red-captain", "red-mage"]
     assert g.legal_action_kinds()[0] == "grab"
     bad = g.try_apply({"grab": {"unit": "red-far", "token": "t1"}})
     assert not bad.ok and bad.rule == "U4"
     g.apply({"grab": {"unit": "red-mage", "token": "t1"}})
-    assert g.state.treasure["t1"].carried_by == "red-mage" and g.outcome() == "red"
+    assert g.state.treasure["t1"].carried_by == "red-mage" and g.winner == "red"
 
 
 def test_grab_reveals_plague_but_not_events():
@@ -167,8 +167,8 @@ def test_pick_up_denied_by_an_opponent_within_2(gap, denied):
         g2 = _treasure_game(red, blue, [{"id": "t1", "at": [10, 10]}], state={**UPKEEP2, "step": "treasure"})
         assert any("pick-up denied: blue-boss is 2.00\"" in a["text"] for a in g2.start.automatic)
     else:
-        assert g.pending["kind"] == "pick_up"
-        assert g.pending["options"] == [{"unit": "red-captain", "token": "t1"}]
+        assert g.pending.kind == "pick_up"
+        assert g.pending.options == (("red-captain", "t1"),)
         g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})
         assert g.state.units["red-captain"].carrying == "t1"
         assert g.state.phase == "engage"  # nothing else to pick up: the step ended
@@ -177,7 +177,7 @@ def test_pick_up_denied_by_an_opponent_within_2(gap, denied):
 def test_pick_up_needs_contact():
     red = [unit("red-captain", [10 - 2 * R25 - 0.06, 10]), unit("red-b", [10, 10 + 2 * R25 + 0.05])]
     g = _treasure_game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10]}])
-    assert g.pending["options"] == [{"unit": "red-b", "token": "t1"}]
+    assert g.pending.options == (("red-b", "t1"),)
     r = g.try_apply({"pick_up": {"unit": "red-captain", "token": "t1"}})
     assert not r.ok and r.rule == "U6" and "0.06\"" in r.reason and "not in contact" in r.reason
 
@@ -211,7 +211,7 @@ def test_treasure_step_skipped_in_the_first_players_first_turn_only():
     assert first.pending is None and any("skipped in the first player's first turn" in a["text"] for a in first.start.automatic)
     blue = [unit("blue-boss", [10 - 2 * R25, 10])]
     second = _treasure_game([unit("red-captain", [30, 30])], blue, tokens, state=BLUE_UPKEEP)
-    assert second.pending["kind"] == "pick_up"
+    assert second.pending.kind == "pick_up"
 
 
 def _melee_state(carrier_kw=None, **kw):
@@ -252,7 +252,7 @@ def test_event_token_rolls_the_event_table_and_neutrals_act_in_the_triggering_tu
     g.apply({"end_turn": {}})  # red's turn ends; blue's upkeep has no Neutrals step
     assert g.state.player == 2 and g.pending is None
     g.apply({"end_turn": {}})  # red's turn 3: Neutrals act first
-    assert g.state.player == 1 and g.pending["kind"] == "neutrals"
+    assert g.state.player == 1 and g.pending.kind == "neutrals"
     r = g.try_apply({"set_status": {"unit": "red-captain", "status": "stunned"}})
     assert r.ok  # manual results are allowed for anyone while neutrals act
     r = g.try_apply({"engage": {"unit": "red-captain", "target": "blue-boss"}})

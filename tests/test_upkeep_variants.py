@@ -25,7 +25,7 @@ def test_legacy_6_units_check_from_2_lost():
     g = position("rout-legacy", [20])
     (roll,) = g.dice.log
     assert roll.rule == "U2" and roll.unit == "red-captain" and not roll.success
-    assert g.outcome() == "blue"
+    assert g.winner == "blue"
 
 
 def test_legacy_does_not_check_below_the_table_value():
@@ -50,7 +50,7 @@ def test_break_point_every_unit_rolls_on_the_unit_morale_table():
 
 def test_break_point_all_rout_means_the_warband_routs():
     g = position("rout-breakpoint", [1] * 8)
-    assert g.outcome() == "blue" and g.state.routed == ["red"]
+    assert g.winner == "blue" and g.state.routed == ["red"]
 
 
 def test_break_point_needs_a_new_loss_to_roll_again():
@@ -64,4 +64,4 @@ def test_break_point_needs_a_new_loss_to_roll_again():
 @pytest.mark.parametrize("ruleset, decided", [(None, None), ("rout-legacy", "blue"), ("rout-breakpoint", None)])
 def test_same_position_three_decisions(ruleset, decided):
     g = position(ruleset, [20, 1, 1, 6, 6, 3, 3, 4, 4][(0 if ruleset != "rout-breakpoint" else 1):])
-    assert g.outcome() == decided
+    assert g.winner == decided

@@ -18,7 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from game.engine.controller import Game  # noqa: E402
+from game.bundled import bundled_map  # noqa: E402
+from game.engine.game import Game  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
@@ -26,7 +27,7 @@ N_ACTIONS = 10_000
 
 
 def _scenario():
-    return load_scenario(os.path.join(ROOT, "maps", "stress.yaml"))
+    return load_scenario(bundled_map("stress.yaml"))
 
 
 def non_move_actions(sc, n: int = N_ACTIONS) -> list[dict]:

@@ -24,7 +24,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-STRESS = os.path.join(ROOT, "maps", "stress.yaml")
+from game.bundled import bundled_map  # noqa: E402
+
+STRESS = bundled_map("stress.yaml")
 FPS_TARGET = 60.0
 VALIDATE_TARGET_MS = 50.0
 DRAG_FRAMES = 120
@@ -33,12 +35,14 @@ DRAG_FRAMES = 120
 def _drag_fps() -> float:
     import pygame
 
-    from game.editor.app import EditorApp
+    from game.editor.app import open_editor
     from game.editor.document import Document
     from game.editor.driver import Driver
+    from game.ui.app import App
 
     doc = Document.open(STRESS)
-    app = EditorApp(doc, STRESS)
+    app = App((1280, 800))
+    open_editor(app, doc)
     d = Driver(app)
     piece = max(doc.sc.terrain, key=lambda t: len(t.polygon))
     from shapely.geometry import Polygon
@@ -48,7 +52,7 @@ def _drag_fps() -> float:
     d.key(pygame.K_v)
     d.frame(pygame.event.Event(pygame.MOUSEMOTION, pos=start, rel=(0, 0), buttons=(0, 0, 0)))
     d.frame(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=start, button=1))
-    assert d.scene.selection and d.scene.drag is not None, "the drag started on a piece"
+    assert d.scene.selection and d.scene.tools.drag is not None, "the drag started on a piece"
     for i in range(5):  # warm up (ghost layer, fonts)
         d.frame(pygame.event.Event(pygame.MOUSEMOTION, pos=(start[0] + i, start[1]), rel=(1, 0), buttons=(1, 0, 0)))
     t0 = time.perf_counter()

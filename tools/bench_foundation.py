@@ -11,6 +11,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from game.bundled import bundled_map  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
@@ -31,8 +32,8 @@ def row(name, seconds, unit, target, limit):
 
 
 def run() -> list[dict]:
-    default = str(ROOT / "maps" / "default.yaml")
-    stress = str(ROOT / "maps" / "stress.yaml")
+    default = bundled_map("default.yaml")
+    stress = bundled_map("stress.yaml")
     rows = []
     if os.path.exists(default):
         load_scenario(default)

@@ -24,6 +24,7 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from game.bundled import bundled_map  # noqa: E402
 from game.engine.errors import IllegalAction  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.movement import Mover  # noqa: E402
@@ -151,7 +152,7 @@ def _p(values, q):
 
 
 def run() -> list[dict]:
-    stress = ROOT / "maps" / "stress.yaml"
+    stress = pathlib.Path(bundled_map("stress.yaml"))
     sc = load_scenario(str(stress)) if stress.exists() else _synthetic()
     label = "stress.yaml" if stress.exists() else "synthetic 48x48"
     board = Board(sc.width, sc.height, sc.terrain)

@@ -21,7 +21,9 @@ if ROOT not in sys.path:
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-STRESS = os.path.join(ROOT, "maps", "stress.yaml")
+from game.bundled import bundled_map  # noqa: E402
+
+STRESS = bundled_map("stress.yaml")
 TARGET_MS = 300.0
 FRAME_TARGET_MS = 1000.0 / 60.0
 

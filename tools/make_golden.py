@@ -41,7 +41,7 @@ def replay_lines(scenario: str, script: str) -> str:
 
 def random_script(scenario_path: str, seed: int, n: int) -> dict:
     """Random actions, legal or not, chosen with the engine's help so that most are legal."""
-    from game.engine.controller import Game
+    from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
 
@@ -75,8 +75,9 @@ def random_script(scenario_path: str, seed: int, n: int) -> dict:
             act = {kind: {"unit": u.id, "to": to}}
             if rng.random() < 0.2:
                 act[kind]["descend"] = "jump"
-        elif kind == "pick_up" and game.pending and game.pending.get("options"):
-            act = {"pick_up": dict(rng.choice(game.pending["options"]))}
+        elif kind == "pick_up" and game.pending and game.pending.options:
+            unit, token = rng.choice(game.pending.options)
+            act = {"pick_up": {"unit": unit, "token": token}}
         elif kind == "engage" and mine:
             u = rng.choice(mine)
             others = sorted((o for o in everyone if o.warband != u.warband), key=lambda o: game.board.distance(u, o))[:2]
@@ -96,10 +97,10 @@ def random_script(scenario_path: str, seed: int, n: int) -> dict:
         elif kind == "disengage" and mine:
             act = {"disengage": {"unit": rng.choice(mine).id}}
         elif kind in ("rout", "play_on") and game.pending:
-            act = {kind: {"player": game.pending["player"]}}
+            act = {kind: {"player": game.pending.player}}
         elif kind == "grab" and game.pending:
             p = game.pending
-            act = {"grab": {"unit": rng.choice(p["units"]), "token": p["token"]}}
+            act = {"grab": {"unit": rng.choice(p.units), "token": p.token}}
         elif kind in ("end_step", "end_phase", "end_turn"):
             act = {kind: {}}
         else:
@@ -117,15 +118,19 @@ RANDOM = [  # (scenario, script file, seed, actions)
     ("maps/teach-treasure.yaml", "tests/scripts/random-treasure.yaml", 13, 300),
     ("tests/scripts/duel.yaml", "tests/scripts/random-duel.yaml", 14, 300),
     ("maps/stress.yaml", "tests/scripts/random-stress.yaml", 15, 120),
+    ("tests/scripts/close.yaml", "tests/scripts/random-close.yaml", 16, 300),
 ]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--random", action="store_true", help="regenerate the random scripts first")
+    ap.add_argument("--only", help="with --random: only the scripts whose path contains this")
     args = ap.parse_args()
     if args.random:
         for scen, script, seed, n in RANDOM:
+            if args.only and args.only not in script:
+                continue
             data = random_script(os.path.join(ROOT, scen), seed, n)
             lines = [f"# Random actions on {scen} (tools/make_golden.py --random); legal or not, for the golden replays.",
                      f"seed: {data['seed']}", "actions:"]

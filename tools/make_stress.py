@@ -202,7 +202,9 @@ def to_yaml(data: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    out = argv[1] if len(argv) > 1 else os.path.join(ROOT, "maps", "stress.yaml")
+    from game.bundled import bundled_map
+
+    out = argv[1] if len(argv) > 1 else bundled_map("stress.yaml")
     text = to_yaml(generate())
     from game.engine.errors import LoadError
     from game.engine.scenario import load_scenario

@@ -1,4 +1,4 @@
-"""Drive the editor window with synthetic mouse and key events (tests, benchmark).
+"""Drive the app shell with synthetic mouse and key events (editor tests, benchmark).
 
 Set SDL_VIDEODRIVER=dummy before importing this module to run without a display.
 """
@@ -7,24 +7,32 @@ from __future__ import annotations
 
 import pygame
 
-from game.editor.app import EditorApp
+from game.editor.scene import EditorScene
+from game.ui.app import App
+
+FRAME_S = 1 / 60
 
 
 class Driver:
-    def __init__(self, app: EditorApp):
+    def __init__(self, app: App):
         self.app = app
-        app.frame()
+        self.frame()
 
     @property
-    def scene(self):
-        return self.app.scene
+    def scene(self) -> EditorScene | None:
+        """The editor (also while a game opened from it is on top)."""
+        return self.app.find(EditorScene)
 
     def px(self, x: float, y: float) -> tuple[int, int]:
         px, py = self.scene.camera.to_px(x, y)
         return (round(px), round(py))
 
     def frame(self, *events) -> None:
-        self.app.frame(list(events))
+        """One frame: the given events, then the queue (events pygame_gui posted), update, draw."""
+        for event in events:
+            self.app.dispatch(event)
+        self.app.pump()
+        self.app.frame(FRAME_S)
         if self.app.errors:  # a caught bug must fail the test or benchmark that drove it
             raise RuntimeError(self.app.errors[-1])
 
@@ -66,8 +74,9 @@ class Driver:
             self.frame(pygame.event.Event(pygame.TEXTINPUT, text=ch))
         self.key(pygame.K_RETURN)
 
-    def button(self, key: str):
-        for r, _kind, k in self.scene.button_rects:
-            if k == key:
+    def button(self, cmd: str):
+        """Where the editor's tool bar button of ``cmd`` is."""
+        for r, c in self.scene.chrome.buttons:
+            if c == cmd:
                 return r.center
-        raise KeyError(key)
+        raise KeyError(cmd)

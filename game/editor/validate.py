@@ -26,7 +26,8 @@ import yaml
 
 from game.engine import yamlsrc
 from game.engine.errors import LoadError, Problem
-from game.engine.scenario import _represent_dict, _represent_list, dump_yaml, load_scenario, parse_scenario
+from game.engine.scenario import load_scenario, parse_scenario
+from game.engine.yamlsrc import _represent_dict, _represent_list, dump_yaml
 from game.engine.yamlsrc import Source
 
 if getattr(yaml, "__with_libyaml__", False):
@@ -125,13 +126,14 @@ class LiveValidator:
         return "".join(parts), Source(file, values, lines)
 
     def check(self, file: str, data: dict) -> list[Problem]:
-        """The problems ``speedheim check`` reports for the file ``data`` would be saved as."""
+        """The problems ``speedheim check`` reports for the file ``data`` would be saved as
+        (a map that cannot start a game included: ``playable``)."""
         try:
             _, src = self.source(file, data)
         except Exception:  # noqa: BLE001 - anything unusual: the plain, slower way
             return _slow_check(file, dump_yaml(data))
         try:
-            parse_scenario(src)
+            parse_scenario(src, playable=True)
         except LoadError as exc:
             return list(exc.problems)
         return []
@@ -139,7 +141,7 @@ class LiveValidator:
 
 def _slow_check(file: str, text: str) -> list[Problem]:
     try:
-        load_scenario(file, text=text)
+        load_scenario(file, text=text, playable=True)
     except LoadError as exc:
         return list(exc.problems)
     return []

@@ -52,6 +52,9 @@ SPECS: dict[str, dict[str, Field]] = {
     "check": {"unit": _UNIT, "stat": Field("text", True), "advantage": Field("bool"), "disadvantage": Field("bool"),
               "modifier": Field("int"), "reason": Field("text"), "rule": Field("text")},
     "cast": {"unit": _UNIT, "spell": Field("text", True), "ongoing": Field("bool")},
+    # Placeholder combat (RULES.md S1, F1; combat: placeholder)
+    "shoot": {"unit": _UNIT, "target": Field("unit", True)},
+    "attack": {"unit": _UNIT, "target": Field("unit", True)},
     "end_spell": {"unit": _UNIT, "spell": Field("text", True)},
     # Flow
     "end_step": {},
@@ -262,12 +265,7 @@ def load_script(path: str, text: str | None = None) -> Script:
     """Read and check an action script file; raises LoadError (FILE:LINE lines), nothing else."""
     try:
         src = load_yaml(read_text(path) if text is None else text, path)
-        script = parse_script(src)
-        if isinstance(src.data, dict) and "scenario" in src.data:
-            from game.engine.saves import load_game  # a saved game: check that it replays
-
-            load_game(path, text=text)
-        return script
+        return parse_script(src)
     except LoadError:
         raise
     except RecursionError:

@@ -9,15 +9,15 @@ the ``prompt`` callback when the player rolls physical dice.
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from game.engine.ruleset import Ruleset
+from game.engine.params import Ruleset
 
 NORMAL, ADVANTAGE, DISADVANTAGE = "normal", "advantage", "disadvantage"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Roll:
     """One logged roll: the dice thrown, the value kept and what it decided."""
 
@@ -94,7 +94,7 @@ class Dice:
     def roll(self, sides: int, reason: str, *, rule: str | None = None, unit: str | None = None, count: int = 1) -> Roll:
         """A free roll of ``count`` dice of ``sides``; kept is the sum."""
         values = [self._one(sides, reason) for _ in range(count)]
-        roll = Roll(sides, values, sum(values), reason, rule, unit)
+        roll = Roll(sides, list(values), sum(values), reason, rule, unit)
         self.log.append(roll)
         return roll
 
@@ -116,6 +116,12 @@ class Dice:
         self.log.append(roll)
         return roll
 
-    def take_new(self, since: int) -> list[Roll]:
-        """Rolls logged since index ``since`` (what one action rolled)."""
-        return self.log[since:]
+    def amend(self, roll: Roll, **changes: Any) -> Roll:
+        """The logged ``roll`` with what the rule decided after it was thrown (a modifier, the
+        verdict of a table): a new value in the log's place."""
+        new = replace(roll, **changes)
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.log[i] is roll:
+                self.log[i] = new
+                break
+        return new

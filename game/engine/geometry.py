@@ -21,7 +21,8 @@ from shapely.geometry import Point as ShPoint
 from shapely.geometry import Polygon, box
 from shapely.strtree import STRtree
 
-from game.engine.model import Terrain, Token, Unit
+from game.engine.model import Scenario, Terrain, Token, Unit
+from game.engine.tolerance import EPS
 
 #: Size of the buckets of the point-height index, inches.
 _CELL = 2.0
@@ -143,11 +144,6 @@ class Board:
             levels.add(0.0)
         return sorted(levels)
 
-    def z_of(self, thing: Unit | Token | Disc) -> float:
-        if isinstance(thing, Disc):
-            return thing.z
-        return self.height_at(thing.x, thing.y)
-
     def disc(self, thing: Unit | Token) -> Disc:
         return Disc(thing.x, thing.y, thing.r, self.height_at(thing.x, thing.y))
 
@@ -175,13 +171,9 @@ class Board:
         np.fill_diagonal(gap, 0.0)
         return gap
 
-    def within(self, a: Unit | Token | Disc, b: Unit | Token | Disc, limit: float) -> bool:
-        """G3: thresholds are inclusive."""
-        return self.distance(a, b) <= limit + 1e-9
-
     def in_contact(self, a: Unit | Token | Disc, b: Unit | Token | Disc, tolerance: float) -> bool:
         """G4: base contact is an edge-to-edge distance of at most the tolerance."""
-        return self.distance(a, b) <= tolerance + 1e-9
+        return self.distance(a, b) <= tolerance + EPS
 
     def distance_to_terrain(self, x: float, y: float, r: float, terrain_id: str) -> float:
         """Base edge to a terrain piece, across the table (0 when touching or over it)."""
@@ -198,10 +190,16 @@ class Board:
         out = []
         for i in self.tree.query(centre, predicate="dwithin", distance=r):
             t = self.terrain[int(i)]
-            if t.kind in kinds and float(shapely.distance(centre, self.polygons[int(i)])) < r - 1e-6:
+            if t.kind in kinds and float(shapely.distance(centre, self.polygons[int(i)])) < r - EPS:
                 out.append(t)
         return out
 
     def disc_on_table(self, x: float, y: float, r: float) -> bool:
-        eps = 1e-9
+        eps = EPS
         return r - eps <= x <= self.width - r + eps and r - eps <= y <= self.height - r + eps
+
+
+def board_for(sc: Scenario, ignore_height: bool = False) -> Board:
+    """The board of a scenario, measuring height per its ruleset (G2) unless told not to."""
+    use_height = sc.ruleset.height_mode == "3d" and not ignore_height
+    return Board(sc.width, sc.height, sc.terrain, use_height=use_height)

@@ -6,16 +6,11 @@ import re
 import sys
 
 from game.engine.errors import LoadError
-from game.engine.geometry import Board, Disc
+from game.engine.geometry import Board, Disc, board_for
 from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
 
 _POINT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
-
-
-def board_for(sc: Scenario, ignore_height: bool = False) -> Board:
-    use_height = sc.ruleset.height_mode == "3d" and not ignore_height
-    return Board(sc.width, sc.height, sc.terrain, use_height=use_height)
 
 
 def resolve(sc: Scenario, board: Board, spec: str) -> Disc:

@@ -1,39 +1,45 @@
-"""``speedheim replay SCENARIO ACTIONS [--json]``: apply an action script, print the log.
+"""Replaying an action script: the one loop, and ``speedheim replay``.
 
-With ``--json``: one JSON object per action (FORMATS.md), then one ``final`` line.
-Illegal actions are reported in their line (``ok: false`` with the rule) and the replay
-goes on; bad files are ``FILE:LINE: ...`` lines on stderr and exit 2.
+:meth:`Game.replay` is the only loop that applies a list of actions to a game: the
+``replay`` command, saved games (:mod:`game.engine.saves`), ``render --actions`` and the
+tests all go through it. With ``--json`` the command prints one JSON object per action
+(FORMATS.md), then one ``final`` line. Illegal actions are reported in their line (``ok:
+false`` with the rule) and the replay goes on; bad files are ``FILE:LINE: ...`` lines on
+stderr and exit 2. ``--save GAME.yaml`` also writes the game as a save, every move with
+its resolved path.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import Callable
 
 from game.engine.actions import Script, load_script
-from game.engine.controller import Game
 from game.engine.dice import Dice
 from game.engine.errors import LoadError
+from game.engine.game import Game
 from game.engine.model import Scenario
+from game.engine.saves import save_game
 from game.engine.scenario import load_scenario
 
 #: The seed used when a script gives neither ``seed`` nor enough ``dice``.
 DEFAULT_SEED = 0
 
 
-def dice_for(script: Script) -> Dice:
-    return Dice(seed=script.seed if script.seed is not None else DEFAULT_SEED, typed=list(script.dice))
+def dice_for(script: Script, prompt: Callable[[int, str], int] | None = None) -> Dice:
+    return Dice(seed=script.seed if script.seed is not None else DEFAULT_SEED, typed=list(script.dice), prompt=prompt)
 
 
 def replay(scenario: Scenario, script: Script, *, history: bool = False) -> Game:
-    """Apply every action of ``script``; illegal ones are logged and skipped."""
+    """The game after every action of ``script``."""
     game = Game(scenario, dice=dice_for(script), history=history)
-    for action in script.actions:
-        game.try_apply(action)
+    for _ in game.replay(script.actions):
+        pass
     return game
 
 
-def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False) -> int:
+def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, save: str | None = None) -> int:
     problems = []
     scenario = script = None
     try:
@@ -49,10 +55,9 @@ def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False) -> 
     game = Game(scenario, dice=dice_for(script), history=False)
     out = sys.stdout
     if not as_json:
-        if game.start.automatic or game.start.events or game.start.rolls:
+        if game.start.automatic or game.start.texts or game.start.rolls:
             print(game.start.text(), file=out)
-    for i, action in enumerate(script.actions):
-        result = game.try_apply(action)
+    for i, result in game.replay(script.actions):
         if as_json:
             print(json.dumps(result.to_json_line(i)), file=out)
         else:
@@ -64,10 +69,17 @@ def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False) -> 
         print(json.dumps(game.final_json()), file=out)
     else:
         st = game.state
-        winner = game.outcome()
+        outcome = game.outcome()
+        result = (outcome.winner or f"a draw ({outcome.reason})") if outcome else "none yet"
         print(f"final: turn {st.turn}, player {st.player}, {st.phase}" + (f"/{st.step}" if st.step else "")
-              + f"; winner: {winner or 'none yet'}; lost: " + ", ".join(f"{k} {v}" for k, v in st.lost.items()), file=out)
+              + f"; winner: {result}; lost: " + ", ".join(f"{k} {v}" for k, v in st.lost.items()), file=out)
         bad = sum(1 for e in game.log if not e.ok)
         if bad:
             print(f"{bad} illegal action(s) were skipped", file=out)
+    if save:
+        try:
+            save_game(save, game)
+        except OSError as exc:
+            print(f"{save}: cannot write the save ({exc.strerror or exc})", file=sys.stderr)
+            return 2
     return 0

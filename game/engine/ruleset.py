@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 import os
 from functools import lru_cache
-from importlib import resources
-from typing import Any, Iterator, Mapping
+from typing import Any
 
+from game.bundled import rulesets_dir
+from game.engine.actions import SPECS
 from game.engine.errors import LoadError, Problem
+from game.engine.model import STATUSES
+from game.engine.params import Ruleset
+from game.engine.rules import STEPS
 from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
 
 BASE = "speedheim"
@@ -28,76 +32,18 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "rout_variant": ("standard", "legacy", "break_point"),
     "check_success": ("at_most", "at_least"),
     "neutral_act": ("advance", "manual"),
+    "combat": ("manual", "placeholder"),
+    "turn_limit_winner": ("draw", "treasure"),
 }
-STATUSES = ("normal", "staggered", "dazed", "stunned", "incapacitated")
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
-POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor"}
-
-
-def ruleset_dir() -> str:
-    return str(resources.files("game") / "rulesets")
+POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor", "los_samples"}
+#: Parameters that must be a whole number.
+INTEGERS = {"los_samples"}
 
 
 def available() -> list[str]:
-    return sorted(f[:-5] for f in os.listdir(ruleset_dir()) if f.endswith(".yaml"))
-
-
-class Ruleset(Mapping[str, Any]):
-    """Read-only parameters; ``rs.name`` and ``rs["name"]`` both work."""
-
-    __slots__ = ("_params", "source")
-
-    def __init__(self, params: dict[str, Any], source: str = ""):
-        object.__setattr__(self, "_params", dict(params))
-        object.__setattr__(self, "source", source)
-
-    def __getattr__(self, key: str) -> Any:
-        try:
-            return self._params[key]
-        except KeyError:
-            raise AttributeError(f"ruleset has no parameter {key!r}") from None
-
-    def __setattr__(self, key, value):
-        raise AttributeError("rulesets are read-only; use with_overrides()")
-
-    def __getitem__(self, key: str) -> Any:
-        return self._params[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._params)
-
-    def __len__(self) -> int:
-        return len(self._params)
-
-    def __repr__(self) -> str:
-        return f"Ruleset({self._params.get('name')!r})"
-
-    @property
-    def phase_names(self) -> list[str]:
-        return [p["name"] for p in self.phases]
-
-    def is_manual(self, phase: str) -> bool:
-        return any(p["name"] == phase and p.get("manual") for p in self.phases)
-
-    def with_overrides(self, overrides: Mapping[str, Any]) -> "Ruleset":
-        params = dict(self._params)
-        params.update(overrides)
-        return Ruleset(params, self.source)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self._params)
-
-    # --- derived values used all over the engine --------------------------------
-    def radius(self, size_mm: float) -> float:
-        """Radius in inches of a round base or token of ``size_mm`` diameter (G1)."""
-        return size_mm / self.mm_per_inch / 2.0
-
-    def injury_result(self, roll: int) -> str:
-        for low, high, result in self.injury_table:
-            if (low is None or roll >= low) and (high is None or roll <= high):
-                return result
-        return "none"
+    return sorted(f[:-5] for f in os.listdir(rulesets_dir()) if f.endswith(".yaml"))
 
 
 def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, problems: list[Problem]) -> None:
@@ -116,6 +62,8 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
             problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
         elif value < 0 or (key in POSITIVE and value == 0):
             problems.append(src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"))
+        elif key in INTEGERS and value != int(value):
+            problems.append(src.problem(path, f"{key} must be a whole number, not {value}"))
         return
     if isinstance(base, str) and not isinstance(value, str):
         problems.append(src.problem(path, f"{key} must be text, not {value!r}"))
@@ -124,8 +72,9 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
 
 
 def _check_tables(params: dict, src: Source | None, file: str, problems: list[Problem]) -> None:
-    def prob(key: str, msg: str) -> None:
-        problems.append(src.problem((key,), msg) if src else Problem(file, 1, msg))
+    def prob(key: str | tuple, msg: str) -> None:
+        path = key if isinstance(key, tuple) else (key,)
+        problems.append(src.problem(path, msg) if src else Problem(file, 1, msg))
 
     for key in ("injury_table", "rout_legacy_table", "break_point_table"):
         rows = params.get(key)
@@ -140,23 +89,71 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
                 problems.append(src.problem((key, i), f"{key} row {i + 1} must be [low, high, result]") if src else Problem(file, 1, f"{key} row {i + 1} is bad"))
             elif key == "injury_table" and row[2] not in INJURY_RESULTS:
                 problems.append(src.problem((key, i), f"injury result {row[2]!r} is not one of {', '.join(INJURY_RESULTS)}") if src else Problem(file, 1, "bad injury result"))
-    phases = params.get("phases")
-    if not isinstance(phases, list) or not phases or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in phases):
-        prob("phases", "phases must be a list of {name: ..., manual: true|false}")
-    else:
-        names = [p["name"] for p in phases]
-        if len(set(names)) != len(names):
-            prob("phases", "phase names must be unique")
-    steps = params.get("upkeep_steps")
-    known = ("neutrals", "rout", "recover", "treasure", "ongoing_spells")
-    if not isinstance(steps, list) or not all(s in known for s in steps):
-        prob("upkeep_steps", f"upkeep_steps must be a list of {', '.join(known)}")
+    _check_phases(params, src, prob)
+    weapons = params.get("ranged_weapons")
+    if weapons is not None:
+        if not isinstance(weapons, dict):
+            prob("ranged_weapons", "ranged_weapons must be a mapping of keyword: {range: inches, reload: true|false}")
+        else:
+            for name, w in weapons.items():
+                ok = (isinstance(w, dict) and set(w) <= {"range", "reload"} and is_finite_number(w.get("range"))
+                      and w["range"] > 0 and isinstance(w.get("reload", False), bool))
+                if not ok:
+                    prob(("ranged_weapons", name), f"ranged weapon {name!r} must be {{range: inches > 0, reload: true|false}}")
+    limit = params.get("turn_limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        prob("turn_limit", f"turn_limit must be a whole number of game turns (1 or more) or null, not {limit!r}")
     events = params.get("event_table")
     if not isinstance(events, list) or not all(
         isinstance(e, dict) and is_finite_number(e.get("low")) and is_finite_number(e.get("high")) and isinstance(e.get("name"), str)
         for e in events
     ):
         prob("event_table", "event_table rows need low, high and name")
+
+
+PHASE_KEYS = ("name", "manual", "actions", "steps", "end")
+
+
+def _check_phases(params: dict, src: Source | None, prob) -> None:
+    """Phases are data (game/engine/flow.py): known actions and steps, unique names."""
+    def where(i: int, key: str | None = None) -> tuple:
+        return ("phases", i) + ((key,) if key else ())
+
+    def bad(path: tuple, msg: str) -> None:
+        prob(path, msg)
+
+    phases = params.get("phases")
+    if not isinstance(phases, list) or not phases or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in phases):
+        bad(("phases",), "phases must be a list of {name: ..., manual: true|false, actions: [...]}")
+        return
+    names = [p["name"] for p in phases]
+    if len(set(names)) != len(names):
+        bad(("phases",), "phase names must be unique")
+    for i, p in enumerate(phases):
+        for key in p:
+            if key not in PHASE_KEYS:
+                bad(where(i, key), f"phase {p['name']}: unknown key {key!r} (known: {', '.join(PHASE_KEYS)})")
+        acts = p.get("actions")
+        if acts is not None:
+            if not isinstance(acts, list) or not all(isinstance(a, str) for a in acts):
+                bad(where(i, "actions"), f"phase {p['name']}: actions must be a list of action names")
+            else:
+                for a in acts:
+                    if a not in SPECS:
+                        bad(where(i, "actions"), f"phase {p['name']}: unknown action {a!r}")
+        steps = p.get("steps")
+        if isinstance(steps, str):
+            if not isinstance(params.get(steps), list):
+                bad(where(i, "steps"), f"phase {p['name']}: steps names {steps!r}, which is not a list parameter")
+            elif steps != "upkeep_steps" and not all(s in STEPS for s in params[steps]):
+                bad((steps,), f"{steps} must be a list of {', '.join(STEPS)}")
+        elif steps is not None and (not isinstance(steps, list) or not all(s in STEPS for s in steps)):
+            bad(where(i, "steps"), f"phase {p['name']}: steps must be a list of {', '.join(STEPS)}")
+        if p.get("end", "player") not in ("steps", "player"):
+            bad(where(i, "end"), f"phase {p['name']}: end must be steps or player, not {p['end']!r}")
+    steps = params.get("upkeep_steps")
+    if steps is not None and (not isinstance(steps, list) or not all(s in STEPS for s in steps)):
+        bad(("upkeep_steps",), f"upkeep_steps must be a list of {', '.join(STEPS)}")
 
 
 def _resolve_path(name: str, relative_to: str | None) -> str:
@@ -166,7 +163,7 @@ def _resolve_path(name: str, relative_to: str | None) -> str:
             if os.path.exists(candidate):
                 return candidate
         return name
-    return os.path.join(ruleset_dir(), f"{name}.yaml")
+    return os.path.join(rulesets_dir(), f"{name}.yaml")
 
 
 @lru_cache(maxsize=32)
@@ -175,7 +172,11 @@ def _load_cached(path: str, mtime: float) -> Ruleset:
 
 
 def _load_uncached(path: str, chain: tuple[str, ...]) -> Ruleset:
-    src = load_yaml(read_text(path), path)
+    return _from_source(load_yaml(read_text(path), path), path, chain)
+
+
+def _from_source(src: Source, path: str, chain: tuple[str, ...] = ()) -> Ruleset:
+    """A ruleset from loaded YAML: ``extends`` resolved, every value checked (FILE:LINE)."""
     if not isinstance(src.data, dict):
         raise LoadError([src.problem((), "a ruleset must be a mapping of parameter: value")])
     data = dict(src.data)
@@ -211,6 +212,12 @@ def _load_uncached(path: str, chain: tuple[str, ...]) -> Ruleset:
     if problems:
         raise LoadError(problems)
     return Ruleset(params, path)
+
+
+def embedded_ruleset(src: Source) -> Ruleset:
+    """A whole ruleset written inside another file (a save pins the rules it was played
+    under): every parameter present and checked, with the lines of that file."""
+    return _from_source(src, src.file + "#ruleset")
 
 
 @lru_cache(maxsize=1)

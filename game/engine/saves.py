@@ -1,31 +1,35 @@
-"""Saved games: the scenario (its starting state) plus the log, in one YAML file.
+"""Saved games: the scenario (its starting state and its whole ruleset) plus the log.
 
 A save is an action script with the scenario inside it::
 
     speedheim_save: 1
-    scenario: {name: ..., table: ..., warbands: ...}   # the starting state
+    scenario: {name: ..., ruleset: {...every parameter...}, table: ..., warbands: ...}
     seed: 7
     dice: [12, 3]          # typed-in rolls (every roll, when the dice were physical)
-    actions: [...]         # the accepted actions, in order
+    actions: [...]         # the accepted actions, in order; every move with its path
 
-Writing is atomic (temporary file, then rename). Loading replays the log; an action
-that fails on replay is reported as ``FILE:LINE: action N (...) failed on replay: ...``.
+Saves replay exactly: the ruleset is embedded (editing a ruleset file later does not
+change an old save), and each move, Run and Engage carries the path it took (a change to
+the path search does not change an old save). Older saves, with a ruleset name and
+``to:`` moves, still load. Writing is atomic (temporary file, then rename). Loading
+replays the log; an action that fails on replay is reported as ``FILE:LINE: action N
+(...) failed on replay: ...``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Callable
 
 import yaml
 
 from game.engine.actions import describe, parse_script
-from game.engine.controller import Game
 from game.engine.dice import Dice
 from game.engine.errors import LoadError, Problem
-from game.engine.scenario import atomic_write, dump_yaml, parse_scenario, scenario_to_dict
-from game.engine.yamlsrc import Source, load_yaml, read_text
+from game.engine.files import atomic_write
+from game.engine.game import Game
+from game.engine.scenario import parse_scenario, scenario_to_dict
+from game.engine.yamlsrc import dump_yaml, load_yaml, read_text
 
 SAVE_VERSION = 1
 
@@ -33,9 +37,8 @@ SAVE_VERSION = 1
 def save_dict(game: Game) -> dict[str, Any]:
     sc = game.scenario
     scen = scenario_to_dict(sc)
-    name = sc.ruleset_name
-    if name and (name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name) and sc.ruleset.source:
-        scen["ruleset"] = os.path.abspath(sc.ruleset.source)
+    scen["ruleset"] = sc.ruleset.to_dict()   # the rules it was played under, overrides included
+    scen.pop("rules", None)
     dice = game.dice
     if dice.prompted or dice.prompt is not None or dice.seed is None:
         # Physical or unseeded dice: every value rolled is kept, so the replay is exact.
@@ -44,7 +47,7 @@ def save_dict(game: Game) -> dict[str, Any]:
         typed = list(dice.typed)
     out: dict[str, Any] = {"speedheim_save": SAVE_VERSION, "scenario": scen, "seed": dice.seed, "dice": typed}
     # JSON round trip: tuples from the window become lists, so safe YAML can write them.
-    out["actions"] = [json.loads(json.dumps(e.action)) for e in game.log if e.ok]
+    out["actions"] = [json.loads(json.dumps(e.replayable)) for e in game.log if e.ok]
     return out
 
 
@@ -65,12 +68,10 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
         data = src.data
         if not isinstance(data, dict) or not isinstance(data.get("scenario"), dict):
             raise LoadError([Problem(path, 1, "not a saved game: it needs a 'scenario' mapping and an 'actions' list")])
-        lines = {k[1:]: v for k, v in src.lines.items() if k[:1] == ("scenario",)}
-        lines.setdefault((), src.line(("scenario",)))
         problems: list[Problem] = []
         scenario = script = None
         try:
-            scenario = parse_scenario(Source(path, data["scenario"], lines))
+            scenario = parse_scenario(src.sub("scenario"))
         except LoadError as exc:
             problems += exc.problems
         try:
@@ -80,10 +81,9 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
         if problems:
             raise LoadError(problems)
         game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
-        for i, action in enumerate(script.actions):
-            result = game.try_apply(action)
+        for i, result in game.replay(script.actions):
             if not result.ok:
-                raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(action)}) failed on replay: {result.rule}: {result.reason}")])
+                raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}")])
         return game
     except LoadError:
         raise

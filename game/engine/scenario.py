@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
-import tempfile
 from typing import Any, Callable
 
-import yaml
 from shapely.geometry import Polygon, box
 from shapely.validation import explain_validity
 
@@ -31,15 +28,18 @@ from game.engine.model import (
     Unit,
     Warband,
 )
-from game.engine.ruleset import BASE, Ruleset, check_overrides, load_ruleset
-from game.engine.yamlsrc import Source, describe_value, is_finite_number, load_yaml, read_text
+from game.engine.ruleset import BASE, Ruleset, check_overrides, embedded_ruleset, load_ruleset
+from game.engine.files import atomic_write
+from game.engine.flow import phase_specs
+from game.engine.yamlsrc import Source, describe_value, dump_yaml, is_finite_number, load_yaml, read_text
 
-TOP_KEYS = ("name", "table", "ruleset", "rules", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
+TOP_KEYS = ("name", "table", "ruleset", "rules", "turn_limit", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
 TERRAIN_KEYS = ("id", "kind", "height", "polygon", "name")
 LADDER_KEYS = ("id", "foot", "top")
 TOKEN_KEYS = ("id", "at", "event", "size_mm", "carried_by", "revealed")
 WARBAND_KEYS = ("id", "player", "name", "colour", "color", "units")
-UNIT_KEYS = ("id", "name", "at", "base_mm", "stats", "keywords", "status", "carrying", "on_table", "spells", "engaged_with")
+UNIT_KEYS = ("id", "name", "at", "base_mm", "stats", "keywords", "status", "carrying", "on_table", "spells", "engaged_with",
+             "loaded")
 STATE_KEYS = ("turn", "player", "phase", "step", "lost", "event_triggered_by", "routed", "winner")
 REQUIRED_STATS = ("move", "agility", "morale", "defence")
 #: Tolerance for geometry comparisons, inches.
@@ -166,12 +166,16 @@ class _Checker:
 
 
 def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
-                   collect: list[Problem] | None = None) -> Scenario:
+                   collect: list[Problem] | None = None, *, playable: bool = False) -> Scenario:
     """Validate loaded YAML and build the model; raise LoadError listing every problem.
 
     With ``collect`` (the map editor opening a map saved with problems), problems are
     appended to it and the scenario is built from the valid items, as long as the name,
     table and ruleset are usable; items with bad fields are left out.
+
+    With ``playable`` (``speedheim check``, ``speedheim play``, the editor's problems
+    list), a map that cannot start a game is a problem too: see :func:`_check_playable`.
+    Without it, such a map still loads (the editor opens it, tests build small tables).
     """
     ck = _Checker(src)
     data = ck.mapping(src.data, (), "a scenario", TOP_KEYS)
@@ -189,19 +193,32 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
 
     ruleset_name = data.get("ruleset")
     ruleset = None
-    if ruleset_name is not None and not isinstance(ruleset_name, str):
-        ck.bad(("ruleset",), f"ruleset must be a ruleset name or path, not {describe_value(ruleset_name)}")
+    embedded = isinstance(ruleset_name, dict)
+    if ruleset_name is not None and not isinstance(ruleset_name, str) and not embedded:
+        ck.bad(("ruleset",), f"ruleset must be a ruleset name or path (or a whole ruleset), not {describe_value(ruleset_name)}")
         ruleset_name = None
     try:
-        ruleset = (ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
+        if embedded:  # a save pins the whole ruleset it was played under
+            ruleset = embedded_ruleset(src.sub("ruleset"))
+            ruleset_name = ruleset.name
+        else:
+            ruleset = (ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
     except LoadError as exc:
         for p in exc.problems:
-            ck.bad(("ruleset",), p.message if p.file == src.file else str(p))
+            if embedded:  # already at its own line of this file
+                ck.problems.append(p)
+            else:
+                ck.bad(("ruleset",), p.message if p.file == src.file else str(p))
     overrides: dict = {}
     if ruleset is not None and "rules" in data:
         overrides, problems = check_overrides(ruleset, data["rules"], src, ("rules",))
         ck.problems += problems
         ruleset = ruleset.with_overrides(overrides)
+    if ruleset is not None and "turn_limit" in data:  # T1: the scenario's own limit
+        limit, problems = check_overrides(ruleset, {"turn_limit": data["turn_limit"]}, src, ())
+        ck.problems += [Problem(p.file, src.line(("turn_limit",)), p.message, "turn_limit") for p in problems]
+        ruleset = ruleset.with_overrides(limit)
+        overrides = {**overrides, **limit}   # written back under rules:
 
     # --- terrain ----------------------------------------------------------------------
     terrain: list[Terrain] = []
@@ -306,6 +323,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     order: list[str] = []
     players: dict[int, str] = {}
     carried: dict[str, str] = {}
+    listed: dict[int, Warband] = {}  # warband item index -> its well-formed warband
+    fielded: dict[int, int] = {}  # warband item index -> units it puts on the table
     raw_warbands = ck.listing(ck.required(data, "warbands", (), "the scenario") if "warbands" not in data else data["warbands"], ("warbands",), "warbands")
     for i, item in enumerate(raw_warbands):
         path = ("warbands", i)
@@ -328,6 +347,7 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
         wname = d.get("name", wid)
         if wid is not None and player is not None:
             warbands.append(Warband(wid, player, str(wname) if wname is not None else wid, colour))
+            listed[i] = warbands[-1]
         for j, uitem in enumerate(ck.listing(d.get("units"), path + ("units",), f"{what} units")):
             upath = path + ("units", j)
             u = ck.mapping(uitem, upath, f"unit #{j + 1} of {what}", UNIT_KEYS)
@@ -361,12 +381,18 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             if not isinstance(on_table, bool):
                 ck.bad(upath + ("on_table",), f"{uwhat}: on_table must be true or false")
                 on_table = True
+            if on_table:
+                fielded[i] = fielded.get(i, 0) + 1
+            loaded = u.get("loaded", True)
+            if not isinstance(loaded, bool):
+                ck.bad(upath + ("loaded",), f"{uwhat}: loaded must be true or false")
+                loaded = True
             spells = [str(s) for s in ck.listing(u.get("spells"), upath + ("spells",), f"{uwhat} spells")]
             engaged = [str(s) for s in ck.listing(u.get("engaged_with"), upath + ("engaged_with",), f"{uwhat} engaged_with")]
             name_ = u.get("name", uid)
             if uid and at and base and stats is not None and status and ruleset and wid:
                 unit = Unit(uid, str(name_) if name_ is not None else uid, wid, at[0], at[1], float(base), ruleset.radius(base),
-                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged)
+                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged, loaded=loaded)
                 units[uid] = unit
                 unit_paths[uid] = upath
                 order.append(uid)
@@ -397,6 +423,9 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             if poly:
                 deployment[str(key)] = poly
 
+    if playable and isinstance(data.get("warbands", ()), (list, type(None))):
+        _check_playable(ck, listed, fielded)
+
     # --- state -----------------------------------------------------------------------------
     state = _state(ck, data.get("state"), ruleset, warbands, players)
     state.units = units
@@ -410,12 +439,31 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     if ck.problems and (collect is None or incomplete):
         raise LoadError(ck.problems)
     if collect is not None:
-        collect.extend(ck.problems)
+        collect.extend(sorted(ck.problems))  # in LoadError's order: by line
     return Scenario(
         name=str(name), width=float(width), height=float(height), ruleset=ruleset,
-        ruleset_name=ruleset_name, rules_overrides=overrides, terrain=terrain, ladders=ladders,
+        ruleset_name=ruleset_name, ruleset_embedded=embedded, rules_overrides=overrides, terrain=terrain, ladders=ladders,
         deployment=deployment, warbands=warbands, state=state, file=src.file, unit_order=order,
     )
+
+
+def _check_playable(ck: _Checker, listed: dict[int, Warband], fielded: dict[int, int]) -> None:
+    """A game needs two warbands of different players (1 and up; player 0, the Neutrals,
+    does not count), each with at least one unit on the table.
+
+    ``listed`` maps the item index in ``warbands:`` of each well-formed warband to it;
+    ``fielded`` maps an item index to how many of its units stand on the table.
+    """
+    sides = [(i, w) for i, w in listed.items() if w.player >= 1]
+    for i, w in sides:
+        if not fielded.get(i):
+            ck.bad(("warbands", i), f"warband {w.id} (player {w.player}) has no unit on the table; "
+                                    "each side needs at least one to play")
+    players = sorted({w.player for _, w in sides})
+    if len(players) < 2:
+        has = ", ".join(f"{w.id} (player {w.player})" for _, w in sides) or "none"
+        ck.bad(("warbands",), "a game needs two warbands of different players (player 1 and up; "
+                              f"player 0 is the Neutrals): this map has {has}")
 
 
 def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
@@ -483,11 +531,12 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
         else:
             state.phase = d["phase"]
     if d.get("step") is not None:
-        steps = ruleset.upkeep_steps if ruleset else []
-        if state.phase != "upkeep":
-            ck.bad(("state", "step"), f"step {d['step']!r} given, but only the upkeep phase has steps")
+        spec = next((p for p in phase_specs(ruleset) if p.name == state.phase), None) if ruleset else None
+        steps = list(spec.steps) if spec else []
+        if not steps:
+            ck.bad(("state", "step"), f"step {d['step']!r} given, but the {state.phase} phase has no steps")
         elif d["step"] not in steps:
-            ck.bad(("state", "step"), f"unknown step {d['step']!r} (upkeep steps: {', '.join(steps)})")
+            ck.bad(("state", "step"), f"unknown step {d['step']!r} ({state.phase} steps: {', '.join(steps)})")
         else:
             state.step = d["step"]
     ids = {w.id for w in warbands}
@@ -518,11 +567,14 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
     return state
 
 
-def load_scenario(path: str, text: str | None = None) -> Scenario:
-    """Read, validate and build a scenario file. Raises LoadError, never anything else."""
+def load_scenario(path: str, text: str | None = None, *, playable: bool = False) -> Scenario:
+    """Read, validate and build a scenario file. Raises LoadError, never anything else.
+
+    ``playable``: also require what a game needs to start (:func:`_check_playable`).
+    """
     try:
         src = load_yaml(read_text(path) if text is None else text, path)
-        return parse_scenario(src)
+        return parse_scenario(src, playable=playable)
     except LoadError:
         raise
     except RecursionError:
@@ -547,7 +599,9 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
     """The scenario (with ``state``, by default its starting state) as file data."""
     state = state or sc.state
     out: dict[str, Any] = {"name": sc.name, "table": {"width": _num(sc.width), "height": _num(sc.height)}}
-    if sc.ruleset_name is not None:
+    if sc.ruleset_embedded:
+        out["ruleset"] = sc.ruleset.to_dict()
+    elif sc.ruleset_name is not None:
         out["ruleset"] = sc.ruleset_name
     if sc.rules_overrides:
         out["rules"] = dict(sc.rules_overrides)
@@ -591,6 +645,8 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
                 ud["spells"] = list(u.spells)
             if u.engaged_with:
                 ud["engaged_with"] = list(u.engaged_with)
+            if not u.loaded:
+                ud["loaded"] = False
             item["units"].append(ud)
         out["warbands"].append(item)
     st: dict[str, Any] = {"turn": state.turn, "player": state.player, "phase": state.phase, "step": state.step,
@@ -601,48 +657,6 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
         st["winner"] = state.winner
     out["state"] = st
     return out
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _represent_list(dumper: yaml.SafeDumper, data: list):
-    flat = all(not isinstance(v, (list, dict)) for v in data)
-    points = all(isinstance(v, list) and all(not isinstance(w, (list, dict)) for w in v) for v in data) and data
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=bool(flat or points))
-
-
-def _represent_dict(dumper: yaml.SafeDumper, data: dict):
-    flat = data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()) and len(data) <= 8
-    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=bool(flat))
-
-
-_Dumper.add_representer(list, _represent_list)
-_Dumper.add_representer(dict, _represent_dict)
-
-
-def dump_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-
-
-def atomic_write(path: str, data: str | bytes) -> None:
-    """Write a file so that a crash leaves either the old or the new file, never half."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(path), dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def save_scenario(sc: Scenario, path: str, state: GameState | None = None) -> None:

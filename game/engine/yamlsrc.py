@@ -42,6 +42,12 @@ class Source:
     def problem(self, path: Path, message: str) -> Problem:
         return Problem(self.file, self.line(path), message, ".".join(str(p) for p in path))
 
+    def sub(self, key: Any) -> "Source":
+        """The part of the file under ``key`` (a mapping key), with its lines."""
+        lines = {k[1:]: v for k, v in self.lines.items() if k[:1] == (key,)}
+        lines.setdefault((), self.line((key,)))
+        return Source(self.file, self.data[key], lines)
+
 
 class _Builder(yaml.SafeLoader):
     """SafeLoader used only for its scalar constructors (tags resolved safely)."""
@@ -180,3 +186,28 @@ def describe_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value}"
     return f"text {value!r}" if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+
+
+# --- writing ---------------------------------------------------------------------------
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list):
+    flat = all(not isinstance(v, (list, dict)) for v in data)
+    points = all(isinstance(v, list) and all(not isinstance(w, (list, dict)) for w in v) for v in data) and data
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=bool(flat or points))
+
+
+def _represent_dict(dumper: yaml.SafeDumper, data: dict):
+    flat = data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()) and len(data) <= 8
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=bool(flat))
+
+
+_Dumper.add_representer(list, _represent_list)
+_Dumper.add_representer(dict, _represent_dict)
+
+
+def dump_yaml(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

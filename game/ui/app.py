@@ -1,10 +1,12 @@
-"""The table window: ``speedheim play`` (play_cli), the window loop and its scene stack.
+"""The one window shell: the window loop, its scene stack, and ``speedheim play`` (play_cli).
 
-The window is a client of the engine: scenes change the game only through
-``game.apply(action)``. :class:`App` owns the pygame window, the pygame_gui manager,
-the scene stack and the open dialogs; every handler runs under a guard that writes an
-unexpected exception to the crash log in the user data directory, shows it in a dialog
-and lets the game go on.
+:class:`App` owns the pygame window, the pygame_gui manager, the scene stack and the
+open dialogs. The play table and the map editor are scenes of the same App (the
+editor's Ctrl+P pushes a play scene on top of the editor; leaving play pops it). The
+window is a client of the engine: scenes change the game only through
+``game.apply(action)``. Every handler runs under a guard that writes an unexpected
+exception to the crash log in the user data directory, shows it in a dialog and lets
+the game go on.
 """
 
 from __future__ import annotations
@@ -21,32 +23,13 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")  # the table makes no sound
 import pygame  # noqa: E402
 import pygame_gui  # noqa: E402
 
-from game.ui import userdata  # noqa: E402
+from game.ui import theme, userdata  # noqa: E402
 from game.ui.scenes.base import Scene  # noqa: E402
 from game.ui.widgets.dialogs import ChoiceDialog, Dialog, MessageDialog, NumberPrompt  # noqa: E402
 
 DEFAULT_SIZE = (1280, 800)
 MIN_SIZE = (800, 560)
 FPS = 60
-
-_THEME = {
-    "defaults": {
-        "font": {"name": "noto_sans", "size": "13"},
-        "colours": {
-            "normal_bg": "#4b4238", "hovered_bg": "#6a5c4c", "active_bg": "#2f2923",
-            "normal_text": "#f5efe3", "hovered_text": "#ffffff", "disabled_bg": "#8d857a",
-            "disabled_text": "#d0cac0", "dark_bg": "#2a2520", "normal_border": "#1e1a16",
-            "selected_bg": "#7a5a20",
-        },
-    },
-    "text_box": {"colours": {"dark_bg": "#fbf8f1", "normal_text": "#2a2520", "normal_border": "#b5a890"},
-                 "font": {"name": "noto_sans", "size": "14"}},
-    "window": {"colours": {"dark_bg": "#e9e2d4"}},
-    "panel": {"colours": {"dark_bg": "#e9e2d4", "normal_border": "#4b4238"}},
-    "label": {"colours": {"normal_text": "#2a2520", "dark_bg": "#00000000"}},
-    "#banner_end": {"colours": {"normal_bg": "#2c6e3a", "hovered_bg": "#3b8d4c"}},
-}
-
 
 def _is_ui_event(event: pygame.event.Event) -> bool:
     return hasattr(event, "ui_element") or hasattr(event, "ui_object_id")
@@ -64,7 +47,7 @@ class App:
             flags = pygame.RESIZABLE
         self.screen = pygame.display.set_mode(size, flags)
         self.size: tuple[int, int] = self.screen.get_size()
-        self.ui = pygame_gui.UIManager(self.size, _theme_file())
+        self.ui = pygame_gui.UIManager(self.size, theme.UI_THEME)
         self.scenes: list[Scene] = []
         self.dialogs: list[Dialog] = []
         self.settings = userdata.load_settings()
@@ -88,6 +71,7 @@ class App:
     def push(self, scene: Scene) -> Scene:
         self.scenes.append(scene)
         self.guard(scene.enter, "entering a screen")
+        self._caption()
         return scene
 
     def pop(self, scene: Scene | None = None) -> None:
@@ -95,6 +79,26 @@ class App:
         if scene in self.scenes:
             self.scenes.remove(scene)
             self.guard(scene.leave, "leaving a screen")
+            self._caption()
+
+    def pop_to(self, scene: Scene) -> None:
+        """Close every scene above ``scene`` and every dialog: ``scene`` is on top again."""
+        self.close_dialogs()
+        while self.scenes and self.top is not scene:
+            self.pop(self.top)
+
+    def close(self) -> None:
+        """Leave every scene (top first), so their worker threads finish before the
+        interpreter does: a thread still inside the engine at exit crashes it."""
+        self.close_dialogs()
+        while self.scenes:
+            self.pop(self.top)
+
+    def _caption(self) -> None:
+        for s in reversed(self.scenes):
+            if s.title:
+                pygame.display.set_caption(s.title)
+                return
 
     def find(self, kind: type) -> Any:
         for s in reversed(self.scenes):
@@ -167,6 +171,11 @@ class App:
         self.errors.append(text)
         path = userdata.log_exception(exc, where)
         print(f"speedheim: unexpected error {where}: {text} (details in {path})", file=sys.stderr)
+        if self.top is not None:
+            try:
+                self.top.on_error(text)
+            except Exception:  # noqa: BLE001 - the error is reported already
+                pass
         try:
             self.open_dialog(MessageDialog(self.ui, "Something went wrong",
                                            f"{text}\n(while {where})\n\nThe game goes on. "
@@ -191,9 +200,14 @@ class App:
     def dispatch(self, event: pygame.event.Event) -> None:
         self.guard(self._dispatch, "handling input", event)
 
+    def quit(self) -> None:
+        """Close the window, unless a scene objects (e.g. unsaved map changes)."""
+        if all(self.guard(s.may_close, "closing") is not False for s in reversed(self.scenes)):
+            self.running = False
+
     def _dispatch(self, event: pygame.event.Event) -> None:
         if event.type == pygame.QUIT:
-            self.running = False
+            self.quit()
             return
         if event.type == pygame.VIDEORESIZE:
             self.resize((event.w, event.h))
@@ -243,7 +257,9 @@ class App:
 
     # --- frames --------------------------------------------------------------------------
     def update(self, dt: float) -> None:
+        top = self.top
         for scene in list(self.scenes):
+            scene.set_ui_visible(scene is top)
             self.guard(scene.update, "updating the screen", dt)
         self.ui.update(dt)
 
@@ -253,7 +269,7 @@ class App:
             if s.opaque:
                 start = i
         if not self.scenes:
-            self.screen.fill((30, 28, 26))
+            self.screen.fill(theme.CHROME_BG)
         for s in self.scenes[start:]:
             self.guard(s.draw, "drawing", self.screen)
         self.ui.draw_ui(self.screen)
@@ -275,7 +291,7 @@ class App:
             self._pumping = False
 
     def run(self) -> None:
-        while self.running and self.scenes:
+        while self.running and (self.scenes or self.dialogs):
             dt = self.clock.tick(FPS) / 1000.0
             self.pump()
             if not self.running:
@@ -283,25 +299,9 @@ class App:
             self.frame(dt)
 
 
-def _theme_file() -> str:
-    """pygame_gui wants a theme file; write ours to the user data dir once."""
-    import json
-
-    path = os.path.join(userdata.data_dir(), "ui-theme.json")
-    text = json.dumps(_THEME, indent=1, sort_keys=True)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            if fh.read() == text:
-                return path
-    except OSError:
-        pass
-    userdata.atomic_write_text(path, text)
-    return path
-
-
 # --- starting a game ---------------------------------------------------------------------
 def new_game(scenario_path: str, seed: int | None = None):
-    from game.engine.controller import Game
+    from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
 
@@ -351,7 +351,7 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True):
             app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game was found{info}.\n"
                                          f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
                                          [("Resume the autosave", "resume"), ("New game", "new")], choose,
-                                         closable=False))
+                                         closable=False, cancel="new"))
             return scene
     scene = open_play(app, new_game(scenario_path), scenario_path)
     scene.autosave()
@@ -372,7 +372,7 @@ def play_cli(scenario_path: str, resume: bool = False) -> int:
     from game.engine.scenario import load_scenario
 
     try:
-        load_scenario(scenario_path)  # bad files: FILE:LINE lines and exit 2 before a window opens
+        load_scenario(scenario_path, playable=True)  # bad files: FILE:LINE lines and exit 2 before a window opens
     except LoadError as exc:
         return exc.report()
     except OSError as exc:
@@ -383,6 +383,7 @@ def play_cli(scenario_path: str, resume: bool = False) -> int:
     try:
         app.run()
     finally:
+        app.close()
         userdata.flush_autosave()
         pygame.quit()
     return 0

@@ -1,8 +1,9 @@
-"""Raw keys and mouse buttons mapped to named commands, in one place.
+"""Raw keys mapped to named commands, in one place, for every screen.
 
-Scenes never test ``event.key`` directly: they ask :func:`command_for` what a key
-event means. The F1 help overlay lists :data:`KEYS` and :data:`MOUSE`, so every
-binding a player can use is on screen.
+Scenes never test ``event.key`` directly: they ask their :class:`Keymap` what a key
+event means (``PLAY.command_for(event)``). Each screen has its own table (:data:`PLAY`,
+:data:`EDITOR`, :data:`DIALOG`), all read by the same code. The F1 help is built from
+the table, one line per command, so it lists every binding and cannot drift from it.
 """
 
 from __future__ import annotations
@@ -11,35 +12,93 @@ from dataclasses import dataclass
 
 import pygame
 
+CTRL = pygame.KMOD_CTRL
+SHIFT = pygame.KMOD_SHIFT
+
+#: Key names as a player reads them (pygame's own name otherwise).
+_NAMES = {
+    pygame.K_RETURN: "Enter", pygame.K_KP_ENTER: "Keypad Enter", pygame.K_ESCAPE: "Esc",
+    pygame.K_DELETE: "Del", pygame.K_KP_PLUS: "Keypad +", pygame.K_KP_MINUS: "Keypad -",
+}
+
 
 @dataclass(frozen=True)
 class Binding:
     command: str
     key: int
-    mods: int = 0  # pygame.KMOD_CTRL / KMOD_SHIFT, or 0 for "no modifier needed"
+    mods: int = 0  # CTRL / SHIFT, or 0 for "no modifier needed"
     help: str = ""
 
     @property
     def label(self) -> str:
         parts = []
-        if self.mods & pygame.KMOD_CTRL:
+        if self.mods & CTRL:
             parts.append("Ctrl")
-        if self.mods & pygame.KMOD_SHIFT:
+        if self.mods & SHIFT:
             parts.append("Shift")
-        name = pygame.key.name(self.key)
-        parts.append(name.upper() if len(name) == 1 else name.title())
+        name = _NAMES.get(self.key) or pygame.key.name(self.key)
+        parts.append(name.upper() if len(name) == 1 else name[:1].upper() + name[1:])
         return "+".join(parts)
 
 
-CTRL = pygame.KMOD_CTRL
-SHIFT = pygame.KMOD_SHIFT
+def _mods(mod: int) -> int:
+    return (CTRL if mod & CTRL else 0) | (SHIFT if mod & SHIFT else 0)
 
-#: Keyboard bindings. Order is the order of the help overlay.
-KEYS: tuple[Binding, ...] = (
+
+@dataclass(frozen=True)
+class Keymap:
+    """One screen's keys. The first binding of a command carries its help text."""
+
+    name: str
+    keys: tuple[Binding, ...]
+    #: Mouse gestures (not remappable; listed in the help).
+    mouse: tuple[tuple[str, str], ...] = ()
+
+    def command_for(self, event: pygame.event.Event) -> str | None:
+        """The command of a KEYDOWN event, or None. Modifiers must match exactly,
+        except that Shift alone never matters for a key bound without it."""
+        if event.type != pygame.KEYDOWN:
+            return None
+        mods = _mods(getattr(event, "mod", 0))
+        for b in self.keys:
+            if b.key == event.key and b.mods == mods:
+                return b.command
+        if mods & SHIFT:
+            for b in self.keys:
+                if b.key == event.key and b.mods == mods & ~SHIFT:
+                    return b.command
+        return None
+
+    def bindings(self, command: str) -> list[Binding]:
+        return [b for b in self.keys if b.command == command]
+
+    def label(self, command: str) -> str:
+        """The keys of a command as shown in the help and on buttons: ``Ctrl+Y / Ctrl+Shift+Z``."""
+        return " / ".join(b.label for b in self.bindings(command))
+
+    def key_event(self, command: str) -> pygame.event.Event:
+        """A KEYDOWN event that means ``command`` (tests and benchmarks use it)."""
+        for b in self.bindings(command):
+            mod = (pygame.KMOD_LCTRL if b.mods & CTRL else 0) | (pygame.KMOD_LSHIFT if b.mods & SHIFT else 0)
+            return pygame.event.Event(pygame.KEYDOWN, key=b.key, mod=mod, unicode="", scancode=0)
+        raise KeyError(command)
+
+    def commands(self) -> list[str]:
+        """Every command once, in the order of the table."""
+        return list(dict.fromkeys(b.command for b in self.keys))
+
+    def help_rows(self) -> list[tuple[str, str]]:
+        """One line per command (its keys, what it does), then the mouse gestures."""
+        rows = [(self.label(c), self.bindings(c)[0].help) for c in self.commands()]
+        return rows + list(self.mouse)
+
+
+#: The table window.
+PLAY = Keymap("play", (
     Binding("end_step", pygame.K_SPACE, 0, "End step / End phase (the banner button)"),
     Binding("undo", pygame.K_z, CTRL, "Undo the last action"),
     Binding("redo", pygame.K_y, CTRL, "Redo"),
-    Binding("redo", pygame.K_z, CTRL | SHIFT, "Redo (alternative)"),
+    Binding("redo", pygame.K_z, CTRL | SHIFT),
     Binding("save", pygame.K_s, CTRL, "Save the game"),
     Binding("load", pygame.K_o, CTRL, "Load a saved game"),
     Binding("cancel", pygame.K_ESCAPE, 0, "Cancel a drag / dismiss the ruler / deselect / close a dialog"),
@@ -49,9 +108,9 @@ KEYS: tuple[Binding, ...] = (
     Binding("trails", pygame.K_t, 0, "Toggle the trails of paths moved this turn"),
     Binding("fit", pygame.K_f, 0, "Fit the table to the window"),
     Binding("zoom_in", pygame.K_EQUALS, 0, "Zoom in (about the window centre)"),
-    Binding("zoom_in", pygame.K_KP_PLUS, 0, "Zoom in (keypad)"),
+    Binding("zoom_in", pygame.K_KP_PLUS, 0),
     Binding("zoom_out", pygame.K_MINUS, 0, "Zoom out"),
-    Binding("zoom_out", pygame.K_KP_MINUS, 0, "Zoom out (keypad)"),
+    Binding("zoom_out", pygame.K_KP_MINUS, 0),
     Binding("pan_left", pygame.K_LEFT, 0, "Pan left"),
     Binding("pan_right", pygame.K_RIGHT, 0, "Pan right"),
     Binding("pan_up", pygame.K_UP, 0, "Pan up"),
@@ -62,12 +121,10 @@ KEYS: tuple[Binding, ...] = (
     Binding("dice_mode", pygame.K_p, CTRL, "Switch dice: roll for me / I roll physical dice"),
     Binding("handover", pygame.K_h, 0, "Hand-over screen between players on/off (off for solo playtests)"),
     Binding("menu", pygame.K_m, 0, "Context menu of the selected unit (engage, status, ...)"),
+    Binding("back_to_editor", pygame.K_e, CTRL, "Back to the map editor (when the game was started from it)"),
     Binding("help", pygame.K_F1, 0, "This help"),
     Binding("quit", pygame.K_q, CTRL, "Quit (the game is autosaved)"),
-)
-
-#: Mouse gestures (not remappable; listed in the help overlay).
-MOUSE: tuple[tuple[str, str], ...] = (
+), mouse=(
     ("Left click", "Select a unit; click a token to pick it up when a dialog asks"),
     ("Left drag a unit", "Move it: live path, band colours, inches used / allowance"),
     ("Click during a drag", "Add a waypoint (the path goes through it)"),
@@ -76,51 +133,59 @@ MOUSE: tuple[tuple[str, str], ...] = (
     ("Right / middle drag", "Pan the table"),
     ("Wheel", "Zoom about the cursor"),
     ("Hover a token", "Its 2\" denial ring and 5\" grab ring"),
-)
+))
 
-_MOD_MASK = CTRL | SHIFT
+#: The map editor.
+EDITOR = Keymap("editor", (
+    Binding("undo", pygame.K_z, CTRL, "Undo"),
+    Binding("redo", pygame.K_y, CTRL, "Redo"),
+    Binding("redo", pygame.K_z, CTRL | SHIFT),
+    Binding("save", pygame.K_s, CTRL, "Save (allowed with problems, with a warning)"),
+    Binding("play", pygame.K_p, CTRL, "Play this map in this window (refused while it has problems)"),
+    Binding("duplicate", pygame.K_d, CTRL, "Duplicate the selection"),
+    Binding("roster", pygame.K_o, CTRL, "Load a roster"),
+    Binding("rotate", pygame.K_r, 0, "Rotate +15 deg"),
+    Binding("rotate_back", pygame.K_r, SHIFT, "Rotate -15 deg"),
+    Binding("delete", pygame.K_DELETE, 0, "Delete the selection"),
+    Binding("delete", pygame.K_BACKSPACE, 0),
+    Binding("tool_select", pygame.K_v, 0, "Select / move / resize"),
+    Binding("tool_rect", pygame.K_b, 0, "Rectangle"),
+    Binding("tool_poly", pygame.K_p, 0, "Polygon"),
+    Binding("tool_wall", pygame.K_w, 0, "Wall line"),
+    Binding("tool_ladder", pygame.K_l, 0, "Ladder (click a block edge)"),
+    Binding("tool_treasure", pygame.K_t, 0, "Treasure token"),
+    Binding("tool_zone", pygame.K_z, 0, "Deployment zone (polygon)"),
+    Binding("tool_unit", pygame.K_u, 0, "Place units from the roster"),
+    Binding("kind_block", pygame.K_1, 0, "New pieces are blocks"),
+    Binding("kind_wall", pygame.K_2, 0, "New pieces are walls"),
+    Binding("kind_difficult", pygame.K_3, 0, "New pieces are difficult ground"),
+    Binding("kind_impassable", pygame.K_4, 0, "New pieces are impassable"),
+    Binding("snap", pygame.K_g, 0, "Snap 0.25 / 0.5 / 1 / off"),
+    Binding("event", pygame.K_e, 0, "Cycle a token's event none / event / plague"),
+    Binding("warband", pygame.K_TAB, 0, "Next warband (zone and unit tools)"),
+    Binding("entry", pygame.K_RIGHTBRACKET, 0, "Next roster unit"),
+    Binding("entry_back", pygame.K_LEFTBRACKET, 0, "Previous roster unit"),
+    Binding("finish", pygame.K_RETURN, 0, "Finish a polygon"),
+    Binding("finish", pygame.K_KP_ENTER, 0),
+    Binding("cancel", pygame.K_ESCAPE, 0, "Cancel drawing / deselect"),
+    Binding("nudge_left", pygame.K_LEFT, 0, "Nudge the selection left by the snap step"),
+    Binding("nudge_right", pygame.K_RIGHT, 0, "Nudge the selection right"),
+    Binding("nudge_up", pygame.K_UP, 0, "Nudge the selection up"),
+    Binding("nudge_down", pygame.K_DOWN, 0, "Nudge the selection down"),
+    Binding("fit", pygame.K_f, 0, "Fit the table in the view"),
+    Binding("help", pygame.K_F1, 0, "This help"),
+), mouse=(
+    ("Left click / drag", "Use the tool; drag a piece to move it, a corner handle to resize it"),
+    ("Shift+click", "Add to the selection (select tool)"),
+    ("Right click / double click", "Close the polygon being drawn (as Enter does)"),
+    ("Wheel", "Zoom about the cursor"),
+    ("Middle drag", "Pan the table"),
+))
 
+#: Every dialog: Enter confirms (the highlighted button), Esc cancels.
+DIALOG = Keymap("dialog", (
+    Binding("confirm", pygame.K_RETURN, 0, "Confirm (the highlighted button)"),
+    Binding("confirm", pygame.K_KP_ENTER, 0),
+    Binding("cancel", pygame.K_ESCAPE, 0, "Cancel"),
+))
 
-def _mods(mod: int) -> int:
-    out = 0
-    if mod & pygame.KMOD_CTRL:
-        out |= CTRL
-    if mod & pygame.KMOD_SHIFT:
-        out |= SHIFT
-    return out
-
-
-def command_for(event: pygame.event.Event) -> str | None:
-    """The named command of a KEYDOWN event, or None. Modifiers must match exactly."""
-    if event.type != pygame.KEYDOWN:
-        return None
-    mods = _mods(getattr(event, "mod", 0))
-    for b in KEYS:
-        if b.key == event.key and b.mods == mods:
-            return b.command
-    # Shift alone never matters for the plain keys (e.g. Shift+Space).
-    if mods == SHIFT:
-        for b in KEYS:
-            if b.key == event.key and b.mods == 0:
-                return b.command
-    return None
-
-
-def key_event(command: str) -> pygame.event.Event:
-    """A KEYDOWN event that means ``command`` (tests and the benchmark use it)."""
-    for b in KEYS:
-        if b.command == command:
-            mod = (pygame.KMOD_LCTRL if b.mods & CTRL else 0) | (pygame.KMOD_LSHIFT if b.mods & SHIFT else 0)
-            return pygame.event.Event(pygame.KEYDOWN, key=b.key, mod=mod, unicode="", scancode=0)
-    raise KeyError(command)
-
-
-def help_rows() -> list[tuple[str, str]]:
-    """Every key and mouse gesture with what it does, for the F1 overlay."""
-    rows = [(b.label, b.help) for b in KEYS]
-    rows += list(MOUSE)
-    return rows
-
-
-def commands() -> set[str]:
-    return {b.command for b in KEYS}

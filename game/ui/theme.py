@@ -1,13 +1,16 @@
-"""Colours, fonts and the height ramp shared by every picture of the table.
+"""The one theme: colours, fonts, the height ramp and the pygame_gui look.
 
-Data, not logic: the painter (``game.ui.render``), the play window and the editor all
-take their look from here so a screenshot and a PNG render read the same way.
-Colours are ``(r, g, b)`` tuples.
+Data, not logic: the painter (``game.ui.render``), the play window, the editor and the
+dialogs all take their look from here, so a screenshot of either window and a PNG
+render read the same way. Colours are ``(r, g, b)`` tuples; :data:`UI_THEME` is the
+pygame_gui theme built from the same colours.
 """
 
 from __future__ import annotations
 
 import os
+
+from game.bundled import fonts_dir
 
 Colour = tuple[int, int, int]
 
@@ -73,11 +76,67 @@ STATUS_MARKS: dict[str, tuple[str, Colour]] = {
     "incapacitated": ("+", (20, 20, 20)),
 }
 
+#: Line of sight (L1/L2, game.ui.sight_layer): the unseen ground, and the target marks.
+LOS_SHADE = (18, 16, 40)
+LOS_SHADE_ALPHA = 120
+LOS_VISIBLE = (40, 190, 70)
+LOS_COVER = (240, 170, 20)
+LOS_HIDDEN = (215, 40, 40)
+
+#: Window chrome, shared by the play window and the editor.
+CHROME = (44, 39, 34)  # the play banner, the editor's tool bar
+CHROME_BG = (58, 52, 46)  # behind everything (no scene, the editor around the view)
+STATUS_BG = (30, 27, 24)  # the editor's status bar
+STATUS_TEXT = (230, 224, 210)
+STATUS_BAD = (255, 140, 120)
+PANEL_BG = (233, 226, 212)  # the play sidebar, the editor's properties panel
+PANEL_LINE = (120, 110, 95)
+CARD_BG = (250, 247, 240)  # boxes on a panel: unit card, dice tray, log
+CARD_EDGE = (170, 160, 145)
+BUTTON = (75, 66, 56)
+BUTTON_HOVER = (106, 92, 76)
+BUTTON_ON = (170, 120, 40)  # a chosen tool / the default button of a dialog
+BUTTON_TEXT = (245, 239, 227)
+BUTTON_OFF_TEXT = (120, 110, 100)
+GOOD = (30, 120, 50)
+BAD = (180, 30, 30)
+PROBLEM = (220, 30, 30)  # a map problem's highlight (editor)
+DRAFT = (255, 240, 120)  # a piece being drawn (editor)
+TIP_BG = (255, 250, 220)  # a label beside the cursor
+HELP_DIM = (16, 14, 12, 228)  # behind the F1 help
+
+
+def _hex(c: Colour) -> str:
+    return "#%02x%02x%02x" % c
+
+
+#: The pygame_gui theme of every window and dialog (written to a file by the app).
+UI_THEME: dict = {
+    "defaults": {
+        "font": {"name": "noto_sans", "size": "13"},
+        "colours": {
+            "normal_bg": _hex(BUTTON), "hovered_bg": _hex(BUTTON_HOVER), "active_bg": "#2f2923",
+            "normal_text": _hex(BUTTON_TEXT), "hovered_text": "#ffffff", "disabled_bg": "#8d857a",
+            "disabled_text": "#d0cac0", "dark_bg": "#2a2520", "normal_border": "#1e1a16",
+            "selected_bg": "#7a5a20",
+        },
+    },
+    "text_box": {"colours": {"dark_bg": "#fbf8f1", "normal_text": _hex(INK), "normal_border": "#b5a890"},
+                 "font": {"name": "noto_sans", "size": "14"}},
+    "text_entry_line": {"colours": {"dark_bg": "#fbf8f1", "normal_text": _hex(INK), "selected_bg": "#c8a860",
+                                    "normal_border": "#8a7e6a", "text_cursor": _hex(INK)}},
+    "window": {"colours": {"dark_bg": _hex(PANEL_BG)}},
+    "window.#title_bar": {"colours": {"normal_bg": _hex(BUTTON), "normal_text": _hex(BUTTON_TEXT)}},
+    "panel": {"colours": {"dark_bg": _hex(PANEL_BG), "normal_border": _hex(BUTTON)}},
+    "label": {"colours": {"normal_text": _hex(INK), "dark_bg": "#00000000"}},
+    "#banner_end": {"colours": {"normal_bg": "#2c6e3a", "hovered_bg": "#3b8d4c"}},
+    #: The button Enter presses in a dialog.
+    "#default_button": {"colours": {"normal_bg": _hex(BUTTON_ON), "hovered_bg": "#c48a34",
+                                    "normal_border": "#2a2520"}},
+}
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
-FONT_DIRS = [
-    os.path.join(os.path.dirname(os.path.dirname(_HERE)), "assets", "fonts"),
-    os.path.join(os.path.dirname(_HERE), "assets", "fonts"),
-]
+FONT_DIRS = [fonts_dir()]
 FONT_REGULAR = "DejaVuSans.ttf"
 FONT_BOLD = "DejaVuSans-Bold.ttf"
 FONT_CONDENSED = "DejaVuSansCondensed-Bold.ttf"

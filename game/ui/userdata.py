@@ -15,7 +15,7 @@ import threading
 import traceback
 from typing import Any
 
-from game.engine.scenario import atomic_write as atomic_write_text  # temporary file, then rename
+from game.engine.files import atomic_write as atomic_write_text  # temporary file, then rename
 
 APP = "speedheim-table"
 AUTOSAVE = "autosave.yaml"
@@ -97,7 +97,7 @@ class _Autosaver:
             self.cv.wait_for(lambda: self.pending is None and not self.busy, timeout=timeout)
 
     def _run(self) -> None:
-        from game.engine.scenario import dump_yaml
+        from game.engine.yamlsrc import dump_yaml
 
         while True:
             with self.cv:

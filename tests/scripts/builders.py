@@ -6,7 +6,7 @@ import os
 
 import yaml
 
-from game.engine.controller import Game
+from game.engine.game import Game
 from game.engine.dice import Dice
 from game.engine.scenario import load_scenario
 
@@ -46,3 +46,19 @@ def game(*args, dice=(), seed=1, **kw) -> Game:
 
 def path(name: str) -> str:
     return os.path.join(HERE, name)
+
+
+def field_both_sides(doc) -> tuple[str, str]:
+    """Give an editor document what a game needs to start: the two bundled rosters, each
+    deployed along one long edge with its captain on the table. Returns the warband ids."""
+    from game.bundled import rosters_dir
+    from game.editor.roster import load_roster
+
+    w, h = doc.sc.width, doc.sc.height
+    a = doc.load_roster(load_roster(os.path.join(rosters_dir(), "grave-reavers.yaml")))
+    b = doc.load_roster(load_roster(os.path.join(rosters_dir(), "iron-wardens.yaml")))
+    doc.set_zone(a, [(0, 0), (w, 0), (w, 3), (0, 3)])
+    doc.set_zone(b, [(0, h - 3), (w, h - 3), (w, h), (0, h)])
+    doc.place_from_roster(a, "captain", (w - 3, 1.5))
+    doc.place_from_roster(b, "captain", (w - 3, h - 1.5))
+    return a, b

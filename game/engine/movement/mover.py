@@ -322,7 +322,7 @@ class Mover(Tracer):
         extra = max(0, math.floor(height - float(rs.fall_free_height) + 1e-9))
         mod = int(extra * rs.fall_modifier_per_inch)
         roll = dice.roll(int(rs.injury_die), f"fall of {height:.2f}\" (+{mod})", rule="M7", unit=u.id)
-        roll.modifier = mod
+        roll = dice.amend(roll, modifier=mod)
         out.rolls.append(roll)
         result = rs.injury_result(roll.kept + mod)
         if result == "none":

@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING
 from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, dedup
-from game.engine.movement.search import Goal, Search, polyline, result
+from game.engine.movement.reach import reach
+from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
-from game.engine.movement.transitions import HAIR, Transitions
+from game.engine.movement.transitions import Transitions
 from game.engine.tolerance import EPS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,31 +60,6 @@ class Layer:
         if self._avoid is None:
             self._avoid = Space(self.nav.mover.board, self.nav.surf, self.r, avoid=True)
         return self._avoid
-
-
-class Ctx:
-    """One query's unit and bases: who blocks (M5), what the unit may do."""
-
-    def __init__(self, nav: "NavCache", state: GameState, unit: Unit, descend: str, ignore=()):
-        mover = nav.mover
-        rs = mover.rs
-        self.state, self.unit, self.descend = state, unit, descend
-        self.field = mover.base_field(state)
-        self.blockers = [b for b in mover.blockers(state, unit) if b not in ignore]
-        start = (unit.x, unit.y)
-        at_start = set(self.field.overlapping(start[0], start[1], unit.r))
-        discs = []
-        for uid in self.blockers:
-            if uid in at_start:
-                continue
-            ox, oy, orr, _oz = self.field.units[uid]
-            b = nav.band_at(ox, oy)
-            if b is not None:
-                discs.append((ox, oy, unit.r + orr, b))
-        self.discs = discs
-        self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
-        self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
-        self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
 
 
 class NavCache:
@@ -328,7 +304,6 @@ class NavCache:
 
     # --- reachable area -------------------------------------------------------------------------
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
-        from game.engine.movement.reach import reach
         return reach(self, state, unit, walk, run, denied, descend)
 
 

@@ -246,7 +246,7 @@ def _exclusion(nav, ctx, band: int):
 
 
 def reach(nav, state, unit, walk, run, denied, descend):
-    from game.engine.movement.nav import Ctx
+    from game.engine.movement.search import Ctx
     from game.engine.movement.types import Reach
 
     ctx = Ctx(nav, state, unit, descend)

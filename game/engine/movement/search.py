@@ -28,7 +28,7 @@ import numpy as np
 from game.engine.movement.geom import TAU, arc_polyline, dedup, entry, hits_discs, runs, travel
 from game.engine.movement.links import links_from
 from game.engine.movement.space import BandSpace, Space
-from game.engine.movement.transitions import Transitions
+from game.engine.movement.transitions import HAIR, Transitions
 from game.engine.tolerance import EPS
 
 _TIE = 1e-9
@@ -58,6 +58,31 @@ class Found:
     checks: int
     edges: list = field(default_factory=list)
     arcs: list[tuple] = field(default_factory=list)
+
+
+class Ctx:
+    """One query's unit and bases: who blocks (M5), what the unit may do."""
+
+    def __init__(self, nav, state, unit, descend: str, ignore=()):
+        mover = nav.mover
+        rs = mover.rs
+        self.state, self.unit, self.descend = state, unit, descend
+        self.field = mover.base_field(state)
+        self.blockers = [b for b in mover.blockers(state, unit) if b not in ignore]
+        start = (unit.x, unit.y)
+        at_start = set(self.field.overlapping(start[0], start[1], unit.r))
+        discs = []
+        for uid in self.blockers:
+            if uid in at_start:
+                continue
+            ox, oy, orr, _oz = self.field.units[uid]
+            b = nav.band_at(ox, oy)
+            if b is not None:
+                discs.append((ox, oy, unit.r + orr, b))
+        self.discs = discs
+        self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
+        self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
+        self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
 
 
 class _Band:

@@ -4,8 +4,8 @@ The candidates are found on a grid of cell centres (``cell`` inches, an engine s
 not a rule number): rays from every cell at a drop look for a surface within
 ``jump_gap_max`` (16 directions), rays from cells near a wall top look across it (8
 directions). Each candidate is then classified exactly, with the same rules as
-:meth:`Tracer.trace`, from the segment's exact height profile (:class:`_Profiles`: the
-raised pieces cut into triangles and clipped against all segments at once with numpy).
+:meth:`Tracer.trace`, from the segment's exact height profile (the raised pieces' convex
+parts clipped against all segments at once, :class:`~game.engine.footprints.Footprints`).
 :mod:`.transitions` keeps, per base radius, those the base fits at.
 """
 
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import shapely
 
+from game.engine.footprints import Footprints
 from game.engine.tolerance import EPS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,86 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1),
          (2, 1), (1, 2), (-1, 2), (-2, 1), (-2, -1), (-1, -2), (1, -2), (2, -1))
 _TOL = 1e-9
-
-
-class _Profiles:
-    """Exact height profiles of many straight segments at once (radius independent).
-
-    The raised solid pieces are cut into triangles; a segment's stretch over each
-    triangle is found by clipping (Cyrus-Beck), all segments together with numpy.
-    Used once per map to classify candidate gap jumps (M8) and wall climbs (M6)
-    exactly as :meth:`Tracer.trace` would (bases and the base's fit aside)."""
-
-    def __init__(self, board, free: float):
-        tv, th, tw, tp = [], [], [], []
-        for i, t in enumerate(board.terrain):
-            if not (t.solid and t.height > 0):
-                continue
-            for tri in shapely.get_parts(shapely.constrained_delaunay_triangles(board.polygons[i])):
-                xy = shapely.get_coordinates(tri)[:3]
-                if len(xy) < 3:
-                    continue
-                (x0, y0), (x1, y1), (x2, y2) = xy
-                area2 = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
-                if abs(area2) < 1e-12:
-                    continue
-                if area2 < 0:
-                    xy = xy[[0, 2, 1]]
-                tv.append(xy)
-                th.append(float(t.height))
-                tw.append(t.kind == "wall" and t.height > free + EPS)
-                tp.append(i)
-        self.tv = np.array(tv, dtype=float).reshape(-1, 3, 2)
-        self.th = np.array(th, dtype=float)
-        self.tw = np.array(tw, dtype=bool)
-        self.tp = np.array(tp, dtype=np.int64)
-        # Triangles are grouped by piece: piece k owns [p0[k], p0[k] + pn[k]); its box.
-        tv = self.tv
-        _pieces, self.p0, self.pn = np.unique(self.tp, return_index=True, return_counts=True)
-        lo = np.minimum.reduceat(tv.min(axis=1), self.p0, axis=0) if len(tv) else np.zeros((0, 2))
-        hi = np.maximum.reduceat(tv.max(axis=1), self.p0, axis=0) if len(tv) else np.zeros((0, 2))
-        self.pbox = (lo[:, 0] - 1e-9, lo[:, 1] - 1e-9, hi[:, 0] + 1e-9, hi[:, 1] + 1e-9)
-
-    def intervals(self, A: np.ndarray, B: np.ndarray):
-        """For segments A[k] -> B[k]: (segment, t0, t1, height, wall top, piece) of every
-        part of a segment over a raised triangle (t in [0, 1])."""
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool),
-                 np.zeros(0, dtype=np.int64))
-        if not len(self.tv) or not len(A):
-            return empty
-        # Pairs whose bounding boxes meet (numpy: cheaper than building line geometries).
-        sx0, sx1 = np.minimum(A[:, 0], B[:, 0]), np.maximum(A[:, 0], B[:, 0])
-        sy0, sy1 = np.minimum(A[:, 1], B[:, 1]), np.maximum(A[:, 1], B[:, 1])
-        bx0, by0, bx1, by1 = self.pbox
-        si, pi = np.nonzero((sx0[:, None] <= bx1[None, :]) & (sx1[:, None] >= bx0[None, :])
-                            & (sy0[:, None] <= by1[None, :]) & (sy1[:, None] >= by0[None, :]))
-        # every triangle of each piece met
-        cnt = self.pn[pi]
-        si = np.repeat(si, cnt)
-        first = np.repeat(self.p0[pi], cnt)
-        ti = first + (np.arange(len(si)) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-        if not len(si):
-            return empty
-        a = A[si]
-        d = B[si] - a
-        t0 = np.zeros(len(si))
-        t1 = np.ones(len(si))
-        ok = np.ones(len(si), dtype=bool)
-        tv = self.tv[ti]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for k in range(3):
-                v0, v1 = tv[:, k], tv[:, (k + 1) % 3]
-                nx_, ny_ = v1[:, 1] - v0[:, 1], v0[:, 0] - v1[:, 0]   # outward (counter-clockwise triangle)
-                p = nx_ * d[:, 0] + ny_ * d[:, 1]
-                q = nx_ * (v0[:, 0] - a[:, 0]) + ny_ * (v0[:, 1] - a[:, 1])
-                par = np.abs(p) < 1e-15
-                ok &= ~(par & (q < -1e-12))
-                r = q / p
-                t0 = np.where(~par & (p < 0), np.maximum(t0, r), t0)
-                t1 = np.where(~par & (p > 0), np.minimum(t1, r), t1)
-        ok &= t1 - t0 > 1e-12
-        ti = ti[ok]
-        return si[ok], t0[ok], t1[ok], self.th[ti], self.tw[ti], self.tp[ti]
 
 
 def _union(seg: np.ndarray, t0: np.ndarray, t1: np.ndarray):
@@ -148,7 +69,7 @@ def _step_cost(dz: np.ndarray, free: float):
     return np.where(big, np.abs(dz), 0.0), big.astype(np.int64), big & (dz < 0)
 
 
-def _gap_edges(prof: _Profiles, A, B, za, zb, rs, free: float) -> np.ndarray:
+def _gap_edges(prof: Footprints, A, B, za, zb, rs, free: float) -> np.ndarray:
     """Which segments A -> B are exactly one gap jump (M8) and otherwise flat."""
     n = len(A)
     L = np.hypot(B[:, 0] - A[:, 0], B[:, 1] - A[:, 1])
@@ -168,7 +89,7 @@ def _gap_edges(prof: _Profiles, A, B, za, zb, rs, free: float) -> np.ndarray:
     return ok & ~bad
 
 
-def _wall_edges(prof: _Profiles, A, B, za, zb, rs, free: float):
+def _wall_edges(prof: Footprints, A, B, za, zb, rs, free: float):
     """Which segments A -> B climb over exactly one wall (M6) and are otherwise flat:
     (ok, cost up, check up, cost down, check down, down is a descent, wall piece, t in, t out)."""
     n = len(A)
@@ -235,7 +156,7 @@ class Specials:
         wall_top = is_wall[base.top]
         z_ext = np.append(z, np.nan)
         wt_ext = np.append(wall_top, False)
-        prof = _Profiles(board, free)
+        prof = Footprints(board, free)
         X, Y = base.X, base.Y
         z2 = z.reshape(nx, ny)
         # --- gap jumps (M8): from cells at a drop of more than free_height ---------------

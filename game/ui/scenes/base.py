@@ -2,7 +2,8 @@
 
 ``handle_event`` returns the event when the scene did not use it (so the scene below
 may), or None. ``draw`` never changes game state. An ``opaque`` scene hides the
-scenes below it; an overlay (help, hand-over) is drawn over them.
+scenes below it; an overlay (help, hand-over) is drawn over them. A scene's pygame_gui
+elements (kept in ``elements``) are shown only while it is the top scene.
 """
 
 from __future__ import annotations
@@ -19,15 +20,20 @@ class Scene:
     opaque = True
     #: An overlay that takes every event (nothing reaches the scene below).
     blocking = True
+    #: The window caption while this scene is on top (None: keep the caption).
+    title: str | None = None
 
     def __init__(self, app: "App"):
         self.app = app
+        self.elements: list[Any] = []
+        self._ui_visible = True
 
     def enter(self) -> None:
         """Create this scene's pygame_gui elements."""
 
     def leave(self) -> None:
-        """Kill them."""
+        """Kill them (the scene is gone for good)."""
+        self.kill_all(self.elements)
 
     def resize(self, size: tuple[int, int]) -> None:
         pass
@@ -44,6 +50,21 @@ class Scene:
 
     def draw(self, surface: pygame.Surface) -> None:
         pass
+
+    def may_close(self) -> bool:
+        """Asked before the window closes; False keeps it open (the scene says why)."""
+        return True
+
+    def on_error(self, text: str) -> None:
+        """A handler failed (already logged and shown): drop half-done gestures."""
+
+    def set_ui_visible(self, visible: bool) -> None:
+        """Hide this scene's pygame_gui elements while another screen is on top."""
+        if visible == self._ui_visible:
+            return
+        self._ui_visible = visible
+        for e in self.elements:
+            e.show() if visible else e.hide()
 
     def close(self) -> None:
         self.app.pop(self)

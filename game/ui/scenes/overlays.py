@@ -1,4 +1,4 @@
-"""Overlays over the play scene: the F1 help, the hot-seat hand-over, the winner."""
+"""Overlays over a scene: the F1 help (play and editor), the hot-seat hand-over, the winner."""
 
 from __future__ import annotations
 
@@ -8,29 +8,30 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton
 
-from game.ui import keymap
+from game.ui import theme
+from game.ui.keymap import DIALOG, PLAY, Keymap
 from game.ui.scenes.base import Scene
 from game.ui.widgets import text as T
 
 
 class HelpScene(Scene):
-    """F1: every key and mouse gesture from the keymap, on a dimmed table."""
+    """F1: a screen's keymap, one line per command, then the mouse gestures, on a dimmed screen."""
 
     opaque = False
 
-    def __init__(self, app):
+    def __init__(self, app, keys: Keymap = PLAY, heading: str = "Speedheim Table"):
         super().__init__(app)
-        self.rows = keymap.help_rows()
+        self.keys = keys
+        self.heading = heading
+        self.rows = keys.help_rows()
         self._dim: pygame.Surface | None = None
 
     def handle_event(self, event):
-        if event.type == pygame.KEYDOWN and (keymap.command_for(event) in ("help", "cancel")):
+        cmd = self.keys.command_for(event)
+        if cmd in ("help", "cancel") or (event.type == pygame.MOUSEBUTTONDOWN and event.button == 1):
             self.close()
             return None
-        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self.close()
-            return None
-        if event.type == pygame.KEYDOWN and keymap.command_for(event) == "quit":
+        if cmd == "quit":
             return event
         return None
 
@@ -38,14 +39,14 @@ class HelpScene(Scene):
         w, h = surface.get_size()
         if self._dim is None or self._dim.get_size() != (w, h):
             self._dim = pygame.Surface((w, h), pygame.SRCALPHA)
-            self._dim.fill((16, 14, 12, 228))
+            self._dim.fill(theme.HELP_DIM)
         surface.blit(self._dim, (0, 0))
-        title = T.text("Speedheim Table - every key and mouse gesture (F1 or Esc closes)", 20, (255, 255, 255), True)
+        title = T.text(f"{self.heading} - every key and mouse gesture (F1 or Esc closes)", 20, (255, 255, 255), True)
         surface.blit(title, (32, 18))
         size = 14 if h >= 760 and w >= 1200 else 12
         lh = T.font(size).get_linesize() + 3
         col_w = (w - 64) // 2
-        key_w = 178
+        key_w = min(col_w // 2, 16 + max(T.font(size, True).size(k)[0] for k, _ in self.rows))
         half = (len(self.rows) + 1) // 2
         for col in range(2):
             x = 32 + col * col_w
@@ -67,7 +68,6 @@ class HandoverScene(Scene):
         super().__init__(app)
         self.player, self.name, self.colour = player, name, colour
         self.on_done = on_done
-        self.elements: list[Any] = []
 
     @property
     def title(self) -> str:
@@ -78,11 +78,8 @@ class HandoverScene(Scene):
         self.button = UIButton(pygame.Rect(w // 2 - 110, h // 2 + 40, 220, 44), "I'm ready (Space)", self.app.ui)
         self.elements.append(self.button)
 
-    def leave(self):
-        self.kill_all(self.elements)
-
     def resize(self, size):
-        self.leave()
+        self.kill_all(self.elements)
         self.enter()
 
     def _go(self):
@@ -97,12 +94,10 @@ class HandoverScene(Scene):
         return False
 
     def handle_event(self, event):
-        if event.type == pygame.KEYDOWN and event.key in (pygame.K_SPACE, pygame.K_RETURN, pygame.K_KP_ENTER):
+        if DIALOG.command_for(event) == "confirm" or PLAY.command_for(event) == "end_step":
             self._go()
             return None
-        if event.type == pygame.KEYDOWN and keymap.command_for(event) in ("quit", "help"):
-            return event if keymap.command_for(event) == "quit" else None
-        return None
+        return event if PLAY.command_for(event) == "quit" else None
 
     def draw(self, surface):
         w, h = surface.get_size()
@@ -124,7 +119,6 @@ class WinnerScene(Scene):
         super().__init__(app)
         self.title, self.lines, self.colour = title, lines, colour
         self.on_choice = on_choice
-        self.elements: list[Any] = []
         self.buttons: dict[Any, str] = {}
 
     def enter(self):
@@ -163,12 +157,11 @@ class WinnerScene(Scene):
         return False
 
     def handle_event(self, event):
-        if event.type == pygame.KEYDOWN and keymap.command_for(event) == "cancel":
+        """Enter or Esc: look at the table; Ctrl+Z undoes the last action; Ctrl+Q quits."""
+        if DIALOG.command_for(event) in ("confirm", "cancel"):
             self.choose("close")
-            return None
-        if event.type == pygame.KEYDOWN and keymap.command_for(event) in ("quit", "undo"):
-            self.choose(keymap.command_for(event))
-            return None
+        elif PLAY.command_for(event) in ("quit", "undo"):
+            self.choose(PLAY.command_for(event))
         return None
 
     def draw(self, surface):

@@ -1,16 +1,16 @@
-"""Drawing helpers for the play scene's overlays: labels, dashed paths, check icons and
+"""Drawing helpers for the play scene's overlays: labels, check icons and
 the reachable-area layer (walk green, run yellow, cross-hatched where only a check
 gets there). Pure drawing: nothing here reads or changes the game state."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pygame
 
 from game.ui import theme
-from game.ui.render import Camera, draw_geometry
+from game.ui.camera import Camera
+from game.ui.draw import draw_geometry
 from game.ui.widgets import text as T
 
 GREEN = (40, 170, 60)
@@ -33,20 +33,6 @@ def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255)
     pygame.draw.rect(surface, (30, 30, 30), box, 1, border_radius=4)
     for i, img in enumerate(imgs):
         surface.blit(img, (box.x + 5, box.y + 2 + i * lh))
-
-
-def dashed(surface, colour, pts, width: int, dash: float = 10.0) -> None:
-    for a, b in zip(pts, pts[1:]):
-        dx, dy = b[0] - a[0], b[1] - a[1]
-        n = math.hypot(dx, dy)
-        if n == 0:
-            continue
-        k = 0.0
-        while k < n:
-            e = min(n, k + dash)
-            pygame.draw.line(surface, colour, (a[0] + dx * k / n, a[1] + dy * k / n), (a[0] + dx * e / n, a[1] + dy * e / n),
-                             width)
-            k += dash * 2
 
 
 CHECK_LETTERS = {"climb_up": "C", "climb_down": "C", "jump_gap": "J", "jump_down": "D", "ladder": "L"}
@@ -82,12 +68,9 @@ def _hatch(size, colour) -> pygame.Surface:
 
 def reach_bands(reach: Any) -> dict[str, Any]:
     """The non-empty geometries of a movement Reach by band name."""
-    out = {}
-    for k in ("walk_free", "walk_check", "run_free", "run_check"):
-        g = getattr(reach, k, None)
-        if g is not None and not getattr(g, "is_empty", True):
-            out[k] = g
-    return out
+    bands = {"walk_free": reach.walk_free, "walk_check": reach.walk_check, "run_free": reach.run_free,
+             "run_check": reach.run_check}
+    return {k: g for k, g in bands.items() if g is not None and not g.is_empty}
 
 
 def render_reach(reach: Any, camera: Camera, view: pygame.Rect) -> pygame.Surface:

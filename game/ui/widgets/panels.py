@@ -136,15 +136,15 @@ class DiceTray:
         x = rect.x + 6
         y = rect.y + 24
         for r in reversed(rolls[-6:]):
-            values = list(getattr(r, "values", []) or [getattr(r, "kept", "?")])
-            kept = getattr(r, "kept", None)
-            success = getattr(r, "success", None)
+            values = list(r.values) or [r.kept]
+            kept = r.kept
+            success = r.success
             edge = GOOD if success else (BAD if success is False else (40, 40, 40))
             for v in values[:3]:
                 box = pygame.Rect(x, y, 26, 24)
                 if x + 30 > rect.right:
                     break
-                faded = len(values) > 1 and v != kept and getattr(r, "mode", "normal") != "normal"
+                faded = len(values) > 1 and v != kept and r.mode != "normal"
                 pygame.draw.rect(surface, (255, 255, 255) if not faded else (225, 225, 225), box, border_radius=5)
                 pygame.draw.rect(surface, edge, box, 2, border_radius=5)
                 img = T.text(str(v), 13, (20, 20, 20) if not faded else (140, 140, 140), True)

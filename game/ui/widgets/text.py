@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import pygame
 
 from game.ui import theme
+from game.ui.draw import get_font
 
 
-@lru_cache(maxsize=32)
 def font(size: int, bold: bool = False) -> pygame.font.Font:
-    if not pygame.font.get_init():
-        pygame.font.init()
-    path = theme.font_path(theme.FONT_BOLD if bold else theme.FONT_REGULAR)
-    try:
-        f = pygame.font.Font(path, size)
-    except (OSError, FileNotFoundError):
-        f = pygame.font.Font(None, int(size * 1.3))
-    if path is None and bold:
-        f.set_bold(True)
-    return f
+    return get_font(size, "bold" if bold else "regular")
 
 
 _cache: dict[tuple, pygame.Surface] = {}

@@ -42,10 +42,13 @@ class PlanWorker:
         with self.cv:
             self.cv.wait_for(lambda: self.request is None and not self.busy, timeout=timeout)
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 30.0) -> None:
+        """End the thread (after the plan it is working on)."""
         with self.cv:
             self.stopped = True
             self.cv.notify_all()
+        if self.thread is not None:
+            self.thread.join(timeout)
 
     def _run(self) -> None:
         while True:

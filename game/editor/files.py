@@ -1,0 +1,89 @@
+"""The editor's file operations: save (and save as), load a roster, and play the map.
+
+Play (Ctrl+P) is refused while the map has problems; otherwise the map is saved and a
+play scene opens on it in the same window, over the editor. Leaving the game gives
+the editor back as it was (document, selection, undo history, camera).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from typing import TYPE_CHECKING
+
+from game.bundled import rosters_dir
+from game.editor.edits import EditError
+from game.editor.roster import load_roster
+from game.engine.errors import LoadError
+from game.ui.widgets.dialogs import FileDialog, TextPrompt
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.editor.scene import EditorScene
+
+DEFAULT_ROSTER_DIR = rosters_dir()
+NEW_MAP_PATH = os.path.join("maps", "new-map.yaml")
+
+
+class EditorFiles:
+    def __init__(self, scene: "EditorScene", roster_dir: str = DEFAULT_ROSTER_DIR):
+        self.scene = scene
+        self.roster_dir = roster_dir
+        self.played: list[str] = []  # every map played from this editor
+
+    def save(self, path: str | None = None) -> bool:
+        scene, doc = self.scene, self.scene.doc
+        if not (path or doc.path):
+            self.save_as()
+            return False
+        try:
+            findings = doc.save(path)
+        except (OSError, EditError) as exc:
+            scene.say(f"could not save: {exc}", bad=True)
+            return False
+        if findings:
+            scene.say(f"saved {doc.path} WITH {len(findings)} PROBLEM(S): it will not play until they are fixed",
+                      bad=True)
+        else:
+            scene.say(f"saved {doc.path}")
+        return True
+
+    def save_as(self) -> None:
+        app = self.scene.app
+        app.open_dialog(TextPrompt(app.ui, "Save the map as", "File name of the map:", NEW_MAP_PATH,
+                                   lambda v: v and self.save(v[0].strip()), [("Save", "save"), ("Cancel", None)]))
+
+    def play(self) -> None:
+        scene, doc = self.scene, self.scene.doc
+        findings = doc.validate()
+        if findings:
+            scene.say(f"cannot play: the map has {len(findings)} problem(s) (see the list on the right)", bad=True)
+            return
+        if (doc.dirty or not doc.path) and not self.save():
+            return
+        from game.ui.app import start
+
+        try:
+            start(scene.app, doc.path, ask=False)
+        except LoadError as exc:
+            scene.say(f"cannot play: {exc.problems[0]}", bad=True)
+            return
+        self.played.append(doc.path)
+        scene.say(f"played {doc.path}")
+
+    def roster_dialog(self) -> None:
+        app = self.scene.app
+        files = [(os.path.basename(f), f) for f in sorted(glob.glob(os.path.join(self.roster_dir, "*.yaml")))]
+        app.open_dialog(FileDialog(app.ui, "Load a roster", f"Rosters in {self.roster_dir}:", files, self.roster_dir,
+                                   lambda path: path and self.load_roster_file(path), action="Load"))
+
+    def load_roster_file(self, path: str) -> str | None:
+        scene = self.scene
+        roster = scene.attempt(load_roster, path)
+        if roster is None:
+            return None
+        wid = scene.attempt(scene.doc.load_roster, roster)
+        if wid:
+            scene.warband = wid
+            scene.entry = 0
+            scene.say(f"roster {roster.name} loaded as warband {wid}: draw its zone (Z), then place units (U)")
+        return wid

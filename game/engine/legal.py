@@ -1,0 +1,75 @@
+"""``speedheim legal SCENARIO [ACTIONS] [--json]``: what each unit of the side to act may do.
+
+After the script (if any), one line per unit of the side to act, then the pending decision.
+With ``--json`` (FORMATS.md): ``{"unit", "legal": [kinds], "refused": {kind: "RULE: reason"}}``
+per unit, then ``{"pending": ...}``. It asks :meth:`Game.legal_actions`, which runs the
+same checks as ``apply``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from game.engine.actions import load_script
+from game.engine.decisions import Grab, NeutralsAct
+from game.engine.dice import Dice
+from game.engine.errors import LoadError
+from game.engine.game import Game, Legal
+from game.engine.replay import dice_for
+from game.engine.scenario import load_scenario
+
+
+def side_to_act(game: Game) -> list[str]:
+    """The units on the table of the side whose decision it is now."""
+    st, p = game.state, game.pending
+    if isinstance(p, NeutralsAct):
+        wid = game.neutral_id
+    elif isinstance(p, Grab):
+        wid = p.warband
+    else:
+        w = game.current_warband()
+        wid = w.id if w is not None else None
+    return [u.id for u in st.units.values() if u.warband == wid and u.on_table]
+
+
+def legal_report(game: Game) -> list[Legal]:
+    return [game.legal_actions(uid) for uid in side_to_act(game)]
+
+
+def legal_cli(scenario_path: str, actions_path: str | None = None, as_json: bool = False) -> int:
+    problems = []
+    scenario = script = None
+    try:
+        scenario = load_scenario(scenario_path)
+    except LoadError as exc:
+        problems += exc.problems
+    if actions_path:
+        try:
+            script = load_script(actions_path)
+        except LoadError as exc:
+            problems += exc.problems
+    if problems:
+        return LoadError(problems).report()
+    game = Game(scenario, dice=dice_for(script) if script else Dice(seed=0), history=False)
+    if script:
+        for _ in game.replay(script.actions):
+            pass
+    out = sys.stdout
+    pending = game.pending.to_dict() if game.pending is not None else None
+    outcome = game.outcome()
+    for legal in legal_report(game):
+        if as_json:
+            print(json.dumps(legal.to_json()), file=out)
+        else:
+            print(f"{legal.unit}: {', '.join(legal.kinds) or 'nothing'}", file=out)
+            for kind, why in legal.refused.items():
+                print(f"    no {kind}: {why.rule}: {why.reason}", file=out)
+    if as_json:
+        print(json.dumps({"pending": pending}), file=out)
+    else:
+        st = game.state
+        where = f"turn {st.turn}, player {st.player}, {st.phase}" + (f"/{st.step}" if st.step else "")
+        print(f"{where}; pending: {pending['kind'] if pending else 'none'}"
+              + (f"; game over: {outcome.winner or 'a draw'}" if outcome else ""), file=out)
+    return 0

@@ -1,0 +1,170 @@
+"""Every rule question the play window asks the engine, in one place.
+
+The window holds no rule of its own: what may be done and why not (``why_illegal``),
+what a pending decision offers (the typed ``game.pending``) and which dialogs an action
+set off (its typed events) are the engine's answers, read here. Scenes, menus and
+panels call these functions and never read the engine's rule data themselves, so a
+change of the engine's question API is a change of this module alone. Nothing here
+changes the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.engine.decisions import Decision, Grab, NeutralsAct, PickUp, VoluntaryRout
+from game.engine.errors import IllegalAction
+from game.engine.events import EventNotTriggered, EventTriggered, NeutralAppeared, PlagueChecked, RoutChecked
+
+
+# --- what may be done now -----------------------------------------------------------------
+def legal_kinds(game) -> set[str]:
+    """The action kinds the current phase, step or decision accepts now."""
+    return set(game.legal_action_kinds())
+
+
+def end_kind(game) -> str:
+    """What the End button does now: ``end_step`` inside a step, else ``end_phase``."""
+    kinds = legal_kinds(game)
+    if game.state.step is not None and ("end_step" in kinds or not kinds):
+        return "end_step"
+    return "end_phase"
+
+
+def why_illegal(game, action: dict) -> IllegalAction | None:
+    """Why the engine would refuse ``action`` now (rule and reason), or None."""
+    return game.why_illegal(action)
+
+
+def pick_up_actions(game, unit: str | None = None, token: str | None = None) -> list[dict]:
+    """The pick-ups the engine would accept now: one unit's, or one token's, or all."""
+    st = game.state
+    units = [unit] if unit is not None else [u.id for u in st.units.values() if u.active]
+    tokens = [token] if token is not None else [t.id for t in st.treasure.values() if not t.carried_by]
+    actions = [{"pick_up": {"unit": u, "token": t}} for u in units for t in tokens]
+    return [a for a in actions if game.why_illegal(a) is None]
+
+
+def legal(game, uid: str):
+    """What ``uid`` may do now: ``.kinds``, ``.targets`` by kind, and ``.refused`` (the
+    refusal, rule and reason, of every kind it may not take)."""
+    return game.legal_actions(uid)
+
+
+def legal_targets(game, uid: str) -> dict[str, tuple[str, ...]]:
+    """The targets of every action ``uid`` may take now, by kind (the engine's
+    ``legal_actions``): the units it may shoot, attack, engage; the tokens it may pick up."""
+    return dict(legal(game, uid).targets)
+
+
+def engage_targets(game, uid: str) -> list[str]:
+    """The units ``uid`` could try to engage (the other sides' units still in the game),
+    nearest first; the engine refuses the ones out of reach with their rule."""
+    st, board = game.state, game.board
+    u = st.units[uid]
+    enemies = [v for v in st.units.values() if v.active and v.warband != u.warband]
+    enemies.sort(key=lambda v: board.distance(u, v))
+    return [v.id for v in enemies]
+
+
+def is_manual_phase(game) -> bool:
+    """A phase whose rules the players apply themselves (the table gives tools and a log)."""
+    return game.scenario.ruleset.is_manual(game.state.phase)
+
+
+# --- movement questions (the movement engine) -----------------------------------------------
+def prepare_movement(game) -> None:
+    """Build the movement engine now (it is built on first use, which is slow on big maps)."""
+    game.mover  # noqa: B018 - the property builds it
+
+
+def allowance(game, uid: str, run: bool) -> float:
+    """Inches ``uid`` may walk (or run) now; raises IllegalAction when it may not."""
+    return float(game.mover.allowance(game.state, uid, run=run).inches)
+
+
+def run_denial(game, uid: str) -> IllegalAction | None:
+    return game.mover.run_denial(game.state, uid)
+
+
+def reachable(game, uid: str):
+    """The ground ``uid`` reaches walking and running (bands of geometry)."""
+    return game.mover.reachable(game.state, uid)
+
+
+def plan(game, uid: str, run: bool, **where):
+    """The path the engine takes for a move (``to=`` or ``path=``, ``descend=``)."""
+    return game.mover.plan(game.state, uid, run=run, **where)
+
+
+# --- decisions waiting for a player -------------------------------------------------------
+def pending(game) -> Decision | None:
+    """The typed decision the game waits for, or None."""
+    return game.pending
+
+
+def neutral_units(d: Decision | None) -> tuple[str, ...]:
+    return d.units if isinstance(d, NeutralsAct) else ()
+
+
+def decision_actions(d: Decision) -> list[tuple[str, Any, dict]]:
+    """The answers a decision offers: (what, who, action). ``what`` names the answer."""
+    if isinstance(d, VoluntaryRout):
+        return [("play_on", d.player, {"play_on": {"player": d.player}}),
+                ("rout", d.player, {"rout": {"player": d.player}})]
+    if isinstance(d, Grab):
+        return [("grab", uid, {"grab": {"unit": uid, "token": d.token}}) for uid in d.units]
+    if isinstance(d, PickUp):
+        return ([("pick_up", (uid, tid), {"pick_up": {"unit": uid, "token": tid}}) for uid, tid in d.options]
+                + [("decline", None, {"end_step": {}})])
+    return []
+
+
+def decision_notes(d: Decision) -> list[str]:
+    """What a decision adds to its prompt: denied pick-ups, a grab's Morale check."""
+    if isinstance(d, PickUp):
+        return (["Denied: " + "; ".join(d.denied)] if d.denied else []) + \
+            ["(You may also click a token in contact on the table.)"]
+    if isinstance(d, Grab) and d.check:
+        return ["The chosen unit makes a Morale check."]
+    return []
+
+
+# --- what an action set off (dialogs) ------------------------------------------------------
+@dataclass
+class Report:
+    title: str
+    lines: list[str] = field(default_factory=list)
+
+
+def reports(game, result: Any) -> list[Report]:
+    """Dialogs for what an action set off, from its typed events: a token that hid an
+    Event or the Plague (U7), a Rout Check (U2) unless a voluntary rout is asked next."""
+    out: list[Report] = []
+    events = result.events
+    u7 = [str(r) for r in result.rolls if r.rule == "U7"]
+    for ev in events:
+        if isinstance(ev, EventTriggered):
+            appeared = [e.text() for e in events if isinstance(e, NeutralAppeared)]
+            out.append(Report(f"Token {ev.token} hid an Event (U7)", [ev.text(), *appeared, *u7]))
+        elif isinstance(ev, EventNotTriggered):
+            out.append(Report(f"Token {ev.token} hid an Event (U7)", [ev.text()]))
+        elif isinstance(ev, PlagueChecked):
+            out.append(Report(f"Token {ev.token} hid the Plague (U7)", [ev.text(), *u7]))
+    rout = [ev.text() for ev in events if isinstance(ev, RoutChecked) and ev.passed is not None]
+    if rout and not isinstance(pending(game), VoluntaryRout):
+        out.append(Report("Rout check (U2)", rout))
+    return out
+
+
+def rout_checks(game) -> list[str]:
+    """The Rout Checks the last action (or the start) set off, as sentences."""
+    e = game.log[-1] if game.log else game.start
+    return [ev.text() for ev in e.events if isinstance(ev, RoutChecked)]
+
+
+# --- the end ----------------------------------------------------------------------------
+def outcome(game):
+    """None while the game goes on; else ``.winner`` (a warband id, None for a draw) and ``.reason``."""
+    return game.outcome()

@@ -1,0 +1,128 @@
+"""The play window's menus and dialogs: a unit's and a token's context menu, the dice
+tray's roll, decisions the engine waits for (upkeep choices) and the reports of what
+an action set off (revealed tokens, Rout checks). Every choice becomes one action the
+scene applies; nothing here changes the game itself."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from game.ui.keymap import PLAY
+from game.ui.scenes import ask
+from game.ui.scenes.play.words import pending_choices, pending_text, token_menu_items, unit_menu_items
+from game.ui.widgets.dialogs import ChoiceDialog, ContextMenu, TextPrompt
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.ui.scenes.play.scene import PlayScene
+
+#: The dice tray's buttons: (label, (sides, count)).
+DICE = [("d6", (6, 1)), ("2d6", (6, 2)), ("d20", (20, 1)), ("d3", (3, 1))]
+
+
+class PlayMenus:
+    def __init__(self, scene: "PlayScene"):
+        self.scene = scene
+        self.reports: list[ask.Report] = []  # dialogs waiting to be shown
+        self._pending_shown: Any = None
+
+    def reset(self) -> None:
+        self.reports.clear()
+        self._pending_shown = None
+
+    # --- context menus --------------------------------------------------------------------
+    def open_menu(self, uid: str, pos) -> None:
+        scene = self.scene
+        u = scene.state.units[uid]
+
+        def chosen(value):
+            if isinstance(value, tuple) and value[0] == "submenu":
+                _, title, sub = value
+                scene.app.open_dialog(ContextMenu(scene.app.ui, pos, title, sub, chosen))
+            elif isinstance(value, tuple) and value[0] == "roll":
+                self.roll_dialog(uid)
+            elif isinstance(value, tuple) and value[0] == "descend":
+                scene.set_descend("climb" if scene.descend == "jump" else "jump")
+            elif isinstance(value, dict):
+                scene.act(value)
+
+        scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"{u.name} ({u.id})", unit_menu_items(scene, uid), chosen))
+
+    def open_token_menu(self, tid: str, pos) -> None:
+        scene = self.scene
+        scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"token {tid}", token_menu_items(scene, tid),
+                                          lambda v: isinstance(v, dict) and scene.act(v)))
+
+    def roll_dialog(self, uid: str | None = None) -> None:
+        scene = self.scene
+
+        def done(value):
+            if value is None:
+                return
+            reason, (sides, count) = value
+            body: dict[str, Any] = {"sides": sides, "count": count, "reason": reason.strip() or "dice tray"}
+            if uid:
+                body["unit"] = uid
+            scene.act({"roll": body})
+
+        who = f" for {uid}" if uid else ""
+        scene.app.open_dialog(TextPrompt(scene.app.ui, "Roll dice" + who, "Why are you rolling? (goes into the log)",
+                                         "", done, DICE))
+
+    def confirm_back(self) -> None:
+        """Esc with nothing left to cancel, when the game was opened from the editor."""
+        scene = self.scene
+        scene.app.open_dialog(ChoiceDialog(scene.app.ui, "Leave the game?",
+                                           "Go back to the map editor? (The game is autosaved.)",
+                                           [("Back to the editor", True), ("Keep playing", False)],
+                                           lambda v: v and scene.back()))
+
+    # --- decisions and reports ---------------------------------------------------------------
+    def queue_reports(self, result: Any) -> None:
+        self.reports += ask.reports(self.scene.game, result)
+
+    def pick_token(self, pos) -> bool:
+        """While a pick-up is pending, clicking a token in contact picks it up."""
+        scene = self.scene
+        d = ask.pending(scene.game)
+        tok = scene.token_at(*pos) if d is not None else None
+        if tok is None:
+            return False
+        for _label, action in pending_choices(scene, d):
+            if next(iter(action.values())).get("token") == tok:
+                scene.act(action)
+                return True
+        return False
+
+    def update(self) -> None:
+        """Show the next report, else the pending decision's dialog (once per state)."""
+        scene = self.scene
+        app = scene.app
+        if app.modal is not None or app.top is not scene:
+            return
+        if self.reports:
+            r = self.reports.pop(0)
+            app.message(r.title, "\n".join(r.lines))
+            return
+        d = ask.pending(scene.game)
+        if d is None:
+            self._pending_shown = None
+            return
+        key = (scene.version, d)
+        if self._pending_shown == key:
+            return
+        self._pending_shown = key
+        choices = pending_choices(scene, d)
+        if not choices:
+            return
+        title, message = pending_text(scene, d)
+
+        def chosen(action):
+            if action == "__undo__":
+                scene.command("undo")
+            elif action is not None:
+                scene.act(action)
+
+        if scene.game.can_undo:
+            choices = choices + [(f"Undo the last action ({PLAY.label('undo')})", "__undo__")]
+        message += "\n(Esc or closing this box leaves the decision open: the End step button declines it.)"
+        app.open_dialog(ChoiceDialog(app.ui, title, message, choices, chosen, closable=True))

@@ -1,0 +1,138 @@
+"""The play window's chrome: the phase banner with its End button, the tool bar, and the
+sidebar (unit card, dice tray, log). The banner and sidebar are hand-drawn and cached;
+the buttons are pygame_gui elements that send named commands to the scene."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton
+
+from game.ui import theme
+from game.ui.keymap import PLAY
+from game.ui.scenes import ask
+from game.ui.scenes.play.words import build_log
+from game.ui.widgets import panels
+from game.ui.widgets.log_view import LogView
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.ui.scenes.play.scene import PlayScene
+
+BANNER_H = 40
+SIDEBAR_W = 350
+END_W = 176  # the End button's part of the banner
+
+#: Tool bar buttons: (caption, command); the tooltip shows the command's keys.
+TOOLBAR = (
+    ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Rings", "rings"), ("Reach", "reach"), ("Fit", "fit"),
+    ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"), ("Help", "help"),
+)
+
+
+class Sidebar:
+    def __init__(self, scene: "PlayScene"):
+        self.scene = scene
+        self.buttons: dict[Any, str] = {}
+        self.end_button: UIButton | None = None
+        self.log_view = LogView(pygame.Rect(0, 0, 10, 10))
+        self.card = panels.UnitCard()
+        self.banner = panels.Banner()
+        self.tray = panels.DiceTray()
+        self.card_rect = self.tray_rect = pygame.Rect(0, 0, 10, 10)
+        self._side: pygame.Surface | None = None  # cached sidebar picture and its key
+        self._side_key: tuple | None = None
+
+    # --- layout --------------------------------------------------------------------------
+    def rect(self) -> pygame.Rect:
+        w, h = self.scene.app.size
+        return pygame.Rect(w - SIDEBAR_W, BANNER_H, SIDEBAR_W, h - BANNER_H)
+
+    def build(self) -> None:
+        """The pygame_gui buttons, and where the card, tray and log go."""
+        scene = self.scene
+        w, _ = scene.app.size
+        self.buttons.clear()
+        self.end_button = self._button(pygame.Rect(w - SIDEBAR_W - END_W + 6, 4, END_W - 16, BANNER_H - 8),
+                                       "End phase (Space)", "end_step", object_id="#banner_end")
+        if scene.below is not None:
+            self._button(pygame.Rect(w - SIDEBAR_W + 4, 4, SIDEBAR_W - 8, BANNER_H - 8),
+                         f"Back to the editor ({PLAY.label('back_to_editor')})", "back_to_editor")
+        sb = self.rect()
+        cols = 6
+        bw = (SIDEBAR_W - 8 - (cols - 1) * 3) // cols
+        for i, (caption, cmd) in enumerate(TOOLBAR):
+            r, c = divmod(i, cols)
+            self._button(pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27), caption, cmd,
+                         tool_tip_text=f"{caption} ({PLAY.label(cmd)})")
+        top = sb.y + 4 + 2 * 30 + 2
+        self.card_rect = pygame.Rect(sb.x + 4, top + 2, SIDEBAR_W - 8, 232)
+        self.tray_rect = pygame.Rect(sb.x + 4, self.card_rect.bottom + 4, SIDEBAR_W - 8, 74)
+        self.log_view.set_rect(pygame.Rect(sb.x + 4, self.tray_rect.bottom + 4, SIDEBAR_W - 8,
+                                           sb.bottom - self.tray_rect.bottom - 8))
+
+    def _button(self, rect: pygame.Rect, caption: str, cmd: str, **kw) -> UIButton:
+        b = UIButton(rect, caption, self.scene.app.ui, **kw)
+        self.scene.elements.append(b)
+        self.buttons[b] = cmd
+        return b
+
+    def command_of(self, event) -> str | None:
+        if event.type == pygame_gui.UI_BUTTON_PRESSED:
+            return self.buttons.get(event.ui_element)
+        return None
+
+    # --- drawing -------------------------------------------------------------------------
+    def draw(self, surface: pygame.Surface) -> None:
+        self.draw_banner(surface)
+        self.draw_side(surface)
+
+    def draw_banner(self, surface: pygame.Surface) -> None:
+        scene = self.scene
+        st, game = scene.state, scene.game
+        w = scene.scenario.warband_of_player(st.player)
+        colour = scene.painter.warband_colour(w.id) if w else theme.INK
+        name = (w.name or w.id) if w else ("Neutrals" if st.player == 0 else f"Player {st.player}")
+        caption = "End step (Space)" if ask.end_kind(game) == "end_step" else "End phase (Space)"
+        if self.end_button is not None and self.end_button.text != caption:
+            self.end_button.set_text(caption)
+        width = scene.app.size[0]
+        self.banner.draw(surface, pygame.Rect(0, 0, width - SIDEBAR_W - END_W, BANNER_H), st.turn, st.player, name,
+                         colour, st.phase, st.step, self.phase_note())
+        surface.fill(theme.CHROME, pygame.Rect(width - SIDEBAR_W - END_W, 0, SIDEBAR_W + END_W, BANNER_H))
+
+    def phase_note(self) -> str:
+        game = self.scene.game
+        outcome = ask.outcome(game)
+        if outcome is not None:
+            return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw ({outcome.reason})"
+        if ask.is_manual_phase(game):
+            return "manual phase: right-click a unit"
+        p = ask.pending(game)
+        if ask.neutral_units(p):
+            return "U1: move the Neutrals (" + ", ".join(ask.neutral_units(p)[:4]) + "), then End step"
+        if p is not None:
+            return "decision waiting (" + p.kind.replace("_", " ") + ")"
+        if game.state.phase == "move":
+            return "drag a unit to move it"
+        return ""
+
+    def draw_side(self, surface: pygame.Surface) -> None:
+        scene = self.scene
+        sb = self.rect()
+        uid = scene.selected or scene.hover_unit
+        dice_mode = scene.app.settings.get("dice")
+        key = (scene.version, len(scene.notes), uid, dice_mode, self.log_view.scroll, tuple(sb))
+        if key == self._side_key and self._side is not None:
+            surface.blit(self._side, sb.topleft)
+            return
+        surface.fill(theme.PANEL_BG, sb)
+        pygame.draw.line(surface, theme.PANEL_LINE, sb.topleft, sb.bottomleft, 2)
+        info = scene.unit_info(uid) if uid and uid in scene.state.units else None
+        self.card.draw(surface, self.card_rect, scene, uid, info)
+        self.tray.draw(surface, self.tray_rect, scene.game.dice.log[-8:], dice_mode == "physical")
+        self.log_view.set_entries(build_log(scene))
+        self.log_view.draw(surface)
+        self._side = surface.subsurface(sb).copy()
+        self._side_key = key

@@ -1,0 +1,172 @@
+"""Words of the play scene: the log panel's lines, the context menu of a unit, the
+buttons of a pending decision and the winner's summary. These read the game (rule
+questions go through :mod:`game.ui.scenes.ask`); they never change it (the scene
+applies the actions they offer)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from game.engine.actions import describe
+from game.engine.decisions import Decision
+from game.engine.model import STATUSES
+from game.ui.scenes import ask
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.ui.scenes.play.scene import PlayScene
+
+#: Actions the unit menu offers with items of their own (any other kind the engine says
+#: the unit may take now, with targets, gets a submenu of them: shoot, attack ...).
+MENU_KINDS = ("engage", "disengage", "pick_up", "grab")
+
+
+def build_log(scene: PlayScene) -> list[tuple[str, str]]:
+    """Log lines from the game's log (start first), with the window's notes merged in."""
+    out: list[tuple[str, str]] = []
+    notes = sorted(scene.notes, key=lambda n: n[0])
+    ni = 0
+    start = scene.game.start
+    actor = start.player
+    out.extend(format_entry(start))
+    for i, e in enumerate(scene.game.log):
+        while ni < len(notes) and notes[ni][0] <= i:
+            out.append((notes[ni][1], notes[ni][2]))
+            ni += 1
+        out.extend(format_entry(e, actor))
+        if e.ok:
+            actor = e.player  # entries are stamped after the action
+    while ni < len(notes):
+        out.append((notes[ni][1], notes[ni][2]))
+        ni += 1
+    return out
+
+
+def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
+    """One controller log entry (ActionResult) as coloured lines: the action, its rolls,
+    the automatic steps it set off (with rule ids) and what happened."""
+    lines: list[tuple[str, str]] = []
+    if e.action is None:
+        lines.append(("Game start", "turn"))
+    else:
+        what = describe(e.action)
+        if e.ok:
+            cost = e.extra.get("cost")
+            who = actor if actor is not None else e.player
+            lines.append((f"P{who} {what}" + (f' ({float(cost):.2f}")' if cost is not None else ""), "action"))
+        else:
+            lines.append((f"illegal {what}: {e.rule}: {e.reason}", "refusal"))
+    # The engine's order (as ActionResult.text): rolls, automatic steps, then what happened.
+    for r in e.rolls:
+        lines.append(("   roll " + str(r), "roll"))
+    for a in e.automatic:
+        rule = a.get("rule") or ""
+        kind = "turn" if rule == "turn" and "begins" in str(a.get("text")) else "auto"
+        lines.append((f"   auto [{a.get('step')}] {rule}: {a.get('text')}", kind))
+    for text in e.texts:
+        lines.append(("   " + text, "event"))
+    winner = e.winner
+    if winner:
+        lines.append((f"   winner: {winner}", "turn"))
+    return lines
+
+
+def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
+    game, board = scene.game, scene.board
+    st = game.state
+    u = st.units[uid]
+    targets = ask.engage_targets(game, uid)
+    items: list[tuple[str, Any]] = []
+    if targets:
+        sub = [(f"{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}\"", {"engage": {"unit": uid, "target": v}})
+               for v in targets[:14]]
+        items.append(("Engage...", ("submenu", f"{u.name} engages", sub)))
+    for kind, legal in ask.legal_targets(game, uid).items():
+        if kind in MENU_KINDS:
+            continue  # listed with their own items
+        sub = [(f"{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}\"" if v in st.units else v,
+                {kind: {"unit": uid, "target": v}}) for v in legal[:14]]
+        items.append((f"{kind.replace('_', ' ').capitalize()}...", ("submenu", f"{u.name}: {kind.replace('_', ' ')}", sub)))
+    for tid in u.engaged_with:
+        items.append((f"Disengage from {tid}", {"disengage": {"unit": uid, "target": tid}}))
+    statuses = [s for s in STATUSES if s != "incapacitated"]
+    items.append(("Set status...", ("submenu", f"{u.name}: status",
+                                   [(s + (" (now)" if s == u.status else ""), {"set_status": {"unit": uid, "status": s}})
+                                    for s in statuses])))
+    by = [(f"by {st.units[v].name} ({v})", {"incapacitate": {"unit": uid, "by": v}})
+          for v in sorted(targets, key=lambda v: (v not in u.engaged_with, board.distance(u, st.units[v])))[:12]]
+    items.append(("Incapacitate...", ("submenu", f"{u.name} is incapacitated",
+                                      [("by nobody / other", {"incapacitate": {"unit": uid}})] + by)))
+    items.append(("Reload (M11)", {"reload": {"unit": uid}}))
+    for action in ask.pick_up_actions(game, unit=uid):
+        items.append((f"Pick up {action['pick_up']['token']}", action))
+    stats = [k for k in u.stats if k != "move"]
+    items.append(("Check...", ("submenu", f"{u.name}: check",
+                               [(f"{s} ({u.stats[s]:g})", {"check": {"unit": uid, "stat": s, "reason": "dice tray"}})
+                                for s in stats])))
+    items.append(("Roll dice...", ("roll", uid)))
+    jump = scene.descend == "jump"
+    items.append(("Drags climb down ledges (M6)" if jump else "Drags jump down ledges (M9)", ("descend", uid)))
+    return items
+
+
+def token_menu_items(scene: PlayScene, tid: str) -> list[tuple[str, Any]]:
+    st = scene.state
+    items = [(f"{st.units[a['pick_up']['unit']].name} picks it up", a) for a in ask.pick_up_actions(scene.game, token=tid)]
+    return items or [("no unit may pick it up now", None)]
+
+
+def pending_choices(scene: PlayScene, d: Decision) -> list[tuple[str, Any]]:
+    """Buttons for a pending decision: (label, action dict)."""
+    st = scene.state
+
+    def name(uid: str) -> str:
+        u = st.units.get(uid)
+        return f"{u.name} ({uid})" if u else uid
+
+    out = []
+    for what, who, action in ask.decision_actions(d):
+        if what == "play_on":
+            out.append(("Play on (U3)", action))
+        elif what == "rout":
+            out.append(("Rout now (U3)", action))
+        elif what == "grab":
+            out.append((f"{name(who)} tries for {d.token}", action))
+        elif what == "pick_up":
+            out.append((f"{name(who[0])} picks up {who[1]}", action))
+        elif what == "decline":
+            out.append(("Pick up nothing (end step)", action))
+    return out
+
+
+def pending_text(scene: PlayScene, d: Decision) -> tuple[str, str]:
+    title = {"voluntary_rout": "Rout check passed (U3)", "pick_up": "Treasure (U6)",
+             "grab": "Treasure grab after a rout (U4)", "neutrals": "Neutrals (U1)"}.get(d.kind, d.kind.replace("_", " "))
+    msg = d.prompt
+    if d.kind == "voluntary_rout":
+        rout = ask.rout_checks(scene.game)
+        if rout:
+            msg = "\n".join(rout[-2:]) + "\n\n" + msg
+    return title, "\n".join([msg, *ask.decision_notes(d)])
+
+
+def game_summary(game, outcome) -> tuple[str, list[str]]:
+    """The end screen's title and lines: who won (or a draw) and what each side lost and holds."""
+    sc, st = game.scenario, game.state
+    if outcome.winner is None:
+        title = "A draw"
+    else:
+        try:
+            w = sc.warband(outcome.winner)
+            title = f"{w.name or w.id} wins!"
+        except KeyError:
+            title = f"{outcome.winner} wins!"
+    lines = [f"Turns played: {st.turn}", f"How: {outcome.reason}"]
+    for w in sc.warbands:
+        units = st.units_of(w.id)
+        lost = st.lost.get(w.id, sum(1 for u in units if not u.active))
+        held = [u.carrying for u in units if u.carrying and u.on_table]
+        fate = " (routed)" if w.id in st.routed else ""
+        lines.append(f"{w.name or w.id}{fate}: {lost} unit(s) lost, treasure held: {len(held)}"
+                     + (f" ({', '.join(held)})" if held else ""))
+    lines.append(f"Actions in the log: {len(game.log)}")
+    return title, lines
