@@ -89,7 +89,7 @@ class _Band:
     """Per-query data of one band: circles in range, blocking bases, cut tangents."""
 
     def __init__(self, q: "Search", bs: BandSpace):
-        self.bs = bs
+        self.bs = bs.graph()
         n = len(bs.cx)
         self.n_static = n
         C = np.stack([bs.cx, bs.cy], axis=1)

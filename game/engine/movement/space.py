@@ -60,7 +60,10 @@ class BandSpace:
             shapely.prepare(self.core_union)
         self.extra = extra
         self.polys = polys
-        self._circles(surf, core + [i for i, _low in extra])
+        self._surf = surf
+        self.cx = None                      # the circles: see graph()
+        if band.ground:
+            self.graph()
         self._chains: dict[int, Chain] = {}
         self._prims = None
         self._no_end = None
@@ -113,6 +116,13 @@ class BandSpace:
         return self.ok_geoms(shapely.points(X, Y), ok)
 
     # --- circles ---------------------------------------------------------------------------
+    def graph(self) -> "BandSpace":
+        """Make sure the circles and their free arcs are there (the ground's when the space
+        is built, a roof's when a search first comes onto it)."""
+        if self.cx is None:
+            self._circles(self._surf, self.core + [i for i, _low in self.extra])
+        return self
+
     def _circles(self, surf: Surfaces, pieces: list[int]) -> None:
         cs = [surf.corners(i) for i in pieces]
         n_solid = sum(len(c[0]) for c in cs)
@@ -156,45 +166,30 @@ class BandSpace:
                 crowded |= shapely.dwithin(self.polys[i], pts, reach)
             crowded |= ~self._on_table(C[:, 0] - reach, C[:, 1] - reach) | ~self._on_table(C[:, 0] + reach, C[:, 1] + reach)
             if self.cover:
-                crowded |= shapely.dwithin(self.band.area.boundary, pts, reach)
+                crowded |= shapely.dwithin(self.band.edge, pts, reach)
             crowded &= self.rho > 0
-        ivc, ivl, ivw = [], [], []
-        crowd_idx = np.nonzero(crowded)[0]
-        samples = {}
-        if len(crowd_idx):
-            X, Y, owner, ang = [], [], [], []
-            for c in crowd_idx.tolist():
-                k = max(2, int(math.ceil(w[c] / _ARC_STEP)) + 1)
-                a = lo[c] + np.linspace(0.0, w[c], k)
-                X.append(self.cx[c] + self.rho[c] * np.cos(a))
-                Y.append(self.cy[c] + self.rho[c] * np.sin(a))
-                owner.append(np.full(k, c))
-                ang.append(a)
-            X, Y, owner, ang = map(np.concatenate, (X, Y, owner, ang))
-            ok = self.ok_points(X, Y)
-            for c in crowd_idx.tolist():
-                m = owner == c
-                samples[c] = (ang[m], ok[m])
-        for c in range(n):
-            if c not in samples:
-                ivc.append(c)
-                ivl.append(lo[c])
-                ivw.append(w[c])
-                continue
-            a, ok = samples[c]
-            k = 0
-            while k < len(a):
-                if not ok[k]:
-                    k += 1
-                    continue
-                j = k
-                while j + 1 < len(a) and ok[j + 1]:
-                    j += 1
-                if j > k:
-                    ivc.append(c)
-                    ivl.append(a[k])
-                    ivw.append(a[j] - a[k])
-                k = j + 1
+        # free runs of samples on the crowded circles (vectorised), whole spans elsewhere
+        crowd = np.nonzero(crowded)[0]
+        ivc, ivl, ivw = [np.nonzero(~crowded)[0]], [lo[~crowded]], [w[~crowded]]
+        if len(crowd):
+            k = np.maximum(2, np.ceil(w[crowd] / _ARC_STEP).astype(np.int64) + 1)
+            owner = np.repeat(crowd, k)
+            first = np.repeat(np.cumsum(k) - k, k)
+            t = (np.arange(len(owner)) - first) / np.repeat(k - 1, k)
+            ang = lo[owner] + w[owner] * t
+            ok = self.ok_points(self.cx[owner] + self.rho[owner] * np.cos(ang), self.cy[owner] + self.rho[owner] * np.sin(ang))
+            # a run starts where ok begins (or a circle's samples begin), ends where it stops
+            new_circle = np.r_[True, owner[1:] != owner[:-1]]
+            end_circle = np.r_[owner[1:] != owner[:-1], True]
+            starts = np.flatnonzero(ok & (new_circle | ~np.r_[False, ok[:-1]]))
+            ends = np.flatnonzero(ok & (end_circle | ~np.r_[ok[1:], False]))
+            long = ends > starts
+            ivc.append(owner[starts[long]])
+            ivl.append(ang[starts[long]])
+            ivw.append(ang[ends[long]] - ang[starts[long]])
+        ivc, ivl, ivw = np.concatenate(ivc), np.concatenate(ivl), np.concatenate(ivw)
+        order = np.argsort(ivc, kind="stable")
+        ivc, ivl, ivw = ivc[order], ivl[order], ivw[order]
         self.iv_circle = np.array(ivc, dtype=np.int64)
         self.iv_lo = np.array(ivl, dtype=float) % TAU
         self.iv_w = np.array(ivw, dtype=float)
@@ -259,7 +254,7 @@ class BandSpace:
             r = self.r * 1.0 / math.cos(math.pi / 32)
             parts = [shapely.buffer(self.polys[i], r, quad_segs=8) for i in self.core + [i for i, _low in self.extra]]
             if self.cover:
-                parts.append(shapely.buffer(self.band.area.boundary, r, quad_segs=8))
+                parts.append(shapely.buffer(self.band.edge, r, quad_segs=8))
             W, H = self.width, self.height
             parts.append(shapely.difference(shapely.box(-1, -1, W + 1, H + 1), shapely.box(self.r, self.r, W - self.r, H - self.r)))
             self._no_end = shapely.union_all(parts)

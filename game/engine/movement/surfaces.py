@@ -43,6 +43,8 @@ class Band:
         self.levels = levels
         self.area = area              # the union of its surfaces (a shapely geometry, prepared)
         shapely.prepare(area)
+        self.edge = area.boundary     # its outline
+        shapely.prepare(self.edge)
         self.has_ledge = False        # a drop of more than free_height at its edge somewhere
         self.ground = levels[0] <= EPS
 
