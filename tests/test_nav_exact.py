@@ -232,3 +232,35 @@ def test_the_issue_map_long_queries_against_the_witness():
         if ours is not None and theirs is not None:
             done += 1
     assert done >= 2
+
+
+def test_the_reachable_area_edge_is_right_to_two_hundredths_on_a_level():
+    """Points 0.02" inside the cheapest-path cost of the allowance are in the area, points
+    0.02" beyond it are not (open ground, rocks, an enemy base, a friend's base)."""
+    from shapely.geometry import Point
+
+    from tests.test_movement_util import block
+
+    terrain = [area("rock", 9, 6, 11, 11, "impassable"), block("tower", 13, 12, 15, 13, 3)]
+    sc, m = build(red=[unit("a", (10, 13)), unit("f", (8, 14))], blue=[unit("e", (12, 15), base_mm=40)], terrain=terrain,
+                  size=(24, 24))
+    reach = m.reachable(sc.state, "a")
+    walk = shapely.union(reach.walk_free, reach.walk_check)
+    rng = random.Random(11)
+    inside = outside = 0
+    for _ in range(400):
+        p = (rng.uniform(3, 17), rng.uniform(6, 20))
+        try:
+            plan = m.plan(sc.state, "a", to=p)
+            cost = plan.cost if not plan.checks else None
+        except IllegalAction as exc:
+            cost = math.inf if exc.rule in ("M1", "M5", "M6") else None
+        if cost is None:
+            continue
+        if cost <= 6 - 0.02:
+            assert walk.contains(Point(p)) or walk.distance(Point(p)) < 1e-9, (p, cost)
+            inside += 1
+        elif cost >= 6 + 0.02:
+            assert not walk.contains(Point(p)), (p, cost)
+            outside += 1
+    assert inside > 50 and outside > 50

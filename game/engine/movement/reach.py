@@ -48,28 +48,38 @@ class Caster:
             self.R = np.concatenate([self.R, D[:, 2]])
         self._grazes: dict = {}
 
-    def cast(self, O: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """Distance along each ray (origin O, unit direction U) to its first hit (inf: none)."""
+    def cast(self, O: np.ndarray, U: np.ndarray, reach: float | None = None) -> np.ndarray:
+        """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
+        with ``reach``, hits beyond it may be missed: rays of a star or fan are cut there)."""
         n = len(O)
         best = np.full(n, np.inf)
+        P, Q, C, R = self.P, self.Q, self.C, self.R
+        if reach is not None and n:
+            # only what lies within reach of the origins' box
+            x0, y0 = O.min(axis=0) - reach
+            x1, y1 = O.max(axis=0) + reach
+            ks = (np.maximum(P[:, 0], Q[:, 0]) >= x0) & (np.minimum(P[:, 0], Q[:, 0]) <= x1) & \
+                 (np.maximum(P[:, 1], Q[:, 1]) >= y0) & (np.minimum(P[:, 1], Q[:, 1]) <= y1)
+            kc = (C[:, 0] + R >= x0) & (C[:, 0] - R <= x1) & (C[:, 1] + R >= y0) & (C[:, 1] - R <= y1)
+            P, Q, C, R = P[ks], Q[ks], C[kc], R[kc]
         for lo in range(0, n, 512):
             o, u = O[lo:lo + 512], U[lo:lo + 512]
             t = np.full(len(o), np.inf)
-            if len(self.P):
-                e = self.Q - self.P
+            if len(P):
+                e = Q - P
                 den = u[:, None, 0] * e[None, :, 1] - u[:, None, 1] * e[None, :, 0]
-                wx = self.P[None, :, 0] - o[:, None, 0]
-                wy = self.P[None, :, 1] - o[:, None, 1]
+                wx = P[None, :, 0] - o[:, None, 0]
+                wy = P[None, :, 1] - o[:, None, 1]
                 with np.errstate(divide="ignore", invalid="ignore"):
                     tt = (wx * e[None, :, 1] - wy * e[None, :, 0]) / den
                     ss = (wx * u[:, None, 1] - wy * u[:, None, 0]) / den
                 ok = (np.abs(den) > 1e-12) & (tt > 1e-7) & (ss >= -1e-12) & (ss <= 1 + 1e-12)
                 t = np.minimum(t, np.where(ok, tt, np.inf).min(axis=1))
-            if len(self.C):
-                fx = o[:, None, 0] - self.C[None, :, 0]
-                fy = o[:, None, 1] - self.C[None, :, 1]
+            if len(C):
+                fx = o[:, None, 0] - C[None, :, 0]
+                fy = o[:, None, 1] - C[None, :, 1]
                 b = fx * u[:, None, 0] + fy * u[:, None, 1]
-                c = fx * fx + fy * fy - self.R[None, :] ** 2
+                c = fx * fx + fy * fy - R[None, :] ** 2
                 disc = b * b - c
                 with np.errstate(invalid="ignore"):
                     tt = -b - np.sqrt(disc)
@@ -142,7 +152,7 @@ def star(caster: Caster, x: float, y: float, top: float) -> Rays | None:
     a = np.unique(np.concatenate([np.linspace(0.0, TAU, n, endpoint=False), caster.silhouettes(x, y, top) % TAU]))
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
     O = np.tile(np.array([[x, y]]), (len(a), 1))
-    return Rays(O, U, caster.cast(O, U), np.zeros(len(a)), False)
+    return Rays(O, U, caster.cast(O, U, top), np.zeros(len(a)), False)
 
 
 def fan(caster: Caster, c: tuple[float, float], rho: float, a_in: float, s: int, sweep: float, top: float) -> Rays | None:
@@ -165,7 +175,7 @@ def fan(caster: Caster, c: tuple[float, float], rho: float, a_in: float, s: int,
     ang = a_in + s * th
     T = np.stack([c[0] + rho * np.cos(ang), c[1] + rho * np.sin(ang)], axis=1)
     U = s * np.stack([-np.sin(ang), np.cos(ang)], axis=1)
-    return Rays(T, U, caster.cast(T, U), rho * th, True)
+    return Rays(T, U, caster.cast(T, U, top), rho * th, True)
 
 
 def _roots(q):
@@ -230,7 +240,9 @@ def _region(nav, ctx, space, parts: dict, cache: dict):
             excl = _exclusion(nav, ctx, b)
             no_end = space.bands[b].no_end()
             cut = cache[("cut", b)] = no_end if excl is None else shapely.union(no_end, excl)
-        out.append(shapely.difference(shapely.union_all(polys), cut))
+        area = shapely.union_all(polys)
+        # cut with only the part of the cut near the area (far cheaper than the whole)
+        out.append(shapely.difference(area, shapely.clip_by_rect(cut, *area.bounds)))
     return shapely.union_all(out) if out else shapely.Polygon()
 
 
@@ -243,6 +255,22 @@ def _exclusion(nav, ctx, band: int):
         return None
     d = np.array(discs)
     return shapely.union_all(shapely.buffer(shapely.points(d[:, 0], d[:, 1]), d[:, 2], quad_segs=8))
+
+
+def _touches(board, roots, top: float, r: float) -> bool:
+    """Could a path from these roots within ``top`` inches come near difficult ground?"""
+    mud = [board.polygons[i] for i, t in enumerate(board.terrain) if t.kind == "difficult"]
+    if not mud:
+        return False
+    mud = shapely.union_all(mud)
+    points, arcs = roots
+    X = [p[1] for p in points] + [a[1][0] for a in arcs]
+    Y = [p[2] for p in points] + [a[1][1] for a in arcs]
+    left = [top - p[3] for p in points] + [top - a[6] + a[2] for a in arcs]
+    if not X:
+        return False
+    d = shapely.distance(mud, shapely.points(np.array(X), np.array(Y)))
+    return bool(np.any(d < np.array(left) + r + EPS))
 
 
 def reach(nav, state, unit, walk, run, denied, descend):
@@ -268,15 +296,22 @@ def reach(nav, state, unit, walk, run, denied, descend):
             continue
         q.record = True
         q.run()
-        space = lay.avoid() if avoid else lay.space
-        budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
         roots = _roots(q)
-        _areas(ctx, space, roots, budgets, cache, free)
+        more = None
         if q.skipped:
             # a transition needing a check was within reach: what checks add (roots the first
             # run had, with the same inches, add nothing to it)
             q.rerun(True)
-            _areas(ctx, space, _roots(q), budgets, cache, check, skip=(set(roots[0]), set(roots[1])))
+            more = _roots(q)
+        if not avoid and muddy and not _touches(board, roots, top, unit.r) and (more is None or not _touches(board, more, top, unit.r)):
+            muddy = False   # no path within the allowance comes near difficult ground
+        space = lay.avoid() if avoid else lay.space
+        budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
+        _areas(ctx, space, roots, budgets, cache, free)
+        if more is not None:
+            _areas(ctx, space, more, budgets, cache, check, skip=(set(roots[0]), set(roots[1])))
+        if not muddy:
+            break
     space = lay.space
     free = [_region(nav, ctx, space, f, cache) for f in free]
     check = [shapely.difference(_region(nav, ctx, space, c, cache), f) if c else shapely.Polygon() for c, f in zip(check, free)]
