@@ -45,7 +45,7 @@ def test_importing_a_whole_pure_package_loads_no_pygame(package):
 GAME = ENGINE.parent
 #: Classes still over the limit while others rework them (issue 9): exactly these, by file and name.
 MAX_CLASS_LINES = 400
-OVERSIZE_FOR_NOW = {("nav.py", "NavGrid"), ("nav.py", "NavCache")}
+OVERSIZE_FOR_NOW: set[tuple[str, str]] = set()
 
 
 def class_sizes() -> dict[tuple[str, str], int]:

@@ -21,7 +21,7 @@ from game.sim.results import GamesFile, OutDir
 from game.sim.runner import run_jobs
 from game.sim.study import Plan, resolve
 
-import sim_helpers
+from tests import sim_helpers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "scripts", "duel.yaml")
