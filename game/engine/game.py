@@ -35,6 +35,7 @@ from game.engine.movement import Mover
 from game.engine.rules import effects
 from game.engine.rules.context import RULE_TURN, Ctx
 from game.engine.rules.endgame import game_turn_ends
+from game.engine.sight import Sight
 from game.engine.rules.upkeep import decline
 
 NEUTRALS = "neutrals"
@@ -224,8 +225,6 @@ class Game:
     def sight(self):
         """Line of sight and cover (L1, L2) for this map, built on first use."""
         if self._sight is None:
-            from game.engine.sight import Sight
-
             self._sight = Sight(self.scenario, self.board)
         return self._sight
 
