@@ -1,22 +1,28 @@
 """The ``random`` bot: a uniformly random legal action. The baseline for the others.
 
-Every action the side may take now is listed once: each unit's legal kinds from
-``legal_actions`` (one action per target for engage, shoot, attack, pick_up and grab; one
-"move" and one "run" per unit, to a random point of its reachable area), the decision
-actions (rout, play_on) and ending the step or phase. One is drawn uniformly with the
-bot's own generator (never the game's dice); a move's point is drawn in the unit's
-reachable area (``Mover.reachable``) and checked with ``why_illegal``, again if refused.
+Every action the side may take now is listed once: for each unit, one "move" and one
+"run" (to a random point of its reachable area), a reload, one action per target for
+engage, shoot, attack, pick-up and grab; the decision actions (rout, play_on) and ending
+the step or phase. One is drawn uniformly with the bot's own generator (never the game's
+dice) and checked with ``why_illegal``; a refused one is dropped and another drawn, so the
+draw is uniform among the legal actions (the same ones ``legal_actions`` lists, without
+asking it for every target: an Engage's check searches a path). A move's point is drawn
+in the unit's reachable area (``Mover.reachable``) and checked too, again if refused.
 """
 
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import shapely
 
 from game.bots.base import BOT_KINDS, Decision, end_decision
+from game.bots.sense import engage_reach, gap
+from game.engine.decisions import Grab
 from game.engine.legal import side_to_act
+from game.engine.rules.shoot import weapon_of
 
 #: Tries to draw a point a move accepts before the move is left out.
 POINT_TRIES = 8
@@ -61,28 +67,43 @@ class RandomBot:
     name = "random"
 
     def options(self, view: Any) -> list[tuple[str, Any]]:
-        """Every choice now, as (kind, detail): detail is an action dict, or a unit id for
-        a move or Run whose point is drawn once the choice is made."""
+        """Every choice that may be legal now, as (kind, detail): detail is an action dict,
+        or a unit id for a move or Run whose point is drawn once the choice is made. Only
+        choices that cannot be legal are left out (a target beyond any Engage, shot or
+        touch); :meth:`choose` checks the one it draws and draws again if it is refused,
+        which is a uniform draw among the legal ones."""
         kinds = set(view.legal_action_kinds()) & set(BOT_KINDS)
+        st, rs = view.state, view.rules
         out: list[tuple[str, Any]] = []
+        pending = view.pending
         for uid in side_to_act(view):
-            legal = view.legal_actions(uid)
-            for kind in legal.kinds:
-                if kind not in kinds:
-                    continue
-                if kind in ("move", "run"):
-                    out.append((kind, uid))
-                elif kind in legal.targets:
-                    field = "token" if kind in ("pick_up", "grab") else "target"
-                    out += [(kind, {kind: {"unit": uid, field: t}}) for t in legal.targets[kind]]
-                else:
-                    out.append((kind, legal.examples[kind]))
+            u = st.units[uid]
+            if not u.active:
+                continue
+            foes = [o for o in st.units.values() if o.active and o.warband != u.warband]
+            out += [(k, uid) for k in ("move", "run") if k in kinds]
+            if "reload" in kinds:
+                out.append(("reload", {"reload": {"unit": uid}}))
+            if "engage" in kinds:
+                reach = engage_reach(rs, u) + 0.1
+                out += [("engage", {"engage": {"unit": uid, "target": o.id}}) for o in foes if gap(u.x, u.y, u.r, o) <= reach]
+            if "shoot" in kinds:
+                w = weapon_of(SimpleNamespace(rs=rs), u)
+                if w is not None:
+                    out += [("shoot", {"shoot": {"unit": uid, "target": o.id}}) for o in foes
+                            if gap(u.x, u.y, u.r, o) <= float(w[1]["range"]) + 0.1]
+            if "attack" in kinds:
+                out += [("attack", {"attack": {"unit": uid, "target": t}}) for t in u.engaged_with]
+            if "pick_up" in kinds:
+                out += [("pick_up", {"pick_up": {"unit": uid, "token": t.id}}) for t in st.treasure.values()
+                        if not t.carried_by and gap(u.x, u.y, u.r, t) <= float(rs.contact_tolerance) + 0.1]
+            if "grab" in kinds and isinstance(pending, Grab) and uid in pending.units:
+                out.append(("grab", {"grab": {"unit": uid, "token": pending.token}}))
         for kind in ("rout", "play_on"):
-            action = {kind: {"player": view.player}}
-            if kind in kinds and view.why_illegal(action) is None:
-                out.append((kind, action))
+            if kind in kinds:
+                out.append((kind, {kind: {"player": view.player}}))
         for kind in ("end_step", "end_phase"):
-            if kind in kinds and view.why_illegal({kind: {}}) is None:
+            if kind in kinds:
                 out.append((kind, {kind: {}}))
         return out
 

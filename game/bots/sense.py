@@ -29,6 +29,16 @@ def gap(ax: float, ay: float, ar: float, b: Unit | Token) -> float:
     return math.hypot(ax - b.x, ay - b.y) - ar - b.r
 
 
+def engage_reach(rs, u: Unit, status: str | None = None) -> float:
+    """How far ``u`` may Engage (E1) with ``status`` (default: its own): Move x
+    engage_move_factor, halved when Staggered; 0 when Stunned or Dazed."""
+    status = status or u.status
+    if status in ("stunned", "dazed", INCAP):
+        return 0.0
+    move = float(u.stats.get("move", 0)) * float(rs.get("engage_move_factor", 1))
+    return move * float(rs.staggered_move_factor) if status == "staggered" else move
+
+
 def next_status(status: str) -> str:
     """The status a unit has when its own next turn's Recover step is done (U5)."""
     return RECOVERY.get(status, status)
@@ -168,13 +178,7 @@ class Sense:
         return weapon_of(self._wctx, u)
 
     def engage_reach(self, u: Unit, status: str | None = None) -> float:
-        """How far ``u`` may Engage (E1) with ``status``: its Move, halved when Staggered;
-        0 when Stunned or Dazed."""
-        status = status or u.status
-        if status in ("stunned", "dazed", INCAP):
-            return 0.0
-        move = float(u.stats.get("move", 0))
-        return move * float(self.rs.staggered_move_factor) if status == "staggered" else move
+        return engage_reach(self.rs, u, status)
 
     def threats_to(self, u: Unit, within: float = math.inf) -> list[tuple[Unit, float, float, str]]:
         """Who may hurt ``u`` in the opponent's next turn if it ends within ``within``
