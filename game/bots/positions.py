@@ -194,12 +194,39 @@ class PositionScorer:
         return total, terms
 
     # --- the choice -----------------------------------------------------------------------------------
-    def best(self, reach) -> tuple[Option, Option]:
-        """(the best option, standing still): both scored; the best may be the hold."""
+    def could_gain(self, hold: "Option") -> bool:
+        """Could any place within the unit's furthest move (as the crow flies: every place
+        it can reach is in that disc) beat standing still? A quick bound that spares the
+        reachable area's search for units with nowhere better to go."""
+        u, rs = self.u, self.s.rs
+        r = self.move * (1.0 if self.carrying else float(rs.run_multiplier))
+        if u.status in ("staggered", "dazed"):
+            r *= float(rs.staggered_move_factor if u.status == "staggered" else rs.dazed_move_factor)
+        xs = np.arange(-r, r + 1e-9, STEP)
+        gx, gy = np.meshgrid(xs, xs)
+        inside = gx ** 2 + gy ** 2 <= r * r
+        pts = [np.column_stack([u.x + gx[inside], u.y + gy[inside]])]
+        for tok, *_ in self.tokens:
+            ring = u.r + tok.r + self.s.contact * 0.4
+            a = np.linspace(0, 2 * math.pi, 2 * RING, endpoint=False)
+            pts.append(np.column_stack([tok.x + ring * np.cos(a), tok.y + ring * np.sin(a)]))
+        P = np.vstack(pts)
+        P = P[np.hypot(P[:, 0] - u.x, P[:, 1] - u.y) <= r + 1e-6]
+        if not len(P):
+            return False
+        scores, _ = self.score(P)
+        return float(scores.max()) > hold.score + self.p.min_gain
+
+    def best(self, reach_of) -> tuple[Option, Option]:
+        """(the best option, standing still): both scored; the best may be the hold.
+        ``reach_of()`` gives the unit's reachable area (asked only when a move could pay)."""
         u, view = self.u, self.s.view
         here = np.array([[u.x, u.y]])
         h_score, h_terms = self.score(here)
         hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
+        if not self.could_gain(hold):
+            return hold, hold
+        reach = reach_of()
         if reach is None:
             return hold, hold
         P, run, chk = self.candidates(reach)

@@ -133,14 +133,18 @@ class UtilityBot:
         return self._best_engage(sense, units, opportunity=True)
 
     def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
+        """The engage worth most, if it is worth ``engage_min``. Every pair within reach is
+        valued first (odds only); legality (a path search) is asked of the best first."""
         view, pers = sense.view, sense.p
-        best = None
+        options = []
         for u in units:
             reach = sense.engage_reach(u)
             if reach <= 0 or u.engaged_with:   # an Engaged unit fights where it stands
                 continue
             give_up = self._opportunity(sense, u) if opportunity else 0.0
-            for t, action in _legal_targets(sense, u, "engage", reach):
+            for t in sense.enemies:
+                if gap(u.x, u.y, u.r, t) > reach + 0.1:
+                    continue
                 mine = sense.book.melee(view, u, t)
                 gain = sense.attack_value(mine, t)
                 friends = [a for a in sense.mine if a.id != u.id and t.id in a.engaged_with]
@@ -153,16 +157,18 @@ class UtilityBot:
                 # The target strikes back at one of the units on it: ganging up shares it.
                 risk = pers.threat * survive * sense.loss(back, u) / (1 + gang)
                 net = pers.melee_rounds * (gain - risk) + pers.support * gang - give_up
-                if best is None or net > best[0]:
-                    best = (net, u, t, mine, friends, joining)
-        if best is None or best[0] < pers.engage_min:
-            return None
-        net, u, t, odds, friends, joining = best
-        what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-        gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
-        return Decision({"engage": {"unit": u.id, "target": t.id}},
-                        f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
-                        unit=u.id, score=net)
+                if net >= pers.engage_min:
+                    options.append((net, u, t, mine, friends, joining))
+        options.sort(key=lambda o: -o[0])
+        for net, u, t, odds, friends, joining in options:
+            action = {"engage": {"unit": u.id, "target": t.id}}
+            if view.why_illegal(action) is not None:
+                continue
+            what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
+            gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
+            return Decision(action, f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
+                            unit=u.id, score=net)
+        return None
 
     def _opportunity(self, sense: Sense, u) -> float:
         """What ``u`` gives up by engaging instead of moving: a token it could reach or
@@ -210,8 +216,7 @@ class UtilityBot:
         scorer = PositionScorer(sense, u)
         if picker is False:
             scorer.picker, scorer.tokens = False, []
-        reach = view.reachable(u.id)
-        best, hold = scorer.best(reach)
+        best, hold = scorer.best(lambda: view.reachable(u.id))
         reload = self._reload(sense, u)
         if reload is not None and (best.kind == "hold" or hold.score + pers.reload >= best.score):
             return reload
