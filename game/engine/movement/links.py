@@ -75,17 +75,18 @@ def _fixed_targets(q, B: "object", b: int):
 
 
 def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
-                skip_circle: int = -1, skip_node: int = -1) -> list:
+                skip_circle: int = -1, skip_node: int = -1, circles: bool = True) -> list:
     """Segments a base may walk from a source to what lies in range on band b, as rows
     (a_from, (x_from, y_from), target) with target as :meth:`Search._follow` takes it: the
     fixed targets (kept in :class:`Links` when the source is fixed too), the bases, the
     goal (a segment that enters the goal region ends there) and nodes added by the query;
-    none that could not end a path within the limit after ``g0`` inches."""
+    none that could not end a path within the limit after ``g0`` inches. ``circles=False``:
+    none to the band's own circles (a circle's chain has those)."""
     B = q.band(b)
     X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
     n_static = B.n_static
     # fixed targets in range
-    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1])
+    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1]) if circles else np.zeros(0, dtype=np.int64)
     nodes = q.nodes_by_band.get(b)
     if nodes is not None:
         want = np.concatenate([want, local[nodes]])

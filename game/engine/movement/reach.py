@@ -301,7 +301,7 @@ def reach(nav, state, unit, walk, run, denied, descend):
         if q.skipped:
             # a transition needing a check was within reach: what checks add (roots the first
             # run had, with the same inches, add nothing to it)
-            q.rerun(True)
+            q.add_checks()
             more = _roots(q)
         if not avoid and muddy and not _touches(board, roots, top, unit.r) and (more is None or not _touches(board, more, top, unit.r)):
             muddy = False   # no path within the allowance comes near difficult ground

@@ -292,10 +292,27 @@ class Search:
         self.count += 1
         heapq.heappush(self.heap, (f, k, self.count, g, key))
 
+    def add_checks(self) -> None:
+        """After a run without a goal and without checks: the labels (and arrivals) of a run
+        with checks, by going on from the labels there are. Only the transitions the first
+        run left out are new, so only what they make cheaper is searched again (the labels
+        are those of a fresh run with checks; the arrivals are that run's, and also some a
+        later arrival at the same place with fewer inches makes redundant)."""
+        assert self.goal is None and not self.checks
+        self.checks = True
+        self.found = None
+        for key, (g, k) in list(self.best.items()):
+            if key[0] == "L" or key[0] == "N":
+                self._transitions(key[1], g, k, key, True)
+        self._loop()
+
     def run(self):
         """Search; returns the goal state's (cost, checks) or None. Without a goal, every
         state within the limit is labelled (``best``)."""
         self._push(("L", self.START), 0.0, 0, self.sx, self.sy, None)
+        return self._loop()
+
+    def _loop(self):
         pop = heapq.heappop
         while self.heap:
             f, k, _c, g, key = pop(self.heap)
@@ -403,10 +420,12 @@ class Search:
         if out is None:
             fixed = circ < B.n_static
             if fixed:
+                # tangents between fixed circles are the chain's: here only the rest (and, with
+                # a goal region, those that enter it, maybe before a base the chain's meets)
                 rows = links_from(self, b, ("slot", slot), float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s,
-                                   skip_circle=circ)
-                # tangents between fixed circles are the chain's: here only the rest
-                rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
+                                   skip_circle=circ, circles=B.goal is not None)
+                if B.goal is not None:
+                    rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
             else:
                 rows = links_from(self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ)
             out = []
@@ -429,13 +448,17 @@ class Search:
             src = ("node", n) if n < self.n_nodes else None
             for _a1, _p, target in links_from(self, b, src, x0, y0, 0.0, 1, g0=g, skip_node=n):
                 self._follow(b, target, x0, y0, g, k, key)
+        self._transitions(n, g, k, key, False)
+
+    def _transitions(self, n: int, g: float, k: int, key, only_checks: bool) -> None:
+        """The transitions from point node n (``only_checks``: only those needing a check)."""
         if n >= self.n_nodes:
             return
         tr = self.trans
         for e in range(tr.out_ptr[n], tr.out_ptr[n + 1]):
             to = int(tr.e_to[e])
             price = tr.price(e, self.descend, self.ladders, self.may_climb)
-            if price is None:
+            if price is None or (only_checks and not price[1] and self.node_ok[to]):
                 continue
             if price[1] and not self.checks:
                 self.skipped = self.skipped or g + price[0] <= self.limit + EPS
