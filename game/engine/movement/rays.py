@@ -1,0 +1,209 @@
+"""Rays of the reachable area (:mod:`.reach`): stars from points and fans from arcs, cast
+exactly against what a base may not cross on one band.
+
+A *star* is the straight lines from a point, a *fan* the tangents leaving an arc of a
+circle; each ray goes as far as the inches left allow or to the first obstacle it meets
+(:class:`Caster`: exact hits on the obstacles grown by the base radius, on bases, the
+table's edge and the band's edge). Rays are cast at every direction where what they meet
+changes (the tangents to every circle near) and evenly between, so the polygon through
+their ends is right to :data:`SAGITTA`. A :class:`Bundle` casts the rays of every root
+on a band in one go and gives each root's polygon for any budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+
+from game.engine.movement.geom import TAU, bitangents
+from game.engine.movement.space import BandSpace
+from game.engine.tolerance import EPS
+
+#: Largest gap (inches) between the true edge of the area and the chords of its polygon.
+SAGITTA = 0.008
+#: Rays cast together (the size of the arrays: rays x obstacles near them).
+_CHUNK = 512
+
+
+class Caster:
+    """Exact first hits of rays on what a base may not cross on one band, near a point."""
+
+    def __init__(self, bs: BandSpace, discs, centre: tuple[float, float], radius: float):
+        P, Q, C, R = bs.ray_prims()
+        cx, cy = centre
+        far = radius + 2 * bs.r + 1.0
+        near_s = (np.minimum(P[:, 0], Q[:, 0]) <= cx + far) & (np.maximum(P[:, 0], Q[:, 0]) >= cx - far) & \
+                 (np.minimum(P[:, 1], Q[:, 1]) <= cy + far) & (np.maximum(P[:, 1], Q[:, 1]) >= cy - far)
+        near_c = np.hypot(C[:, 0] - cx, C[:, 1] - cy) <= far + R
+        self.P, self.Q = P[near_s], Q[near_s]
+        self.C, self.R = C[near_c], R[near_c]
+        if discs:
+            D = np.array(discs, dtype=float)
+            self.C = np.vstack([self.C, D[:, :2]])
+            self.R = np.concatenate([self.R, D[:, 2]])
+        self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
+        self._grazes: dict = {}
+
+    def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
+        """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
+        with ``reach``, a number or one per ray, hits beyond it may be missed: rays of a star
+        or fan are cut there)."""
+        n = len(O)
+        best = np.full(n, np.inf)
+        if reach is not None:
+            reach = np.broadcast_to(np.asarray(reach, dtype=float), (n,))
+        lo_s, hi_s = self._box
+        for lo in range(0, n, _CHUNK):
+            o, u = O[lo:lo + _CHUNK], U[lo:lo + _CHUNK]
+            P, Q, C, R = self.P, self.Q, self.C, self.R
+            if reach is not None:
+                # only what lies within reach of these origins' box
+                rr = reach[lo:lo + _CHUNK]
+                x0, y0 = (o - rr[:, None]).min(axis=0)
+                x1, y1 = (o + rr[:, None]).max(axis=0)
+                ks = (hi_s[:, 0] >= x0) & (lo_s[:, 0] <= x1) & (hi_s[:, 1] >= y0) & (lo_s[:, 1] <= y1)
+                kc = (C[:, 0] + R >= x0) & (C[:, 0] - R <= x1) & (C[:, 1] + R >= y0) & (C[:, 1] - R <= y1)
+                P, Q, C, R = P[ks], Q[ks], C[kc], R[kc]
+            t = np.full(len(o), np.inf)
+            if len(P):
+                e = Q - P
+                den = u[:, None, 0] * e[None, :, 1] - u[:, None, 1] * e[None, :, 0]
+                wx = P[None, :, 0] - o[:, None, 0]
+                wy = P[None, :, 1] - o[:, None, 1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    tt = (wx * e[None, :, 1] - wy * e[None, :, 0]) / den
+                    ss = (wx * u[:, None, 1] - wy * u[:, None, 0]) / den
+                ok = (np.abs(den) > 1e-12) & (tt > 1e-7) & (ss >= -1e-12) & (ss <= 1 + 1e-12)
+                t = np.minimum(t, np.where(ok, tt, np.inf).min(axis=1))
+            if len(C):
+                fx = o[:, None, 0] - C[None, :, 0]
+                fy = o[:, None, 1] - C[None, :, 1]
+                b = fx * u[:, None, 0] + fy * u[:, None, 1]
+                c = fx * fx + fy * fy - R[None, :] ** 2
+                disc = b * b - c
+                with np.errstate(invalid="ignore"):
+                    tt = -b - np.sqrt(disc)
+                ok = (disc > 0) & (c > 1e-9) & (tt > 1e-7)
+                t = np.minimum(t, np.where(ok, tt, np.inf).min(axis=1))
+            best[lo:lo + _CHUNK] = t
+        return best
+
+    def grazes(self, c: tuple[float, float], rho: float, s: int) -> np.ndarray:
+        """Angles on circle (c, rho) where a tangent leaving it with orientation s grazes
+        another circle: the edges of the shadows a fan from it casts (cached)."""
+        key = (c, rho, s)
+        out = self._grazes.get(key)
+        if out is None:
+            m = len(self.C)
+            if not m:
+                out = np.zeros(0)
+            else:
+                C1 = np.tile(np.array([c]), (2 * m, 1))
+                ok, _T1, _T2, a1, _a2 = bitangents(C1, np.full(2 * m, rho), np.full(2 * m, float(s)), np.vstack([self.C, self.C]),
+                                                   np.concatenate([self.R, self.R]), np.repeat([1.0, -1.0], m))
+                out = a1[ok]
+            self._grazes[key] = out
+        return out
+
+    def silhouettes(self, x: float, y: float, top: float) -> np.ndarray:
+        """Directions from (x, y) that graze a circle or end at a segment's end (within top)."""
+        out = []
+        if len(self.C):
+            f = np.hypot(self.C[:, 0] - x, self.C[:, 1] - y)
+            ok = (f > self.R + 1e-9) & (f <= top + self.R)
+            phi = np.arctan2(self.C[ok, 1] - y, self.C[ok, 0] - x)
+            half = np.arcsin(np.clip(self.R[ok] / f[ok], -1, 1))
+            out += [phi - half, phi + half]
+        if len(self.P):
+            out += [np.arctan2(self.P[:, 1] - y, self.P[:, 0] - x), np.arctan2(self.Q[:, 1] - y, self.Q[:, 0] - x)]
+        if not out:
+            return np.zeros(0)
+        a = np.concatenate(out)
+        return np.concatenate([a - 1e-6, a + 1e-6])
+
+
+def star(caster: Caster, x: float, y: float, top: float):
+    """Straight lines from (x, y), to be cast as far as ``top`` inches: (origins, unit
+    directions, inches paid before each), or None."""
+    if top <= EPS:
+        return None
+    step = 2 * math.sqrt(2 * SAGITTA / top)
+    n = max(24, int(math.ceil(TAU / step)))
+    a = np.unique(np.concatenate([np.linspace(0.0, TAU, n, endpoint=False), caster.silhouettes(x, y, top) % TAU]))
+    U = np.stack([np.cos(a), np.sin(a)], axis=1)
+    O = np.tile(np.array([[x, y]]), (len(a), 1))
+    return O, U, np.zeros(len(a))
+
+
+def fan(caster: Caster, c: tuple[float, float], rho: float, a_in: float, s: int, sweep: float, top: float):
+    """Tangents leaving the arc of circle (c, rho) from angle a_in (orientation s, at most
+    ``sweep`` radians on), the arc's inches paid out of ``top``: as :func:`star`."""
+    if top <= EPS:
+        return None
+    if rho > 0:
+        sweep = min(sweep, top / rho)
+    if sweep <= 1e-9:
+        return None
+    n = max(2, int(math.ceil(sweep / math.sqrt(8 * SAGITTA / top))) + 1)
+    th = np.linspace(0.0, sweep, n)
+    graze = caster.grazes(c, rho, s)
+    if len(graze):
+        d = (s * (graze - a_in)) % TAU
+        d = d[d <= sweep]
+        th = np.unique(np.concatenate([th, d - 1e-6, d + 1e-6]))
+        th = th[(th >= 0) & (th <= sweep)]
+    ang = a_in + s * th
+    T = np.stack([c[0] + rho * np.cos(ang), c[1] + rho * np.sin(ang)], axis=1)
+    U = s * np.stack([-np.sin(ang), np.cos(ang)], axis=1)
+    return T, U, rho * th
+
+
+class Bundle:
+    """The rays of many roots on one band, cast in one go: each root's polygon (a star's,
+    or a fan's between its arc and the rays' ends) for any budget."""
+
+    def __init__(self, caster: Caster):
+        self.caster = caster
+        self._parts: list = []      # (origins, directions, paid, inches at the root, is a fan)
+
+    def add(self, rays, g: float, arc: bool) -> None:
+        if rays is not None:
+            self._parts.append((*rays, g, arc))
+
+    def cast(self, top: float) -> "Bundle":
+        """Cast every ray, each as far as ``top`` less the inches at its root."""
+        parts = self._parts
+        if parts:
+            sizes = [len(p[0]) for p in parts]
+            self.T = np.concatenate([p[0] for p in parts])
+            self.U = np.concatenate([p[1] for p in parts])
+            self.paid = np.concatenate([p[2] for p in parts])
+            g = np.repeat(np.array([p[3] for p in parts]), sizes)
+            self.hit = self.caster.cast(self.T, self.U, top - g)
+            self.ends = np.cumsum(sizes)
+        return self
+
+    def polygons(self, budget: float) -> list:
+        """Each root's polygon for ``budget`` inches (those with any area)."""
+        rings, lens = [], []
+        lo = 0
+        for (_T, _U, _p, g, arc), hi in zip(self._parts, self.ends if self._parts else ()):
+            left = budget - g - self.paid[lo:hi]
+            use = left > EPS
+            if use.sum() >= 2:
+                T, U = self.T[lo:hi][use], self.U[lo:hi][use]
+                ends = T + U * np.minimum(self.hit[lo:hi][use], left[use])[:, None]
+                ring = np.vstack([T, ends[::-1]]) if arc else ends
+                if len(ring) >= 3:
+                    rings.append(ring)
+                    lens.append(len(ring))
+            lo = hi
+        if not rings:
+            return []
+        polys = shapely.polygons(shapely.linearrings(np.concatenate(rings), indices=np.repeat(np.arange(len(rings)), lens)))
+        bad = ~shapely.is_valid(polys)
+        if bad.any():
+            polys[bad] = shapely.make_valid(polys[bad])
+        return [p for p in polys[~shapely.is_empty(polys)]]
