@@ -23,6 +23,9 @@ from game.engine.tolerance import EPS
 
 #: Largest gap (inches) between the true edge of the area and the chords of its polygon.
 SAGITTA = 0.008
+#: Corners nearer than this (inches) to the line through their neighbours are left out of
+#: the polygons (the pairs of rays either side of a direction where nothing changes).
+TIDY = 1e-7
 #: Rays cast together (the size of the arrays: rays x obstacles near them).
 _CHUNK = 512
 
@@ -203,6 +206,7 @@ class Bundle:
         if not rings:
             return []
         polys = shapely.polygons(shapely.linearrings(np.concatenate(rings), indices=np.repeat(np.arange(len(rings)), lens)))
+        polys = shapely.simplify(polys, TIDY, preserve_topology=False)
         bad = ~shapely.is_valid(polys)
         if bad.any():
             polys[bad] = shapely.make_valid(polys[bad])

@@ -84,7 +84,7 @@ def _areas(ctx, space, roots, budgets: list[float], cache: dict, out: list[dict]
             out[k].setdefault(b, []).extend(rays.polygons(budget))
 
 
-def _region(nav, ctx, space, parts: dict, cache: dict):
+def _region(nav, ctx, space, parts: dict, cache: dict, top: float):
     """The union of the polygons per band, cut to where the base may end there (M5, M6)."""
     out = []
     for b, polys in parts.items():
@@ -92,7 +92,7 @@ def _region(nav, ctx, space, parts: dict, cache: dict):
             continue
         cut = cache.get(("cut", b))
         if cut is None:
-            excl = _exclusion(nav, ctx, b)
+            excl = _exclusion(nav, ctx, b, top)
             no_end = space.bands[b].no_end()
             cut = cache[("cut", b)] = no_end if excl is None else shapely.union(no_end, excl)
         area = shapely.union_all(polys)
@@ -101,11 +101,13 @@ def _region(nav, ctx, space, parts: dict, cache: dict):
     return shapely.union_all(out) if out else shapely.Polygon()
 
 
-def _exclusion(nav, ctx, band: int):
-    """Where the unit's centre may not end because another base stands there (M5)."""
+def _exclusion(nav, ctx, band: int, top: float):
+    """Where the unit's centre may not end because another base stands there (M5), within
+    ``top`` inches of where it stands (no path goes farther)."""
     unit, field = ctx.unit, ctx.field
     discs = [(ox, oy, (unit.r + orr) * _OUTER) for uid, (ox, oy, orr, _oz) in field.units.items()
-             if uid != unit.id and nav.band_at(ox, oy) == band]
+             if uid != unit.id and math.hypot(ox - unit.x, oy - unit.y) <= top + (unit.r + orr) * _OUTER + 1.0
+             and nav.band_at(ox, oy) == band]
     if not discs:
         return None
     d = np.array(discs)
@@ -168,8 +170,8 @@ def reach(nav, state, unit, walk, run, denied, descend):
         if not muddy:
             break
     space = lay.space
-    free = [_region(nav, ctx, space, f, cache) for f in free]
-    check = [shapely.difference(_region(nav, ctx, space, c, cache), f) if c else shapely.Polygon() for c, f in zip(check, free)]
+    free = [_region(nav, ctx, space, f, cache, top) for f in free]
+    check = [shapely.difference(_region(nav, ctx, space, c, cache, top), f) if c else shapely.Polygon() for c, f in zip(check, free)]
     run_free = free[1] if run is not None else shapely.Polygon()
     run_check = check[1] if run is not None else shapely.Polygon()
     return Reach(unit.id, free[0], check[0], run_free, run_check, walk.inches,
