@@ -26,6 +26,8 @@ SAGITTA = 0.008
 #: Corners nearer than this (inches) to the line through their neighbours are left out of
 #: the polygons (the pairs of rays either side of a direction where nothing changes).
 TIDY = 1e-7
+#: Fans' shadow edges kept per band (cleared beyond this many circles: bases move).
+_KEEP = 20000
 #: Rays cast together (the size of the arrays: rays x obstacles near them).
 _CHUNK = 512
 
@@ -40,12 +42,14 @@ class Caster:
         near_s = (np.minimum(P[:, 0], Q[:, 0]) <= cx + far) & (np.maximum(P[:, 0], Q[:, 0]) >= cx - far) & \
                  (np.minimum(P[:, 1], Q[:, 1]) <= cy + far) & (np.maximum(P[:, 1], Q[:, 1]) >= cy - far)
         near_c = np.hypot(C[:, 0] - cx, C[:, 1] - cy) <= far + R
+        self.bs = bs
+        self._near_c = near_c
         self.P, self.Q = P[near_s], Q[near_s]
         self.C, self.R = C[near_c], R[near_c]
+        self._D = np.array(discs, dtype=float).reshape(-1, 3)
         if discs:
-            D = np.array(discs, dtype=float)
-            self.C = np.vstack([self.C, D[:, :2]])
-            self.R = np.concatenate([self.R, D[:, 2]])
+            self.C = np.vstack([self.C, self._D[:, :2]])
+            self.R = np.concatenate([self.R, self._D[:, 2]])
         self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
         self._grazes: dict = {}
 
@@ -95,18 +99,22 @@ class Caster:
 
     def grazes(self, c: tuple[float, float], rho: float, s: int) -> np.ndarray:
         """Angles on circle (c, rho) where a tangent leaving it with orientation s grazes
-        another circle: the edges of the shadows a fan from it casts (cached)."""
+        another circle: the edges of the shadows a fan from it casts (cached; those on the
+        band's corners are kept with the band, for every query)."""
         key = (c, rho, s)
         out = self._grazes.get(key)
         if out is None:
-            m = len(self.C)
-            if not m:
-                out = np.zeros(0)
-            else:
-                C1 = np.tile(np.array([c]), (2 * m, 1))
-                ok, _T1, _T2, a1, _a2 = bitangents(C1, np.full(2 * m, rho), np.full(2 * m, float(s)), np.vstack([self.C, self.C]),
-                                                   np.concatenate([self.R, self.R]), np.repeat([1.0, -1.0], m))
-                out = a1[ok]
+            kept = self.bs.ray_cache
+            full = kept.get(key)
+            if full is None:
+                if len(kept) > _KEEP:
+                    kept.clear()
+                _P, _Q, C, R = self.bs.ray_prims()
+                full = kept[key] = _graze_angles(c, rho, s, C, R)
+            out = full[:, self._near_c].ravel()
+            if len(self._D):
+                out = np.concatenate([out, _graze_angles(c, rho, s, self._D[:, :2], self._D[:, 2]).ravel()])
+            out = out[~np.isnan(out)]
             self._grazes[key] = out
         return out
 
@@ -125,6 +133,15 @@ class Caster:
             return np.zeros(0)
         a = np.concatenate(out)
         return np.concatenate([a - 1e-6, a + 1e-6])
+
+
+def _graze_angles(c: tuple[float, float], rho: float, s: int, C: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Angles on circle (c, rho) of the tangents leaving it with orientation s that go round
+    each circle (C, R) one way (row 0) or the other (row 1); nan where there is none."""
+    m = len(C)
+    ok, _T1, _T2, a1, _a2 = bitangents(np.tile(np.array([c]), (2 * m, 1)), np.full(2 * m, rho), np.full(2 * m, float(s)),
+                                       np.vstack([C, C]), np.concatenate([R, R]), np.repeat([1.0, -1.0], m))
+    return np.where(ok, a1, np.nan).reshape(2, m)
 
 
 def star(caster: Caster, x: float, y: float, top: float):

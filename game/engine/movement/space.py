@@ -66,6 +66,7 @@ class BandSpace:
             self.graph()
         self._chains: dict[int, Chain] = {}
         self._prims = None
+        self.ray_cache: dict = {}  # rays.Caster: what does not depend on the query
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
         self.fixed = None          # search._fixed_targets
