@@ -196,35 +196,47 @@ class Bundle:
         """Cast every ray, each as far as ``top`` less the inches at its root."""
         parts = self._parts
         if parts:
-            sizes = [len(p[0]) for p in parts]
+            sizes = np.array([len(p[0]) for p in parts])
             self.T = np.concatenate([p[0] for p in parts])
             self.U = np.concatenate([p[1] for p in parts])
             self.paid = np.concatenate([p[2] for p in parts])
-            g = np.repeat(np.array([p[3] for p in parts]), sizes)
-            self.hit = self.caster.cast(self.T, self.U, top - g)
-            self.ends = np.cumsum(sizes)
+            self.g = np.array([p[3] for p in parts])
+            self.arc = np.array([p[4] for p in parts], dtype=bool)
+            self.start = np.cumsum(sizes) - sizes
+            self.g_ray = np.repeat(self.g, sizes)
+            self.hit = self.caster.cast(self.T, self.U, top - self.g_ray)
         return self
 
     def polygons(self, budget: float) -> list:
-        """Each root's polygon for ``budget`` inches (those with any area)."""
-        rings, lens = [], []
-        lo = 0
-        for (_T, _U, _p, g, arc), hi in zip(self._parts, self.ends if self._parts else ()):
-            left = budget - g - self.paid[lo:hi]
-            use = left > EPS
-            if use.sum() >= 2:
-                T, U = self.T[lo:hi][use], self.U[lo:hi][use]
-                ends = T + U * np.minimum(self.hit[lo:hi][use], left[use])[:, None]
-                ring = np.vstack([T, ends[::-1]]) if arc else ends
-                if len(ring) >= 3:
-                    rings.append(ring)
-                    lens.append(len(ring))
-            lo = hi
-        if not rings:
+        """Each root's polygon for ``budget`` inches (those with any area), in the order
+        the roots were added: a star's through its rays' ends, a fan's along its arc and
+        back through its rays' ends. The rays a root can pay for come first (a fan pays
+        more the farther round its arc), so each ring takes the first k of its rays."""
+        if not self._parts:
             return []
-        polys = shapely.polygons(shapely.linearrings(np.concatenate(rings), indices=np.repeat(np.arange(len(rings)), lens)))
-        polys = shapely.simplify(polys, TIDY, preserve_topology=False)
+        n = len(self.T)
+        left = budget - self.g_ray - self.paid
+        use = left > EPS
+        k = np.add.reduceat(use.astype(np.int64), self.start)
+        size = np.where(self.arc, 2 * k, k)
+        roots = np.nonzero((k >= 2) & (size >= 3))[0]
+        if not len(roots):
+            return []
+        ends = self.T + self.U * np.minimum(self.hit, left)[:, None]
+        # pieces of the rings: a fan's arc (forwards) and its rays' ends (backwards); a star's ends
+        arc = self.arc[roots]
+        owner = np.repeat(roots, 1 + arc)
+        first = np.r_[True, owner[1:] != owner[:-1]]
+        on_arc = self.arc[owner] & first
+        back = self.arc[owner] & ~first
+        L = k[owner]
+        base = self.start[owner] + np.where(on_arc, 0, n)
+        local = np.arange(L.sum()) - np.repeat(np.cumsum(L) - L, L)
+        local = np.where(np.repeat(back, L), np.repeat(L - 1, L) - local, local)
+        coords = np.concatenate([self.T, ends])[np.repeat(base, L) + local]
+        rings = shapely.linearrings(coords, indices=np.repeat(np.arange(len(roots)), size[roots]))
+        polys = shapely.simplify(shapely.polygons(rings), TIDY, preserve_topology=False)
         bad = ~shapely.is_valid(polys)
         if bad.any():
             polys[bad] = shapely.make_valid(polys[bad])
-        return [p for p in polys[~shapely.is_empty(polys)]]
+        return list(polys[~shapely.is_empty(polys)])
