@@ -97,26 +97,34 @@ class Caster:
             best[lo:lo + _CHUNK] = t
         return best
 
+    def prepare(self, keys) -> None:
+        """Work out :meth:`grazes` for these circles (c, rho, s) together."""
+        keys = list(dict.fromkeys(k for k in keys if k not in self._grazes))
+        if not keys:
+            return
+        kept = self.bs.ray_cache
+        if len(kept) > _KEEP:
+            kept.clear()
+        new = [k for k in keys if k not in kept]
+        if new:
+            _P, _Q, C, R = self.bs.ray_prims()
+            for k, a in zip(new, _graze_angles(new, C, R)):
+                kept[k] = a
+        disc = _graze_angles(keys, self._D[:, :2], self._D[:, 2]) if len(self._D) else None
+        for i, k in enumerate(keys):
+            out = kept[k][:, self._near_c].ravel()
+            if disc is not None:
+                out = np.concatenate([out, disc[i].ravel()])
+            self._grazes[k] = out[~np.isnan(out)]
+
     def grazes(self, c: tuple[float, float], rho: float, s: int) -> np.ndarray:
         """Angles on circle (c, rho) where a tangent leaving it with orientation s grazes
         another circle: the edges of the shadows a fan from it casts (cached; those on the
         band's corners are kept with the band, for every query)."""
         key = (c, rho, s)
-        out = self._grazes.get(key)
-        if out is None:
-            kept = self.bs.ray_cache
-            full = kept.get(key)
-            if full is None:
-                if len(kept) > _KEEP:
-                    kept.clear()
-                _P, _Q, C, R = self.bs.ray_prims()
-                full = kept[key] = _graze_angles(c, rho, s, C, R)
-            out = full[:, self._near_c].ravel()
-            if len(self._D):
-                out = np.concatenate([out, _graze_angles(c, rho, s, self._D[:, :2], self._D[:, 2]).ravel()])
-            out = out[~np.isnan(out)]
-            self._grazes[key] = out
-        return out
+        if key not in self._grazes:
+            self.prepare([key])
+        return self._grazes[key]
 
     def silhouettes(self, x: float, y: float, top: float) -> np.ndarray:
         """Directions from (x, y) that graze a circle or end at a segment's end (within top)."""
@@ -135,13 +143,16 @@ class Caster:
         return np.concatenate([a - 1e-6, a + 1e-6])
 
 
-def _graze_angles(c: tuple[float, float], rho: float, s: int, C: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """Angles on circle (c, rho) of the tangents leaving it with orientation s that go round
-    each circle (C, R) one way (row 0) or the other (row 1); nan where there is none."""
-    m = len(C)
-    ok, _T1, _T2, a1, _a2 = bitangents(np.tile(np.array([c]), (2 * m, 1)), np.full(2 * m, rho), np.full(2 * m, float(s)),
-                                       np.vstack([C, C]), np.concatenate([R, R]), np.repeat([1.0, -1.0], m))
-    return np.where(ok, a1, np.nan).reshape(2, m)
+def _graze_angles(keys, C: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """For each circle (c, rho, s) of ``keys``: the angles on it of the tangents leaving it
+    with orientation s that go round each circle (C, R) one way (row 0) or the other (row
+    1); nan where there is none. Shape (len(keys), 2, len(C))."""
+    k, m = len(keys), len(C)
+    c1 = np.repeat(np.array([key[0] for key in keys], dtype=float).reshape(k, 2), 2 * m, axis=0)
+    r1 = np.repeat(np.array([key[1] for key in keys], dtype=float), 2 * m)
+    s1 = np.repeat(np.array([key[2] for key in keys], dtype=float), 2 * m)
+    ok, _T1, _T2, a1, _a2 = bitangents(c1, r1, s1, np.tile(C, (2 * k, 1)), np.tile(R, 2 * k), np.tile(np.repeat([1.0, -1.0], m), k))
+    return np.where(ok, a1, np.nan).reshape(k, 2, m)
 
 
 def star(caster: Caster, x: float, y: float, top: float):

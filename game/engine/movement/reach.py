@@ -73,6 +73,7 @@ def _areas(ctx, space, roots, budgets: list[float], cache: dict, out: list[dict]
             discs = [d[:3] for d in ctx.discs if d[3] == b]
             caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
         rays = Bundle(caster)
+        caster.prepare([(c, rho, s) for bb, c, rho, _a, s, _sw, _g in arcs if bb == b])
         for bb, x, y, g in points:
             if bb == b:
                 rays.add(star(caster, x, y, top - g), g, False)
