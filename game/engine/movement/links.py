@@ -23,6 +23,23 @@ class Links:
         self.done = np.zeros(n, dtype=bool)
         self.parts: list = []
         self.rows = None
+        self._out: list = []     # the rows as links_from gives them, made once each
+
+    def out(self, S: np.ndarray, C: np.ndarray, N: np.ndarray) -> list:
+        """The rows as :func:`links_from` gives them (a_from, (x, y), target), for a query
+        without a goal region (the targets are then what they are)."""
+        out = self._out
+        k = len(out)
+        rows = self.rows
+        if k < len(rows[0]):
+            tid, T1, T2, a1, a2, iv2, off2 = (r[k:] for r in rows[:7])
+            circ = (C[tid] >= 0).tolist()
+            ids = np.where(C[tid] >= 0, C[tid], N[tid]).tolist()
+            out += [(a, (x1, y1), ("circ", i, int(s2), v, s2 * o, a_2, x2, y2) if c else ("node", i, x2, y2))
+                    for a, x1, y1, x2, y2, c, i, s2, v, o, a_2 in zip(a1.tolist(), T1[:, 0].tolist(), T1[:, 1].tolist(),
+                                                                      T2[:, 0].tolist(), T2[:, 1].tolist(), circ, ids,
+                                                                      S[tid].tolist(), iv2.tolist(), off2.tolist(), a2.tolist())]
+        return out
 
     def get(self, want: np.ndarray, compute) -> tuple:
         missing = want[~self.done[want]]
@@ -98,6 +115,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         keep &= N[want] != skip_node
     want = want[keep]
     parts = []
+    fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)
     if len(want):
         def compute(idx):
             ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
@@ -112,8 +130,14 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             if rows is not None:
                 inw = np.zeros(len(X), dtype=bool)
                 inw[want] = True
-                m_ = inw[rows[0]]
-                rows = tuple(r[m_] for r in rows)
+                if B.goal is None:
+                    fixed_at = np.nonzero(inw[rows[0]])[0]
+                    made = links.out(S, C, N)
+                    fixed = [made[i] for i in fixed_at.tolist()]
+                    rows = None
+                else:
+                    m_ = inw[rows[0]]
+                    rows = tuple(r[m_] for r in rows)
         if rows is not None and len(rows[0]):
             tid = rows[0]
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
@@ -141,9 +165,12 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             gi = np.nonzero((EK == 2) & ~ok)[0]
             ok[gi] = True
         parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+    if fixed and B.blk:
+        every = links.rows
+        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], np.array(B.blk)).tolist()) if not bad]
     if not parts:
-        return []
-    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) for k in range(9))
+        return fixed
+    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
     end = K.copy()
     if B.goal is not None:
         t = entry(T1, T2, g.x, g.y, g.reach)
@@ -179,4 +206,4 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             s2 = int(S2[j])
             target = ("circ", int(ID[j]), s2, int(iv2[j]), s2 * float(off2[j]), float(a2[j]), x2, y2)
         out.append((float(a1[j]), (float(T1[j, 0]), float(T1[j, 1])), target))
-    return out
+    return fixed + out
