@@ -103,16 +103,19 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
     n_static = B.n_static
     # fixed targets in range
-    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1]) if circles else np.zeros(0, dtype=np.int64)
-    nodes = q.nodes_by_band.get(b)
-    if nodes is not None:
-        want = np.concatenate([want, local[nodes]])
-    hx = q.hx(X[want], Y[want]) - R[want]
-    keep = (g0 + np.hypot(X[want] - x0, Y[want] - y0) - R[want] - r0 + hx <= q.limit + EPS)
+    inr = B.fixed_in_range.get(circles)
+    if inr is None:
+        want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1]) if circles else np.zeros(0, dtype=np.int64)
+        nodes = q.nodes_by_band.get(b)
+        if nodes is not None:
+            want = np.concatenate([want, local[nodes]])
+        inr = B.fixed_in_range[circles] = (want, X[want], Y[want], R[want], q.hx(X[want], Y[want]) - R[want], C[want], N[want])
+    want, Xw, Yw, Rw, hx, Cw, Nw = inr
+    keep = (g0 + np.hypot(Xw - x0, Yw - y0) - Rw - r0 + hx <= q.limit + EPS)
     if skip_circle >= 0:
-        keep &= C[want] != skip_circle
+        keep &= Cw != skip_circle
     if skip_node >= 0:
-        keep &= N[want] != skip_node
+        keep &= Nw != skip_node
     want = want[keep]
     parts = []
     fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)

@@ -106,6 +106,7 @@ class _Band:
         if self.blk:
             self._blockers(q)
         self.dyn: dict[int, list] = {}       # slot -> departures computed for this query
+        self.fixed_in_range: dict = {}       # links_from: the fixed targets in range (with circles or not)
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
         self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
 
@@ -430,9 +431,20 @@ class Search:
                 rows = links_from(self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ)
             out = []
             if rows:
-                iv, off = B.locate(np.full(len(rows), circ), np.array([r[0] for r in rows]))
-                for (a1, (x1, y1), target), i, o in zip(rows, iv.tolist(), off.tolist()):
+                # where the tangents leave the circle: kept for a fixed circle's fixed targets
+                seen = B.bs.located.setdefault(slot, {}) if fixed else {}
+                new = [r for r in rows if r not in seen]
+                if new:
+                    iv, off = B.locate(np.full(len(new), circ), np.array([r[0] for r in new]))
+                    found = dict(zip(new, zip(iv.tolist(), off.tolist())))
+                    if fixed:
+                        seen.update((r, v) for r, v in found.items() if r[2][0] == "node" and r[2][1] < self.n_nodes)
+                else:
+                    found = {}
+                for r in rows:
+                    i, o = seen[r] if r in seen else found[r]
                     if i != -1:
+                        a1, (x1, y1), target = r
                         out.append((i, s * o, a1, x1, y1, target))
             B.dyn[slot] = out
         return out

@@ -69,6 +69,7 @@ class BandSpace:
         self.ray_cache: dict = {}  # rays.Caster: what does not depend on the query
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
+        self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.fixed = None          # search._fixed_targets
 
     # --- exact tests ----------------------------------------------------------------------
