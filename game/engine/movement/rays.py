@@ -126,21 +126,28 @@ class Caster:
             self.prepare([key])
         return self._grazes[key]
 
-    def silhouettes(self, x: float, y: float, top: float) -> np.ndarray:
-        """Directions from (x, y) that graze a circle or end at a segment's end (within top)."""
-        out = []
+    def silhouettes(self, X: np.ndarray, Y: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Directions from each point (X, Y) that graze a circle (within its top) or end at a
+        segment's end, a hair either side: (which point, angle)."""
+        k = len(X)
+        own, out = [], []
         if len(self.C):
-            f = np.hypot(self.C[:, 0] - x, self.C[:, 1] - y)
-            ok = (f > self.R + 1e-9) & (f <= top + self.R)
-            phi = np.arctan2(self.C[ok, 1] - y, self.C[ok, 0] - x)
-            half = np.arcsin(np.clip(self.R[ok] / f[ok], -1, 1))
+            fx, fy = self.C[None, :, 0] - X[:, None], self.C[None, :, 1] - Y[:, None]
+            f = np.hypot(fx, fy)
+            ok = (f > self.R[None, :] + 1e-9) & (f <= top[:, None] + self.R[None, :])
+            i, j = np.nonzero(ok)
+            phi = np.arctan2(fy[i, j], fx[i, j])
+            half = np.arcsin(np.clip(self.R[j] / f[i, j], -1, 1))
+            own += [i, i]
             out += [phi - half, phi + half]
         if len(self.P):
-            out += [np.arctan2(self.P[:, 1] - y, self.P[:, 0] - x), np.arctan2(self.Q[:, 1] - y, self.Q[:, 0] - x)]
+            for E in (self.P, self.Q):
+                own.append(np.repeat(np.arange(k), len(E)))
+                out.append(np.arctan2(E[None, :, 1] - Y[:, None], E[None, :, 0] - X[:, None]).ravel())
         if not out:
-            return np.zeros(0)
-        a = np.concatenate(out)
-        return np.concatenate([a - 1e-6, a + 1e-6])
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        own, a = np.concatenate(own), np.concatenate(out)
+        return np.concatenate([own, own]), np.concatenate([a - 1e-6, a + 1e-6])
 
 
 def _graze_angles(keys, C: np.ndarray, R: np.ndarray) -> np.ndarray:
@@ -155,40 +162,86 @@ def _graze_angles(keys, C: np.ndarray, R: np.ndarray) -> np.ndarray:
     return np.where(ok, a1, np.nan).reshape(k, 2, m)
 
 
-def star(caster: Caster, x: float, y: float, top: float):
-    """Straight lines from (x, y), to be cast as far as ``top`` inches: (origins, unit
-    directions, inches paid before each), or None."""
-    if top <= EPS:
+def _ragged(n: np.ndarray) -> np.ndarray:
+    """0 .. n[i] - 1 for each i, one after the other."""
+    return np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+
+
+def _sorted_unique(own: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The values a of each owner, sorted and without repeats (owners in order)."""
+    order = np.lexsort((a, own))
+    own, a = own[order], a[order]
+    keep = np.r_[True, (own[1:] != own[:-1]) | (a[1:] != a[:-1])]
+    return own[keep], a[keep]
+
+
+def stars(caster: Caster, points, top: float):
+    """Straight lines from each point root (band, x, y, inches), to be cast as far as
+    ``top`` less its inches: the directions are every 2 sqrt(2 SAGITTA / left) radians
+    and a hair either side of where what the rays meet changes. Returns the rays as
+    :meth:`Bundle.add` takes them, or None."""
+    pts = [p for p in points if top - p[3] > EPS]
+    if not pts:
         return None
-    step = 2 * math.sqrt(2 * SAGITTA / top)
-    n = max(24, int(math.ceil(TAU / step)))
-    a = np.unique(np.concatenate([np.linspace(0.0, TAU, n, endpoint=False), caster.silhouettes(x, y, top) % TAU]))
+    X = np.array([p[1] for p in pts])
+    Y = np.array([p[2] for p in pts])
+    g = np.array([p[3] for p in pts])
+    left = top - g
+    n = np.array([max(24, int(math.ceil(TAU / (2 * math.sqrt(2 * SAGITTA / t))))) for t in left.tolist()])
+    own_e = np.repeat(np.arange(len(pts)), n)
+    even = _ragged(n) * np.repeat(TAU / n, n)                       # = linspace(0, TAU, n, endpoint=False)
+    own_s, sil = caster.silhouettes(X, Y, left)
+    own, a = _sorted_unique(np.concatenate([own_e, own_s]), np.concatenate([even, sil % TAU]))
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
-    O = np.tile(np.array([[x, y]]), (len(a), 1))
-    return O, U, np.zeros(len(a))
+    O = np.stack([X[own], Y[own]], axis=1)
+    return O, U, np.zeros(len(a)), np.bincount(own, minlength=len(pts)), g, False
 
 
-def fan(caster: Caster, c: tuple[float, float], rho: float, a_in: float, s: int, sweep: float, top: float):
-    """Tangents leaving the arc of circle (c, rho) from angle a_in (orientation s, at most
-    ``sweep`` radians on), the arc's inches paid out of ``top``: as :func:`star`."""
-    if top <= EPS:
+def fans(caster: Caster, arcs, top: float):
+    """Tangents leaving the arc of each arc root (band, centre, rho, a_in, s, sweep, inches)
+    from angle a_in (orientation s, at most sweep radians on), the arc's inches paid out of
+    ``top`` less the root's: every sqrt(8 SAGITTA / left) radians and a hair either side of
+    where a tangent grazes another circle. As :func:`stars`."""
+    keep, sweeps, ns = [], [], []
+    for arc in arcs:
+        _b, _c, rho, _a, _s, sweep, g = arc
+        t = top - g
+        if t <= EPS:
+            continue
+        if rho > 0:
+            sweep = min(sweep, t / rho)
+        if sweep <= 1e-9:
+            continue
+        keep.append(arc)
+        sweeps.append(sweep)
+        ns.append(max(2, int(math.ceil(sweep / math.sqrt(8 * SAGITTA / t))) + 1))
+    if not keep:
         return None
-    if rho > 0:
-        sweep = min(sweep, top / rho)
-    if sweep <= 1e-9:
-        return None
-    n = max(2, int(math.ceil(sweep / math.sqrt(8 * SAGITTA / top))) + 1)
-    th = np.linspace(0.0, sweep, n)
-    graze = caster.grazes(c, rho, s)
-    if len(graze):
-        d = (s * (graze - a_in)) % TAU
-        d = d[d <= sweep]
-        th = np.unique(np.concatenate([th, d - 1e-6, d + 1e-6]))
-        th = th[(th >= 0) & (th <= sweep)]
-    ang = a_in + s * th
-    T = np.stack([c[0] + rho * np.cos(ang), c[1] + rho * np.sin(ang)], axis=1)
-    U = s * np.stack([-np.sin(ang), np.cos(ang)], axis=1)
-    return T, U, rho * th
+    k = len(keep)
+    sweep, n = np.array(sweeps), np.array(ns)
+    cx = np.array([a[1][0] for a in keep])
+    cy = np.array([a[1][1] for a in keep])
+    rho = np.array([a[2] for a in keep])
+    a_in = np.array([a[3] for a in keep])
+    s = np.array([a[4] for a in keep], dtype=float)
+    g = np.array([a[6] for a in keep])
+    # evenly (= linspace(0, sweep, n)), then the shadows' edges within the sweep
+    own_e = np.repeat(np.arange(k), n)
+    even = _ragged(n) * np.repeat(sweep / (n - 1), n)
+    last = np.cumsum(n) - 1
+    even[last] = sweep
+    gr = [caster.grazes(a[1], a[2], a[4]) for a in keep]
+    own_g = np.repeat(np.arange(k), [len(x) for x in gr])
+    d = (s[own_g] * (np.concatenate(gr) - a_in[own_g])) % TAU if len(own_g) else np.zeros(0)
+    inside = d <= sweep[own_g]
+    own_g, d = own_g[inside], d[inside]
+    own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g]), np.concatenate([even, d - 1e-6, d + 1e-6]))
+    ok = (th >= 0) & (th <= sweep[own])
+    own, th = own[ok], th[ok]
+    ang = a_in[own] + s[own] * th
+    T = np.stack([cx[own] + rho[own] * np.cos(ang), cy[own] + rho[own] * np.sin(ang)], axis=1)
+    U = s[own, None] * np.stack([-np.sin(ang), np.cos(ang)], axis=1)
+    return T, U, rho[own] * th, np.bincount(own, minlength=k), g, True
 
 
 class Bundle:
@@ -197,22 +250,23 @@ class Bundle:
 
     def __init__(self, caster: Caster):
         self.caster = caster
-        self._parts: list = []      # (origins, directions, paid, inches at the root, is a fan)
+        self._parts: list = []      # (origins, directions, paid, rays per root, inches at the roots, fans?)
 
-    def add(self, rays, g: float, arc: bool) -> None:
+    def add(self, rays) -> None:
+        """Add the rays of some roots (:func:`stars`, :func:`fans`)."""
         if rays is not None:
-            self._parts.append((*rays, g, arc))
+            self._parts.append(rays)
 
     def cast(self, top: float) -> "Bundle":
         """Cast every ray, each as far as ``top`` less the inches at its root."""
         parts = self._parts
         if parts:
-            sizes = np.array([len(p[0]) for p in parts])
+            sizes = np.concatenate([p[3] for p in parts])
             self.T = np.concatenate([p[0] for p in parts])
             self.U = np.concatenate([p[1] for p in parts])
             self.paid = np.concatenate([p[2] for p in parts])
-            self.g = np.array([p[3] for p in parts])
-            self.arc = np.array([p[4] for p in parts], dtype=bool)
+            self.g = np.concatenate([p[4] for p in parts])
+            self.arc = np.concatenate([np.full(len(p[3]), p[5]) for p in parts])
             self.start = np.cumsum(sizes) - sizes
             self.g_ray = np.repeat(self.g, sizes)
             self.hit = self.caster.cast(self.T, self.U, top - self.g_ray)
@@ -242,7 +296,7 @@ class Bundle:
         back = self.arc[owner] & ~first
         L = k[owner]
         base = self.start[owner] + np.where(on_arc, 0, n)
-        local = np.arange(L.sum()) - np.repeat(np.cumsum(L) - L, L)
+        local = _ragged(L)
         local = np.where(np.repeat(back, L), np.repeat(L - 1, L) - local, local)
         coords = np.concatenate([self.T, ends])[np.repeat(base, L) + local]
         rings = shapely.linearrings(coords, indices=np.repeat(np.arange(len(roots)), size[roots]))

@@ -20,7 +20,7 @@ import numpy as np
 import shapely
 
 from game.engine.movement.geom import TAU
-from game.engine.movement.rays import Bundle, Caster, fan, star
+from game.engine.movement.rays import Bundle, Caster, fans, stars
 from game.engine.tolerance import EPS
 
 #: Polygons standing in for round shapes when cutting the area are scaled by this so that
@@ -74,12 +74,8 @@ def _areas(ctx, space, roots, budgets: list[float], cache: dict, out: list[dict]
             caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
         rays = Bundle(caster)
         caster.prepare([(c, rho, s) for bb, c, rho, _a, s, _sw, _g in arcs if bb == b])
-        for bb, x, y, g in points:
-            if bb == b:
-                rays.add(star(caster, x, y, top - g), g, False)
-        for bb, c, rho, a, s, sw, g in arcs:
-            if bb == b:
-                rays.add(fan(caster, c, rho, a, s, sw, top - g), g, True)
+        rays.add(stars(caster, [p for p in points if p[0] == b], top))
+        rays.add(fans(caster, [a for a in arcs if a[0] == b], top))
         rays.cast(top)
         for k, budget in enumerate(budgets):
             out[k].setdefault(b, []).extend(rays.polygons(budget))
