@@ -92,10 +92,12 @@ class _Band:
         self.bs = bs.graph()
         n = len(bs.cx)
         self.n_static = n
-        C = np.stack([bs.cx, bs.cy], axis=1)
-        self.in_range = np.nonzero(q.within(C, bs.rho))[0] if n else np.zeros(0, dtype=np.int64)
+        self.in_range = np.nonzero(q.within(bs.centres, bs.rho))[0] if n else np.zeros(0, dtype=np.int64)
         blk = [b for b in q.blockers if b[3] == bs.band.id]
-        self.blk = [b[:3] for b in blk if q.within(np.array([[b[0], b[1]]]), np.array([b[2]]))[0]]
+        if blk:
+            D = np.array(blk, dtype=float)
+            blk = [b for b, ok in zip(blk, q.within(D[:, :2], D[:, 2]).tolist()) if ok]
+        self.blk = [b[:3] for b in blk]
         self.cx = np.concatenate([bs.cx, np.array([b[0] for b in self.blk])])
         self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])
         self.rho = np.concatenate([bs.rho, np.array([b[2] for b in self.blk])])
@@ -218,8 +220,10 @@ class Search:
         ok = tr.used & self.within(P, np.zeros(len(P)))
         if self.blockers and ok.any():
             idx = np.nonzero(ok)[0]
-            for bx, by, R, b in self.blockers:
-                ok[idx[(tr.band[idx] == b) & (np.hypot(P[idx, 0] - bx, P[idx, 1] - by) < R - EPS)]] = False
+            D = np.array(self.blockers, dtype=float)
+            inside = (tr.band[idx, None] == D[None, :, 3]) & \
+                     (np.hypot(P[idx, 0, None] - D[None, :, 0], P[idx, 1, None] - D[None, :, 1]) < D[None, :, 2] - EPS)
+            ok[idx[inside.any(axis=1)]] = False
         self.node_ok = ok
         nodes = np.nonzero(ok)[0]
         self.nodes_by_band: dict[int, np.ndarray] = {}
@@ -467,19 +471,18 @@ class Search:
         if n >= self.n_nodes:
             return
         tr = self.trans
-        for e in range(tr.out_ptr[n], tr.out_ptr[n + 1]):
-            to = int(tr.e_to[e])
-            price = tr.price(e, self.descend, self.ladders, self.may_climb)
-            if price is None or (only_checks and not price[1] and self.node_ok[to]):
+        node_ok = self.node_ok
+        for e, to, cost, checks in tr.priced(n, self.descend, self.ladders, self.may_climb):
+            if only_checks and not checks and node_ok[to]:
                 continue
-            if price[1] and not self.checks:
-                self.skipped = self.skipped or g + price[0] <= self.limit + EPS
+            if checks and not self.checks:
+                self.skipped = self.skipped or g + cost <= self.limit + EPS
                 continue
-            if not self.node_ok[to]:
+            if not node_ok[to]:
                 if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:
                     self._far_landing(e, g, k, key)
                 continue
-            self._push(("L", to), g + price[0], k + price[1], self.nx[to], self.ny[to], ("trans", key, e))
+            self._push(("L", to), g + cost, k + checks, self.nx[to], self.ny[to], ("trans", key, e))
 
     def _far_landing(self, e: int, g: float, k: int, key) -> None:
         """M9: a jump down whose foot is taken by a base lands as far out as it may instead."""

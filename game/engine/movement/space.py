@@ -150,6 +150,7 @@ class BandSpace:
                     seen.add(key)
             C, rho_a, lo_a, w_a = C[keep], rho_a[keep], lo_a[keep], w_a[keep]
         self.cx, self.cy, self.rho = C[:, 0].copy(), C[:, 1].copy(), rho_a
+        self.centres = np.stack([self.cx, self.cy], axis=1)
         self._arcs(lo_a, w_a)
 
     def _arcs(self, lo: np.ndarray, w: np.ndarray) -> None:
