@@ -89,12 +89,16 @@ def _region(nav, ctx, space, parts: dict, cache: dict, top: float):
             continue
         cut = cache.get(("cut", b))
         if cut is None:
+            # only the part within reach (no path goes farther than top)
+            unit, far = ctx.unit, top + 2 * ctx.unit.r + 1.0
             excl = _exclusion(nav, ctx, b, top)
-            no_end = space.bands[b].no_end()
+            no_end = shapely.clip_by_rect(space.bands[b].no_end(), unit.x - far, unit.y - far, unit.x + far, unit.y + far)
             cut = cache[("cut", b)] = no_end if excl is None else shapely.union(no_end, excl)
         area = shapely.union_all(polys)
         # cut with only the part of the cut near the area (far cheaper than the whole)
         out.append(shapely.difference(area, shapely.clip_by_rect(cut, *area.bounds)))
+    if len(out) == 1:
+        return out[0]
     return shapely.union_all(out) if out else shapely.Polygon()
 
 
@@ -111,12 +115,20 @@ def _exclusion(nav, ctx, band: int, top: float):
     return shapely.union_all(shapely.buffer(shapely.points(d[:, 0], d[:, 1]), d[:, 2], quad_segs=8))
 
 
-def _touches(board, roots, top: float, r: float) -> bool:
+def _mud(nav):
+    """All the difficult ground of the map (prepared), or None (kept with the nav cache)."""
+    if "mud" not in nav.reach_cache:
+        board = nav.mover.board
+        mud = [board.polygons[i] for i, t in enumerate(board.terrain) if t.kind == "difficult"]
+        mud = shapely.union_all(mud) if mud else None
+        if mud is not None:
+            shapely.prepare(mud)
+        nav.reach_cache["mud"] = mud
+    return nav.reach_cache["mud"]
+
+
+def _touches(mud, roots, top: float, r: float) -> bool:
     """Could a path from these roots within ``top`` inches come near difficult ground?"""
-    mud = [board.polygons[i] for i, t in enumerate(board.terrain) if t.kind == "difficult"]
-    if not mud:
-        return False
-    mud = shapely.union_all(mud)
     points, arcs = roots
     X = [p[1] for p in points] + [a[1][0] for a in arcs]
     Y = [p[2] for p in points] + [a[1][1] for a in arcs]
@@ -134,11 +146,9 @@ def reach(nav, state, unit, walk, run, denied, descend):
     ctx = Ctx(nav, state, unit, descend)
     top = run.inches if run is not None else walk.inches
     pen = walk.difficult_penalty
-    board = nav.mover.board
     # difficult ground within reach: also the area that keeps off it (full allowance)
-    here = shapely.points(unit.x, unit.y)
-    muddy = any(t.kind == "difficult" and shapely.dwithin(board.polygons[i], here, top + unit.r)
-                for i, t in enumerate(board.terrain))
+    mud = _mud(nav)
+    muddy = mud is not None and bool(shapely.dwithin(mud, shapely.points(unit.x, unit.y), top + unit.r))
     lay = nav.layer(unit.r)
     allowances = [walk.inches] + ([run.inches] if run is not None else [])
     free: list[dict] = [{} for _ in allowances]
@@ -157,7 +167,7 @@ def reach(nav, state, unit, walk, run, denied, descend):
             # run had, with the same inches, add nothing to it)
             q.add_checks()
             more = _roots(q)
-        if not avoid and muddy and not _touches(board, roots, top, unit.r) and (more is None or not _touches(board, more, top, unit.r)):
+        if not avoid and muddy and not _touches(mud, roots, top, unit.r) and (more is None or not _touches(mud, more, top, unit.r)):
             muddy = False   # no path within the allowance comes near difficult ground
         space = lay.avoid() if avoid else lay.space
         budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
