@@ -51,7 +51,6 @@ class Caster:
             self.C = np.vstack([self.C, self._D[:, :2]])
             self.R = np.concatenate([self.R, self._D[:, 2]])
         self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
-        self._grazes: dict = {}
 
     def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
         """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
@@ -76,55 +75,55 @@ class Caster:
             t = np.full(len(o), np.inf)
             if len(P):
                 e = Q - P
-                den = u[:, None, 0] * e[None, :, 1] - u[:, None, 1] * e[None, :, 0]
+                den = u[:, None, 0] * e[None, :, 1]
+                den -= u[:, None, 1] * e[None, :, 0]
                 wx = P[None, :, 0] - o[:, None, 0]
                 wy = P[None, :, 1] - o[:, None, 1]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    tt = (wx * e[None, :, 1] - wy * e[None, :, 0]) / den
-                    ss = (wx * u[:, None, 1] - wy * u[:, None, 0]) / den
-                ok = (np.abs(den) > 1e-12) & (tt > 1e-7) & (ss >= -1e-12) & (ss <= 1 + 1e-12)
-                t = np.minimum(t, np.where(ok, tt, np.inf).min(axis=1))
+                    tt = wx * e[None, :, 1]
+                    tt -= wy * e[None, :, 0]
+                    tt /= den
+                    ss = wx * u[:, None, 1]
+                    ss -= wy * u[:, None, 0]
+                    ss /= den
+                # a hit: the segment crossed ahead (den = 0, the only nan, is no hit)
+                tt[(np.abs(den) <= 1e-12) | (tt <= 1e-7) | (ss < -1e-12) | (ss > 1 + 1e-12)] = np.inf
+                t = np.minimum(t, tt.min(axis=1))
             if len(C):
                 fx = o[:, None, 0] - C[None, :, 0]
                 fy = o[:, None, 1] - C[None, :, 1]
-                b = fx * u[:, None, 0] + fy * u[:, None, 1]
-                c = fx * fx + fy * fy - R[None, :] ** 2
-                disc = b * b - c
+                b = fx * u[:, None, 0]
+                b += fy * u[:, None, 1]
+                c = fx * fx
+                c += fy * fy
+                c -= (R ** 2)[None, :]
+                disc = b * b
+                disc -= c
                 with np.errstate(invalid="ignore"):
                     tt = -b - np.sqrt(disc)
-                ok = (disc > 0) & (c > 1e-9) & (tt > 1e-7)
-                t = np.minimum(t, np.where(ok, tt, np.inf).min(axis=1))
+                tt[(disc <= 0) | (c <= 1e-9) | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
+                t = np.minimum(t, tt.min(axis=1))
             best[lo:lo + _CHUNK] = t
         return best
 
-    def prepare(self, keys) -> None:
-        """Work out :meth:`grazes` for these circles (c, rho, s) together."""
-        keys = list(dict.fromkeys(k for k in keys if k not in self._grazes))
-        if not keys:
-            return
+    def grazes(self, keys) -> np.ndarray:
+        """For each circle (c, rho, s) of ``keys``: the angles on it where a tangent leaving
+        it with orientation s grazes another circle (the edges of the shadows a fan from it
+        casts), a row each, nan-padded. Those on the band's corners are kept with the band,
+        for every query."""
         kept = self.bs.ray_cache
-        if len(kept) > _KEEP:
-            kept.clear()
-        new = [k for k in keys if k not in kept]
+        new = [k for k in dict.fromkeys(keys) if k not in kept]
         if new:
+            if len(kept) + len(new) > _KEEP:
+                kept.clear()
+                new = list(dict.fromkeys(keys))
             _P, _Q, C, R = self.bs.ray_prims()
             for k, a in zip(new, _graze_angles(new, C, R)):
                 kept[k] = a
-        disc = _graze_angles(keys, self._D[:, :2], self._D[:, 2]) if len(self._D) else None
-        for i, k in enumerate(keys):
-            out = kept[k][:, self._near_c].ravel()
-            if disc is not None:
-                out = np.concatenate([out, disc[i].ravel()])
-            self._grazes[k] = out[~np.isnan(out)]
-
-    def grazes(self, c: tuple[float, float], rho: float, s: int) -> np.ndarray:
-        """Angles on circle (c, rho) where a tangent leaving it with orientation s grazes
-        another circle: the edges of the shadows a fan from it casts (cached; those on the
-        band's corners are kept with the band, for every query)."""
-        key = (c, rho, s)
-        if key not in self._grazes:
-            self.prepare([key])
-        return self._grazes[key]
+        out = np.stack([kept[k] for k in keys])[:, :, self._near_c].reshape(len(keys), -1)
+        if len(self._D):
+            out = np.concatenate([out, _graze_angles(keys, self._D[:, :2], self._D[:, 2]).reshape(len(keys), -1)], axis=1)
+        return out
 
     def silhouettes(self, X: np.ndarray, Y: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Directions from each point (X, Y) that graze a circle (within its top) or end at a
@@ -230,11 +229,9 @@ def fans(caster: Caster, arcs, top: float):
     even = _ragged(n) * np.repeat(sweep / (n - 1), n)
     last = np.cumsum(n) - 1
     even[last] = sweep
-    gr = [caster.grazes(a[1], a[2], a[4]) for a in keep]
-    own_g = np.repeat(np.arange(k), [len(x) for x in gr])
-    d = (s[own_g] * (np.concatenate(gr) - a_in[own_g])) % TAU if len(own_g) else np.zeros(0)
-    inside = d <= sweep[own_g]
-    own_g, d = own_g[inside], d[inside]
+    d = (s[:, None] * (caster.grazes([(a[1], a[2], a[4]) for a in keep]) - a_in[:, None])) % TAU
+    own_g, col = np.nonzero(d <= sweep[:, None])     # (nan: no such tangent)
+    d = d[own_g, col]
     own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g]), np.concatenate([even, d - 1e-6, d + 1e-6]))
     ok = (th >= 0) & (th <= sweep[own])
     own, th = own[ok], th[ok]

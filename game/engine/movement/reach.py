@@ -73,7 +73,6 @@ def _areas(ctx, space, roots, budgets: list[float], cache: dict, out: list[dict]
             discs = [d[:3] for d in ctx.discs if d[3] == b]
             caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
         rays = Bundle(caster)
-        caster.prepare([(c, rho, s) for bb, c, rho, _a, s, _sw, _g in arcs if bb == b])
         rays.add(stars(caster, [p for p in points if p[0] == b], top))
         rays.add(fans(caster, [a for a in arcs if a[0] == b], top))
         rays.cast(top)
