@@ -7,7 +7,9 @@ circle; each ray goes as far as the inches left allow or to the first obstacle i
 table's edge and the band's edge). Rays are cast at every direction where what they meet
 changes (the tangents to every circle near) and evenly between, so the polygon through
 their ends is right to :data:`SAGITTA`. A :class:`Bundle` casts the rays of every root
-on a band in one go and gives each root's polygon for any budget.
+on a band in one go and gives each root's polygon for any budget (less the corners a
+pair of rays adds where nothing changes, :data:`TIDY`). Where the tangents from the
+band's corners graze its other corners is kept with the band (``BandSpace.ray_cache``).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ SAGITTA = 0.008
 #: Corners nearer than this (inches) to the line through their neighbours are left out of
 #: the polygons (the pairs of rays either side of a direction where nothing changes).
 TIDY = 1e-7
-#: Fans' shadow edges kept per band (cleared beyond this many circles: bases move).
-_KEEP = 20000
+#: Fans' shadow edges kept per band (a bound: a band has far fewer corners).
+_KEEP = 4096
 #: Rays cast together (the size of the arrays: rays x obstacles near them).
 _CHUNK = 512
 
@@ -112,15 +114,16 @@ class Caster:
         casts), a row each, nan-padded. Those on the band's corners are kept with the band,
         for every query."""
         kept = self.bs.ray_cache
+        bases = {(x, y, R) for x, y, R in self._D.tolist()}
+        here: dict = {}        # circles round bases: for this query only (bases move)
         new = [k for k in dict.fromkeys(keys) if k not in kept]
         if new:
             if len(kept) + len(new) > _KEEP:
                 kept.clear()
-                new = list(dict.fromkeys(keys))
             _P, _Q, C, R = self.bs.ray_prims()
             for k, a in zip(new, _graze_angles(new, C, R)):
-                kept[k] = a
-        out = np.stack([kept[k] for k in keys])[:, :, self._near_c].reshape(len(keys), -1)
+                (here if (k[0][0], k[0][1], k[1]) in bases else kept)[k] = a
+        out = np.stack([here[k] if k in here else kept[k] for k in keys])[:, :, self._near_c].reshape(len(keys), -1)
         if len(self._D):
             out = np.concatenate([out, _graze_angles(keys, self._D[:, :2], self._D[:, 2]).reshape(len(keys), -1)], axis=1)
         return out
