@@ -5,7 +5,7 @@ transition lands on and every arrival on a circle with the cheapest (inches, che
 get there. Every point of the area is reached by a straight line from one of them: from
 a point in any direction, from an arc along the tangent where the path leaves it. So the
 area is the union of *stars* (from points) and *fans* (from arcs), each ray going as far
-as the inches left allow or as the first obstacle it meets (:class:`Caster`: exact hits
+as the inches left allow or as the first obstacle it meets (:class:`.rays.Caster`: exact hits
 on the obstacles grown by the base radius, on bases, the table's edge and the band's
 edge). Rays are cast at every direction where what they meet changes (the tangents to
 every circle near) and evenly between, so the edge of the area is right to a few
