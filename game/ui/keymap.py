@@ -103,6 +103,7 @@ PLAY = Keymap("play", (
     Binding("load", pygame.K_o, CTRL, "Load a saved game"),
     Binding("cancel", pygame.K_ESCAPE, 0, "Cancel a drag / dismiss the ruler / deselect / close a dialog"),
     Binding("ruler", pygame.K_r, 0, "Ruler tool on/off (drag to measure, snaps to units and tokens)"),
+    Binding("sight", pygame.K_l, 0, "Line of sight of the selected unit on/off: shade the ground it cannot see (L1)"),
     Binding("rings", pygame.K_g, 0, "Toggle the 2\"/5\"/8\" rings round the selected unit"),
     Binding("reach", pygame.K_a, 0, "Toggle the reachable area (walk / run / check only)"),
     Binding("trails", pygame.K_t, 0, "Toggle the trails of paths moved this turn"),
@@ -133,6 +134,8 @@ PLAY = Keymap("play", (
     ("Right / middle drag", "Pan the table"),
     ("Wheel", "Zoom about the cursor"),
     ("Hover a token", "Its 2\" denial ring and 5\" grab ring"),
+    ("Hover an enemy (L on)", "Visible, in cover or hidden, with the clear sight lines (L1, L2)"),
+    ("Right click an enemy", "With your unit selected: Shoot or Attack it, with the odds before the roll"),
 ))
 
 #: The map editor.

@@ -73,6 +73,66 @@ def is_manual_phase(game) -> bool:
     return game.scenario.ruleset.is_manual(game.state.phase)
 
 
+def combat_mode(game) -> str:
+    """``placeholder`` when shoot and attack resolve by the placeholder rules (S1, S2, F1),
+    ``manual`` when the players set results by hand."""
+    return str(game.scenario.ruleset.combat)
+
+
+# --- combat (S1, F1, S2) -------------------------------------------------------------------
+#: The attacks a unit may make on an enemy, in the order the menus list them.
+ATTACK_KINDS = ("shoot", "attack")
+
+
+@dataclass(frozen=True)
+class AttackChoice:
+    """One attack ``unit`` could make on ``target`` now: its action and exact odds, or the
+    engine's refusal (rule and reason)."""
+
+    kind: str
+    action: dict
+    odds: Any = None
+    refusal: IllegalAction | None = None
+
+
+def attack_choices(game, uid: str, target: str) -> list[AttackChoice]:
+    """Shoot and Attack from ``uid`` on ``target`` for the kinds the phase accepts now:
+    each with its odds (``game.odds``, exact, rolls nothing) or why the engine refuses it."""
+    kinds = legal_kinds(game)
+    return [attack_choice(game, {kind: {"unit": uid, "target": target}}) for kind in ATTACK_KINDS if kind in kinds]
+
+
+def attack_choice(game, action: dict) -> AttackChoice:
+    """One attack action with its exact odds, or the engine's refusal."""
+    kind = next(iter(action))
+    try:
+        return AttackChoice(kind, action, odds=game.odds(action))
+    except IllegalAction as exc:
+        return AttackChoice(kind, action, refusal=exc)
+
+
+def odds(game, action: dict):
+    """The exact odds of an attack (``.hit``, ``.results``, ``.mode``), None for an action
+    without odds; raises IllegalAction when the engine refuses it."""
+    return game.odds(action)
+
+
+# --- line of sight (L1, L2) ------------------------------------------------------------------
+def sight(game):
+    """The game's line of sight engine (L1/L2 on this map)."""
+    return game.sight
+
+
+def sight_between(game, a: str, b: str):
+    """L1/L2 from unit ``a`` to unit ``b`` (``.status``: visible, cover or hidden)."""
+    return game.sight.between(game.state, a, b)
+
+
+def sight_between_points(game, p, q):
+    """L1 between two table points at eye height (the ruler's two ends)."""
+    return game.sight.between_points(p, q, game.state)
+
+
 # --- movement questions (the movement engine) -----------------------------------------------
 def prepare_movement(game) -> None:
     """Build the movement engine now (it is built on first use, which is slow on big maps)."""

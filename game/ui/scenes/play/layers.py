@@ -19,6 +19,7 @@ from game.ui import theme
 from game.ui.scenes.play.drag import path_length
 from game.ui.widgets import text as T
 from game.ui.draw import dashed
+from game.ui.sight_layer import MARKS
 from game.ui.widgets.overlays import GREEN, RED, YELLOW, check_icon, label, render_reach
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +55,7 @@ class BoardLayers:
             self._board_key = key
         else:
             surface.blit(self._board, view.topleft)
+        scene.sight_tool.draw(surface)
         self.draw_hover_token(surface)
         if scene.selected and s.get("rings"):
             self.draw_rings(surface, scene.selected)
@@ -179,7 +181,13 @@ class BoardLayers:
             text += f'  height {dz:+.2f}"'
         if a.label or b.label:
             text += f"  ({a.label or 'point'} to {b.label or 'point'})"
-        label(surface, text, ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2 - 12), RULER, size=15, bg=RULER_BG)
+        mid = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
+        label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
+        los = scene.sight_tool.ruler_sight(r)
+        if los is not None:
+            colour = MARKS[los.status][0]
+            label(surface, los.text, (mid[0], mid[1] + 14), RULER, size=13, bg=theme.mix(colour, (255, 255, 255), 0.7),
+                  max_width=420)
 
     def draw_refusal(self, surface: pygame.Surface, view: pygame.Rect) -> None:
         scene = self.scene

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from game.ui.keymap import PLAY
 from game.ui.scenes import ask
-from game.ui.scenes.play.words import pending_choices, pending_text, token_menu_items, unit_menu_items
+from game.ui.scenes.play.words import (ATTACK_WORDS, attack_item, attack_text, pending_choices, pending_text,
+                                      token_menu_items, unit_menu_items)
 from game.ui.widgets.dialogs import ChoiceDialog, ContextMenu, TextPrompt
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,11 +42,59 @@ class PlayMenus:
             elif isinstance(value, tuple) and value[0] == "roll":
                 self.roll_dialog(uid)
             elif isinstance(value, tuple) and value[0] == "descend":
-                scene.set_descend("climb" if scene.descend == "jump" else "jump")
+                scene.controls.set_descend("climb" if scene.descend == "jump" else "jump")
+            elif isinstance(value, dict) and next(iter(value)) in ask.ATTACK_KINDS:
+                self.attack_chosen(ask.attack_choice(scene.game, value))
             elif isinstance(value, dict):
                 scene.act(value)
 
         scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"{u.name} ({u.id})", unit_menu_items(scene, uid), chosen))
+
+    # --- attacks (S1, F1) ---------------------------------------------------------------------
+    def target_items(self, uid: str, target: str) -> list[tuple[str, Any]]:
+        """What the selected unit ``uid`` may try on the enemy ``target`` now: Shoot and
+        Attack with their odds (or the engine's refusal), Engage; [] when the phase takes none."""
+        scene = self.scene
+        items = [attack_item(scene, c) for c in ask.attack_choices(scene.game, uid, target)]
+        if "engage" in ask.legal_kinds(scene.game):
+            items.append(("Engage (E1)", {"engage": {"unit": uid, "target": target}}))
+        return items
+
+    def open_target_menu(self, uid: str, target: str, pos) -> bool:
+        """Right-click on an enemy with a unit selected: Shoot / Attack / Engage it, and the
+        enemy's own menu. False when the phase offers no attack (the caller opens the
+        enemy's menu instead)."""
+        scene = self.scene
+        items = self.target_items(uid, target)
+        if not items:
+            return False
+        st = scene.state
+        u, t = st.units[uid], st.units[target]
+        items.append((f"{t.name}'s own menu (status, checks...)", ("unit_menu", target)))
+
+        def chosen(value):
+            if isinstance(value, tuple) and value[0] in ("odds", "refused"):
+                self.attack_chosen(value[1])
+            elif isinstance(value, tuple) and value[0] == "unit_menu":
+                scene.selected = target
+                self.open_menu(target, pos)
+            elif isinstance(value, dict):
+                scene.act(value)
+
+        scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"{u.name} ({uid}) on {t.name} ({target})", items,
+                                          chosen, width=430))
+        return True
+
+    def attack_chosen(self, choice: ask.AttackChoice) -> None:
+        """The odds before the roll, then the roll on confirming; a refusal is shown with its rule."""
+        scene = self.scene
+        if choice.refusal is not None:
+            scene.refuse(choice.refusal, choice.action)
+            return
+        title, message = attack_text(scene, choice)
+        word = ATTACK_WORDS.get(choice.kind, (choice.kind,))[0]
+        scene.app.open_dialog(ChoiceDialog(scene.app.ui, title, message, [(f"{word} (roll)", "go"), ("Cancel", None)],
+                                           lambda v: v == "go" and scene.act(choice.action), width=520, cancel=None))
 
     def open_token_menu(self, tid: str, pos) -> None:
         scene = self.scene

@@ -14,8 +14,9 @@ from typing import Any, Callable
 
 
 class PlanWorker:
-    def __init__(self, compute: Callable[[Any], Any]):
+    def __init__(self, compute: Callable[[Any], Any], name: str = "speedheim-planner"):
         self.compute = compute
+        self.name = name
         self.cv = threading.Condition()
         self.request: tuple[Any, Any] | None = None
         self.result: tuple[Any, Any] | None = None
@@ -27,7 +28,7 @@ class PlanWorker:
         with self.cv:
             self.request = (key, job)
             if self.thread is None:
-                self.thread = threading.Thread(target=self._run, daemon=True, name="speedheim-planner")
+                self.thread = threading.Thread(target=self._run, daemon=True, name=self.name)
                 self.thread.start()
             self.cv.notify_all()
 

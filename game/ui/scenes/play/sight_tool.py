@@ -1,0 +1,184 @@
+"""The line of sight tool (L1, L2): ``L`` with a unit selected shades the ground it cannot
+see; hovering an enemy then shows whether it is visible, in cover or hidden, with the
+clear sight lines. The ruler's line of sight between its two ends is read here too.
+
+The sight answers (the visibility region takes a few milliseconds on a big map) are
+worked out off the frame by a :class:`PlanWorker`, once per selected unit and state
+version, under the scene's engine lock; the shade is drawn once per camera and hover
+and blitted after that, so a frame never waits. Nothing here changes the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pygame
+
+from game.ui import theme
+from game.ui.camera import Camera
+from game.ui.scenes import ask
+from game.ui.scenes.play.planner import PlanWorker
+from game.ui.sight_layer import MARKS, SightLayer, draw_lines, shade_region
+from game.ui.widgets.overlays import label
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.ui.scenes.play.scene import PlayScene
+
+#: What each answer is called on the table.
+WORDS = {"visible": "visible, in the open", "cover": "visible, in cover (L2)", "hidden": "hidden (L1)"}
+
+
+def sight_words(res) -> str:
+    """One answer as a sentence: status, clear lines, distance, what blocks, what covers."""
+    text = f'{WORDS[res.status]}: {res.clear_lines} of {res.lines} sight lines clear, {res.distance:.2f}" away'
+    if res.blockers:
+        text += "; blocked by " + ", ".join(res.blockers[:3])
+    if res.cover_walls:
+        text += "; cover from " + ", ".join(res.cover_walls[:3])
+    return text
+
+
+@dataclass(frozen=True)
+class RulerSight:
+    """Line of sight between the ruler's two ends: units (their bases) or points."""
+
+    status: str  # visible | cover | hidden
+    text: str
+
+
+class SightTool:
+    def __init__(self, scene: "PlayScene"):
+        self.scene = scene
+        self.on = False
+        self.worker = PlanWorker(self._compute, name="speedheim-sight")
+        self.layer: SightLayer | None = None
+        self.layer_key: tuple | None = None
+        self._asked: tuple | None = None
+        self._shade: pygame.Surface | None = None
+        self._shade_key: tuple | None = None
+        self._ruler: tuple[Any, RulerSight | None] = (None, None)
+
+    def toggle(self) -> bool:
+        self.on = not self.on
+        self._asked = None
+        return self.on
+
+    def reset(self) -> None:
+        """A new game: forget the answers of the old one."""
+        self.layer = self.layer_key = self._asked = None
+        self._shade = self._shade_key = None
+        self._ruler = (None, None)
+
+    def stop(self) -> None:
+        self.worker.stop()
+
+    # --- the answers, off the frame -------------------------------------------------------
+    def key(self) -> tuple | None:
+        """(viewer, state version) the overlay should show, or None."""
+        scene = self.scene
+        uid = scene.selected
+        if not self.on or uid is None:
+            return None
+        u = scene.state.units.get(uid)
+        if u is None or not u.on_table:
+            return None
+        return (uid, scene.version)
+
+    def update(self) -> None:
+        key = self.key()
+        if key is not None and key != self._asked and key != self.layer_key:
+            self._asked = key
+            self.worker.submit(key, key)
+        got = self.worker.take()
+        if got is not None:
+            k, layer = got
+            if isinstance(layer, Exception):
+                self.scene.app.report_error(layer, "working out line of sight")
+            elif k == self.key():
+                self.layer, self.layer_key = layer, k
+
+    def flush(self) -> None:
+        """Wait for the worker and take its answer (tests, benchmark)."""
+        self.update()
+        self.worker.wait()
+        self.update()
+
+    def _compute(self, key: tuple) -> SightLayer:
+        uid, _version = key
+        scene = self.scene
+        with scene.engine.lock:
+            game = scene.game
+            return SightLayer(ask.sight(game), game.state, uid)
+
+    def current(self) -> SightLayer | None:
+        key = self.key()
+        return self.layer if key is not None and key == self.layer_key else None
+
+    def hovered(self) -> tuple[str, Any] | None:
+        """The hovered enemy and its answer, while the overlay is shown."""
+        layer, uid = self.current(), self.scene.hover_unit
+        if layer is None or uid is None or uid not in layer.results:
+            return None
+        return uid, layer.results[uid]
+
+    # --- drawing ---------------------------------------------------------------------------
+    def draw(self, surface: pygame.Surface) -> None:
+        scene = self.scene
+        if not self.on:
+            return
+        view, cam = scene.view_rect, scene.camera
+        layer = self.current()
+        if layer is None:
+            text = ("LINE OF SIGHT: working it out..." if self.key() is not None
+                    else "LINE OF SIGHT: select a unit (L to stop)")
+            label(surface, text, (view.centerx, view.y + 14), theme.INK, size=14, bg=(225, 225, 245))
+            return
+        hover = self.hovered()
+        key = (self.layer_key, round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size,
+               hover[0] if hover else None)
+        if key != self._shade_key or self._shade is None:
+            self._shade = self._render(layer, cam, view, hover)
+            self._shade_key = key
+        surface.blit(self._shade, view.topleft)
+        layer.draw_over(surface, cam)
+        if hover is not None:
+            uid, res = hover
+            u = scene.state.units[uid]
+            c = cam.to_px(u.x, u.y)
+            rad = cam.length(u.r)
+            label(surface, f"{u.name} ({uid}): {sight_words(res)}", (c[0], c[1] + rad + 26), theme.INK, size=13,
+                  bg=theme.mix(MARKS[res.status][0], (255, 255, 255), 0.75), max_width=420)
+
+    @staticmethod
+    def _render(layer: SightLayer, cam: Camera, view: pygame.Rect, hover) -> pygame.Surface:
+        """The shade and the hovered enemy's clear lines on one view-sized layer."""
+        out = pygame.Surface(view.size, pygame.SRCALPHA)
+        local = Camera(cam.scale, (cam.offset[0] - view.x, cam.offset[1] - view.y))
+        shade_region(out, local, layer.region)
+        if hover is not None:
+            _uid, res = hover
+            draw_lines(out, local, res, MARKS[res.status][0], width=2, alpha=220)
+        return out
+
+    # --- the ruler -------------------------------------------------------------------------
+    def ruler_sight(self, ruler) -> RulerSight | None:
+        """L1 between the ruler's ends: between the two units' bases when both ends are
+        units, else between the two points at eye height (cached per ruler position)."""
+        scene = self.scene
+        a, b = ruler.a, ruler.b
+        key = (a.x, a.y, a.label, b.x, b.y, b.label, scene.version)
+        if self._ruler[0] == key:
+            return self._ruler[1]
+        units = scene.state.units
+        out: RulerSight | None = None
+        with scene.engine.lock:
+            if a.label in units and b.label in units and a.label != b.label:
+                res = ask.sight_between(scene.game, a.label, b.label)
+                out = RulerSight(res.status, f"line of sight {a.label} to {b.label}: {sight_words(res)}")
+            elif (a.x, a.y) != (b.x, b.y):
+                res = ask.sight_between_points(scene.game, (a.x, a.y), (b.x, b.y))
+                what = "clear" if res.visible else "blocked" + (f" by {', '.join(res.blockers[:3])}" if res.blockers else "")
+                out = RulerSight(res.status, f"line of sight (eye height at both ends): {what}")
+        self._ruler = (key, out)
+        return out
