@@ -308,4 +308,7 @@ def test_the_unit_menu_offers_what_the_engine_allows_with_targets(tmp_path, data
     sub = app.dialogs[-1]
     assert [value for _, value in sub.items] == [{"attack": {"unit": "red-captain", "target": "blue-ogre"}}]
     sub.choose(sub.items[0][1])
+    odds = app.dialogs[-1]  # the odds before the roll (issue 10), then the roll on confirming
+    assert "Chance to hit" in odds.message and scene.game.log[-1].action == {"end_phase": {}}
+    odds.choose("go")
     assert scene.game.log[-1].action == {"attack": {"unit": "red-captain", "target": "blue-ogre"}}
