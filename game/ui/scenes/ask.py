@@ -123,6 +123,19 @@ def sight(game):
     return game.sight
 
 
+def private_sight(game):
+    """A line of sight engine of its own for a worker thread (its own board and caches,
+    nothing shared with the game's), to ask about copies of the state off the frame."""
+    from game.engine.sight import Sight
+
+    return Sight(game.scenario)
+
+
+def state_copy(game):
+    """A copy of the state now, for questions asked off the frame while the game goes on."""
+    return game.state.copy()
+
+
 def sight_between(game, a: str, b: str):
     """L1/L2 from unit ``a`` to unit ``b`` (``.status``: visible, cover or hidden)."""
     return game.sight.between(game.state, a, b)

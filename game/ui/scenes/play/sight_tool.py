@@ -4,8 +4,10 @@ clear sight lines. The ruler's line of sight between its two ends is read here t
 
 The sight answers (the visibility region takes a few milliseconds on a big map) are
 worked out off the frame by a :class:`PlanWorker`, once per selected unit and state
-version, under the scene's engine lock; the shade is drawn once per camera and hover
-and blitted after that, so a frame never waits. Nothing here changes the game.
+version, on a copy of the state with a line of sight engine of the worker's own, so
+the worker never holds the engine lock the window needs; the shade is drawn once per
+camera and hover and blitted after that, so a frame never waits. Nothing here changes
+the game.
 """
 
 from __future__ import annotations
@@ -57,7 +59,10 @@ class SightTool:
         self._asked: tuple | None = None
         self._shade: pygame.Surface | None = None
         self._shade_key: tuple | None = None
+        self._lines: pygame.Surface | None = None  # the hovered enemy's clear sight lines
+        self._lines_key: tuple | None = None
         self._ruler: tuple[Any, RulerSight | None] = (None, None)
+        self._sight: tuple[Any, Any] = (None, None)  # (game, the worker's own Sight)
 
     def toggle(self) -> bool:
         self.on = not self.on
@@ -67,7 +72,7 @@ class SightTool:
     def reset(self) -> None:
         """A new game: forget the answers of the old one."""
         self.layer = self.layer_key = self._asked = None
-        self._shade = self._shade_key = None
+        self._shade = self._shade_key = self._lines = self._lines_key = None
         self._ruler = (None, None)
 
     def stop(self) -> None:
@@ -89,7 +94,7 @@ class SightTool:
         key = self.key()
         if key is not None and key != self._asked and key != self.layer_key:
             self._asked = key
-            self.worker.submit(key, key)
+            self.worker.submit(key, (key, self.scene.game, ask.state_copy(self.scene.game)))
         got = self.worker.take()
         if got is not None:
             k, layer = got
@@ -104,12 +109,12 @@ class SightTool:
         self.worker.wait()
         self.update()
 
-    def _compute(self, key: tuple) -> SightLayer:
-        uid, _version = key
-        scene = self.scene
-        with scene.engine.lock:
-            game = scene.game
-            return SightLayer(ask.sight(game), game.state, uid)
+    def _compute(self, job: tuple) -> SightLayer:
+        """In the worker: the answers for one viewer on a copy of the state."""
+        (uid, _version), game, state = job
+        if self._sight[0] is not game:
+            self._sight = (game, ask.private_sight(game))
+        return SightLayer(self._sight[1], state, uid)
 
     def current(self) -> SightLayer | None:
         key = self.key()
@@ -134,31 +139,36 @@ class SightTool:
                     else "LINE OF SIGHT: select a unit (L to stop)")
             label(surface, text, (view.centerx, view.y + 14), theme.INK, size=14, bg=(225, 225, 245))
             return
-        hover = self.hovered()
-        key = (self.layer_key, round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size,
-               hover[0] if hover else None)
-        if key != self._shade_key or self._shade is None:
-            self._shade = self._render(layer, cam, view, hover)
-            self._shade_key = key
+        cam_key = (round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size)
+        if (self.layer_key, cam_key) != self._shade_key or self._shade is None:
+            self._shade = self._render(layer, cam, view)
+            self._shade_key = (self.layer_key, cam_key)
         surface.blit(self._shade, view.topleft)
-        layer.draw_over(surface, cam)
-        if hover is not None:
-            uid, res = hover
-            u = scene.state.units[uid]
-            c = cam.to_px(u.x, u.y)
-            rad = cam.length(u.r)
-            label(surface, f"{u.name} ({uid}): {sight_words(res)}", (c[0], c[1] + rad + 26), theme.INK, size=13,
-                  bg=theme.mix(MARKS[res.status][0], (255, 255, 255), 0.75), max_width=420)
+        hover = self.hovered()
+        if hover is None:
+            return
+        uid, res = hover
+        if (self._shade_key, uid) != self._lines_key or self._lines is None:
+            self._lines = pygame.Surface(view.size, pygame.SRCALPHA)
+            draw_lines(self._lines, self._local(cam, view), res, MARKS[res.status][0], width=2, alpha=220)
+            self._lines_key = (self._shade_key, uid)
+        surface.blit(self._lines, view.topleft)
+        u = scene.state.units[uid]
+        c = cam.to_px(u.x, u.y)
+        label(surface, f"{u.name} ({uid}): {sight_words(res)}", (c[0], c[1] + cam.length(u.r) + 26), theme.INK,
+              size=13, bg=theme.mix(MARKS[res.status][0], (255, 255, 255), 0.75), max_width=420)
 
     @staticmethod
-    def _render(layer: SightLayer, cam: Camera, view: pygame.Rect, hover) -> pygame.Surface:
-        """The shade and the hovered enemy's clear lines on one view-sized layer."""
+    def _local(cam: Camera, view: pygame.Rect) -> Camera:
+        return Camera(cam.scale, (cam.offset[0] - view.x, cam.offset[1] - view.y))
+
+    def _render(self, layer: SightLayer, cam: Camera, view: pygame.Rect) -> pygame.Surface:
+        """The shade, the marks on the targets and the key, on one view-sized layer
+        (drawn again only when the answers or the camera change)."""
         out = pygame.Surface(view.size, pygame.SRCALPHA)
-        local = Camera(cam.scale, (cam.offset[0] - view.x, cam.offset[1] - view.y))
+        local = self._local(cam, view)
         shade_region(out, local, layer.region)
-        if hover is not None:
-            _uid, res = hover
-            draw_lines(out, local, res, MARKS[res.status][0], width=2, alpha=220)
+        layer.draw_over(out, local)
         return out
 
     # --- the ruler -------------------------------------------------------------------------
