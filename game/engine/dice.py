@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.engine.ruleset import Ruleset
+from game.engine.params import Ruleset
 
 NORMAL, ADVANTAGE, DISADVANTAGE = "normal", "advantage", "disadvantage"
 

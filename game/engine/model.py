@@ -11,12 +11,10 @@ import copy
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.engine.decisions import Decision
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.engine.ruleset import Ruleset
+from game.engine.params import Ruleset
 
 Point = tuple[float, float]
 

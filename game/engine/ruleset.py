@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import os
 from functools import lru_cache
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from game.bundled import rulesets_dir
 from game.engine.actions import SPECS
 from game.engine.errors import LoadError, Problem
 from game.engine.model import STATUSES
+from game.engine.params import Ruleset
 from game.engine.rules import STEPS
 from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
 
@@ -43,63 +44,6 @@ INTEGERS = {"los_samples"}
 
 def available() -> list[str]:
     return sorted(f[:-5] for f in os.listdir(rulesets_dir()) if f.endswith(".yaml"))
-
-
-class Ruleset(Mapping[str, Any]):
-    """Read-only parameters; ``rs.name`` and ``rs["name"]`` both work."""
-
-    __slots__ = ("_params", "source")
-
-    def __init__(self, params: dict[str, Any], source: str = ""):
-        object.__setattr__(self, "_params", dict(params))
-        object.__setattr__(self, "source", source)
-
-    def __getattr__(self, key: str) -> Any:
-        try:
-            return self._params[key]
-        except KeyError:
-            raise AttributeError(f"ruleset has no parameter {key!r}") from None
-
-    def __setattr__(self, key, value):
-        raise AttributeError("rulesets are read-only; use with_overrides()")
-
-    def __getitem__(self, key: str) -> Any:
-        return self._params[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._params)
-
-    def __len__(self) -> int:
-        return len(self._params)
-
-    def __repr__(self) -> str:
-        return f"Ruleset({self._params.get('name')!r})"
-
-    @property
-    def phase_names(self) -> list[str]:
-        return [p["name"] for p in self.phases]
-
-    def is_manual(self, phase: str) -> bool:
-        return any(p["name"] == phase and p.get("manual") for p in self.phases)
-
-    def with_overrides(self, overrides: Mapping[str, Any]) -> "Ruleset":
-        params = dict(self._params)
-        params.update(overrides)
-        return Ruleset(params, self.source)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self._params)
-
-    # --- derived values used all over the engine --------------------------------
-    def radius(self, size_mm: float) -> float:
-        """Radius in inches of a round base or token of ``size_mm`` diameter (G1)."""
-        return size_mm / self.mm_per_inch / 2.0
-
-    def injury_result(self, roll: int) -> str:
-        for low, high, result in self.injury_table:
-            if (low is None or roll >= low) and (high is None or roll <= high):
-                return result
-        return "none"
 
 
 def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, problems: list[Problem]) -> None:

@@ -18,16 +18,13 @@ the game's current state (undo swaps it), so rules hold no state of their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Protocol
 
 from game.engine.actions import RULE_ACTION
 from game.engine.decisions import Decision, NeutralsAct
 from game.engine.errors import IllegalAction
 from game.engine.events import Automatic, Event, Note
-from game.engine.model import GameState, Unit
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.engine.game import Game
+from game.engine.model import GameState, Scenario, Unit
 
 #: Rule id of the turn sequence (RULES.md "The turn"): wrong phase, wrong player.
 RULE_TURN = "turn"
@@ -58,10 +55,28 @@ class Rule:
     odds: Callable[["Ctx", Any], Any] | None = None
 
 
+class Host(Protocol):
+    """What a context needs of the game that owns it (:class:`game.engine.game.Game`)."""
+
+    scenario: Scenario
+    rs: Any
+    board: Any
+    neutral_id: str
+    state: GameState
+    dice: Any
+    mover: Any
+    sight: Any
+
+    def outcome(self) -> Any: ...
+    def _record(self, event: Event) -> None: ...
+    def _report(self, extra: dict[str, Any]) -> None: ...
+    def _pin(self, action: dict[str, Any]) -> None: ...
+
+
 class Ctx:
     """What the rules see of a game (see the module's docstring)."""
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: Host):
         self._game = game
         self.scenario = game.scenario
         self.rs = game.rs
