@@ -167,6 +167,10 @@ def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir)
     label = next(label for label, _ in sub.items if "blue-ogre" in label)
     sub.choose(dict(sub.items)[label])
     st = scene.state
+    ask = app.dialogs[-1]  # the engage path is shown and confirmed first (issue 16)
+    assert ask.title == "Engage Ogre (E1)?" and st.units["red-captain"].engaged_with == []
+    assert scene.engage_tool.current().kind == "engage"
+    ask.choose("go")
     assert "blue-ogre" in st.units["red-captain"].engaged_with
     gap = scene.board.distance(st.units["red-captain"], st.units["blue-ogre"])
     assert gap <= float(scene.rs.contact_tolerance) + 1e-9

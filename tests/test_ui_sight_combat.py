@@ -271,3 +271,70 @@ def test_the_winner_screen_and_banner_report_a_draw_at_the_turn_limit(tmp_path, 
     app.top.choose("close")
     app.frame(0.016, flip=False)
     assert app.top is scene
+
+
+# --- E1: the engage path before it is confirmed ----------------------------------------------------
+ENGAGE = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40").replace(
+    "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
+
+
+def test_hovering_an_enemy_in_the_engage_phase_previews_the_engage_path(tmp_path, datadir):
+    from game.ui.scenes import ask
+
+    app, scene = make_scene(tmp_path, ENGAGE)
+    scene.selected = "red-captain"
+    hover(app, scene, 9, 9)
+    scene.engage_tool.flush()
+    p = scene.engage_tool.current()
+    st = scene.state
+    plan = ask.plan_engage(scene.game, "red-captain", "blue-ogre")
+    cost = plan.cost if plan is not None else scene.board.distance(st.units["red-captain"], st.units["blue-ogre"])
+    assert p is not None and p.kind == "engage" and abs(p.cost - cost) < 1e-9
+    assert p.action == {"engage": {"unit": "red-captain", "target": "blue-ogre"}}
+    assert p.path[0] == (4.0, 4.0) and p.walk == 6.0
+    app.frame(0.016, flip=False)
+    (x0, y0), (x1, y1) = p.path[0], p.path[1]
+    mid = px(scene, (x0 + x1) / 2, (y0 + y1) / 2)
+    colour = app.screen.get_at(mid)
+    assert colour[1] > 140 and colour[0] < 90  # drawn green, as a move within its allowance
+    assert scene.state.units["red-captain"].engaged_with == []  # a preview changes nothing
+    hover(app, scene, 12, 3)  # off the enemy: no preview
+    assert scene.engage_tool.current() is None
+
+
+def test_an_engage_out_of_reach_is_refused_with_the_engines_rule(tmp_path, datadir):
+    app, scene = make_scene(tmp_path, ENGAGE.replace("at: [9, 9], base_mm: 40", "at: [19, 19], base_mm: 40"))
+    action = {"engage": {"unit": "red-captain", "target": "blue-ogre"}}
+    why = scene.game.why_illegal(action)
+    assert why is not None
+    scene.selected = "red-captain"
+    hover(app, scene, 19, 19)
+    scene.engage_tool.flush()
+    p = scene.engage_tool.current()
+    assert p.kind is None and (p.error.rule, p.error.reason) == (why.rule, why.reason)
+    scene.menus.action_chosen(action)  # Engage from a menu: refused at once, nothing asked
+    assert scene.refusal[:2] == (why.rule, why.reason) and app.modal is None and scene.game.log == []
+
+
+def test_no_engage_preview_outside_the_engage_phase_or_for_the_other_side(tmp_path, datadir):
+    app, scene = make_scene(tmp_path, ENGAGE.replace("phase: engage", "phase: move"))
+    scene.selected = "red-captain"
+    hover(app, scene, 9, 9)
+    assert scene.engage_tool.wanted() is None
+    app, scene = make_scene(tmp_path, ENGAGE)
+    scene.selected = "blue-ogre"  # not the side to act
+    hover(app, scene, 4, 4)
+    assert scene.engage_tool.wanted() is None
+
+
+def test_cancelling_the_engage_leaves_the_game_as_it_was(tmp_path, datadir):
+    app, scene = make_scene(tmp_path, ENGAGE)
+    scene.selected = "red-captain"
+    right_click(app, px(scene, 9, 9))
+    menu = app.dialogs[-1]
+    menu.choose(dict(menu.items)["Engage (E1)"])
+    dlg = app.dialogs[-1]
+    assert dlg.title == "Engage Ogre (E1)?" and "into base contact" in dlg.message
+    assert scene.engage_tool.pinned == ("red-captain", "blue-ogre")
+    dlg.choose(None)
+    assert scene.engage_tool.pinned is None and scene.game.log == []

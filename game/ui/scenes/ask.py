@@ -171,6 +171,29 @@ def plan(game, uid: str, run: bool, **where):
     return game.mover.plan(game.state, uid, run=run, **where)
 
 
+@dataclass(frozen=True)
+class EngagePath:
+    """The engine's way into base contact: points (x, y), its cost, the inches the unit
+    may engage (``limit``) and the height changes on the way (``transitions``)."""
+
+    points: list[tuple[float, float]]
+    cost: float
+    limit: float
+    transitions: tuple = ()
+
+
+def plan_engage(game, uid: str, target: str) -> EngagePath | None:
+    """E1: the engine's cheapest way for ``uid`` into base contact with ``target``; raises
+    IllegalAction with the rule and the cheapest cost when there is none within the
+    allowance. None when the movement engine has no Engage search of its own."""
+    planner = getattr(game.mover, "plan_engage", None)
+    if planner is None:
+        return None
+    plan = planner(game.state, uid, target)
+    return EngagePath([(float(p[0]), float(p[1])) for p in plan.points], float(plan.cost), float(plan.allowance),
+                      tuple(plan.transitions))
+
+
 # --- decisions waiting for a player -------------------------------------------------------
 def pending(game) -> Decision | None:
     """The typed decision the game waits for, or None."""

@@ -60,6 +60,7 @@ class BoardLayers:
         if scene.selected and s.get("rings"):
             self.draw_rings(surface, scene.selected)
         self.draw_drag(surface)
+        self.draw_engage(surface)
         self.draw_ruler(surface)
         self.draw_refusal(surface, view)
         surface.set_clip(clip)
@@ -122,8 +123,19 @@ class BoardLayers:
         d = scene.drag_tool.drag
         if d is None or not d.active or d.preview is None:
             return
-        cam, p = scene.camera, d.preview
-        u = scene.state.units[d.uid]
+        self.draw_preview(surface, d.preview, d.uid, readout(d.preview, d), d.cursor, d.waypoints)
+
+    def draw_engage(self, surface: pygame.Surface) -> None:
+        """The engage path the engine would take (E1), before it is confirmed."""
+        p = self.scene.engage_tool.current()
+        if p is not None:
+            self.draw_preview(surface, p, self.scene.engage_tool.wanted()[0], readout(p), p.path[-1])
+
+    def draw_preview(self, surface: pygame.Surface, p, uid: str, text: str, cursor, waypoints=()) -> None:
+        """A planned path: walk green, run yellow, beyond red (dashed red when illegal), the
+        checks on the way, the ghost base at its end and the readout beside it."""
+        cam = self.scene.camera
+        u = self.scene.state.units[uid]
         pts = p.path
         if p.kind is None:
             px = cam.points_px(pts)
@@ -137,17 +149,15 @@ class BoardLayers:
                 if len(px) > 1:
                     pygame.draw.lines(surface, (20, 20, 20), False, px, 6)
                     pygame.draw.lines(surface, colours[min(i, 2)], False, px, 4)
-        for wp in d.waypoints:
+        for wp in waypoints:
             c = cam.to_px(*wp)
             pygame.draw.circle(surface, (20, 20, 20), c, 6)
             pygame.draw.circle(surface, (255, 255, 255), c, 4)
         for x, y, kind in p.checks:
             check_icon(surface, cam.to_px(x, y), kind)
-        # The ghost base at the end of the path, and the readout beside it.
-        c = cam.to_px(*(pts[-1] if pts else d.cursor))
+        c = cam.to_px(*(pts[-1] if pts else cursor))
         rad = max(3, cam.length(u.r))
-        pygame.draw.circle(surface, {None: RED, "move": GREEN, "run": YELLOW}[p.kind], c, rad, 3)
-        text = readout(p, d)
+        pygame.draw.circle(surface, {None: RED, "move": GREEN, "run": YELLOW, "engage": GREEN}[p.kind], c, rad, 3)
         img_w = min(360, T.text(text, 14, (20, 20, 20), True).get_width())
         label(surface, text, (c[0] + rad + 14 + img_w / 2, c[1] + rad + 12), (20, 20, 20), size=14,
               bg=(255, 255, 255) if p.kind else (255, 225, 225), max_width=360)
@@ -225,17 +235,19 @@ def split_path(pts: list[tuple[float, float]], cuts: list[float], total_cost: fl
     return pieces
 
 
-def readout(p, d) -> str:
-    """The text beside a dragged base: inches used of the allowance, or why not."""
+def readout(p, d=None) -> str:
+    """The text beside a dragged base (or an engage's end): inches used of the allowance, or why not."""
     if p.kind is None:
         text = f"{p.error.rule}: {p.error.reason}" if p.error else "cannot move there"
+    elif p.kind == "engage":
+        text = f'Engage {p.cost:.2f}" / {p.walk:.2f}"' + (f"  {len(p.checks)} check(s)" if p.checks else "")
     else:
         allow = p.run if p.kind == "run" else p.walk
         text = f'{"Run" if p.kind == "run" else "Move"} {p.cost:.2f}" / {allow:.2f}"'
         if p.kind == "move" and p.run:
             text += f'  (run {p.run:.2f}")'
-    if d.descend == "jump":
+    if d is not None and d.descend == "jump":
         text += "  [jump down]"
-    if d.waypoints:
+    if d is not None and d.waypoints:
         text += f"  {len(d.waypoints)} waypoint(s)"
     return text

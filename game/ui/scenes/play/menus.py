@@ -43,12 +43,21 @@ class PlayMenus:
                 self.roll_dialog(uid)
             elif isinstance(value, tuple) and value[0] == "descend":
                 scene.controls.set_descend("climb" if scene.descend == "jump" else "jump")
-            elif isinstance(value, dict) and next(iter(value)) in ask.ATTACK_KINDS:
-                self.attack_chosen(ask.attack_choice(scene.game, value))
             elif isinstance(value, dict):
-                scene.act(value)
+                self.action_chosen(value)
 
         scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"{u.name} ({u.id})", unit_menu_items(scene, uid), chosen))
+
+    def action_chosen(self, action: dict) -> None:
+        """An action from a menu: an attack shows its odds first, an Engage its path; the
+        rest are applied at once."""
+        kind = next(iter(action))
+        if kind in ask.ATTACK_KINDS:
+            self.attack_chosen(ask.attack_choice(self.scene.game, action))
+        elif kind == "engage":
+            self.scene.engage_tool.confirm(action[kind]["unit"], action[kind]["target"])
+        else:
+            self.scene.act(action)
 
     # --- attacks (S1, F1) ---------------------------------------------------------------------
     def target_items(self, uid: str, target: str) -> list[tuple[str, Any]]:
@@ -79,7 +88,7 @@ class PlayMenus:
                 scene.selected = target
                 self.open_menu(target, pos)
             elif isinstance(value, dict):
-                scene.act(value)
+                self.action_chosen(value)
 
         scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"{u.name} ({uid}) on {t.name} ({target})", items,
                                           chosen, width=430))

@@ -26,6 +26,7 @@ from game.ui.scenes.base import Scene
 from game.ui.scenes.overlays import HandoverScene, WinnerScene
 from game.ui.scenes.play.controls import PlayControls
 from game.ui.scenes.play.drag import DragTool
+from game.ui.scenes.play.engage import EngageTool
 from game.ui.scenes.play.engine_view import EngineView
 from game.ui.scenes.play.files import GameFiles
 from game.ui.scenes.play.layers import BoardLayers
@@ -62,6 +63,7 @@ class PlayScene(Scene):
         self.drag_tool = DragTool(self)
         self.ruler_tool = RulerTool(self)
         self.sight_tool = SightTool(self)
+        self.engage_tool = EngageTool(self)
         self.menus = PlayMenus(self)
         self.files = GameFiles(self)
         self.layers = BoardLayers(self)
@@ -94,6 +96,7 @@ class PlayScene(Scene):
         self.drag_tool.cancel()
         self.ruler_tool.ruler = None
         self.sight_tool.reset()
+        self.engage_tool.reset()
         self.notes = []
         self.menus.reset()
         self._winner_shown = False
@@ -222,6 +225,7 @@ class PlayScene(Scene):
         super().leave()
         self.drag_tool.stop()
         self.sight_tool.stop()
+        self.engage_tool.stop()
         self.engine.ready()  # the movement engine's thread must not outlive the window
 
     def resize(self, size) -> None:
@@ -302,6 +306,12 @@ class PlayScene(Scene):
         u, o = units.get(uid), units.get(other)
         return u is not None and o is not None and u.active and o.active and u.warband != o.warband
 
+    def acts_now(self, uid: str) -> bool:
+        """``uid`` belongs to the player whose decision the game waits for."""
+        u = self.state.units.get(uid)
+        w = self.scenario.warband_of_player(self.game.turn_player())
+        return u is not None and w is not None and u.warband == w.id
+
     def in_view(self, pos) -> bool:
         return self.view_rect.collidepoint(pos)
 
@@ -330,6 +340,7 @@ class PlayScene(Scene):
     def update(self, dt: float) -> None:
         self.drag_tool.update()
         self.sight_tool.update()
+        self.engage_tool.update()
         self.menus.update()
         self.check_winner()
 
