@@ -338,3 +338,76 @@ def test_cancelling_the_engage_leaves_the_game_as_it_was(tmp_path, datadir):
     assert scene.engage_tool.pinned == ("red-captain", "blue-ogre")
     dlg.choose(None)
     assert scene.engage_tool.pinned is None and scene.game.log == []
+
+
+# --- the newest simulation report in the browser (issue 12) -------------------------------------
+def _report(folder, stamp):
+    import os
+
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "report.html")
+    with open(path, "w") as f:
+        f.write("<html><body>report</body></html>")
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_ctrl_r_opens_the_newest_simulation_report_in_the_browser(tmp_path, datadir, monkeypatch):
+    import webbrowser
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    old = _report(str(work / "sim-out"), 1_000_000)
+    new = _report(str(work / "sim-out-rout"), 2_000_000)
+    _report(str(work / "other"), 3_000_000)  # a report.html that no simulation wrote (no games.jsonl): not one
+    elsewhere = _report(str(work / "study"), 1_500_000)
+    (work / "study" / "games.jsonl").write_text("")
+    app, scene = make_scene(tmp_path, RANGE)
+    key(app, "sim_report")
+    from pathlib import Path
+
+    assert opened == [Path(new).resolve().as_uri()] and "simulation report" in scene.toast[0]
+    import os
+
+    os.utime(elsewhere, (4_000_000, 4_000_000))  # a run written with --out study/ is newer now
+    key(app, "sim_report")
+    assert opened[-1] == Path(elsewhere).resolve().as_uri() and old not in opened
+
+
+def test_no_simulation_report_says_so_and_offers_a_file_dialog(tmp_path, datadir, monkeypatch):
+    import webbrowser
+
+    from game.ui.widgets.dialogs import FileDialog
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    work = tmp_path / "empty"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    app, scene = make_scene(tmp_path, RANGE)
+    key(app, "sim_report")
+    dlg = app.dialogs[-1]
+    assert opened == [] and dlg.title == "No simulation report"
+    assert "speedheim simulate" in dlg.message and str(work) in dlg.message
+    dlg.choose("choose")
+    files = app.dialogs[-1]
+    assert isinstance(files, FileDialog)
+    path = _report(str(tmp_path / "mine"), 1_000_000)
+    files.close(path)
+    from pathlib import Path
+
+    assert opened == [Path(path).resolve().as_uri()]
+
+
+def test_a_browser_that_does_not_start_is_reported(tmp_path, datadir, monkeypatch):
+    import webbrowser
+
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
+    monkeypatch.chdir(tmp_path)
+    path = _report(str(tmp_path / "sim-out"), 1_000_000)
+    app, scene = make_scene(tmp_path, RANGE)
+    assert scene.files.open_report() is None
+    assert app.dialogs[-1].title == "No browser" and path in app.dialogs[-1].message

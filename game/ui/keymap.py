@@ -101,6 +101,7 @@ PLAY = Keymap("play", (
     Binding("redo", pygame.K_z, CTRL | SHIFT),
     Binding("save", pygame.K_s, CTRL, "Save the game"),
     Binding("load", pygame.K_o, CTRL, "Load a saved game"),
+    Binding("sim_report", pygame.K_r, CTRL, "Open the newest simulation report (sim-out*/report.html) in the browser"),
     Binding("cancel", pygame.K_ESCAPE, 0, "Cancel a drag / dismiss the ruler / deselect / close a dialog"),
     Binding("ruler", pygame.K_r, 0, "Ruler tool on/off (drag to measure, snaps to units and tokens)"),
     Binding("sight", pygame.K_l, 0, "Line of sight of the selected unit on/off: shade the ground it cannot see (L1)"),

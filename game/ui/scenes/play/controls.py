@@ -32,7 +32,7 @@ class PlayControls:
             "jump_toggle": lambda: self.set_descend("jump" if s.descend == "climb" else "climb"),
             "roll": lambda: s.menus.roll_dialog(s.selected), "dice_mode": self.toggle_dice,
             "handover": self.toggle_handover, "menu": self.open_selected_menu, "save": s.files.save_dialog,
-            "load": s.files.load_dialog, "quit": app.quit, "back_to_editor": s.back,
+            "load": s.files.load_dialog, "sim_report": s.files.open_report, "quit": app.quit, "back_to_editor": s.back,
             "help": lambda: app.push(HelpScene(app, PLAY, "Speedheim Table")),
             "zoom_in": lambda: self.zoom(1.25), "zoom_out": lambda: self.zoom(0.8),
         }

@@ -28,7 +28,7 @@ END_W = 176  # the End button's part of the banner
 TOOLBAR = (
     ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Sight", "sight"), ("Rings", "rings"), ("Reach", "reach"),
     ("Fit", "fit"), ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"),
-    ("Help", "help"),
+    ("Report", "sim_report"), ("Help", "help"),
 )
 
 
