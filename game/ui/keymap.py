@@ -124,6 +124,11 @@ PLAY = Keymap("play", (
     Binding("handover", pygame.K_h, 0, "Hand-over screen between players on/off (off for solo playtests)"),
     Binding("menu", pygame.K_m, 0, "Context menu of the selected unit (engage, status, ...)"),
     Binding("back_to_editor", pygame.K_e, CTRL, "Back to the map editor (when the game was started from it)"),
+    Binding("bot_1", pygame.K_1, CTRL, "Player 1: hand it to the bot / take it back"),
+    Binding("bot_2", pygame.K_2, CTRL, "Player 2: hand it to the bot / take it back"),
+    Binding("bot_pause", pygame.K_p, 0, "Pause / resume the bot (paused, you may act for its side)"),
+    Binding("bot_faster", pygame.K_PERIOD, 0, "Bot speed: 1x / 2x / 4x / 8x"),
+    Binding("bot_skip", pygame.K_s, 0, "Skip the bot's move animation"),
     Binding("help", pygame.K_F1, 0, "This help"),
     Binding("quit", pygame.K_q, CTRL, "Quit (the game is autosaved)"),
 ), mouse=(

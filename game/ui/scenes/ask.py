@@ -194,6 +194,67 @@ def plan_engage(game, uid: str, target: str) -> EngagePath | None:
                       tuple(plan.transitions))
 
 
+# --- bots (issue 11) ----------------------------------------------------------------------
+def turn_player(game) -> int:
+    """The player whose decision the game waits for (0: the Neutrals)."""
+    return game.turn_player()
+
+
+def neutrals_by_bot(game) -> bool:
+    """The Neutrals' decisions wait for a bot (U1 ``neutral_act: bot``)."""
+    return game.scenario.ruleset.neutral_act == "bot"
+
+
+def make_bot(name: str):
+    """A bot by its name (``utility``, ``random``, a personality); LoadError when unknown."""
+    from game.bots import make_bot as make
+
+    return make(name)
+
+
+def neutrals_bot():
+    """The bot that plays the Neutrals (U1) in bot games."""
+    from game.bots import with_neutrals
+
+    return with_neutrals({})[0]
+
+
+def bot_mover(game):
+    """A movement engine of its own for the bot's worker thread (build it there)."""
+    from game.engine.movement import Mover
+
+    return Mover(game.scenario, game.board)
+
+
+def bot_snapshot(game, mover):
+    """A copy of the game for the bot to think on in a worker (take it on the window's thread)."""
+    from game.bots import snapshot
+
+    return snapshot(game, mover=mover)
+
+
+def bot_think(bot, copy, player: int):
+    """The bot's next decision (``.action``, ``.reason``, ``.unit``) on a copy of the game."""
+    from game.bots import think
+
+    return think(bot, copy, player)
+
+
+def path_taken(result) -> list[tuple[float, float]] | None:
+    """The path an applied move, Run or Engage took (to animate it), or None."""
+    from game.bots import decision_path
+
+    return decision_path(result)
+
+
+def bot_game_scenario(scenario):
+    """``scenario`` under the rules of a bot game: placeholder combat, a turn limit and the
+    Neutrals played by a bot, unless its ruleset says otherwise."""
+    from game.bots import bot_scenario
+
+    return bot_scenario(scenario)
+
+
 # --- decisions waiting for a player -------------------------------------------------------
 def pending(game) -> Decision | None:
     """The typed decision the game waits for, or None."""

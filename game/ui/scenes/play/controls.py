@@ -35,6 +35,8 @@ class PlayControls:
             "load": s.files.load_dialog, "sim_report": s.files.open_report, "quit": app.quit, "back_to_editor": s.back,
             "help": lambda: app.push(HelpScene(app, PLAY, "Speedheim Table")),
             "zoom_in": lambda: self.zoom(1.25), "zoom_out": lambda: self.zoom(0.8),
+            "bot_1": lambda: s.bot.toggle(1), "bot_2": lambda: s.bot.toggle(2), "bot_pause": s.bot.pause,
+            "bot_faster": s.bot.faster, "bot_skip": s.bot.skip,
         }
         for name in ("rings", "reach", "trails"):
             table[name] = lambda name=name: self.toggle_setting(name)

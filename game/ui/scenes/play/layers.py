@@ -9,6 +9,7 @@ never changes either.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import TYPE_CHECKING
@@ -47,14 +48,17 @@ class BoardLayers:
         surface.set_clip(view)
         cam = scene.camera
         s = scene.app.settings
+        anim = scene.bot.anim
+        walking = anim.uid if anim is not None and anim.moving else None
         key = (scene.version, round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size,
-               scene.selected, bool(s.get("reach", True)), bool(s.get("trails", True)))
+               scene.selected, bool(s.get("reach", True)), bool(s.get("trails", True)), walking)
         if key != self._board_key or self._board is None:
             self.draw_board(surface, view)
             self._board = surface.subsurface(view).copy()
             self._board_key = key
         else:
             surface.blit(self._board, view.topleft)
+        self.draw_bot(surface, walking)
         scene.sight_tool.draw(surface)
         self.draw_hover_token(surface)
         if scene.selected and s.get("rings"):
@@ -75,7 +79,28 @@ class BoardLayers:
         if scene.app.settings.get("trails", True):
             painter.draw_trails(surface, cam, st)
         painter.draw_tokens(surface, cam, st, False)
-        painter.draw_units(surface, cam, st, scene.selected)
+        anim = scene.bot.anim
+        painter.draw_units(surface, cam, st, scene.selected, skip=[anim.uid] if anim is not None and anim.moving else [])
+
+    def draw_bot(self, surface: pygame.Surface, walking: str | None) -> None:
+        """A bot's action being shown: the unit walking along its path, or the line of a
+        shot or an attack."""
+        scene = self.scene
+        anim, cam, st = scene.bot.anim, scene.camera, scene.state
+        if anim is None:
+            return
+        if walking is not None and walking in st.units:
+            u = st.units[walking]
+            x, y = anim.position()
+            pts = cam.points_px(anim.path)
+            colour = scene.painter.warband_colour(u.warband)
+            if len(pts) > 1:
+                pygame.draw.lines(surface, (20, 20, 20), False, pts, 5)
+                pygame.draw.lines(surface, colour, False, pts, 3)
+            scene.painter.draw_unit(surface, cam, dataclasses.replace(u, x=x, y=y), st, walking == scene.selected)
+        elif anim.aim is not None and all(a in st.units for a in anim.aim):
+            a, b = (st.units[i] for i in anim.aim)
+            dashed(surface, (200, 30, 30), [cam.to_px(a.x, a.y), cam.to_px(b.x, b.y)], 3)
 
     def draw_reach(self, surface: pygame.Surface) -> None:
         scene = self.scene

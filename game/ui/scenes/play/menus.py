@@ -162,7 +162,7 @@ class PlayMenus:
             app.message(r.title, "\n".join(r.lines))
             return
         d = ask.pending(scene.game)
-        if d is None:
+        if d is None or scene.bot.controls(d.player):  # a bot answers its own side's decisions
             self._pending_shown = None
             return
         key = (scene.version, d)

@@ -24,6 +24,7 @@ from game.ui.render import BoardPainter, Camera
 from game.ui.scenes import ask
 from game.ui.scenes.base import Scene
 from game.ui.scenes.overlays import HandoverScene, WinnerScene
+from game.ui.scenes.play.bot_play import BotPlayer
 from game.ui.scenes.play.controls import PlayControls
 from game.ui.scenes.play.drag import DragTool
 from game.ui.scenes.play.engage import EngageTool
@@ -64,6 +65,7 @@ class PlayScene(Scene):
         self.ruler_tool = RulerTool(self)
         self.sight_tool = SightTool(self)
         self.engage_tool = EngageTool(self)
+        self.bot = BotPlayer(self)
         self.menus = PlayMenus(self)
         self.files = GameFiles(self)
         self.layers = BoardLayers(self)
@@ -97,6 +99,7 @@ class PlayScene(Scene):
         self.ruler_tool.ruler = None
         self.sight_tool.reset()
         self.engage_tool.reset()
+        self.bot.reset()
         self.notes = []
         self.menus.reset()
         self._winner_shown = False
@@ -124,8 +127,13 @@ class PlayScene(Scene):
         """Walk and run allowance of a unit, or why not (for the card and the preview)."""
         return self.engine.unit_info(uid, self.version)
 
-    def act(self, action: dict) -> bool:
-        """Apply one action; a refusal is shown and logged with its rule. True if applied."""
+    def act(self, action: dict, by_bot: bool = False) -> bool:
+        """Apply one action; a refusal is shown and logged with its rule. True if applied.
+        The player's own actions are refused while a bot plays the side to act."""
+        blocked = self.bot.blocks(by_bot)
+        if blocked is not None:
+            self.refuse(blocked, action)
+            return False
         before_player = self.state.player
         self.engine.ready()  # never let the game build a second movement engine meanwhile
         try:
@@ -164,6 +172,8 @@ class PlayScene(Scene):
         if self.check_winner():
             return
         p = self.state.player
+        if self.bot.seats:  # against a bot (or a demo) there is nobody to hand over to
+            return
         if before_player is not None and p != before_player and p in (1, 2) and self.app.settings.get("handover", True):
             self.show_handover(p)
 
@@ -226,6 +236,7 @@ class PlayScene(Scene):
         self.drag_tool.stop()
         self.sight_tool.stop()
         self.engage_tool.stop()
+        self.bot.stop()
         self.engine.ready()  # the movement engine's thread must not outlive the window
 
     def resize(self, size) -> None:
@@ -250,6 +261,7 @@ class PlayScene(Scene):
         what = describe(self.game.log[-1].action) if self.game.log else "the last action"
         with self.engine.lock:
             self.game.undo()
+        self.bot.undone()
         self.changed()
         self.autosave()
         self.note(f"undone: {what}", "info")
@@ -341,6 +353,7 @@ class PlayScene(Scene):
         self.drag_tool.update()
         self.sight_tool.update()
         self.engage_tool.update()
+        self.bot.update(dt)
         self.menus.update()
         self.check_winner()
 

@@ -28,7 +28,7 @@ END_W = 176  # the End button's part of the banner
 TOOLBAR = (
     ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Sight", "sight"), ("Rings", "rings"), ("Reach", "reach"),
     ("Fit", "fit"), ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"),
-    ("Report", "sim_report"), ("Help", "help"),
+    ("Report", "sim_report"), ("Help", "help"), ("P1 bot", "bot_1"), ("P2 bot", "bot_2"), ("Pause", "bot_pause"),
 )
 
 
@@ -110,7 +110,10 @@ class Sidebar:
 
     def phase_note(self) -> str:
         game = self.scene.game
+        bot = self.scene.bot.status()
         outcome = ask.outcome(game)
+        if bot and outcome is None and (self.scene.bot.in_charge() or self.scene.bot.paused):
+            return bot
         if outcome is not None:
             return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw, {outcome.reason}"
         placeholder = ask.combat_mode(game) == "placeholder"
