@@ -228,26 +228,22 @@ class BotPlayer:
         self.play(player, decision, seconds)
 
     def play(self, player: int, decision: Any, seconds: float = 0.0) -> bool:
-        """Apply a bot's decision to the real game, log its reason, and animate it."""
+        """Apply a bot's decision to the real game (``act`` runs the engine's checks: a
+        refused one pauses the bot), log its reason, and animate it."""
         scene = self.scene
         game = scene.game
         action = decision.action
-        err = ask.why_illegal(game, action)
         who = "Neutrals" if player == 0 else f"P{player}"
         name = self.seats.get(player, "utility")
-        if err is not None:  # a bot's bug: stop and show it, never apply it
-            self.paused = True
-            scene.refuse(err, action)
-            scene.note(f"bot {who} paused: its action was refused", "refusal")
-            return False
         uid = decision.unit
         start = None
         if uid and uid in game.state.units:
             u = game.state.units[uid]
             start = (u.x, u.y)
         scene.note(f"bot {who} ({name}, {seconds * 1000:.0f} ms): {decision.reason}", "bot")
-        if not scene.act(action, by_bot=True):
+        if not scene.act(action, by_bot=True):  # a bot's bug: the refusal is shown; stop
             self.paused = True
+            scene.note(f"bot {who} paused: its action was refused", "refusal")
             return False
         result = game.log[-1]
         path = ask.path_taken(result) if uid else None
