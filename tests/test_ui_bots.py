@@ -138,7 +138,8 @@ def test_undoing_a_bots_action_pauses_the_bot(tmp_path, datadir):
         app.frame(0.05, flip=False)
         time.sleep(0.01)
     assert len(g.log) == n - 1  # it does not play again until resumed
-    assert "paused" in scene.sidebar.phase_note()
+    assert ("bot P2: paused", (150, 200, 255)) in scene.sidebar.tags()
+    assert dict((cmd, b.text) for b, cmd in scene.sidebar.buttons.items())["bot_pause"] == "Resume"
 
 
 def test_the_side_panel_switch_hands_a_side_to_the_bot_and_back(tmp_path, datadir):
@@ -147,6 +148,8 @@ def test_the_side_panel_switch_hands_a_side_to_the_bot_and_back(tmp_path, datadi
     button = next(b for b, cmd in scene.sidebar.buttons.items() if cmd == "bot_1")
     app.dispatch(pygame.event.Event(pygame_gui_pressed(), ui_element=button))
     assert scene.bot.seats == {1: "utility"} and scene.bot.in_charge()
+    app.frame(0.016, flip=False)
+    assert button.text == "P1: bot"
     run_frames(app, scene, lambda: len(g.log) >= 1)  # the bot takes over mid-game
     key(app, "bot_1")  # take it back
     assert scene.bot.seats == {} and not scene.bot.in_charge()

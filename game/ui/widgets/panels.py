@@ -21,16 +21,19 @@ class Banner:
     """Turn, player, phase and step, on the warband's colour."""
 
     def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
-             step: str | None, note: str = "", tag: str = "") -> None:
+             step: str | None, note: str = "", tags=()) -> None:
+        """``tags``: (text, colour) pills at the right end for what applies all game long
+        ("placeholder combat", who the bot plays)."""
         surface.fill((40, 34, 28), rect)
-        right = rect.right - 4
-        if tag:  # a mode that applies all game long (e.g. "placeholder combat"), at the right end
-            img = T.text(tag, 13, (40, 34, 28), True)
+        right = rect.right - 8
+        for text, pill_colour in tags:
+            img = T.text(text, 13, (40, 34, 28), True)
             pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
-            pill.midright = (rect.right - 8, rect.centery)
-            pygame.draw.rect(surface, (255, 200, 90), pill, border_radius=9)
+            pill.midright = (right, rect.centery)
+            pygame.draw.rect(surface, pill_colour, pill, border_radius=9)
             surface.blit(img, img.get_rect(center=pill.center))
-            right = pill.x - 8
+            right = pill.x - 6
+        right -= 2
         chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
         surface.fill(colour, chip)
         x = rect.x + 18

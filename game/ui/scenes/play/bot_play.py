@@ -114,7 +114,9 @@ class BotPlayer:
             rules.append(f"turn limit {rs.turn_limit} (T1, {rs.turn_limit_winner})")
         if ask.neutrals_by_bot(game):
             rules.append("the Neutrals played by a bot (U1)")
-        scene.note(f"bot game: the bot plays {sides}; " + ", ".join(rules), "bot")
+        scene.note(f"bot game: the bot plays {sides}; " + ", ".join(rules) +
+                   ". P pauses the bot, . speeds it up, S skips its animation, Ctrl+1 / Ctrl+2 hand a side over "
+                   "or take it back", "bot")
 
     def toggle(self, player: int) -> None:
         """The side panel's switch: the bot takes ``player`` over, or hands it back."""
@@ -257,17 +259,16 @@ class BotPlayer:
 
     # --- what the window shows --------------------------------------------------------------
     def status(self) -> str:
-        """The banner's words for the bots: who plays what, thinking, paused, speed."""
+        """The banner's pill for the bots: who they play, and moving, thinking or paused."""
         scene = self.scene
         if not self.seats and not ask.neutrals_by_bot(scene.game):
             return ""
-        sides = ", ".join(f"P{p}" for p in sorted(self.seats)) or "Neutrals"
+        sides = "+".join(f"P{p}" for p in sorted(self.seats)) or "Neutrals"
         if self.paused:
-            return f"bot ({sides}) paused: P resumes"
+            return f"bot {sides}: paused"
         if self.in_charge():
-            what = "moving" if self.anim is not None else "thinking..."
-            return f"bot {what} ({self.speed}x: . faster, S skip, P pause)"
-        return f"bot plays {sides}"
+            return f"bot {sides}: {'moving' if self.anim is not None else 'thinking'} {self.speed}x"
+        return f"bot {sides}"
 
 
 def bot_names_ok(name: str) -> str | None:

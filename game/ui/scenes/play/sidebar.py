@@ -28,7 +28,7 @@ END_W = 176  # the End button's part of the banner
 TOOLBAR = (
     ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Sight", "sight"), ("Rings", "rings"), ("Reach", "reach"),
     ("Fit", "fit"), ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"),
-    ("Report", "sim_report"), ("Help", "help"), ("P1 bot", "bot_1"), ("P2 bot", "bot_2"), ("Pause", "bot_pause"),
+    ("Report", "sim_report"), ("Help", "help"), ("P1: you", "bot_1"), ("P2: you", "bot_2"), ("Pause", "bot_pause"),
 )
 
 
@@ -100,8 +100,30 @@ class Sidebar:
             self.end_button.set_text(caption)
         width = scene.app.size[0]
         self.banner.draw(surface, pygame.Rect(0, 0, width - SIDEBAR_W - END_W, BANNER_H), st.turn, st.player, name,
-                         colour, st.phase, st.step, self.phase_note(), self.mode_tag())
+                         colour, st.phase, st.step, self.phase_note(), self.tags())
+        self.update_captions()
         surface.fill(theme.CHROME, pygame.Rect(width - SIDEBAR_W - END_W, 0, SIDEBAR_W + END_W, BANNER_H))
+
+    def tags(self) -> list[tuple[str, tuple[int, int, int]]]:
+        """The banner's pills, right to left: the combat mode, then who the bot plays."""
+        out = []
+        if self.mode_tag():
+            out.append((self.mode_tag(), (255, 200, 90)))
+        bot = self.scene.bot.status()
+        if bot:
+            out.append((bot, (150, 200, 255)))
+        return out
+
+    def update_captions(self) -> None:
+        """The bot switches say who plays each side and whether the bot is paused."""
+        bot = self.scene.bot
+        captions = {"bot_1": "P1: bot" if 1 in bot.seats else "P1: you",
+                    "bot_2": "P2: bot" if 2 in bot.seats else "P2: you",
+                    "bot_pause": "Resume" if bot.paused else "Pause"}
+        for button, cmd in self.buttons.items():
+            text = captions.get(cmd)
+            if text is not None and button.text != text:
+                button.set_text(text)
 
     def mode_tag(self) -> str:
         """The banner's label of the rules in force: "placeholder combat" when shoot and
@@ -110,10 +132,9 @@ class Sidebar:
 
     def phase_note(self) -> str:
         game = self.scene.game
-        bot = self.scene.bot.status()
         outcome = ask.outcome(game)
-        if bot and outcome is None and (self.scene.bot.in_charge() or self.scene.bot.paused):
-            return bot
+        if self.scene.bot.in_charge() and outcome is None:
+            return "P pauses the bot, . speeds it up, S skips"
         if outcome is not None:
             return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw, {outcome.reason}"
         placeholder = ask.combat_mode(game) == "placeholder"
