@@ -229,3 +229,20 @@ def test_a_demo_game_between_two_bots_reaches_its_end(tmp_path, datadir):
     replayed = Game(g.scenario, dice=Dice(seed=1))
     assert all(r.ok for _i, r in replayed.replay([e.replayable for e in g.log]))
     assert replayed.state.hash() == g.state.hash()  # bot games replay exactly from their logs
+
+
+def test_what_a_bots_action_set_off_is_noted_not_a_dialog_that_holds_the_bot_up(tmp_path, datadir):
+    red = [unit("red-captain", [10 - 2 * R25, 10])]
+    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "plague"}],
+             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules=PLACEHOLDER)
+    assert g.pending is not None and g.pending.kind == "pick_up"
+    app, scene = open_game(g, tmp_path)
+    scene.bot.set_seat(1, "utility")
+    end = time.monotonic() + 30
+    while not any(e.action and "pick_up" in e.action for e in g.log):
+        assert time.monotonic() < end
+        app.frame(0.05, flip=False)
+        assert app.modal is None  # never a dialog for the bot's own decision or what it set off
+        time.sleep(0.002)
+    app.frame(0.05, flip=False)
+    assert app.modal is None and "hid the Plague" in scene.toast[0]

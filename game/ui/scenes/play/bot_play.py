@@ -267,7 +267,9 @@ class BotPlayer:
         if self.paused:
             return f"bot {sides}: paused"
         if self.in_charge():
-            return f"bot {sides}: {'moving' if self.anim is not None else 'thinking'} {self.speed}x"
+            doing = "moving" if self.anim is not None else (
+                "waiting for the dialog" if scene.app.modal is not None else "thinking")
+            return f"bot {sides}: {doing} {self.speed}x"
         return f"bot {sides}"
 
 

@@ -25,10 +25,12 @@ class PlayMenus:
         self.scene = scene
         self.reports: list[ask.Report] = []  # dialogs waiting to be shown
         self._pending_shown: Any = None
+        self._pending_dialog: Any = None  # the open dialog of a pending decision
 
     def reset(self) -> None:
         self.reports.clear()
         self._pending_shown = None
+        self._pending_dialog = None
 
     # --- context menus --------------------------------------------------------------------
     def open_menu(self, uid: str, pos) -> None:
@@ -135,8 +137,15 @@ class PlayMenus:
                                            lambda v: v and scene.back()))
 
     # --- decisions and reports ---------------------------------------------------------------
-    def queue_reports(self, result: Any) -> None:
-        self.reports += ask.reports(self.scene.game, result)
+    def queue_reports(self, result: Any, quiet: bool = False) -> None:
+        """Dialogs for what an action set off; ``quiet`` (a bot's action): a note on the
+        table instead, so a bot's turn is never held up (the log has every line)."""
+        reports = ask.reports(self.scene.game, result)
+        if quiet:
+            for r in reports:
+                self.scene.note(f"{r.title}: {r.lines[0] if r.lines else ''}", "event", log=False)
+            return
+        self.reports += reports
 
     def pick_token(self, pos) -> bool:
         """While a pick-up is pending, clicking a token in contact picks it up."""
@@ -155,13 +164,16 @@ class PlayMenus:
         """Show the next report, else the pending decision's dialog (once per state)."""
         scene = self.scene
         app = scene.app
+        d = ask.pending(scene.game)
+        if self._pending_dialog is not None and (d is None or scene.bot.controls(d.player)):
+            self._pending_dialog.close(None)  # a bot answers it now (the side was handed over)
+            self._pending_dialog = None
         if app.modal is not None or app.top is not scene:
             return
         if self.reports:
             r = self.reports.pop(0)
             app.message(r.title, "\n".join(r.lines))
             return
-        d = ask.pending(scene.game)
         if d is None or scene.bot.controls(d.player):  # a bot answers its own side's decisions
             self._pending_shown = None
             return
@@ -175,6 +187,7 @@ class PlayMenus:
         title, message = pending_text(scene, d)
 
         def chosen(action):
+            self._pending_dialog = None
             if action == "__undo__":
                 scene.command("undo")
             elif action is not None:
@@ -183,4 +196,4 @@ class PlayMenus:
         if scene.game.can_undo:
             choices = choices + [(f"Undo the last action ({PLAY.label('undo')})", "__undo__")]
         message += "\n(Esc or closing this box leaves the decision open: the End step button declines it.)"
-        app.open_dialog(ChoiceDialog(app.ui, title, message, choices, chosen, closable=True))
+        self._pending_dialog = app.open_dialog(ChoiceDialog(app.ui, title, message, choices, chosen, closable=True))

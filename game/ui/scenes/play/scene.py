@@ -145,7 +145,7 @@ class PlayScene(Scene):
         self.refusal = None
         self.changed()
         self.autosave()
-        self.menus.queue_reports(result)
+        self.menus.queue_reports(result, quiet=by_bot)
         self.after_change(before_player)
         return True
 
