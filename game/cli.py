@@ -1,4 +1,5 @@
-"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, replay, render.
+"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, legal, replay, render,
+simulate.
 
 Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
 Each command lives with its concern; this module only parses arguments and dispatches.
@@ -90,6 +91,12 @@ def cmd_render(args) -> int:
     return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width, los=args.los)
 
 
+def cmd_simulate(args) -> int:
+    from game.sim.command import build_report, simulate
+
+    return build_report(args.report) if args.report else simulate(args)
+
+
 def cmd_play(args) -> int:
     from game.ui.app import play_cli
 
@@ -161,6 +168,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=int, default=None, help="image width in pixels")
     p.add_argument("--los", metavar="UNIT", help="shade what UNIT cannot see; mark enemies visible, in cover or hidden")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("simulate", help="bot-versus-bot games in batch, and a balance report (docs/simulate.md)")
+    p.add_argument("scenario", nargs="?", help="a scenario, or a study file (studies/*.yaml)")
+    p.add_argument("--games", type=int, metavar="N", help="seeds per variant (default 100)")
+    p.add_argument("--bots", metavar="A,B", help="the bots of player 1 and player 2 (default utility,utility)")
+    p.add_argument("--variant", action="append", metavar="SPEC",
+                   help="repeatable: a ruleset name or path, or key=value overrides joined by commas")
+    p.add_argument("--seed", type=int, metavar="S", help="game k of a variant uses seed S+k (default 0)")
+    p.add_argument("--swap", action="store_true", help="also play every seed with the seats swapped")
+    p.add_argument("--turn-limit", type=int, metavar="T", help="T1 (default: the scenario's or ruleset's, else 12)")
+    p.add_argument("--workers", type=int, metavar="K", help="local processes (default: all cores)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--out", metavar="DIR", help="where results go (default sim-out/)")
+    p.add_argument("--resume", action="store_true", help="finish an interrupted run in DIR")
+    p.add_argument("--keep-logs", action="store_true", help="write every game's action script")
+    p.add_argument("--report", metavar="DIR", help="only rebuild summary.json and report.html from DIR/games.jsonl")
+    p.set_defaults(func=cmd_simulate)
     return parser
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from game.engine.dice import Dice
+from game.engine.errors import IllegalAction
 from game.engine.geometry import Board
 from game.engine.movement import Mover
 from game.engine.scenario import load_scenario
@@ -47,3 +50,11 @@ def area(tid, x0, y0, x1, y1, kind):
 
 def dice(*typed):
     return Dice(seed=1, typed=list(typed))
+
+
+def refused(fn, rule):
+    """Call fn, which must raise IllegalAction with this rule; returns the message."""
+    with pytest.raises(IllegalAction) as exc:
+        fn()
+    assert exc.value.rule == rule, str(exc.value)
+    return str(exc.value)

@@ -7,6 +7,7 @@ import shapely
 from shapely.geometry import Point
 
 from game.engine.errors import IllegalAction
+from game.engine.movement.transitions import GAP, WALL
 from tests.test_movement_util import area, block, build, dice, unit
 
 R25 = 25 / 25.4 / 2
@@ -282,23 +283,25 @@ def test_jump_and_wall_edges_agree_with_the_exact_rules(mapname):
     m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     proto = next(iter(sc.state.units.values()))
     seen = agree = unfit = jumps = 0
-    for r, g in m.nav.grids.items():
+    for r, lay in m.nav.layers.items():
         u = proto.__class__(**{**proto.__dict__, "keywords": [], "status": "normal"})
         u.r = r
-        for c in range(g.nx * g.ny):
-            for i in range(g.s_ptr[c], g.s_ptr[c + 1]):
-                d = g.s_dst[i]
-                seen += 1
-                try:
-                    tr = m.trace(u, [g.centre(c), g.centre(d)])
-                except IllegalAction as exc:
-                    # The grid only knows the base fits at both ends; the search leaves out
-                    # an edge the exact rules refuse (M5 beside the crossing) and searches again.
-                    assert exc.rule == "M5", str(exc)
-                    unfit += 1
-                    continue
-                kinds = [t.kind for t in tr.transitions if t.needs_check]
-                jumps += kinds == ["jump_gap"]
-                if len(kinds) == g.s_n[i] and tr.cost == pytest.approx(g.s_w[i] + g.s_cu[i] + g.s_cd[i], abs=1e-6):
-                    agree += 1
+        tr_ = lay.trans
+        for e in range(len(tr_.e_from)):
+            if tr_.e_kind[e] not in (GAP, WALL):
+                continue
+            a, b = int(tr_.e_from[e]), int(tr_.e_to[e])
+            seen += 1
+            try:
+                tr = m.trace(u, [(tr_.X[a], tr_.Y[a]), (tr_.X[b], tr_.Y[b])])
+            except IllegalAction as exc:
+                # Candidates are kept where the base fits at both ends; the search leaves out
+                # an edge the exact rules refuse (M5 beside the crossing).
+                assert exc.rule == "M5", str(exc)
+                unfit += 1
+                continue
+            kinds = [t.kind for t in tr.transitions if t.needs_check]
+            jumps += kinds == ["jump_gap"]
+            if len(kinds) == tr_.e_n[e] and tr.cost == pytest.approx(tr_.e_len[e] + tr_.e_dz[e] + tr_.e_dz2[e], abs=1e-6):
+                agree += 1
     assert jumps > 20 and agree == seen - unfit and unfit <= 0.05 * seen

@@ -1,5 +1,5 @@
-"""The exact shortcuts of the path search (nav.py): each one may only skip work whose
-answer is known, so every test compares the shortcut with the full search."""
+"""The shortcuts of the path search (nav.py, search.py): each one may only skip work whose
+answer is known, so every test compares the shortcut with the work done in full."""
 
 import math
 import pathlib
@@ -9,9 +9,10 @@ import pytest
 from shapely.geometry import Point
 
 from game.bundled import bundled_map
-from game.engine.movement import nav
 from game.engine.geometry import Board
 from game.engine.movement import Mover
+from game.engine.movement.search import Ctx
+from game.engine.movement.search import Goal
 from game.engine.scenario import load_scenario
 
 STRESS = pathlib.Path(bundled_map("stress.yaml"))
@@ -30,68 +31,86 @@ def _queries(sc, mover, n, seed):
         u = units[k % len(units)]
         a, d = rng.uniform(0, 2 * math.pi), rng.uniform(2, 10)
         goal = (min(sc.width - 1, max(1, u.x + d * math.cos(a))), min(sc.height - 1, max(1, u.y + d * math.sin(a))))
-        g = mover.nav.grid(u.r)
-        blocked = g.blocked(sc.state, u, mover.blockers(sc.state, u))
-        b = mover.board
-        starts = mover.nav._near_cells(g, u.x, u.y, b.height_at(u.x, u.y), set())
-        goals = {c for c, _ in mover.nav._near_cells(g, goal[0], goal[1], b.height_at(*goal), blocked)}
-        if starts and goals:
-            yield g, starts, goals, blocked, goal
+        b = mover.nav.band_at(*goal)
+        if b is not None:
+            yield u, Goal(goal[0], goal[1], 0.0, frozenset([b]))
 
 
-def test_free_labels_never_hide_a_path_without_checks(world):
+def test_the_limit_never_hides_a_path_within_it(world):
+    """Only what could lie on a path within the limit is looked at: a search with a smaller
+    limit finds the same cost whenever the full one's path fits that limit."""
     sc, mover = world
-    seen = {True: 0, False: 0}
-    for g, starts, goals, blocked, goal in _queries(sc, mover, 150, 1):
-        res = g.search(starts, blocked, checks=False, difficult=True, descend="climb", may_climb=True,
-                       limit=60.0, goal=goal, goals=goals)
-        connected = g.free_connected(starts, goals)
-        seen[connected] += 1
-        if not connected:
-            assert res[3] is None
-        elif res[3] is not None:
-            lab = g.free_labels()
-            assert lab[res[3]] in {lab[c] for c, _ in starts}
-    assert seen[True] and seen[False]   # both answers occur on this map
-
-
-def test_out_of_reach_only_when_the_search_finds_nothing(world):
-    sc, mover = world
-    skipped = 0
-    for g, starts, goals, blocked, goal in _queries(sc, mover, 150, 2):
-        pre = g.search(starts, blocked, checks=True, difficult=True, descend="climb", may_climb=True,
-                       limit=9.0, goal=goal, goals=goals)
-        if pre[3] is None:
+    same = 0
+    for u, goal in _queries(sc, mover, 60, 1):
+        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        wide = mover.nav._search(ctx, goal, 60.0, True, False)
+        got = wide.run()
+        if got is None:
             continue
-        for limit in (3.0, 5.0, 7.0, 9.0):
-            for checks, difficult in ((True, True), (False, True), (False, False), (True, False)):
-                if nav._out_of_reach(g, pre, goal, goals, limit):
-                    skipped += 1
-                    res = g.search(starts, blocked, checks=checks, difficult=difficult, descend="climb",
-                                   may_climb=True, limit=limit, goal=goal, goals=goals)
-                    assert res[3] is None
-        # the goal the feasibility search found is never declared out of its own reach
-        assert not nav._out_of_reach(g, pre, goal, goals, pre[0][pre[3]])
-    assert skipped > 0
+        for limit in (got[0] + 1e-6, got[0] + 2.0):
+            q = mover.nav._search(ctx, goal, limit, True, False)
+            assert q.run() == pytest.approx(got)
+            same += 1
+        q = mover.nav._search(ctx, goal, got[0] - 0.01, True, False)
+        assert q.run() is None
+    assert same > 40
 
 
-def test_reachable_is_the_same_with_the_exclusion_cached(world):
+def test_cached_tangents_give_the_answers_of_a_fresh_engine(world):
+    """Tangents from circles and nodes are kept between queries: a fresh engine (nothing
+    kept) gives the same paths."""
+    sc, warm = world
+    rng = random.Random(2)
+    units = [u for u in sc.state.units.values() if u.active]
+    queries = []
+    for k in range(40):
+        u = units[k % len(units)]
+        a, d = rng.uniform(0, 2 * math.pi), rng.uniform(2, 9)
+        queries.append((u.id, (min(47, max(1, u.x + d * math.cos(a))), min(47, max(1, u.y + d * math.sin(a))))))
+    for uid, to in queries:   # warm every cache
+        _plan(warm, sc, uid, to)
+    cold = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    for uid, to in queries:
+        assert _plan(cold, sc, uid, to) == _plan(warm, sc, uid, to)
+
+
+def _plan(m, sc, uid, to):
+    from game.engine.errors import IllegalAction
+    try:
+        p = m.plan(sc.state, uid, to=to, run=True)
+        return (round(p.cost, 9), [t.kind for t in p.checks])
+    except IllegalAction as exc:
+        return (exc.rule, exc.reason)
+
+
+def test_a_rerun_with_checks_is_a_fresh_search_with_checks(world):
+    sc, mover = world
+    n = 0
+    for u, goal in _queries(sc, mover, 60, 3):
+        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        q = mover.nav._search(ctx, goal, 12.0, False, False)
+        q.run()
+        again = q.rerun(True)
+        fresh = mover.nav._search(ctx, goal, 12.0, True, False).run()
+        assert again == (pytest.approx(fresh) if fresh is not None else None)
+        n += fresh is not None
+    assert n > 20
+
+
+def test_reachable_is_the_same_with_everything_cached(world):
     sc, mover = world
     u = next(u for u in sc.state.units.values() if u.active)
     first = mover.reachable(sc.state, u.id)
     again = mover.reachable(sc.state, u.id)
     for a, b in ((first.walk_free, again.walk_free), (first.run_check, again.run_check)):
         assert a.equals_exact(b, 0)
-    # Moving another base builds a new field: the cached exclusion is not reused.
-    o = next(o for o in sc.state.units.values() if o.active and o.id != u.id)
-    before = mover.nav._exclusion(mover.base_field(sc.state), u)
+    # Moving another base changes the area where it stood (the cut is not kept).
+    o = min((o for o in sc.state.units.values() if o.active and o.id != u.id), key=lambda o: math.hypot(o.x - u.x, o.y - u.y))
     old = (o.x, o.y)
     try:
-        o.x += 0.3
-        after = mover.nav._exclusion(mover.base_field(sc.state), u)
-        assert not after.equals(before)
-        assert after.distance(Point(o.x + (u.r + o.r) * 0.99, o.y)) == 0
-        assert before.distance(Point(old[0] - (u.r + o.r) * 0.99, old[1])) == 0
+        o.x += 0.5
+        moved = mover.reachable(sc.state, u.id)
+        spot = Point(old[0] - (u.r + o.r) * 0.99, old[1])
+        assert first.run_free.distance(spot) > 0 and moved.run_free.distance(spot) == 0
     finally:
         o.x, o.y = old
-    assert mover.nav._exclusion(mover.base_field(sc.state), u).equals(before)

@@ -30,7 +30,7 @@ def test_every_number_of_the_rules_is_a_parameter():
         "jump_down_disadvantage_from": 4, "jump_down_landing_max": 3, "difficult_penalty": 2, "fall_free_height": 2,
         "fall_modifier_per_inch": 2, "contact_tolerance": 0.05, "token_size_mm": 25, "mm_per_inch": 25.4,
         "rout_threshold": 6, "treasure_denial_range": 2, "treasure_grab_range": 5, "check_die": 20,
-        "staggered_move_factor": 0.5, "dazed_move_factor": 0.5,
+        "staggered_move_factor": 0.5, "dazed_move_factor": 0.5, "engage_move_factor": 1,
     }
     for key, value in expected.items():
         assert rs[key] == value, key

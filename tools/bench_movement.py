@@ -19,6 +19,7 @@ import random
 import statistics
 import sys
 import time
+import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -27,6 +28,7 @@ from game.bundled import bundled_map  # noqa: E402
 from game.engine.errors import IllegalAction  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402
 from game.engine.movement import Mover  # noqa: E402
+from game.engine.movement.transitions import GAP, WALL  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
 
@@ -64,6 +66,23 @@ def _synthetic():
     return load_scenario("synthetic-stress.yaml", text=json.dumps(doc))
 
 
+def issue_map(seed: int = 13, size: float = 48.0, count: int = 45, gap: float = 1.3):
+    """Issue 13's setting: a size x size table with `count` rectangles at least `gap` apart
+    (one per cell of a jittered 7 x 7 grid, some cells left empty). Returns (rects, size)."""
+    rng = random.Random(seed)
+    n = 7
+    cell = size / n
+    cells = [(i, j) for i in range(n) for j in range(n)]
+    rng.shuffle(cells)
+    rects = []
+    for i, j in sorted(cells[:count]):
+        w, h = rng.uniform(1.5, cell - gap), rng.uniform(1.5, cell - gap)
+        x0 = i * cell + gap / 2 + rng.uniform(0, cell - gap - w)
+        y0 = j * cell + gap / 2 + rng.uniform(0, cell - gap - h)
+        rects.append((round(x0, 3), round(y0, 3), round(x0 + w, 3), round(y0 + h, 3)))
+    return rects, (size, size)
+
+
 def _hop_cases(mover, state, units, rng, want: int = 30):
     """(unit, start, destination, run) whose cheapest path jumps a gap or climbs a wall."""
     out = []
@@ -73,21 +92,22 @@ def _hop_cases(mover, state, units, rng, want: int = 30):
         if len(out) >= want:
             break
         u = units[k % len(units)]
-        g = mover.nav.grid(u.r)
-        if g.r not in takeoff:
-            takeoff[g.r] = [a for a in range(g.nx * g.ny) if g.s_ptr[a + 1] > g.s_ptr[a]]
-        if not takeoff[g.r]:
+        lay = mover.nav.layer(u.r)
+        tr = lay.trans
+        if lay.r not in takeoff:
+            takeoff[lay.r] = [e for e in range(len(tr.e_from)) if tr.e_kind[e] in (GAP, WALL)]
+        if not takeoff[lay.r]:
             continue
-        # a random jump or wall climb: start before its take-off cell, aim beyond its landing
-        c = rng.choice(takeoff[g.r])
-        i = rng.randrange(g.s_ptr[c], g.s_ptr[c + 1])
-        a, b = c, g.s_dst[i]
-        dx, dy = g.X[b] - g.X[a], g.Y[b] - g.Y[a]
+        # a random jump or wall climb: start before its take-off, aim beyond its landing
+        e = rng.choice(takeoff[lay.r])
+        a, b = int(tr.e_from[e]), int(tr.e_to[e])
+        ax, ay, bx, by = float(tr.X[a]), float(tr.Y[a]), float(tr.X[b]), float(tr.Y[b])
+        dx, dy = bx - ax, by - ay
         ll = math.hypot(dx, dy)
         back = rng.uniform(0.5, 2.5)
-        start = (g.X[a] - dx / ll * back, g.Y[a] - dy / ll * back)
-        to = (g.X[b] + dx / ll * back, g.Y[b] + dy / ll * back)
-        if board.height_at(*start) != float(g.z[a]) or board.height_at(*to) != float(g.z[b]):
+        start = (ax - dx / ll * back, ay - dy / ll * back)
+        to = (bx + dx / ll * back, by + dy / ll * back)
+        if board.height_at(*start) != board.height_at(ax, ay) or board.height_at(*to) != board.height_at(bx, by):
             continue
         old = (u.x, u.y)
         u.x, u.y = start
@@ -211,7 +231,123 @@ def run() -> list[dict]:
         times.append(_timed(lambda: mover.reachable(state, u.id)))
     rows.append(_row("reachable area, both layers (median)", statistics.median(times), 30))
     rows.append(_row("reachable area, both layers (worst unit)", max(times), 30))
+    rows += _engage_rows(mover, state, units, rng)
+    rows += flat_rows()
     return rows
+
+
+def _engage_rows(mover, state, units, rng) -> list[dict]:
+    """E1: an engage with its path search. An enemy is put 2" to 8" from the engager (where
+    a base may stand) and the cheapest way into contact is looked for (accepted or not)."""
+    cases = []
+    for k in range(4000):
+        if len(cases) >= 60:
+            break
+        u = units[k % len(units)]
+        e = next(o for o in units if o.warband != u.warband)
+        a, d = rng.uniform(0, 2 * math.pi), rng.uniform(2, 8) + u.r + e.r
+        spot = (u.x + d * math.cos(a), u.y + d * math.sin(a))
+        old = (e.x, e.y)
+        e.x, e.y = spot
+        try:
+            if mover.end_problem(state, e, *spot) is None:
+                cases.append((u.id, e.id, spot))
+        finally:
+            e.x, e.y = old
+    times, found = [], 0
+    for uid, eid, spot in cases:
+        e = state.units[eid]
+        old = (e.x, e.y)
+        e.x, e.y = spot
+        try:
+            times.append(_timed(lambda: mover.plan_engage(state, uid, eid)))
+            try:
+                mover.plan_engage(state, uid, eid)
+                found += 1
+            except IllegalAction:
+                pass
+        finally:
+            e.x, e.y = old
+    if not times:
+        return []
+    return [_row(f"engage with its path search, {len(times)} cases, {found} accepted (median)", statistics.median(times), 10),
+            _row("engage with its path search (95th percentile)", _p(times, 0.95), 16)]
+
+
+def flat_rows(queries: int = 40) -> list[dict]:
+    """Issue 13's comparison: long queries across a 48" table of 45 rectangles at least 1.3"
+    apart, a 25 mm base; the same queries with extremitypathfinder on the rectangles grown
+    by the radius (polygons with 4 segments a quarter circle, containing the true shapes)."""
+    import json
+
+    try:
+        from extremitypathfinder import PolygonEnvironment
+    except ImportError:  # pragma: no cover - a dev dependency
+        return [{"name": "long flat queries vs extremitypathfinder", "value": float("nan"), "unit": "ratio",
+                 "target": "< 1", "ok": False}]
+    import shapely
+
+    rects, (w, h) = issue_map()
+    terrain = [{"id": f"r{k}", "kind": "impassable", "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
+               for k, (x0, y0, x1, y1) in enumerate(rects)]
+    rng = random.Random(41)
+    r = 25 / 25.4 / 2
+    starts = []
+    while len(starts) < 2 * queries:
+        p = (rng.uniform(1, w - 1), rng.uniform(1, h - 1))
+        if all(shapely.distance(shapely.box(*b), shapely.Point(p)) > r + 0.05 for b in rects):
+            starts.append(p)
+    pairs = [(a, b) for a, b in zip(starts[::2], starts[1::2]) if math.dist(a, b) >= 24]
+    while len(pairs) < queries:   # long queries only: more random pairs until there are enough
+        a = (rng.uniform(1, w - 1), rng.uniform(1, h - 1))
+        b = (rng.uniform(1, w - 1), rng.uniform(1, h - 1))
+        if math.dist(a, b) >= 24 and all(shapely.distance(shapely.box(*q), shapely.Point(p)) > r + 0.05
+                                         for q in rects for p in (a, b)):
+            pairs.append((a, b))
+    doc = {"name": "issue 13", "table": {"width": w, "height": h}, "terrain": terrain,
+           "warbands": [{"id": "red", "player": 1, "units": [{"id": "a", "name": "a", "at": list(pairs[0][0]), "base_mm": 25,
+                                                               "stats": {"move": 500, "agility": 10, "morale": 10, "defence": 10}}]},
+                        {"id": "blue", "player": 2, "units": []}]}
+    sc = load_scenario("issue13.yaml", text=json.dumps(doc))
+    t0 = time.perf_counter()
+    mover = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    ours_prep = (time.perf_counter() - t0) * 1e3
+    u = sc.state.units["a"]
+    # extremitypathfinder on the same free space (grown by the radius, polygons containing the circles)
+    grown = shapely.union_all([shapely.buffer(shapely.box(*b), r / math.cos(math.pi / 16), quad_segs=4) for b in rects])
+    free = shapely.orient_polygons(shapely.difference(shapely.box(r, r, w - r, h - r), grown))
+    free = max(shapely.get_parts(free), key=lambda p: p.area)
+    t0 = time.perf_counter()
+    env = PolygonEnvironment()
+    env.store(list(free.exterior.coords)[:-1], [list(i.coords)[:-1] for i in free.interiors], validate=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.prepare()
+    their_prep = (time.perf_counter() - t0) * 1e3
+    ours, theirs, shorter = [], [], 0
+    for a, b in pairs[:queries]:
+        u.x, u.y = a
+        try:
+            cost = mover.plan(sc.state, "a", to=b).cost
+        except IllegalAction:
+            continue
+        ours.append(_timed(lambda: mover.plan(sc.state, "a", to=b)))
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _path, length = env.find_shortest_path(a, b)
+        theirs.append((time.perf_counter() - t0) * 1e3)
+        shorter += cost <= length + 1e-9
+    mo, mt = statistics.median(ours), statistics.median(theirs)
+    return [
+        {"name": f"long flat query, 48\" table, 45 obstacles, {len(ours)} queries (median)", "value": round(mo, 3),
+         "unit": "ms", "target": "-", "ok": True},
+        {"name": "extremitypathfinder, the same queries (median)", "value": round(mt, 3), "unit": "ms", "target": "-", "ok": True},
+        {"name": f"long flat queries: ours / extremitypathfinder (ours no longer in {shorter} of {len(ours)})",
+         "value": round(mo / mt, 3), "unit": "ratio", "target": "< 1", "ok": mo / mt < 1},
+        {"name": "long flat map: preparing ours / extremitypathfinder's",
+         "value": round(ours_prep / their_prep, 4), "unit": "ratio", "target": "-", "ok": True},
+    ]
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ class Board:
         self.by_id = {t.id: i for i, t in enumerate(self.terrain)}
         # Pieces that give the surface a height: blocks (walkable top) and walls (not walkable).
         self._raised = [i for i, t in enumerate(self.terrain) if t.solid and t.height > 0]
+        self._raised_set = set(self._raised)
         self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
         self._build_buckets()
 
@@ -113,6 +114,16 @@ class Board:
 
     def heights_under_disc(self, x: float, y: float, r: float) -> list[float]:
         """Every surface height a base of radius r at (x, y) stands over, sorted."""
+        if self.tree is not None:
+            # fast answers: no raised piece within r, or the base wholly on one piece's top
+            # with nothing else near (the same answers as the general case below)
+            near = [int(i) for i in self.tree.query(ShPoint(x, y), predicate="dwithin", distance=r) if int(i) in self._raised_set]
+            if not near:
+                return [0.0]
+            if len(near) == 1:
+                poly = self.polygons[near[0]]
+                if shapely.contains_xy(poly, x, y) and float(shapely.distance(poly.boundary, ShPoint(x, y))) > r:
+                    return [float(self._heights[near[0]])]
         disc = ShPoint(x, y).buffer(r, quad_segs=16)
         levels: set[float] = set()
         covered = None

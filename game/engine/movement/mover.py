@@ -66,14 +66,18 @@ class Mover(Tracer):
             return IllegalAction("M2", f"run denied: {nearest[1]} is {nearest[0]:.2f}\" away ({limit:g}\" or less)")
         return None
 
-    def allowance(self, state: GameState, uid: str, run: bool = False) -> Allowance:
+    def allowance(self, state: GameState, uid: str, run: bool = False, engage: bool = False) -> Allowance:
+        """How far the unit may move now (M1, M2, M11), or Engage (``engage``: E1, U5). The
+        difficult-ground penalty (M12) is taken off by :meth:`Allowance.total`."""
         if uid not in state.units:
-            raise IllegalAction("M1", f"there is no unit {uid!r}")
+            raise IllegalAction("E1" if engage else "M1", f"there is no unit {uid!r}")
         u = state.units[uid]
         if not u.on_table:
             raise IllegalAction("M1", f"{uid} is not on the table")
         if u.status == "incapacitated":
             raise IllegalAction("M1", f"{uid} is Incapacitated")
+        if engage:
+            return self._engage_allowance(u, run)
         if u.status == "stunned":
             raise IllegalAction("M1", f"{uid} is Stunned and cannot move")
         if u.engage_attempted:
@@ -101,6 +105,26 @@ class Mover(Tracer):
             notes.append(f"run x{self.rs.run_multiplier:g}")
         return Allowance(uid, run, move, inches, float(self.rs.difficult_penalty), tuple(notes))
 
+    def _engage_allowance(self, u: Unit, run: bool) -> Allowance:
+        """E1: Move x engage_move_factor, Staggered at half, never a Run; not after moving or
+        an earlier attempt, not Stunned or Dazed (U5)."""
+        if u.status in ("stunned", "dazed"):
+            raise IllegalAction("U5", f"{u.id} is {u.status.capitalize()} and may not Engage")
+        if u.engage_attempted:
+            raise IllegalAction("E1", f"{u.id} already attempted to Engage this turn")
+        if u.used > 0 or u.moved:
+            raise IllegalAction("E1", f"{u.id} has already moved this turn ({u.used:.2f}\" used) and may not Engage")
+        if run:
+            raise IllegalAction("E1", f"{u.id} may not Run into an Engage")
+        move = float(u.stats.get("move", 0))
+        factor = float(self.rs.engage_move_factor)
+        inches = move * factor
+        notes = [f"engage x{factor:g}"] if factor != 1 else []
+        if u.status == "staggered":
+            inches *= float(self.rs.staggered_move_factor)
+            notes.append(f"staggered x{self.rs.staggered_move_factor:g}")
+        return Allowance(u.id, False, move, inches, float(self.rs.difficult_penalty), tuple(notes))
+
     def plan(self, state: GameState, uid: str, to: Sequence[float] | None = None, path: Sequence[Sequence[float]] | None = None,
              run: bool = False, descend: str = "climb") -> MovePlan:
         """Check a move (``path``: exactly that polyline; ``to``: the cheapest legal path)."""
@@ -119,16 +143,77 @@ class Mover(Tracer):
             tr = self.nav.find(state, unit, pts[-1], allow, descend)
         return self._finish(unit, allow, tr, descend)
 
-    def _finish(self, unit: Unit, allow: Allowance, tr: Trace, descend: str) -> MovePlan:
+    def plan_engage(self, state: GameState, uid: str, target_id: str, path: Sequence[Sequence[float]] | None = None,
+                    descend: str = "climb") -> MovePlan:
+        """E1: the cheapest legal way into base contact with ``target_id`` (G4: edge to edge
+        within contact_tolerance, at the target's level within free_height, the end spot
+        free), or exactly ``path`` (which must end in contact). Every Move-phase rule holds
+        on the way (M4-M10, M5 for every base: the target blocks until contact); the
+        allowance is :meth:`allowance` with ``engage=True`` (M12 after every modifier)."""
+        if descend not in ("climb", "jump"):
+            raise IllegalAction("M9", f"descend must be climb or jump, not {descend!r}")
+        allow = self.allowance(state, uid, engage=True)
+        unit = state.units[uid]
+        target = self._engage_target(state, unit, target_id)
+        if path is None:
+            if self.in_contact(unit.x, unit.y, unit, target):
+                pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
+                return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
+            tr = self.nav.find_contact(state, unit, target, allow, descend)
+            return self._finish(unit, allow, tr, descend, engage=target.id)
+        pts = self._normalise(unit, path)
+        if len(pts) < 2:
+            if self.in_contact(unit.x, unit.y, unit, target):
+                pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
+                return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
+            raise IllegalAction("E1", f"the Engage of {uid} does not leave [{unit.x:.2f}, {unit.y:.2f}] "
+                                      f"and {target.id} is {self.board.distance(unit, target):.2f}\" away")
+        tr = self.check_path(state, unit, pts, descend)
+        ex, ey = tr.points[-1]
+        if not self.in_contact(ex, ey, unit, target):
+            gap = math.hypot(ex - target.x, ey - target.y) - unit.r - target.r
+            dz = abs(self.board.height_at(ex, ey) - self.board.height_at(target.x, target.y))
+            where = f"{gap:.2f}\" from {target.id}" + (f", {dz:.2f}\" below or above it" if dz > self.free + EPS else "")
+            raise IllegalAction("E1", f"the path of {uid} ends {where}, not in base contact "
+                                      f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
+        return self._finish(unit, allow, tr, descend, engage=target.id, given=True)
+
+    def _engage_target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
+        target = state.units.get(target_id)
+        if target is None:
+            raise IllegalAction("E1", f"there is no unit {target_id!r} to Engage")
+        if target.id == unit.id:
+            raise IllegalAction("E1", f"{unit.id} cannot Engage itself")
+        if not self.opposing(unit, target):
+            raise IllegalAction("E1", f"{target.id} is in {unit.id}'s own warband")
+        if not target.on_table:
+            raise IllegalAction("E1", f"{target.id} is not on the table")
+        if target.status == "incapacitated":
+            raise IllegalAction("E1", f"{target.id} is Incapacitated")
+        return target
+
+    def in_contact(self, x: float, y: float, unit: Unit, target: Unit) -> bool:
+        """G4 at the target's level: edge to edge within contact_tolerance (centres at least
+        the two radii apart: touching, not overlapping) and within free_height of its height."""
+        d = math.hypot(x - target.x, y - target.y) - unit.r - target.r
+        dz = abs(self.board.height_at(x, y) - self.board.height_at(target.x, target.y))
+        return -EPS <= d <= float(self.rs.contact_tolerance) + 1e-9 and dz <= self.free + EPS
+
+    def _finish(self, unit: Unit, allow: Allowance, tr: Trace, descend: str, engage: str | None = None,
+                given: bool = False) -> MovePlan:
         total = allow.total(tr.difficult)
         if tr.cost > total + 1e-9:
+            pen = f" (difficult ground -{allow.difficult_penalty:g}\")" if tr.difficult else ""
+            rule = "M12" if tr.difficult and tr.cost <= allow.inches + 1e-9 else None
+            if engage is not None:
+                what = f"the path into contact with {engage} costs" if given else f"the cheapest way into contact with {engage} is"
+                raise IllegalAction(rule or "E1", f"{what} {tr.cost:.2f}\" ({unit.id} may engage up to {total:g}\"{pen})")
             if tr.difficult:
-                raise IllegalAction("M12", f"path costs {tr.cost:.2f}\" of {total:.2f}\" (difficult ground -{allow.difficult_penalty:g}\")")
-            rule = "M2" if allow.run else "M1"
-            raise IllegalAction(rule, f"path costs {tr.cost:.2f}\" of {total:.2f}\"")
+                raise IllegalAction("M12", f"path costs {tr.cost:.2f}\" of {total:.2f}\"{pen}")
+            raise IllegalAction("M2" if allow.run else "M1", f"path costs {tr.cost:.2f}\" of {total:.2f}\"")
         pts3 = tuple((x, y, self.board.height_at(x, y)) for x, y in tr.points)
         return MovePlan(unit.id, allow.run, pts3, tr.cost, total, tuple(tr.transitions), tr.difficult, descend,
-                        tr.length, tuple(tr.cum))
+                        tr.length, tuple(tr.cum), engage=engage)
 
     # --- resolution --------------------------------------------------------------------------------
     def apply(self, state: GameState, plan: MovePlan, dice: Dice) -> MoveOutcome:
@@ -137,7 +222,7 @@ class Mover(Tracer):
         if math.hypot(u.x - plan.points[0][0], u.y - plan.points[0][1]) > EPS:
             raise IllegalAction("M1", f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
                                       f"not where the unit stands")
-        self.allowance(state, u.id, plan.run)  # still allowed (raises before any change)
+        self.allowance(state, u.id, plan.run, engage=plan.engage is not None)  # still allowed (raises before any change)
         pts = [(p[0], p[1]) for p in plan.points]
         cum = list(plan.cum)
         out = MoveOutcome(u.id, plan.end)
@@ -185,7 +270,10 @@ class Mover(Tracer):
         out.final = final
         out.cost = paid
         u.x, u.y = final
-        u.moved = True
+        if plan.engage is not None:
+            u.engage_attempted = True   # E1: the attempt is spent; the engage rule makes both Engaged
+        else:
+            u.moved = True
         if plan.run:
             u.ran = True
         u.used += paid

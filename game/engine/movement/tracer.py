@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Iterable, Sequence
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString
 from shapely.geometry import Point as ShPoint
@@ -19,6 +20,7 @@ from game.engine.errors import IllegalAction
 from game.engine.geometry import Board
 from game.engine.model import BLOCKING_STATUSES, GameState, Scenario, Unit
 from game.engine.movement.bases import BaseField, contact_interval
+from game.engine.movement.geom import first_exit
 from game.engine.movement.types import Point, Transition, minus_intervals, point_at, Stretch, sub_line, Trace
 from game.engine.tolerance import EPS
 
@@ -72,26 +74,32 @@ class Tracer:
 
     # --- tracing a path ---------------------------------------------------------------------------
     def _profile(self, points: Sequence[Point], cum: Sequence[float]) -> list[Stretch]:
+        """The surface under the path: stretches of one piece (or the table) and height."""
         board = self.board
         stretches: list[Stretch] = []
-        for k in range(1, len(points)):
+        ks = [k for k in range(1, len(points)) if cum[k] - cum[k - 1] > EPS]
+        cuts: dict[int, set[float]] = {k: {0.0, 1.0} for k in ks}
+        if board.tree is not None and ks:
+            # every segment against every raised piece at once: the crossings cut the segment
+            A = np.array([points[k - 1] for k in ks], dtype=float)
+            B = np.array([points[k] for k in ks], dtype=float)
+            lines = shapely.linestrings(np.stack([A, B], axis=1))
+            si, pi = board.tree.query(lines, predicate="intersects")
+            raised = np.array([int(i) in self._raised for i in pi.tolist()], dtype=bool)
+            si, pi = si[raised], pi[raised]
+            if len(si):
+                inter = shapely.intersection(lines[si], np.asarray(board.polygons, dtype=object)[pi])
+                xy, owner = shapely.get_coordinates(inter, return_index=True)
+                seg = si[owner]
+                d = B[seg] - A[seg]
+                t = ((xy[:, 0] - A[seg, 0]) * d[:, 0] + (xy[:, 1] - A[seg, 1]) * d[:, 1]) / (d * d).sum(axis=1)
+                for j, tt in zip(seg.tolist(), t.tolist()):
+                    if 0.0 < tt < 1.0:
+                        cuts[ks[j]].add(tt)
+        for k in ks:
             (ax, ay), (bx, by) = points[k - 1], points[k]
             seg = cum[k] - cum[k - 1]
-            if seg <= EPS:
-                continue
-            cuts = {0.0, 1.0}
-            if board.tree is not None:
-                line = LineString([(ax, ay), (bx, by)])
-                for i in board.tree.query(line, predicate="intersects").tolist():
-                    if i not in self._raised:
-                        continue
-                    inter = shapely.intersection(line, board.polygons[i])
-                    for part in getattr(inter, "geoms", [inter]):
-                        for cx, cy in part.coords:
-                            t = ((cx - ax) * (bx - ax) + (cy - ay) * (by - ay)) / (seg * seg)
-                            if 0.0 < t < 1.0:
-                                cuts.add(t)
-            ts = sorted(cuts)
+            ts = sorted(cuts[k])
             for t0, t1 in zip(ts, ts[1:]):
                 if t1 - t0 <= 1e-12:
                     continue
@@ -101,11 +109,10 @@ class Tracer:
                 pi = board.by_id[piece.id] if piece is not None else None
                 z = float(piece.height) if piece is not None else 0.0
                 s0, s1 = cum[k - 1] + t0 * seg, cum[k - 1] + t1 * seg
-                wall = self._is_wall_top(pi)
                 if stretches and stretches[-1].z == z and stretches[-1].piece == pi:
                     stretches[-1].s1 = s1
                 else:
-                    stretches.append(Stretch(s0, s1, z, pi, wall))
+                    stretches.append(Stretch(s0, s1, z, pi, self._is_wall_top(pi)))
         if not stretches:
             x, y = points[0]
             piece = board.piece_at(x, y)
@@ -214,7 +221,7 @@ class Tracer:
                     if t.kind != "free":
                         transitions.append(t)
                 if down.kind == "jump_down":
-                    airborne.append((b.s1, b.s1 + float(rs.jump_down_landing_max)))
+                    airborne.append((b.s1, self._landing(pts, cum, b.s1, b.piece, unit.r)))
                 anchors.append((s, b.piece))
                 anchors.append((b.s1, b.piece))
                 i += 2
@@ -224,7 +231,7 @@ class Tracer:
                 transitions.append(t)
                 anchors.append((s, b.piece if dz > 0 else a.piece))
                 if t.kind == "jump_down":
-                    airborne.append((s, s + float(rs.jump_down_landing_max)))
+                    airborne.append((s, self._landing(pts, cum, s, a.piece, unit.r)))
             i += 1
         if st[-1].wall_top:
             raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
@@ -232,6 +239,22 @@ class Tracer:
         self._check_fit(unit, pts, cum, st, anchors, airborne)
         difficult = self._touches_difficult(unit, pts)
         return Trace(pts, cum, length, transitions, vertical, difficult, airborne, st)
+
+    def _landing(self, pts: Sequence[Point], cum: Sequence[float], s: float, ledge: int | None, r: float) -> float:
+        """M9 (ruling): where a jump down from ``ledge`` at arc length ``s`` lands at the latest.
+
+        The jump is one straight flight: it ends at the next waypoint, or where the base's
+        nearest edge is ``jump_down_landing_max`` out from the ledge (G1, ledge to base
+        edge: the centre ``landing_max + r`` from the piece), whichever comes first."""
+        k = next((i for i in range(1, len(pts)) if cum[i] > s + EPS), len(pts) - 1)
+        end = cum[k]
+        if ledge is None:
+            return end
+        reach = float(self.rs.jump_down_landing_max) + r
+        a = point_at(pts, cum, s)
+        b = pts[k]
+        out = first_exit(a, b, self.board.polygons[ledge], reach)
+        return end if out is None else min(end, s + out * (end - s))
 
     def _check_fit(self, unit: Unit, pts, cum, st: list[Stretch], anchors, airborne) -> None:
         """M5 against terrain: the base must fit along every stretch it walks."""
@@ -324,9 +347,13 @@ class Tracer:
                 s_in, s_out = tr.cum[k - 1] + iv[0] * seg, tr.cum[k - 1] + iv[1] * seg
                 # Is some overlapped part at the other base's level and not in the air?
                 for (s0, s1) in minus_intervals(s_in, s_out, tr.airborne):
-                    blocked = any(abs(stc.z - oz) <= free + EPS and stc.s0 < s1 + EPS and stc.s1 > s0 - EPS for stc in tr.stretches) \
-                        if tr.stretches else True
-                    if blocked:
+                    # Blocked where the base overlaps the other one over some length while
+                    # standing at its level (a stretch that only touches [s0, s1] does not count:
+                    # a jump from the ledge above a base at the foot is not blocked by it).
+                    level = [(max(s0, stc.s0), min(s1, stc.s1)) for stc in tr.stretches if abs(stc.z - oz) <= free + EPS]
+                    hit = next(((q0, q1) for q0, q1 in level if q1 - q0 > EPS), None)
+                    if hit is not None:
+                        s0 = hit[0]
                         o = state.units[uid]
                         why = "an enemy" if self.opposing(unit, o) else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
                         raise IllegalAction("M5", f"the path of {unit.id} is blocked by {uid} ({why}) at "

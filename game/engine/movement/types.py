@@ -96,6 +96,7 @@ class MovePlan:
     descend: str = "climb"
     length: float = 0.0   # horizontal inches
     cum: tuple[float, ...] = ()   # arc length at each waypoint
+    engage: str | None = None     # the target's id when this is an Engage (E1): a move into contact
 
     @property
     def checks(self) -> list[Transition]:
@@ -113,6 +114,7 @@ class MovePlan:
             "checks": [t.to_dict() for t in self.checks],
             "difficult": self.difficult,
             "run": self.run,
+            **({"engage": self.engage} if self.engage is not None else {}),
         }
 
 

@@ -1,0 +1,181 @@
+"""Straight segments a base may walk from a point of the visibility graph (a circle left one
+way round, a transition node, the start) to what lies in range on its band, for the
+search (:mod:`.search`): the fixed targets (every circle both ways round, every node) are
+worked out when a query first asks for them and kept in :class:`Links`; the bases, the
+goal and the nodes a query adds are applied per query.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from game.engine.movement.geom import bitangents, entry, hits_discs
+from game.engine.tolerance import EPS
+
+
+class Links:
+    """Straight segments a base may walk from one source (a circle leaving it one way round,
+    or a transition node) to the fixed targets of its band (every circle both ways round,
+    every transition node): worked out as queries ask for them, then kept (they depend on
+    the terrain only; bases and goals are applied per query)."""
+
+    def __init__(self, n: int):
+        self.done = np.zeros(n, dtype=bool)
+        self.parts: list = []
+        self.rows = None
+
+    def get(self, want: np.ndarray, compute) -> tuple:
+        missing = want[~self.done[want]]
+        if len(missing):
+            self.parts.append(compute(missing))
+            self.done[missing] = True
+            self.rows = None
+        if self.rows is None:
+            self.rows = tuple(np.concatenate([p[k] for p in self.parts]) for k in range(8)) if self.parts else None
+        return self.rows
+
+
+def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids):
+    """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
+    (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it."""
+    m = len(X2)
+    C1 = np.tile(np.array([[x0, y0]]), (m, 1))
+    ok, T1, T2, a1, a2 = bitangents(C1, np.full(m, r0), np.full(m, float(s0)), np.stack([X2, Y2], axis=1), R2, S2)
+    iv2 = np.full(m, -1, dtype=np.int64)
+    off2 = np.zeros(m)
+    circ = circ_ids >= 0
+    if circ.any():
+        iv2[circ], off2[circ] = B.locate(circ_ids[circ], a2[circ])
+        ok &= ~circ | (iv2 != -1)
+    idx = np.nonzero(ok)[0]
+    if len(idx):
+        ok[idx] = B.bs.ok_segments(T1[idx], T2[idx])
+    return ok, T1, T2, a1, a2, iv2, off2
+
+
+def _fixed_targets(q, B: "object", b: int):
+    """Targets of band b that stay: (x, y, radius, orientation, circle id or -1, node id or
+    -1) indexed 2 c + (orientation < 0) for circles, then the band's nodes."""
+    bs = B.bs
+    got = bs.fixed
+    if got is None:
+        n = len(bs.cx)
+        nodes = np.nonzero(q.trans.band == b)[0]
+        c2 = np.repeat(np.arange(n), 2)
+        X = np.concatenate([bs.cx[c2], q.trans.X[nodes]])
+        Y = np.concatenate([bs.cy[c2], q.trans.Y[nodes]])
+        R = np.concatenate([bs.rho[c2], np.zeros(len(nodes))])
+        S = np.concatenate([np.tile([1.0, -1.0], n), np.ones(len(nodes))])
+        C = np.concatenate([c2, np.full(len(nodes), -1)])
+        N = np.concatenate([np.full(2 * n, -1), nodes])
+        local = np.full(len(q.trans.X), -1, dtype=np.int64)
+        local[nodes] = 2 * n + np.arange(len(nodes))
+        got = bs.fixed = (X, Y, R, S, C, N, local)
+    return got
+
+
+def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
+                skip_circle: int = -1, skip_node: int = -1) -> list:
+    """Segments a base may walk from a source to what lies in range on band b, as rows
+    (a_from, (x_from, y_from), target) with target as :meth:`Search._follow` takes it: the
+    fixed targets (kept in :class:`Links` when the source is fixed too), the bases, the
+    goal (a segment that enters the goal region ends there) and nodes added by the query;
+    none that could not end a path within the limit after ``g0`` inches."""
+    B = q.band(b)
+    X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
+    n_static = B.n_static
+    # fixed targets in range
+    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1])
+    nodes = q.nodes_by_band.get(b)
+    if nodes is not None:
+        want = np.concatenate([want, local[nodes]])
+    hx = q.hx(X[want], Y[want]) - R[want]
+    keep = (g0 + np.hypot(X[want] - x0, Y[want] - y0) - R[want] - r0 + hx <= q.limit + EPS)
+    if skip_circle >= 0:
+        keep &= C[want] != skip_circle
+    if skip_node >= 0:
+        keep &= N[want] != skip_node
+    want = want[keep]
+    parts = []
+    if len(want):
+        def compute(idx):
+            ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
+            return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
+        if source is None:
+            rows = compute(want)
+        else:
+            links = B.bs.links.get(source)
+            if links is None:
+                links = B.bs.links[source] = Links(len(X))
+            rows = links.get(want, compute)
+            if rows is not None:
+                inw = np.zeros(len(X), dtype=bool)
+                inw[want] = True
+                m_ = inw[rows[0]]
+                rows = tuple(r[m_] for r in rows)
+        if rows is not None and len(rows[0]):
+            tid = rows[0]
+            parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
+                          np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
+    # what the query adds: bases, the goal, new nodes
+    ex, ey, er, es, ek, eid = [], [], [], [], [], []
+    for k in range(len(B.blk)):
+        c = n_static + k
+        if c == skip_circle:
+            continue
+        for s2 in (1.0, -1.0):
+            ex.append(B.cx[c]), ey.append(B.cy[c]), er.append(B.rho[c]), es.append(s2), ek.append(0), eid.append(c)
+    for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
+        if q.nband[nn] == b and nn != skip_node:
+            ex.append(q.nx[nn]), ey.append(q.ny[nn]), er.append(0.0), es.append(1.0), ek.append(1), eid.append(nn)
+    g = q.goal
+    if g is not None and b in g.bands:
+        ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
+    if ex:
+        EX, EY, ER, ES = np.array(ex), np.array(ey), np.array(er), np.array(es)
+        EK, EID = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
+        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1))
+        if g is not None and g.reach > 0 and (EK == 2).any():
+            # the goal region's centre is no end: the segment stops where it enters the region
+            gi = np.nonzero((EK == 2) & ~ok)[0]
+            ok[gi] = True
+        parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+    if not parts:
+        return []
+    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) for k in range(9))
+    end = K.copy()
+    if B.goal is not None:
+        t = entry(T1, T2, g.x, g.y, g.reach)
+        into = ~np.isnan(t)
+        T2 = T2.copy()
+        T2[into] = T1[into] + t[into, None] * (T2[into] - T1[into])
+        end[into] = 2
+        # a segment to the region's centre is only good up to the region
+        bad = (K == 2) & ~into
+        if bad.any():
+            keep = ~bad
+            T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+        towards = (K == 2) & (end == 2)
+        if towards.any():
+            chk = np.nonzero(towards)[0]
+            good = B.bs.ok_segments(T1[chk], T2[chk])
+            drop = chk[~good]
+            if len(drop):
+                keep = np.ones(len(T1), dtype=bool)
+                keep[drop] = False
+                T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+    if B.blk and len(T1):
+        keep = ~hits_discs(T1, T2, np.array(B.blk))
+        T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+    out = []
+    for j in range(len(T1)):
+        x2, y2 = float(T2[j, 0]), float(T2[j, 1])
+        if end[j] == 2:
+            target = ("goal", x2, y2)
+        elif end[j] == 1:
+            target = ("node", int(ID[j]), x2, y2)
+        else:
+            s2 = int(S2[j])
+            target = ("circ", int(ID[j]), s2, int(iv2[j]), s2 * float(off2[j]), float(a2[j]), x2, y2)
+        out.append((float(a1[j]), (float(T1[j, 0]), float(T1[j, 1])), target))
+    return out

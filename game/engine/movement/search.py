@@ -1,0 +1,533 @@
+"""The exact cheapest-path search: A* over the visibility graph of one base radius.
+
+States are the start, transition nodes (points on bands), the goal, and *departures*: a
+tangent point on a circle of :class:`.space.BandSpace` where the path leaves the circle
+along a tangent. A path reaching a circle goes round it (arc inches = radius x angle) to
+one of the departures ahead of it in its direction of travel; departures of a circle are
+chained in that order, so each state has few successors. Costs are (inches, checks),
+compared with the inches first and the checks on a tie.
+
+Per query the search adds, lazily and vectorised: tangents from points (the start,
+transition nodes) to circles and between points; the goal (a point, or the contact
+region round a target base for an Engage: every point within ``reach`` of its centre);
+the blocking bases (M5) as circles of radius r + their radius, which also cut the
+tangents and arcs that pass through them. Only what lies within ``limit`` (by the
+straight-line bound) is looked at.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from game.engine.movement.geom import TAU, arc_polyline, dedup, entry, hits_discs, runs, travel
+from game.engine.movement.links import links_from
+from game.engine.movement.space import BandSpace, Space
+from game.engine.movement.transitions import HAIR, Transitions
+from game.engine.tolerance import EPS
+
+_TIE = 1e-9
+
+
+@dataclass
+class Goal:
+    """Where a path may end: within ``reach`` of (x, y) (0: that point) on one of ``bands``;
+    ``end_ok`` says whether a centre may end at a point found there (contact regions)."""
+
+    x: float
+    y: float
+    reach: float
+    bands: frozenset
+    end_ok: Callable[[float, float], bool] | None = None
+
+
+@dataclass
+class Found:
+    """A path found: waypoints (the start first), its cost and checks by the search, the
+    transition edges it takes (ids, or ("far", ledge)), and the arcs it follows between
+    waypoints: (index of the waypoint where it starts, centre, radius, start angle,
+    orientation, sweep)."""
+
+    points: list[tuple[float, float]]
+    cost: float
+    checks: int
+    edges: list = field(default_factory=list)
+    arcs: list[tuple] = field(default_factory=list)
+
+
+class Ctx:
+    """One query's unit and bases: who blocks (M5), what the unit may do."""
+
+    def __init__(self, nav, state, unit, descend: str, ignore=()):
+        mover = nav.mover
+        rs = mover.rs
+        self.state, self.unit, self.descend = state, unit, descend
+        self.field = mover.base_field(state)
+        self.blockers = [b for b in mover.blockers(state, unit) if b not in ignore]
+        start = (unit.x, unit.y)
+        at_start = set(self.field.overlapping(start[0], start[1], unit.r))
+        discs = []
+        for uid in self.blockers:
+            if uid in at_start:
+                continue
+            ox, oy, orr, _oz = self.field.units[uid]
+            b = nav.band_at(ox, oy)
+            if b is not None:
+                discs.append((ox, oy, unit.r + orr, b))
+        self.discs = discs
+        self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
+        self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
+        self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
+
+
+class _Band:
+    """Per-query data of one band: circles in range, blocking bases, cut tangents."""
+
+    def __init__(self, q: "Search", bs: BandSpace):
+        self.bs = bs.graph()
+        n = len(bs.cx)
+        self.n_static = n
+        C = np.stack([bs.cx, bs.cy], axis=1)
+        self.in_range = np.nonzero(q.within(C, bs.rho))[0] if n else np.zeros(0, dtype=np.int64)
+        blk = [b for b in q.blockers if b[3] == bs.band.id]
+        self.blk = [b[:3] for b in blk if q.within(np.array([[b[0], b[1]]]), np.array([b[2]]))[0]]
+        self.cx = np.concatenate([bs.cx, np.array([b[0] for b in self.blk])])
+        self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])
+        self.rho = np.concatenate([bs.rho, np.array([b[2] for b in self.blk])])
+        self.circles = np.concatenate([self.in_range, n + np.arange(len(self.blk))]).astype(np.int64)
+        self.cut: dict[int, list[tuple[float, float]]] = {}     # static circle -> arcs inside a base
+        self.blk_iv: list[list[tuple[float, float]]] = []
+        self.goal = q.goal if (q.goal is not None and bs.band.id in q.goal.bands and q.goal.reach > 0) else None
+        if self.blk:
+            self._blockers(q)
+        self.dyn: dict[int, list] = {}       # slot -> departures computed for this query
+        self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
+        self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
+
+    def bad(self, slot: int, ch) -> list | None:
+        if not self.blk:
+            return None
+        out = self._bad.get(slot)
+        if out is None:
+            out = self._bad[slot] = hits_discs(ch.A, ch.B, np.array(self.blk)).tolist() if len(ch.q) else []
+        return out
+
+    def goal_t(self, slot: int, ch) -> list | None:
+        g = self.goal
+        if g is None:
+            return None
+        out = self._goal_t.get(slot)
+        if out is None:
+            out = self._goal_t[slot] = entry(ch.A, ch.B, g.x, g.y, g.reach).tolist() if len(ch.q) else []
+        return out
+
+    def _blockers(self, q: "Search") -> None:
+        bs = self.bs
+        # arcs of static circles inside a base
+        for c in self.in_range.tolist():
+            rho = bs.rho[c]
+            for bx, by, R in self.blk:
+                D = math.hypot(bx - bs.cx[c], by - bs.cy[c])
+                if D + rho <= R:
+                    self.cut.setdefault(c, []).append((0.0, TAU))
+                elif abs(D - rho) < R < D + rho and rho > 0:
+                    half = math.acos(max(-1.0, min(1.0, (rho * rho + D * D - R * R) / (2 * rho * D))))
+                    mid = math.atan2(by - bs.cy[c], bx - bs.cx[c])
+                    self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
+        # the free arcs of each base: off the other bases and where the base may walk
+        for k, (bx, by, R) in enumerate(self.blk):
+            a = np.linspace(0.0, TAU, 257)[:-1]
+            X, Y = bx + R * np.cos(a), by + R * np.sin(a)
+            ok = bs.ok_points(X, Y)
+            for j, (ox, oy, oR) in enumerate(self.blk):
+                if j != k:
+                    ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
+            self.blk_iv.append(runs(a, ok))
+
+    # --- circles: where a tangent point is ---------------------------------------------------
+    def locate(self, circ: np.ndarray, ang: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = self.n_static
+        iv = np.full(len(circ), -1, dtype=np.int64)
+        off = np.zeros(len(circ))
+        st = circ < n
+        if st.any():
+            iv[st], off[st] = self.bs.locate(circ[st], ang[st])
+        for k in np.nonzero(~st)[0].tolist():
+            for m, (lo, w) in enumerate(self.blk_iv[circ[k] - n]):
+                p = (ang[k] - lo) % TAU
+                if p <= w + 1e-9:
+                    iv[k], off[k] = -2 - m, min(p, w)   # intervals of bases: -2, -3, ...
+                    break
+        return iv, off
+
+    def arc_limit(self, c: int, a_from: float, s: int) -> float:
+        """How far round circle c from angle a_from (orientation s) before a blocking base."""
+        out = TAU
+        for clo, cw in self.cut.get(c, ()):
+            if cw >= TAU - 1e-12:
+                return 0.0
+            start = (s * (clo - a_from)) % TAU if s > 0 else (s * ((clo + cw) - a_from)) % TAU
+            out = min(out, start)
+        return out
+
+    def arc_free(self, c: int, a_from: float, s: int, sweep: float) -> bool:
+        """Is the arc of circle c from angle a_from, sweeping ``sweep`` with orientation s,
+        clear of every blocking base?"""
+        cuts = self.cut.get(c)
+        if not cuts or sweep <= 1e-12:
+            return True
+        lo = a_from if s > 0 else (a_from - sweep) % TAU
+        for clo, cw in cuts:
+            if cw >= TAU - 1e-12:
+                return False
+            # two arcs [lo, lo+sweep] and [clo, clo+cw] on the circle overlap?
+            if (clo - lo) % TAU < sweep or (lo - clo) % TAU < cw:
+                return False
+        return True
+
+
+class Search:
+    """One query: A* from a start point to a goal (or everywhere within ``limit``).
+
+    ``blockers``: (x, y, R, band) discs the centre may not enter (R = r + their radius).
+    ``checks``: may the path take transitions that need a check. ``descend``, ``ladders``
+    (may use ladders, M10) and ``may_climb`` price the transitions (:meth:`Transitions.price`).
+    """
+
+    def __init__(self, space: Space, trans: Transitions, start: tuple[float, float], start_band: int, goal: Goal | None,
+                 limit: float, checks: bool, descend: str, ladders: bool, may_climb: bool, blockers=(),
+                 far_reach: float | None = None):
+        self.space, self.trans = space, trans
+        self.far_reach = far_reach          # M9: how far out (centre from the ledge) a jump may land
+        self.sx, self.sy = start
+        self.start_band = start_band
+        self.goal = goal
+        self.limit = limit
+        self.checks, self.descend, self.ladders, self.may_climb = checks, descend, ladders, may_climb
+        self.blockers = list(blockers)
+        self.bands: dict[int, _Band] = {}
+        tr = trans
+        # point nodes: transition ends in range (not inside a base), then the start
+        P = tr.P
+        ok = tr.used & self.within(P, np.zeros(len(P)))
+        if self.blockers and ok.any():
+            idx = np.nonzero(ok)[0]
+            for bx, by, R, b in self.blockers:
+                ok[idx[(tr.band[idx] == b) & (np.hypot(P[idx, 0] - bx, P[idx, 1] - by) < R - EPS)]] = False
+        self.node_ok = ok
+        nodes = np.nonzero(ok)[0]
+        self.nodes_by_band: dict[int, np.ndarray] = {}
+        for b in np.unique(tr.band[nodes]).tolist():
+            self.nodes_by_band[b] = nodes[tr.band[nodes] == b]
+        self.nx, self.ny, self.nband = list(tr.X_l), list(tr.Y_l), list(tr.band_l)
+        self.n_nodes = len(tr.X)
+        self.START = self._add_node(start, start_band)
+        self.best: dict = {}
+        self.parent: dict = {}
+        self.heap: list = []
+        self.count = 0
+        self.found = None
+        self.record = False     # keep every arrival on a circle (the reachable area's fans)
+        self.arrivals: list = []
+        self.skipped = False    # was a transition needing a check within the limit left out?
+
+    def rerun(self, checks: bool):
+        """The same query again with transitions needing a check allowed or not: the
+        tangents worked out for the first run are kept."""
+        self.checks = checks
+        self.best, self.parent, self.heap = {}, {}, []
+        self.found = None
+        self.arrivals = []
+        self.skipped = False
+        return self.run()
+
+    # --- range -----------------------------------------------------------------------------
+    def h(self, x: float, y: float) -> float:
+        g = self.goal
+        if g is None:
+            return 0.0
+        return max(0.0, math.hypot(x - g.x, y - g.y) - g.reach)
+
+    def hx(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        g = self.goal
+        if g is None:
+            return np.zeros(len(X))
+        return np.maximum(0.0, np.hypot(X - g.x, Y - g.y) - g.reach)
+
+    def within(self, P: np.ndarray, rho: np.ndarray) -> np.ndarray:
+        """Could a path within the limit come within rho of these points?"""
+        d = np.hypot(P[:, 0] - self.sx, P[:, 1] - self.sy)
+        if self.goal is not None:
+            d = d + np.maximum(0.0, np.hypot(P[:, 0] - self.goal.x, P[:, 1] - self.goal.y) - self.goal.reach)
+        return d - 2 * rho <= self.limit + EPS
+
+    def _add_node(self, p: tuple[float, float], band: int) -> int:
+        k = len(self.nx)
+        self.nx.append(float(p[0]))
+        self.ny.append(float(p[1]))
+        self.nband.append(band)
+        return k
+
+    def band(self, b: int) -> _Band:
+        out = self.bands.get(b)
+        if out is None:
+            out = self.bands[b] = _Band(self, self.space.bands[b])
+        return out
+
+    # --- the search ------------------------------------------------------------------------------
+    def _push(self, key, g: float, k: int, x: float, y: float, via) -> None:
+        old = self.best.get(key)
+        if old is not None and (g > old[0] - _TIE and not (g < old[0] + _TIE and k < old[1])):
+            return
+        f = g + self.h(x, y)
+        if f > self.limit + EPS + 1e-9:
+            return
+        self.best[key] = (g, k)
+        self.parent[key] = via
+        self.count += 1
+        heapq.heappush(self.heap, (f, k, self.count, g, key))
+
+    def run(self):
+        """Search; returns the goal state's (cost, checks) or None. Without a goal, every
+        state within the limit is labelled (``best``)."""
+        self._push(("L", self.START), 0.0, 0, self.sx, self.sy, None)
+        pop = heapq.heappop
+        while self.heap:
+            f, k, _c, g, key = pop(self.heap)
+            if self.best.get(key) != (g, k):
+                continue
+            kind = key[0]
+            if kind == "G":
+                if self._goal_ok(key):
+                    self.found = key
+                    return g, k
+                continue
+            if kind == "N" or kind == "L":
+                self._expand_node(key[1], g, k, kind == "L")
+            elif kind == "C":
+                self._chain(key, g, k)
+            else:
+                self._dyn(key, g, k)
+        return None
+
+    def _goal_ok(self, key) -> bool:
+        g = self.goal
+        if g.end_ok is None:
+            return True
+        x, y = key[2], key[3]
+        return g.end_ok(x, y)
+
+    # --- successors --------------------------------------------------------------------------------
+    def _arrive(self, b: int, circ: int, s: int, iv: int, q: float, a: float, g: float, k: int, via) -> None:
+        """The path reaches circle circ (orientation s) at angle a: go round to the departures
+        ahead (the first of the static chain, and every dynamic one)."""
+        B = self.band(b)
+        bs = B.bs
+        slot = 2 * circ + (s < 0)
+        rho = B.rho[circ]
+        if self.record:
+            self.arrivals.append((b, circ, s, iv, q, a, g))
+        if circ < B.n_static:
+            ch = bs.chain(slot)
+            rng = ch.ranges.get(iv)
+            if rng is not None:
+                i = bisect_left(ch.q, q - 1e-12, rng[0], rng[1])
+                if i < rng[1]:
+                    sweep = ch.q[i] - q
+                    if B.arc_free(circ, a, s, sweep):
+                        self._push(("C", b, slot, i), g + rho * max(0.0, sweep), k, ch.Ax[i], ch.Ay[i],
+                                   ("arc", via, b, circ, s, a))
+        full = iv <= -2 and B.blk_iv[circ - B.n_static][-2 - iv][1] >= TAU - 1e-9
+        for m, d in enumerate(self._departures(b, circ, s)):
+            if d[0] != iv:
+                continue
+            sweep = travel(a, d[2], s) if full else d[1] - q
+            if sweep < -1e-12 or not B.arc_free(circ, a, s, sweep):
+                continue
+            self._push(("D", b, slot, m), g + rho * max(0.0, sweep), k, d[3], d[4], ("arc", via, b, circ, s, a))
+
+    def _chain(self, key, g: float, k: int) -> None:
+        _t, b, slot, i = key
+        B = self.bands[b]
+        ch = B.bs.chain(slot)
+        # along the tangent (into the goal region on the way, or to its circle)
+        bad = B.bad(slot, ch)
+        if bad is None or not bad[i]:
+            gt = B.goal_t(slot, ch)
+            t = gt[i] if gt is not None else math.nan
+            if t == t:
+                x = ch.Ax[i] + t * (ch.Bx[i] - ch.Ax[i])
+                y = ch.Ay[i] + t * (ch.By[i] - ch.Ay[i])
+                self._push(("G", b, x, y), g + t * ch.length[i], k, x, y, ("line", key))
+            else:
+                to = ch.to[i]
+                self._arrive(b, to // 2, 1 if to % 2 == 0 else -1, ch.to_iv[i], ch.to_q[i], ch.to_a[i], g + ch.length[i], k,
+                             ("line", key))
+        # or on round the circle to the next departure
+        if i + 1 < ch.end[i]:
+            circ, s = slot // 2, (1 if slot % 2 == 0 else -1)
+            sweep = ch.q[i + 1] - ch.q[i]
+            if B.arc_free(circ, ch.a[i], s, sweep):
+                self._push(("C", b, slot, i + 1), g + B.rho[circ] * sweep, k, ch.Ax[i + 1], ch.Ay[i + 1],
+                           ("arc", ("at", key), b, circ, s, ch.a[i]))
+
+    def _dyn(self, key, g: float, k: int) -> None:
+        _t, b, slot, m = key
+        d = self.bands[b].dyn[slot][m]
+        self._follow(b, d[5], d[3], d[4], g, k, key)
+
+    def _follow(self, b: int, target, x0: float, y0: float, g: float, k: int, via) -> None:
+        """Follow a dynamic segment from (x0, y0) to its target: ('node', n, x, y), ('goal',
+        x, y) or ('circ', c, s, iv, q, a, x, y)."""
+        kind = target[0]
+        if kind == "node":
+            _k, n, x, y = target
+            self._push(("N", n), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via))
+        elif kind == "goal":
+            _k, x, y = target
+            self._push(("G", b, x, y), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via))
+        else:
+            _k, c, s, iv, q, a, x, y = target
+            self._arrive(b, c, s, iv, q, a, g + math.hypot(x - x0, y - y0), k, ("line", via))
+
+    def _departures(self, b: int, circ: int, s: int) -> list:
+        """Departures of a circle computed for this query: (interval, q, angle, x, y, target)."""
+        B = self.band(b)
+        slot = 2 * circ + (s < 0)
+        out = B.dyn.get(slot)
+        if out is None:
+            fixed = circ < B.n_static
+            if fixed:
+                rows = links_from(self, b, ("slot", slot), float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s,
+                                   skip_circle=circ)
+                # tangents between fixed circles are the chain's: here only the rest
+                rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
+            else:
+                rows = links_from(self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ)
+            out = []
+            if rows:
+                iv, off = B.locate(np.full(len(rows), circ), np.array([r[0] for r in rows]))
+                for (a1, (x1, y1), target), i, o in zip(rows, iv.tolist(), off.tolist()):
+                    if i != -1:
+                        out.append((i, s * o, a1, x1, y1, target))
+            B.dyn[slot] = out
+        return out
+
+    def _expand_node(self, n: int, g: float, k: int, full: bool) -> None:
+        """From a point node: walking on (only from the start and where a transition lands:
+        a node walked to is worth it only for its transitions, the walk could go straight on
+        without it), and its transitions."""
+        b = self.nband[n]
+        x0, y0 = self.nx[n], self.ny[n]
+        key = ("L" if full else "N", n)
+        if full and b >= 0:
+            src = ("node", n) if n < self.n_nodes else None
+            for _a1, _p, target in links_from(self, b, src, x0, y0, 0.0, 1, g0=g, skip_node=n):
+                self._follow(b, target, x0, y0, g, k, key)
+        if n >= self.n_nodes:
+            return
+        tr = self.trans
+        for e in range(tr.out_ptr[n], tr.out_ptr[n + 1]):
+            to = int(tr.e_to[e])
+            price = tr.price(e, self.descend, self.ladders, self.may_climb)
+            if price is None:
+                continue
+            if price[1] and not self.checks:
+                self.skipped = self.skipped or g + price[0] <= self.limit + EPS
+                continue
+            if not self.node_ok[to]:
+                if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:
+                    self._far_landing(e, g, k, key)
+                continue
+            self._push(("L", to), g + price[0], k + price[1], self.nx[to], self.ny[to], ("trans", key, e))
+
+    def _far_landing(self, e: int, g: float, k: int, key) -> None:
+        """M9: a jump down whose foot is taken by a base lands as far out as it may instead."""
+        tr, surf = self.trans, self.space.surf
+        ledge = int(tr.e_ledge[e])
+        if ledge < 0 or self.far_reach is None:
+            return
+        b = int(surf.ledge_band_lo[ledge])
+        p = surf.ledge_at[ledge] + surf.ledge_n[ledge] * self.far_reach
+        x, y = float(p[0]), float(p[1])
+        if any(bb == b and math.hypot(x - bx, y - by) < R - EPS for bx, by, R, bb in self.blockers):
+            return
+        if b < 0 or not self.space.bands[b].ok_points(np.array([x]), np.array([y]))[0]:
+            return
+        n = self._add_node((x, y), b)
+        frm = int(tr.e_from[e])
+        self._push(("L", n), g + math.hypot(x - self.nx[frm], y - self.ny[frm]), k + 1, x, y, ("trans", key, ("far", ledge)))
+
+
+def result(q: Search) -> Found | None:
+    """The path to the goal state found: waypoints (the start, the ends of tangents and
+    transitions) with the arcs between them."""
+    if q.found is None:
+        return None
+    g, k = q.best[q.found]
+    rev: list = []     # from the goal back: ("p", x, y) | ("arc", centre, rho, a_in, s) | ("edge", e)
+    key = q.found
+    while key is not None:
+        rev.append(("p",) + _position(q, key))
+        via = q.parent[key]
+        if via is not None and via[0] == "arc":
+            # departures passed on the same circle (the chain) belong to one arc
+            while via[1][0] == "at":
+                via = q.parent[via[1][1]]
+            _t, inner, b, c, s, a_in = via
+            B = q.bands[b]
+            if B.rho[c] > 0:
+                rev.append(("arc", (float(B.cx[c]), float(B.cy[c])), float(B.rho[c]), a_in, s))
+            via = inner
+        if via is None:
+            key = None
+        elif via[0] == "line":
+            key = via[1]
+        else:             # ("trans", from, edge)
+            rev.append(("edge", via[2]))
+            key = via[1]
+    items = rev[::-1]
+    pts, edges, arcs = [], [], []
+    for i, it in enumerate(items):
+        if it[0] == "p":
+            pts.append((it[1], it[2]))
+        elif it[0] == "edge":
+            edges.append(it[1])
+        else:
+            _t, (cx, cy), rho, a_in, s = it
+            nxt = next(x for x in items[i + 1:] if x[0] == "p")
+            a_out = math.atan2(nxt[2] - cy, nxt[1] - cx)
+            pts.append((cx + rho * math.cos(a_in), cy + rho * math.sin(a_in)))
+            arcs.append((len(pts) - 1, (cx, cy), rho, a_in, s, travel(a_in, a_out, s)))
+    return Found(pts, g, k, edges, arcs)
+
+
+def polyline(found: Found, excess: float) -> list[tuple[float, float]]:
+    """The waypoints of a path found, each arc followed from outside within ``excess``."""
+    out = []
+    arcs = {a[0]: a for a in found.arcs}
+    for i, p in enumerate(found.points):
+        out.append(p)
+        a = arcs.get(i)
+        if a is not None:
+            _i, c, rho, a_in, s, sweep = a
+            out += arc_polyline(c, rho, a_in, s, sweep, excess)
+    return dedup(out)
+
+
+def _position(q: Search, key) -> tuple[float, float]:
+    kind = key[0]
+    if kind == "N" or kind == "L":
+        return (q.nx[key[1]], q.ny[key[1]])
+    if kind == "G":
+        return (key[2], key[3])
+    if kind == "C":
+        ch = q.bands[key[1]].bs.chain(key[2])
+        return (ch.Ax[key[3]], ch.Ay[key[3]])
+    d = q.bands[key[1]].dyn[key[2]][key[3]]
+    return (d[3], d[4])

@@ -1,0 +1,287 @@
+"""One simulated game: :class:`Job` in, the ``games.jsonl`` record out.
+
+A :class:`Job` holds everything one game needs and nothing else, so it pickles to any
+process or Dask worker: the variant's scenario as YAML text (its ruleset overrides and the
+seats already baked in, see :mod:`game.sim.study`), the seed and the bots per seat. The
+game is deterministic from it: the dice come from ``Dice(seed=job.seed)``, the bots' own
+choices from a generator seeded from the seed too.
+
+:func:`play_job` is the function the runners call. The bots play through :func:`_drive`,
+which is TEMPORARY until the bots of issue 11 exist (see its docstring for the contract
+its replacement keeps). Everything else (the record, the log) reads the game itself, so
+it does not change when the driver does.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from game.engine.dice import Dice
+from game.engine.errors import IllegalAction
+from game.engine.game import ActionResult, Game
+from game.engine.model import Scenario
+from game.engine.scenario import load_scenario
+from game.engine.yamlsrc import dump_yaml
+
+#: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least).
+#: TEMPORARY: until issue 11 both play through the temporary driver below.
+BOTS = ("utility", "random")
+DEFAULT_BOTS = ("utility", "utility")
+
+#: A stuck game is our bug, not a long game: no game needs this many actions.
+MAX_ACTIONS = 200_000
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game, picklable, deterministic."""
+
+    variant: str              # the variant's label as given (``default`` without --variant)
+    seed: int                 # Dice(seed=seed); game k of a run uses seed S+k
+    swapped: bool             # the seats are swapped (the second warband moves first)
+    bots: tuple[str, str]     # the bot of seat 1 (player 1, moves first) and of seat 2
+    turn_limit: int           # T1, also baked into the scenario's rules
+    scenario: str             # the variant's scenario, YAML text (rules and seats baked in)
+    scenario_file: str = "scenario.yaml"   # shown in messages; where --keep-logs wrote it
+    variant_index: int = 0    # the variant's place on the command line (0 = the baseline)
+
+    @property
+    def key(self) -> tuple[str, int, bool]:
+        return (self.variant, self.seed, self.swapped)
+
+    @property
+    def log_name(self) -> str:
+        """The action script's file name under the variant's log folder."""
+        return f"seed-{self.seed}{'-swapped' if self.swapped else ''}.yaml"
+
+
+@lru_cache(maxsize=8)
+def _scenario(text: str, name: str) -> Scenario:
+    """Parsed once per process for all games of a variant (Game copies the state)."""
+    return load_scenario(name, text=text)
+
+
+def play_job(job: Job, log_dir: str | None = None) -> dict[str, Any]:
+    """Play one game and return its ``games.jsonl`` record; with ``log_dir``, also write
+    its action script there (``speedheim replay SCENARIO LOG`` replays it exactly)."""
+    record, script = play(job, keep_log=log_dir is not None)
+    if log_dir is not None:
+        write_log(os.path.join(log_dir, job.log_name), script)
+    return record
+
+
+def play(job: Job, keep_log: bool = False) -> tuple[dict[str, Any], str | None]:
+    """The record, and the action script as YAML text when ``keep_log`` (runners write it
+    in the main process, so a Dask worker needs no shared disk)."""
+    t0 = time.perf_counter()
+    scenario = _scenario(job.scenario, job.scenario_file)
+    game = _Observed(scenario, dice=Dice(seed=job.seed), history=False)
+    counts = _drive(game, job.bots, random.Random(f"bots:{job.seed}:{job.swapped}"))
+    record = _record(job, game, counts, time.perf_counter() - t0)
+    script = action_script(job.seed, game.log) if keep_log else None
+    return record, script
+
+
+def action_script(seed: int, log: list[ActionResult]) -> str:
+    """Every applied action as it replays exactly (a move with its resolved path)."""
+    return dump_yaml({"seed": seed, "actions": [e.replayable for e in log if e.ok]})
+
+
+def write_log(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+# --- observing the game ---------------------------------------------------------------------
+
+def unit_type(name: str) -> str:
+    """A unit's type for the losses table: its name without a trailing number
+    (``Cultist 2`` -> ``Cultist``)."""
+    return re.sub(r"\s+\d+$", "", name).strip() or name
+
+
+class _Observed(Game):
+    """A game that notes, after each accepted action, the units lost (by type) and the
+    turn of the first rout. Losses are matched to units by the ``lost`` counters the rules
+    keep, so the types always add up to ``lost``: Incapacitated units first, then units
+    that left the table (a break-point result), in the scenario's order."""
+
+    def __init__(self, *args, **kwargs):
+        self.lost_types: dict[str, dict[str, int]] = {}
+        self.rout_turn: int | None = None
+        self._seen_lost: dict[str, int] = {}
+        self._standing: set[str] = set()
+        super().__init__(*args, **kwargs)
+        self._note()
+
+    def apply(self, action):
+        try:
+            return super().apply(action)
+        finally:
+            self._note()
+
+    def try_apply(self, action):
+        result = super().try_apply(action)
+        self._note()
+        return result
+
+    def _note(self) -> None:
+        st = self.state
+        if self.rout_turn is None and st.routed:
+            self.rout_turn = st.turn
+        standing = {uid for uid, u in st.units.items() if u.active}
+        gone = self._standing - standing
+        for wid, n in st.lost.items():
+            new = n - self._seen_lost.get(wid, 0)
+            if new <= 0:
+                continue
+            mine = [st.units[uid] for uid in st.units if uid in gone and st.units[uid].warband == wid]
+            mine.sort(key=lambda u: u.status != "incapacitated")
+            types = self.lost_types.setdefault(wid, {})
+            for u in mine[:new]:
+                t = unit_type(u.name)
+                types[t] = types.get(t, 0) + 1
+            self._seen_lost[wid] = n
+        self._standing = standing
+
+
+def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -> dict[str, Any]:
+    st = game.state
+    game.ctx.sync_tokens()
+    sides = [w.id for w in sorted((w for w in game.scenario.warbands if w.player > 0), key=lambda w: w.player)]
+    outcome = game.outcome()
+    held = {w: 0 for w in sides}
+    for tok in st.treasure.values():
+        holder = st.units.get(tok.carried_by) if tok.carried_by else None
+        if holder is not None and holder.warband in held:
+            held[holder.warband] += 1
+    record: dict[str, Any] = {
+        "variant": job.variant,
+        "seed": job.seed,
+        "swapped": job.swapped,
+        "bots": list(job.bots),
+        "winner": outcome.winner if outcome else None,
+        "draw": outcome is None or outcome.winner is None,
+        "turns": st.turn,
+        "lost": {w: st.lost.get(w, 0) for w in sides},
+        "treasure": held,
+        "rout_turn": game.rout_turn,
+        "illegal": int(counts.get("illegal", 0)),
+        "actions": sum(1 for e in game.log if e.ok),
+        "seconds": round(seconds, 4),
+        # extra keys (FORMATS.md allows them)
+        "variant_index": job.variant_index,
+        "seats": sides,
+        "end": outcome.reason if outcome else "not finished",
+        "routed": list(st.routed),
+        "lost_types": {w: dict(sorted(game.lost_types.get(w, {}).items())) for w in sides},
+    }
+    for key, value in counts.items():
+        record.setdefault(key, value)
+    return record
+
+
+# --- TEMPORARY driver: replaced by the bots of issue 11 ---------------------------------------
+
+def _drive(game: Game, bots: tuple[str, str], rng: random.Random) -> dict[str, int]:
+    """TEMPORARY stand-in for the bots (issue 11); the lead replaces this function.
+
+    The contract its replacement keeps: play ``game`` to its end (``game.is_over()``, which
+    the ruleset's turn limit T1 guarantees) with ``bots[0]`` deciding for seat 1 (player 1,
+    who moves first) and ``bots[1]`` for seat 2 (player 2; ``game.turn_player()`` says whose
+    decision it is; the Neutrals' decision, ``neutral_act: manual``, goes to the player whose
+    turn it is); apply every
+    action through ``game.apply`` or ``game.try_apply`` (the log, the losses and the action
+    script are read from the game); draw every random choice from ``rng`` (seeded from the
+    job), never from the global generator; return counters for the record: ``illegal``, the
+    number of bot actions the engine refused (0 for a correct bot), plus any others (extra
+    record keys; they never replace a key of the record). The game keeps no undo history
+    (``history=False``): a bot that looks ahead does it on a game or state of its own, never
+    by apply and undo on this one, whose every applied action goes into the record and log.
+
+    This stand-in ignores the bot names. It answers every decision with its first option,
+    engages, shoots and attacks the nearest enemy when the rules allow, tries a few random
+    moves towards the nearest enemy, and ends each phase. Its refused tries are probes, not
+    bot mistakes: they are counted as ``probes_refused``, never as ``illegal``.
+    """
+    refused = 0
+
+    def attempt(action: dict) -> bool:
+        nonlocal refused
+        try:
+            game.apply(action)
+            return True
+        except IllegalAction:
+            refused += 1
+            return False
+
+    while not game.is_over():
+        if len(game.log) > MAX_ACTIONS:
+            raise RuntimeError(f"the game did not end after {MAX_ACTIONS} actions (turn {game.state.turn})")
+        pending = game.pending
+        if pending is not None:
+            if not any(attempt(a) for a in _answers(pending)):
+                raise RuntimeError(f"no answer to the pending {pending.kind} decision was accepted")
+            continue
+        phase = game.state.phase
+        band = game.current_warband()
+        mine = [u for u in game.state.units.values() if band is not None and u.warband == band.id and u.active]
+        for u in mine:
+            if game.is_over() or game.pending is not None:
+                break
+            foe = _nearest_foe(game, u)
+            if foe is None:
+                continue
+            if phase == "engage":
+                attempt({"engage": {"unit": u.id, "target": foe.id}})
+            elif phase == "move":
+                for _ in range(3):
+                    if attempt({"move": {"unit": u.id, "to": _step_towards(game, u, foe, rng)}}):
+                        break
+            elif phase == "shoot":
+                attempt({"shoot": {"unit": u.id, "target": foe.id}})
+            elif phase == "melee":
+                for tid in list(u.engaged_with):
+                    attempt({"attack": {"unit": u.id, "target": tid}})
+        if not game.is_over() and game.pending is None and game.state.phase == phase:
+            for flow in ("end_phase", "end_step", "end_turn"):
+                if attempt({flow: {}}):
+                    break
+            else:
+                raise RuntimeError(f"the {phase} phase accepts no end_phase, end_step or end_turn")
+    return {"illegal": 0, "probes_refused": refused}
+
+
+def _answers(pending) -> list[dict]:
+    """The stand-in's answers to a decision, best first, then declining it."""
+    first: list[dict] = []
+    if pending.kind == "pick_up" and pending.options:
+        unit, token = pending.options[0]
+        first = [{"pick_up": {"unit": unit, "token": token}}]
+    elif pending.kind == "grab" and pending.units:
+        first = [{"grab": {"unit": pending.units[0], "token": pending.token}}]
+    elif pending.kind == "voluntary_rout":
+        first = [{"play_on": {"player": pending.player}}]
+    return first + [{"end_step": {}}, {"end_phase": {}}]
+
+
+def _nearest_foe(game: Game, u):
+    foes = [o for o in game.state.units.values() if o.active and o.warband != u.warband]
+    return min(foes, key=lambda o: (math.hypot(o.x - u.x, o.y - u.y), o.id), default=None)
+
+
+def _step_towards(game: Game, u, foe, rng: random.Random) -> list[float]:
+    """A random point within the unit's Move, mostly towards ``foe``, on the table."""
+    reach = float(u.stats.get("move", 4)) * rng.uniform(0.3, 1.0)
+    heading = math.atan2(foe.y - u.y, foe.x - u.x) + rng.gauss(0.0, 0.8)
+    x = min(max(u.x + reach * math.cos(heading), u.r), game.scenario.width - u.r)
+    y = min(max(u.y + reach * math.sin(heading), u.r), game.scenario.height - u.r)
+    return [round(x, 3), round(y, 3)]

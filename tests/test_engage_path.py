@@ -1,0 +1,270 @@
+"""E1 Engage on the movement engine (issue 16, parts 1 and 3): Mover.plan_engage / apply.
+
+The goal of an Engage is a region: every spot where the engager's base is in base contact
+with the target (G4: edge to edge at most contact_tolerance, 0.05") at the target's level.
+The cheapest way into it therefore ends 0.05" short of touching: "cost" below is that path's
+inches, the edge-to-edge distance minus 0.05" on open ground.
+"""
+
+import math
+
+import pytest
+
+from tests.test_movement_util import refused, area, block, build, dice, unit
+
+R25 = 25 / 25.4 / 2
+TOL = 0.05
+
+
+def seg_dist(p, a, b):
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy or 1)))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
+
+
+def ends_in_contact(m, sc, plan, a="a", b="b"):
+    u, t = sc.state.units[a], sc.state.units[b]
+    x, y = plan.end
+    return m.in_contact(x, y, u, t) and math.hypot(x - t.x, y - t.y) >= u.r + t.r - 1e-9
+
+
+# --- open ground -------------------------------------------------------------------------------
+
+def test_engage_on_open_ground_goes_straight_into_contact():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10))])
+    plan = m.plan_engage(sc.state, "a", "b")
+    gap = 5 - 2 * R25
+    assert plan.engage == "b" and plan.to_dict()["engage"] == "b"
+    assert plan.cost == pytest.approx(gap - TOL, abs=1e-9) and not plan.checks
+    assert ends_in_contact(m, sc, plan)
+    # the found path is legal as a path: plan_engage(path=) gives the same
+    again = m.plan_engage(sc.state, "a", "b", path=[p[:2] for p in plan.points])
+    assert again.cost == pytest.approx(plan.cost)
+
+
+@pytest.mark.parametrize("extra, ok", [(0.0, True), (0.01, False)])
+def test_engage_allowance_boundary(extra, ok):
+    # cost exactly 6" (edge to edge 6.05") and 0.01" more
+    y = 5 + 2 * R25 + 6 + TOL + extra
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, y))])
+    if ok:
+        assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(6.0, abs=1e-9)
+    else:
+        assert '6.01" (a may engage up to 6")' in refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+
+
+def test_already_in_contact_is_an_engage_without_moving():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5 + 2 * R25 + 0.03, 5))])
+    plan = m.plan_engage(sc.state, "a", "b")
+    assert plan.cost == 0 and plan.end == (5, 5)
+    out = m.apply(sc.state, plan, dice())
+    assert out.completed and sc.state.units["a"].engage_attempted and not sc.state.units["a"].moved
+
+
+# --- part 1: terrain --------------------------------------------------------------------------
+
+def test_through_a_wall_is_refused_with_the_cheapest_cost():
+    # The issue's example: a 4" wall between them. Over it: 4" up, 4" down and 2.97" across.
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    over = 4 + 4 + (9 - 2 * R25 - TOL - 5)
+    assert f'the cheapest way into contact with b is {over:.2f}" (a may engage up to 6")' in refused(
+        lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+
+
+@pytest.mark.parametrize("height, ok", [(1.5, True), (1.6, False)])
+def test_a_wall_low_enough_is_climbed_over_with_its_checks(height, ok):
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))],
+                  terrain=[block("wall", 0, 6.9, 10, 7.1, height, kind="wall")])
+    cost = 2 * height + (9 - 2 * R25 - TOL - 5)
+    if ok:
+        plan = m.plan_engage(sc.state, "a", "b")
+        assert [t.kind for t in plan.checks] == ["climb_up", "climb_down"] and [t.rule for t in plan.checks] == ["M6", "M6"]
+        assert plan.cost == pytest.approx(cost, abs=1e-6) and ends_in_contact(m, sc, plan)
+    else:
+        assert f'is {cost:.2f}"' in refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+
+
+def test_across_impassable_ground_is_refused_and_round_it_is_taken_when_within_move():
+    terrain = [area("lake", 0, 6.5, 10, 8, "impassable")]
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10))], terrain=terrain)
+    reason = refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+    assert "the cheapest way into contact with b is" in reason
+    cost = float(reason.split(" is ")[1].split('"')[0])
+    assert cost > 10   # round the lake's end, not across it
+    sc, m = build(red=[unit("a", (5, 5), stats={"move": math.ceil(cost)})], blue=[unit("b", (5, 10))], terrain=terrain)
+    plan = m.plan_engage(sc.state, "a", "b")
+    assert plan.cost == pytest.approx(cost, abs=0.01) and ends_in_contact(m, sc, plan)
+    lake_x = max(p[0] for p in plan.points)
+    assert lake_x > 10   # it went round
+    m.plan(sc.state, "a", path=[p[:2] for p in plan.points])   # every bit of it a legal move
+
+
+@pytest.mark.parametrize("height, ok", [(5.0, False), (3.034, True), (3.045, False)])
+def test_up_a_tower_pays_the_climb(height, ok):
+    # b on a block that starts at y 6.5: 1.5" to its foot, the climb, then 1.47" on the roof.
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, height)])
+    cost = 1.5 + height + (9 - 2 * R25 - TOL - 6.5)
+    if ok:
+        plan = m.plan_engage(sc.state, "a", "b")
+        assert [t.kind for t in plan.checks] == ["climb_up"] and plan.cost == pytest.approx(cost, abs=1e-6)
+        assert plan.points[-1][2] == height and ends_in_contact(m, sc, plan)
+    else:
+        assert f'is {cost:.2f}" (a may engage up to 6")' in refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+
+
+def test_the_target_on_a_tower_is_not_in_contact_from_below():
+    # Right at the foot of b's tower, edge to edge across the table within 0.05", but 5" below.
+    sc, m = build(red=[unit("a", (5, 6.5 - R25 - 0.01), stats={"move": 20})], blue=[unit("b", (5, 6.5 + R25 + 0.02))],
+                  terrain=[block("tower", 0, 6.5, 10, 12, 5)])
+    plan = m.plan_engage(sc.state, "a", "b")
+    assert [t.kind for t in plan.checks] == ["climb_up"] and plan.points[-1][2] == 5
+
+
+def test_an_enemy_in_the_way_is_walked_round():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10)), unit("c", (5, 7.5))])
+    plan = m.plan_engage(sc.state, "a", "b")
+    c = sc.state.units["c"]
+    pts = [p[:2] for p in plan.points]
+    assert len(pts) > 2 and ends_in_contact(m, sc, plan)
+    for p, q in zip(pts, pts[1:]):
+        assert seg_dist((c.x, c.y), p, q) >= 2 * R25 - 1e-6
+    straight = 5 - 2 * R25 - TOL
+    assert straight < plan.cost < 6
+    # with exactly that much Move it fits, with 0.01" less it does not
+    cost = plan.cost
+    sc, m = build(red=[unit("a", (5, 5), stats={"move": cost})], blue=[unit("b", (5, 10)), unit("c", (5, 7.5))])
+    assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(cost)
+    sc, m = build(red=[unit("a", (5, 5), stats={"move": cost - 0.01})], blue=[unit("b", (5, 10)), unit("c", (5, 7.5))])
+    refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+
+
+def test_a_stunned_friend_blocks_and_a_normal_friend_does_not():
+    blue = [unit("b", (5, 10))]
+    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 7.5))], blue=blue)
+    assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(5 - 2 * R25 - TOL)
+    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 7.5), status="stunned")], blue=blue)
+    assert m.plan_engage(sc.state, "a", "b").cost > 5 - 2 * R25 - TOL + 0.1
+
+
+def test_the_end_spot_must_be_free():
+    # A friend stands where the straight approach would end: the engager ends beside it.
+    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 10 - 4 * R25 - TOL))], blue=[unit("b", (5, 10))])
+    plan = m.plan_engage(sc.state, "a", "b")
+    f = sc.state.units["f"]
+    assert ends_in_contact(m, sc, plan)
+    assert math.hypot(plan.end[0] - f.x, plan.end[1] - f.y) >= 2 * R25 - 1e-9
+
+
+# --- part 3: difficult ground (M12) -------------------------------------------------------------
+
+@pytest.mark.parametrize("extra, ok", [(0.0, True), (0.01, False)])
+def test_difficult_ground_takes_two_inches_off_an_engage(extra, ok):
+    # A band of difficult ground y 7-9 across the table: allowance 6 - 2 = 4".
+    y = 5 + 2 * R25 + TOL + 4 + extra
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, y))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
+    if ok:
+        plan = m.plan_engage(sc.state, "a", "b")
+        assert plan.difficult and plan.allowance == pytest.approx(4) and plan.cost == pytest.approx(4, abs=1e-9)
+    else:
+        reason = refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12")
+        assert '4.01" (a may engage up to 4" (difficult ground -2")' in reason
+
+
+def test_the_issue_example_of_difficult_ground_is_refused():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10.98))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
+    refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12")
+
+
+# --- a given path ---------------------------------------------------------------------------------
+
+def test_a_given_path_must_end_in_contact():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (7, 8))])
+    k = 1 / math.sqrt(2)
+    end = (7 - (2 * R25 + 0.04) * k, 8 - (2 * R25 + 0.04) * k)
+    plan = m.plan_engage(sc.state, "a", "b", path=[(6, 5), end])
+    assert plan.points[1][:2] == (6, 5) and ends_in_contact(m, sc, plan)
+    short = (7 - (2 * R25 + 0.06) * k, 8 - (2 * R25 + 0.06) * k)
+    assert "not in base contact" in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(6, 5), short]), "E1")
+    # onto the target: bases never overlap
+    refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(6.8, 7.8)]), "M5")
+    # in contact but too far
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (10, 10))])
+    far = (10 - (2 * R25) * k, 10 - (2 * R25) * k)
+    assert "the path into contact with b costs" in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(8, 5), far]), "E1")
+
+
+def test_a_given_path_obeys_the_move_rules():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    cost = 8 + (9 - 2 * R25 - 0.02 - 5)
+    assert f'costs {cost:.2f}"' in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(5, 9 - 2 * R25 - 0.02)]), "E1")
+
+
+# --- who may engage whom ------------------------------------------------------------------------
+
+def test_allowance_for_an_engage():
+    sc, m = build(red=[unit("a", (5, 5)), unit("s", (5, 8), status="staggered")], blue=[unit("b", (20, 20))])
+    st = sc.state
+    assert m.allowance(st, "a", engage=True).inches == 6
+    assert m.allowance(st, "s", engage=True).inches == 3
+    assert "may not Run" in refused(lambda: m.allowance(st, "a", run=True, engage=True), "E1")
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (20, 20))], rules={"engage_move_factor": 1.5})
+    assert m.allowance(sc.state, "a", engage=True).inches == 9
+
+
+@pytest.mark.parametrize("status", ["stunned", "dazed"])
+def test_stunned_and_dazed_units_may_not_engage(status):
+    sc, m = build(red=[unit("a", (5, 5), status=status)], blue=[unit("b", (5, 8))])
+    assert status.capitalize() in refused(lambda: m.plan_engage(sc.state, "a", "b"), "U5")
+
+
+def test_a_unit_that_moved_or_attempted_may_not_engage():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 8))])
+    st = sc.state
+    st.units["a"].engage_attempted = True
+    assert "already attempted" in refused(lambda: m.plan_engage(st, "a", "b"), "E1")
+    st.units["a"].engage_attempted = False
+    m.apply(st, m.plan(st, "a", path=[(5, 5.5)]), dice())
+    assert "already moved" in refused(lambda: m.plan_engage(st, "a", "b"), "E1")
+
+
+def test_the_target_must_be_an_opposing_unit_on_the_table():
+    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 8))], blue=[unit("b", (8, 8), status="incapacitated"), unit("c", (9, 9))])
+    st = sc.state
+    assert "own warband" in refused(lambda: m.plan_engage(st, "a", "f"), "E1")
+    assert "Incapacitated" in refused(lambda: m.plan_engage(st, "a", "b"), "E1")
+    assert "no unit" in refused(lambda: m.plan_engage(st, "a", "zz"), "E1")
+    st.units["c"].on_table = False
+    assert "not on the table" in refused(lambda: m.plan_engage(st, "a", "c"), "E1")
+
+
+# --- resolution -----------------------------------------------------------------------------------
+
+def test_apply_spends_the_attempt_not_the_move():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10))])
+    st = sc.state
+    out = m.apply(st, m.plan_engage(st, "a", "b"), dice())
+    u = st.units["a"]
+    assert out.completed and u.engage_attempted and not u.moved
+    assert m.in_contact(u.x, u.y, u, st.units["b"])
+    assert "attempted to Engage" in refused(lambda: m.plan(st, "a", path=[(6, 6)]), "M1")
+
+
+def test_a_failed_climb_on_the_way_ends_the_engage_at_the_foot():
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, 3)])
+    st = sc.state
+    plan = m.plan_engage(st, "a", "b")
+    out = m.apply(st, plan, dice(20))
+    u = st.units["a"]
+    assert not out.completed and out.rolls[0].rule == "M6" and u.engage_attempted
+    assert (u.x, u.y) == pytest.approx((5, 6.5 - u.r))
+    assert not m.in_contact(u.x, u.y, u, st.units["b"])
+
+
+def test_engage_jumping_down_onto_a_target_below():
+    # From a 2" roof down to a target 1.5" out from the ledge (descend: jump: no vertical cost)
+    sc, m = build(red=[unit("a", (8, 5))], blue=[unit("b", (10 + 1.5 + R25, 5))], terrain=[block("roof", 0, 0, 10, 10, 2)])
+    jump = m.plan_engage(sc.state, "a", "b", descend="jump")
+    climb = m.plan_engage(sc.state, "a", "b")
+    assert [t.kind for t in jump.checks] == ["jump_down"] and [t.kind for t in climb.checks] == ["climb_down"]
+    assert climb.cost == pytest.approx(jump.cost + 2)

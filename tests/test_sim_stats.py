@@ -1,0 +1,161 @@
+"""The report's numbers, checked by hand on a fixed games.jsonl (tests/data/sim-games.jsonl):
+three variants on seeds 0-4, both seats; ``same`` repeats ``default`` game for game and
+``rout_threshold=3`` ends every game sooner."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+
+import pytest
+
+from game.cli import main
+from game.sim.report import write_report
+from game.sim.results import GamesFile
+from game.sim.stats import Diff, paired_diff, summarize, t975, wilson
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXED = os.path.join(ROOT, "tests", "data", "sim-games.jsonl")
+
+
+def close(a, b, tol=1e-4):
+    return abs(a - b) <= tol
+
+
+@pytest.fixture(scope="module")
+def summary():
+    return summarize(GamesFile(FIXED).read())
+
+
+def test_wilson_by_hand():
+    # p = k/n, z = 1.96: centre = (p + z^2/2n) / (1 + z^2/n), half = z sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n)
+    # 5/10: centre 0.5, half 1.96 * sqrt(0.025 + 0.0096) / 1.3841 = 0.2634
+    assert all(map(close, wilson(5, 10), (0.2366, 0.7634)))
+    # 3/10: centre 0.4921 / 1.3841 = 0.3556, half 1.96 * sqrt(0.021 + 0.0096) / 1.3841 = 0.2477
+    assert all(map(close, wilson(3, 10), (0.1078, 0.6032)))
+    assert all(map(close, wilson(2, 10), (0.0567, 0.5098)))
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0 and wilson(0, 0) == (0.0, 1.0)
+
+
+def test_t_quantiles():
+    assert t975(9) == 2.262 and t975(30) == 2.042
+    assert close(t975(31), 2.0395, 2e-4) and close(t975(120), 1.9799, 2e-4) and close(t975(10 ** 6), 1.96, 1e-3)
+    assert t975(0) == math.inf
+
+
+def test_per_variant_numbers_by_hand(summary):
+    assert summary["warbands"] == ["red", "blue"] and summary["games"] == 30
+    d = summary["variants"][0]
+    assert d["variant"] == "default" and d["games"] == 10
+    # red wins seeds 0, 1 and 4 in seat 1 and seeds 2 and 3 in seat 2: 5 of 10
+    assert d["wins"]["red"]["n"] == 5 and all(map(close, d["wins"]["red"]["ci"], (0.2366, 0.7634)))
+    assert d["wins"]["blue"]["n"] == 3 and all(map(close, d["wins"]["blue"]["ci"], (0.1078, 0.6032)))
+    assert d["draws"]["n"] == 2 and all(map(close, d["draws"]["ci"], (0.0567, 0.5098)))
+    # seat 1 won 0 (red), 0 swapped (blue), 1 (red), 4 (red), 4 swapped (blue); seat 2 won 2, 2 swapped, 3 swapped
+    assert d["first_seat"]["n"] == 5 and d["second_seat"]["n"] == 3
+    assert d["turns"]["mean"] == pytest.approx(8.2)   # (6+8+5+12+7+9+12+6+10+7) / 10
+    assert d["turns"]["histogram"] == {"5": 1, "6": 2, "7": 2, "8": 1, "9": 1, "10": 1, "12": 2}
+    assert d["rout_turn"]["games_with_rout"] == 8 and d["rout_turn"]["no_rout"] == 2
+    assert d["treasure"]["red"] == {"mean": 0.5, "histogram": {"0": 5, "1": 5}}
+    assert d["treasure"]["blue"] == {"mean": pytest.approx(0.6), "histogram": {"0": 7, "2": 3}}
+    assert d["lost_types"]["red"] == {"Swordsman": {"total": 9, "per_game": 0.9}}
+    assert d["lost_types"]["blue"] == {"Cultist": {"total": 18, "per_game": 1.8}}
+    assert d["lost"]["blue"]["mean"] == pytest.approx(1.8)
+    r3 = summary["variants"][1]
+    assert r3["variant"] == "rout_threshold=3" and r3["wins"]["red"]["n"] == 6 and r3["draws"]["n"] == 0
+    assert r3["turns"]["mean"] == pytest.approx(5.2)
+
+
+def test_paired_differences_by_hand(summary):
+    c = summary["comparisons"][0]
+    assert (c["variant"], c["against"], c["pairs"]) == ("rout_threshold=3", "default", 10)
+    # turns, rout_threshold=3 minus default per (seed, seats): -2 -3 -1 -6 -2 -3 -5 -2 -4 -2: mean -3,
+    # variance 22/9, standard error sqrt(22/9/10) = 0.4944, t(0.975, 9) = 2.262: -3 +- 1.1184
+    t = c["turns"]
+    assert t["mean"] == pytest.approx(-3.0) and all(map(close, t["ci"], (-4.1184, -1.8816)))
+    assert t["clear"] is True
+    assert t["sentence"] == ("rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1) compared with default, "
+                             "over 10 paired games.")
+    # red: won seed 1 swapped only under rout_threshold=3: differences nine 0 and one 1: mean 0.1,
+    # variance 0.9/9 = 0.1, standard error 0.1, 0.1 +- 0.2262
+    red = c["win_rate"]["red"]
+    assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.1262, 0.3262))) and red["clear"] is False
+    assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red (+10.0 points, "
+                               "95% CI -12.6 to +32.6) compared with default, over 10 paired games.")
+    same = summary["comparisons"][1]
+    assert same["variant"] == "same"
+    assert same["turns"]["ci"] == [0.0, 0.0] and not same["turns"]["clear"]
+    assert "no clear difference in game length" in same["turns"]["sentence"]
+    assert not any(w["clear"] for w in same["win_rate"].values())
+
+
+def _records(label: str, winners: list, turns: list[int], index: int) -> list[dict]:
+    return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": w, "draw": w is None,
+             "turns": t, "seats": ["red", "blue"], "lost": {"red": 0, "blue": 0}, "treasure": {"red": 0, "blue": 0},
+             "rout_turn": t if w else None, "illegal": 0, "actions": 1, "seconds": 0.1, "bots": ["utility", "utility"]}
+            for k, (w, t) in enumerate(zip(winners, turns))]
+
+
+def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
+    n = 40
+    base_w = ["red" if k % 4 else "blue" for k in range(n)]            # red wins 30 of 40
+    base_t = [9 + (k % 3) for k in range(n)]                            # 9, 10, 11 ...
+    low_w = ["blue" if k % 4 else "red" for k in range(n)]             # rout_threshold=3: blue wins 30 of 40
+    low_t = [t - 3 - (k % 2) for k, t in enumerate(base_t)]            # 3 or 4 turns shorter
+    recs = (_records("rout_threshold=9", base_w, base_t, 0) + _records("rout_threshold=3", low_w, low_t, 1)
+            + _records("rout_threshold=9 again", base_w, base_t, 2))
+    s = summarize(recs)
+    differ, same = s["comparisons"]
+    assert differ["turns"]["clear"] and differ["turns"]["ci"][1] < 0
+    assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games by 3.5 turns (95% CI 3.3 to 3.7)")
+    red = differ["win_rate"]["red"]
+    assert red["clear"] and red["ci"][1] < 0 and red["mean"] == pytest.approx(-0.5)
+    assert red["sentence"].startswith("rout_threshold=3 lowers the win rate of red by 50.0 points")
+    assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises the win rate of blue by 50.0 points")
+    assert not same["turns"]["clear"] and not any(w["clear"] for w in same["win_rate"].values())
+    assert same["turns"]["sentence"].startswith("rout_threshold=9 again: no clear difference in game length")
+    # one game of forty that differs is not a clear difference either
+    one_w = list(base_w)
+    one_w[0] = "red"
+    s = summarize(_records("a", base_w, base_t, 0) + _records("b", one_w, base_t, 1))
+    assert not s["comparisons"][0]["win_rate"]["red"]["clear"]
+
+
+def test_clear_means_the_interval_leaves_out_zero():
+    assert not Diff(10, 0.5, 0.0, 1.0).clear and Diff(10, 0.5, 1e-9, 1.0).clear
+    assert not Diff(10, -0.5, -1.0, 0.0).clear and Diff(10, -0.5, -1.0, -1e-9).clear
+    assert not paired_diff([1.0]).clear and paired_diff([]).n == 0
+    assert paired_diff([1.0, 1.0]).clear   # every pair moved the same way by the same amount
+
+
+def test_report_files_are_self_contained(tmp_path, summary):
+    html = write_report(FIXED, str(tmp_path / "summary.json"), str(tmp_path / "report.html"))
+    page = open(html, encoding="utf-8").read()
+    assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(summary))
+    assert page.count("src='data:image/png;base64,") == 5
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert "rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1)" in page
+    assert "50.0% <span class=ci>[23.7–76.3]</span>" in page   # red's wins under default
+
+
+def test_report_command_rebuilds_from_games_alone(tmp_path, capsys):
+    shutil.copy(FIXED, tmp_path / "games.jsonl")
+    assert main(["simulate", "--report", str(tmp_path)]) == 0
+    assert (tmp_path / "report.html").exists()
+    assert json.loads((tmp_path / "summary.json").read_text())["comparisons"][0]["turns"]["clear"] is True
+    assert main(["simulate", "--report", str(tmp_path / "nothing")]) == 2
+    assert "games.jsonl is missing" in capsys.readouterr().err
+
+
+def test_latest_report_is_the_newest(tmp_path):
+    from game.sim.report import latest_report
+
+    assert latest_report(str(tmp_path)) is None
+    old, new = tmp_path / "a" / "report.html", tmp_path / "b" / "c" / "report.html"
+    for i, path in enumerate((old, new)):
+        path.parent.mkdir(parents=True)
+        path.write_text("<html></html>")
+        os.utime(path, (1000 + i, 1000 + i))
+    assert latest_report(str(tmp_path)) == str(new)
