@@ -411,3 +411,71 @@ def test_a_browser_that_does_not_start_is_reported(tmp_path, datadir, monkeypatc
     app, scene = make_scene(tmp_path, RANGE)
     assert scene.files.open_report() is None
     assert app.dialogs[-1].title == "No browser" and path in app.dialogs[-1].message
+
+
+# Issue 16's pictures: an engage up a tower (a climb, within Move) and round a wall.
+TOWER_WALL = """\
+name: engage paths
+table: {width: 20, height: 16}
+terrain:
+  - {id: tower, kind: block, height: 5, polygon: [[2, 6.5], [8, 6.5], [8, 12], [2, 12]]}
+  - {id: low-tower, kind: block, height: 2, polygon: [[10, 6.5], [15, 6.5], [15, 12], [10, 12]]}
+  - {id: wall, kind: wall, height: 4, polygon: [[16.5, 6.9], [20, 6.9], [20, 7.1], [16.5, 7.1]]}
+warbands:
+  - id: red
+    player: 1
+    units:
+      - {id: a, at: [5, 5], base_mm: 25, stats: {move: 6, agility: 12, morale: 10, defence: 10}}
+      - {id: c, at: [12.5, 4], base_mm: 25, stats: {move: 6, agility: 12, morale: 10, defence: 10}}
+      - {id: e, at: [18, 5], base_mm: 25, stats: {move: 6, agility: 12, morale: 10, defence: 10}}
+  - id: blue
+    player: 2
+    units:
+      - {id: b, at: [5, 9], base_mm: 25, stats: {move: 6, agility: 10, morale: 10, defence: 10}}
+      - {id: d, at: [12.5, 8], base_mm: 25, stats: {move: 6, agility: 10, morale: 10, defence: 10}}
+      - {id: f, at: [16.5, 9], base_mm: 25, stats: {move: 6, agility: 10, morale: 10, defence: 10}}
+state: {turn: 1, player: 1, phase: engage}
+"""
+
+
+def engage_preview(app, scene, uid, target):
+    st = scene.state
+    scene.selected = uid
+    hover(app, scene, st.units[target].x, st.units[target].y)
+    scene.engage_tool.flush()
+    app.frame(0.016, flip=False)
+    return scene.engage_tool.current()
+
+
+def test_the_engage_preview_climbs_a_tower_with_its_check(tmp_path, datadir):
+    from game.ui.scenes import ask
+
+    app, scene = make_scene(tmp_path, TOWER_WALL)
+    p = engage_preview(app, scene, "c", "d")
+    plan = ask.plan_engage(scene.game, "c", "d")
+    assert p.kind == "engage" and p.path == plan.points and p.cost == plan.cost <= p.walk == 6.0
+    assert [k for _x, _y, k in p.checks] == ["climb_up"]  # the climb up the 2" tower, marked on the path
+    scene.menus.action_chosen(p.action)
+    assert "Checks on the way: climb up (M6)." in app.dialogs[-1].message
+    assert f'moves {plan.cost:.2f}" of 6.00"' in app.dialogs[-1].message
+
+
+def test_the_engage_preview_goes_round_a_wall(tmp_path, datadir):
+    import shapely
+
+    app, scene = make_scene(tmp_path, TOWER_WALL)
+    p = engage_preview(app, scene, "e", "f")
+    wall = shapely.box(16.5, 6.9, 20, 7.1)
+    assert shapely.LineString([(18, 5), (16.5, 9)]).intersects(wall)  # the straight way is through it
+    assert p.kind == "engage" and len(p.path) > 2  # not the straight line
+    assert not shapely.LineString(p.path).intersects(wall)
+    assert p.cost > scene.board.distance(scene.state.units["e"], scene.state.units["f"])
+
+
+def test_an_engage_up_a_tower_too_high_is_refused_with_the_cheapest_cost(tmp_path, datadir):
+    app, scene = make_scene(tmp_path, TOWER_WALL)
+    p = engage_preview(app, scene, "a", "b")
+    assert p.kind is None and p.error.rule == "E1"
+    assert p.error.reason.startswith("the cheapest way into contact with b is ") and "(a may engage up to 6\")" in p.error.reason
+    scene.menus.action_chosen({"engage": {"unit": "a", "target": "b"}})
+    assert scene.refusal[0] == "E1" and scene.game.log == [] and app.modal is None

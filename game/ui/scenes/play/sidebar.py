@@ -143,6 +143,8 @@ class Sidebar:
             return "select a shooter, right-click an enemy to Shoot (S1)"
         if placeholder and "attack" in kinds:
             return "select a unit, right-click an enemy to Attack (F1)"
+        if "engage" in kinds:
+            return "select a unit, hover an enemy for its engage path (E1), right-click to Engage"
         if ask.is_manual_phase(game):
             return "manual phase: right-click a unit"
         p = ask.pending(game)
