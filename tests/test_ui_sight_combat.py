@@ -365,7 +365,9 @@ def test_ctrl_r_opens_the_newest_simulation_report_in_the_browser(tmp_path, data
     _report(str(work / "other"), 3_000_000)  # a report.html that no simulation wrote (no games.jsonl): not one
     elsewhere = _report(str(work / "study"), 1_500_000)
     (work / "study" / "games.jsonl").write_text("")
-    app, scene = make_scene(tmp_path, RANGE)
+    maps = tmp_path / "project" / "maps"  # the game's folder and the one above it hold no report
+    maps.mkdir(parents=True)
+    app, scene = make_scene(maps, RANGE)
     key(app, "sim_report")
     from pathlib import Path
 
@@ -387,7 +389,9 @@ def test_no_simulation_report_says_so_and_offers_a_file_dialog(tmp_path, datadir
     work = tmp_path / "empty"
     work.mkdir()
     monkeypatch.chdir(work)
-    app, scene = make_scene(tmp_path, RANGE)
+    maps = tmp_path / "project" / "maps"
+    maps.mkdir(parents=True)
+    app, scene = make_scene(maps, RANGE)
     key(app, "sim_report")
     dlg = app.dialogs[-1]
     assert opened == [] and dlg.title == "No simulation report"
@@ -408,7 +412,9 @@ def test_a_browser_that_does_not_start_is_reported(tmp_path, datadir, monkeypatc
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
     monkeypatch.chdir(tmp_path)
     path = _report(str(tmp_path / "sim-out"), 1_000_000)
-    app, scene = make_scene(tmp_path, RANGE)
+    maps = tmp_path / "project" / "maps"
+    maps.mkdir(parents=True)
+    app, scene = make_scene(maps, RANGE)
     assert scene.files.open_report() is None
     assert app.dialogs[-1].title == "No browser" and path in app.dialogs[-1].message
 
