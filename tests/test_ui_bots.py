@@ -4,7 +4,6 @@ over, undo; the Neutrals played by a bot; ``play --bot``. SDL dummy driver."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pygame
@@ -21,6 +20,7 @@ from game.ui.scenes.play.bot_play import INCHES_PER_S, Animation
 from game.ui.scenes.play.words import build_log
 from tests.scripts.builders import R25, game, unit
 from tests.test_ui_play import datadir  # noqa: F401
+from tests.test_ui_sight_combat import thread_spy
 
 PLACEHOLDER = {"combat": "placeholder"}
 
@@ -57,14 +57,7 @@ def two_sides(state=None, **kw):
 
 
 def test_the_bot_plays_its_side_off_the_frame_with_its_reasons_in_the_log(tmp_path, datadir, monkeypatch):
-    threads: list[str] = []
-    real = ask.bot_think
-
-    def spy(bot, copy, player):
-        threads.append(threading.current_thread().name)
-        return real(bot, copy, player)
-
-    monkeypatch.setattr(ask, "bot_think", spy)
+    threads = thread_spy(monkeypatch, ask, "bot_think")
     g = two_sides()
     app, scene = open_game(g, tmp_path)
     scene.bot.set_seat(2, "utility")

@@ -14,6 +14,7 @@ import pytest  # noqa: E402
 
 from game.ui import keymap, userdata  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
+from tests.test_ui_sight_combat import menu_pick  # noqa: E402
 from tests.test_ui_play import SCENARIO, datadir, down, drag, key, make_scene, px, up  # noqa: E402,F401
 
 
@@ -161,11 +162,7 @@ def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir)
     text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
     app, scene = make_scene(tmp_path, text)
     scene.menus.open_menu("red-captain", (200, 200))
-    menu = app.dialogs[-1]
-    menu.choose(dict(menu.items)["Engage..."])
-    sub = app.dialogs[-1]
-    label = next(label for label, _ in sub.items if "blue-ogre" in label)
-    sub.choose(dict(sub.items)[label])
+    menu_pick(app, "Engage...", "blue-ogre")
     st = scene.state
     ask = app.dialogs[-1]  # the engage path is shown and confirmed first (issue 16)
     assert ask.title == "Engage Ogre (E1)?" and st.units["red-captain"].engaged_with == []

@@ -59,6 +59,27 @@ def hover(app, scene, x, y):
     app.frame(0.016, flip=False)
 
 
+def thread_spy(monkeypatch, owner, name: str) -> list[str]:
+    """Record the thread each call of ``owner.name`` runs on."""
+    threads: list[str] = []
+    real = getattr(owner, name)
+
+    def spy(*args, **kw):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(owner, name, spy)
+    return threads
+
+
+def menu_pick(app, first: str, containing: str):
+    """Open the submenu ``first`` of the open menu, then pick its item containing ``containing``."""
+    menu = app.dialogs[-1]
+    menu.choose(dict(menu.items)[first])
+    sub = app.dialogs[-1]
+    sub.choose(next(value for label, value in sub.items if containing in label))
+
+
 def sight_on(app, scene, uid):
     scene.selected = uid
     key(app, "sight")
@@ -92,14 +113,7 @@ def test_l_shades_exactly_the_ground_the_selected_unit_cannot_see(tmp_path, data
 
 
 def test_the_overlay_is_worked_out_off_the_frame_once_per_state(tmp_path, datadir, monkeypatch):
-    calls: list[str] = []
-    real = Sight.visibility_region
-
-    def spy(self, state, uid):
-        calls.append(threading.current_thread().name)
-        return real(self, state, uid)
-
-    monkeypatch.setattr(Sight, "visibility_region", spy)
+    calls = thread_spy(monkeypatch, Sight, "visibility_region")
     app, scene = make_scene(tmp_path, RANGE)
     sight_on(app, scene, "red-crossbow")
     for _ in range(5):
@@ -216,11 +230,7 @@ def test_a_refused_shot_shows_the_engines_rule_and_reason(tmp_path, datadir):
 def test_the_unit_menus_shoot_goes_through_the_odds_too(tmp_path, datadir):
     app, scene = make_scene(tmp_path, RANGE)
     scene.menus.open_menu("red-archer", (200, 200))
-    menu = app.dialogs[-1]
-    menu.choose(dict(menu.items)["Shoot..."])
-    sub = app.dialogs[-1]
-    label = next(lbl for lbl, _ in sub.items if "blue-brute" in lbl)
-    sub.choose(dict(sub.items)[label])
+    menu_pick(app, "Shoot...", "blue-brute")
     dlg = app.dialogs[-1]
     hit = 1 - (1 - Fraction(11, 20)) ** 2  # Agility 11 on a d20 with Advantage (the target is Dazed)
     assert hit == Fraction(319, 400)
@@ -352,22 +362,34 @@ def _report(folder, stamp):
     return path
 
 
-def test_ctrl_r_opens_the_newest_simulation_report_in_the_browser(tmp_path, datadir, monkeypatch):
+def browser(monkeypatch, works: bool = True) -> list[str]:
+    """No real browser: the URLs the window asks to open."""
     import webbrowser
 
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or works)
+    return opened
+
+
+def scene_in_project(tmp_path, monkeypatch, work: str):
+    """A table whose game file is in project/maps (no report there or above), run from ``work``."""
+    folder = tmp_path / work
+    folder.mkdir(exist_ok=True)
+    monkeypatch.chdir(folder)
+    maps = tmp_path / "project" / "maps"
+    maps.mkdir(parents=True)
+    return folder, *make_scene(maps, RANGE)
+
+
+def test_ctrl_r_opens_the_newest_simulation_report_in_the_browser(tmp_path, datadir, monkeypatch):
+    opened = browser(monkeypatch)
     work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
     old = _report(str(work / "sim-out"), 1_000_000)
     new = _report(str(work / "sim-out-rout"), 2_000_000)
     _report(str(work / "other"), 3_000_000)  # a report.html that no simulation wrote (no games.jsonl): not one
     elsewhere = _report(str(work / "study"), 1_500_000)
     (work / "study" / "games.jsonl").write_text("")
-    maps = tmp_path / "project" / "maps"  # the game's folder and the one above it hold no report
-    maps.mkdir(parents=True)
-    app, scene = make_scene(maps, RANGE)
+    _work, app, scene = scene_in_project(tmp_path, monkeypatch, "work")
     key(app, "sim_report")
     from pathlib import Path
 
@@ -380,18 +402,10 @@ def test_ctrl_r_opens_the_newest_simulation_report_in_the_browser(tmp_path, data
 
 
 def test_no_simulation_report_says_so_and_offers_a_file_dialog(tmp_path, datadir, monkeypatch):
-    import webbrowser
-
     from game.ui.widgets.dialogs import FileDialog
 
-    opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
-    work = tmp_path / "empty"
-    work.mkdir()
-    monkeypatch.chdir(work)
-    maps = tmp_path / "project" / "maps"
-    maps.mkdir(parents=True)
-    app, scene = make_scene(maps, RANGE)
+    opened = browser(monkeypatch)
+    work, app, scene = scene_in_project(tmp_path, monkeypatch, "empty")
     key(app, "sim_report")
     dlg = app.dialogs[-1]
     assert opened == [] and dlg.title == "No simulation report"
@@ -407,14 +421,9 @@ def test_no_simulation_report_says_so_and_offers_a_file_dialog(tmp_path, datadir
 
 
 def test_a_browser_that_does_not_start_is_reported(tmp_path, datadir, monkeypatch):
-    import webbrowser
-
-    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
-    monkeypatch.chdir(tmp_path)
-    path = _report(str(tmp_path / "sim-out"), 1_000_000)
-    maps = tmp_path / "project" / "maps"
-    maps.mkdir(parents=True)
-    app, scene = make_scene(maps, RANGE)
+    browser(monkeypatch, works=False)
+    path = _report(str(tmp_path / "here" / "sim-out"), 1_000_000)
+    _here, app, scene = scene_in_project(tmp_path, monkeypatch, "here")
     assert scene.files.open_report() is None
     assert app.dialogs[-1].title == "No browser" and path in app.dialogs[-1].message
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from game.engine.errors import IllegalAction
 from game.ui.scenes import ask
 from game.ui.scenes.play.drag import Preview, plan_checks
-from game.ui.scenes.play.planner import PlanWorker
+from game.ui.scenes.play.planner import LatestAnswer
 from game.ui.widgets.dialogs import ChoiceDialog
 from game.ui.widgets.overlays import CHECK_WORDS
 
@@ -32,17 +32,15 @@ def engage_action(uid: str, target: str) -> dict:
 class EngageTool:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
-        self.worker = PlanWorker(self.preview_locked, name="speedheim-engage")
+        self.answer = LatestAnswer(self.preview_locked, "speedheim-engage", "planning the engage preview")
         self.pinned: tuple[str, str] | None = None  # (unit, target) while the confirm dialog is open
-        self.preview: Preview | None = None
-        self.preview_key: tuple | None = None
-        self._asked: tuple | None = None
 
     def reset(self) -> None:
-        self.pinned = self.preview = self.preview_key = self._asked = None
+        self.pinned = None
+        self.answer.reset()
 
     def stop(self) -> None:
-        self.worker.stop()
+        self.answer.stop()
 
     # --- which engage to show ---------------------------------------------------------------
     def wanted(self) -> tuple[str, str] | None:
@@ -64,27 +62,14 @@ class EngageTool:
 
     def current(self) -> Preview | None:
         """The preview of the engage wanted now, once planned."""
-        key = self.key()
-        return self.preview if key is not None and key == self.preview_key else None
+        return self.answer.current(self.key())
 
     def update(self) -> None:
-        key = self.key()
-        if key is not None and key != self._asked and key != self.preview_key:
-            self._asked = key
-            self.worker.submit(key, key)
-        got = self.worker.take()
-        if got is not None:
-            k, preview = got
-            if isinstance(preview, Exception):
-                self.scene.app.report_error(preview, "planning the engage preview")
-            elif k == self.key():
-                self.preview, self.preview_key = preview, k
+        self.answer.update(self.scene.app, self.key())
 
     def flush(self) -> None:
         """Wait for the worker and take its preview (tests)."""
-        self.update()
-        self.worker.wait()
-        self.update()
+        self.answer.flush(self.scene.app, self.key())
 
     # --- planning (in the worker, or at once on confirming) ---------------------------------------
     def preview_locked(self, key: tuple) -> Preview:
@@ -126,7 +111,7 @@ class EngageTool:
         scene = self.scene
         preview = self.preview_locked((uid, target))
         self.pinned = (uid, target)
-        self.preview, self.preview_key = preview, (uid, target, scene.version)
+        self.answer.set((uid, target, scene.version), preview)
         if preview.kind is None:
             self.pinned = None
             scene.refuse(preview.error or IllegalAction("E1", "cannot engage"), engage_action(uid, target))

@@ -20,7 +20,7 @@ import pygame
 from game.ui import theme
 from game.ui.camera import Camera
 from game.ui.scenes import ask
-from game.ui.scenes.play.planner import PlanWorker
+from game.ui.scenes.play.planner import LatestAnswer
 from game.ui.sight_layer import MARKS, SightLayer, draw_lines, shade_region
 from game.ui.widgets.overlays import label
 
@@ -53,10 +53,7 @@ class SightTool:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
         self.on = False
-        self.worker = PlanWorker(self._compute, name="speedheim-sight")
-        self.layer: SightLayer | None = None
-        self.layer_key: tuple | None = None
-        self._asked: tuple | None = None
+        self.answer = LatestAnswer(self._compute, "speedheim-sight", "working out line of sight")
         self._shade: pygame.Surface | None = None
         self._shade_key: tuple | None = None
         self._lines: pygame.Surface | None = None  # the hovered enemy's clear sight lines
@@ -66,17 +63,16 @@ class SightTool:
 
     def toggle(self) -> bool:
         self.on = not self.on
-        self._asked = None
         return self.on
 
     def reset(self) -> None:
         """A new game: forget the answers of the old one."""
-        self.layer = self.layer_key = self._asked = None
+        self.answer.reset()
         self._shade = self._shade_key = self._lines = self._lines_key = None
         self._ruler = (None, None)
 
     def stop(self) -> None:
-        self.worker.stop()
+        self.answer.stop()
 
     # --- the answers, off the frame -------------------------------------------------------
     def key(self) -> tuple | None:
@@ -91,23 +87,13 @@ class SightTool:
         return (uid, scene.version)
 
     def update(self) -> None:
-        key = self.key()
-        if key is not None and key != self._asked and key != self.layer_key:
-            self._asked = key
-            self.worker.submit(key, (key, self.scene.game, ask.state_copy(self.scene.game)))
-        got = self.worker.take()
-        if got is not None:
-            k, layer = got
-            if isinstance(layer, Exception):
-                self.scene.app.report_error(layer, "working out line of sight")
-            elif k == self.key():
-                self.layer, self.layer_key = layer, k
+        game = self.scene.game
+        self.answer.update(self.scene.app, self.key(), lambda: (self.key(), game, ask.state_copy(game)))
 
     def flush(self) -> None:
         """Wait for the worker and take its answer (tests, benchmark)."""
-        self.update()
-        self.worker.wait()
-        self.update()
+        game = self.scene.game
+        self.answer.flush(self.scene.app, self.key(), lambda: (self.key(), game, ask.state_copy(game)))
 
     def _compute(self, job: tuple) -> SightLayer:
         """In the worker: the answers for one viewer on a copy of the state."""
@@ -117,8 +103,7 @@ class SightTool:
         return SightLayer(self._sight[1], state, uid)
 
     def current(self) -> SightLayer | None:
-        key = self.key()
-        return self.layer if key is not None and key == self.layer_key else None
+        return self.answer.current(self.key())
 
     def hovered(self) -> tuple[str, Any] | None:
         """The hovered enemy and its answer, while the overlay is shown."""
@@ -140,9 +125,9 @@ class SightTool:
             label(surface, text, (view.centerx, view.y + 14), theme.INK, size=14, bg=(225, 225, 245))
             return
         cam_key = (round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size)
-        if (self.layer_key, cam_key) != self._shade_key or self._shade is None:
+        if (self.answer.key, cam_key) != self._shade_key or self._shade is None:
             self._shade = self._render(layer, cam, view)
-            self._shade_key = (self.layer_key, cam_key)
+            self._shade_key = (self.answer.key, cam_key)
         surface.blit(self._shade, view.topleft)
         hover = self.hovered()
         if hover is None:
