@@ -90,7 +90,8 @@ def test_engage_up_to_the_move_allowance(gap, ok):
             g.apply({"move": {"unit": "red-captain", "to": [2, 2]}})
         assert exc.value.rule == "M1"
     else:
-        assert r.rule == "M1" and "6.01\" away" in r.reason and c.x == 4
+        # E1 (issue 16): the refusal names the cheapest way into contact, measured to touching
+        assert r.rule == "E1" and "the cheapest way into contact with blue-boss is 6.01\"" in r.reason and c.x == 4
 
 
 def test_engage_refused_when_dazed_and_half_when_staggered():
@@ -102,7 +103,7 @@ def test_engage_refused_when_dazed_and_half_when_staggered():
     assert exc.value.rule == "U5"
     with pytest.raises(IllegalAction) as exc:
         g.apply({"engage": {"unit": "red-b", "target": "blue-c"}})
-    assert exc.value.rule == "M1" and "up to 3\"" in exc.value.reason
+    assert exc.value.rule == "E1" and "up to 3\"" in exc.value.reason
 
 
 # --- manual results ------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def test_legal_command_prints_a_line_per_unit_then_pending(capsys):
     assert lines[-1] == {"pending": None}
     first = lines[0]
     assert first["legal"] == [] and first["refused"]["move"].startswith("turn: move is not allowed in the engage phase")
-    assert first["refused"]["engage"].startswith("M1: engage denied: blue-thug is")
+    assert first["refused"]["engage"].startswith("E1: the cheapest way into contact with blue-thug is")
 
 
 def test_legal_command_reads_a_bad_file_as_file_line(tmp_path, capsys):

@@ -44,7 +44,7 @@ SPECS: dict[str, dict[str, Field]] = {
     "play_on": {"player": Field("player", True)},
     "grab": {"unit": _UNIT, "token": Field("token", True)},
     # Manual phases
-    "engage": {"unit": _UNIT, "target": Field("unit", True)},
+    "engage": {"unit": _UNIT, "target": Field("unit", True), "path": Field("path"), "descend": Field("descend")},
     "disengage": {"unit": _UNIT, "target": Field("unit")},
     "set_status": {"unit": _UNIT, "status": Field("status", True)},
     "incapacitate": {"unit": _UNIT, "by": Field("unit")},

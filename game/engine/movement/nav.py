@@ -27,6 +27,7 @@ import math
 from typing import TYPE_CHECKING
 
 from game.engine.errors import IllegalAction
+from game.engine.movement.bases import CONTACT_GAP
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, dedup
 from game.engine.movement.reach import reach
@@ -199,7 +200,10 @@ class NavCache:
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
         free = mover.free
-        reach = unit.r + target.r + float(mover.rs.contact_tolerance)
+        # The search ends the move with the bases touching, as on the table (an engage is
+        # measured to touching: 4" up and 3.02" across is 7.02"); a given path may end
+        # anywhere in contact (G4: within contact_tolerance).
+        reach = unit.r + target.r + CONTACT_GAP
         zt = board.height_at(target.x, target.y)
         bands = frozenset(k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels))
 

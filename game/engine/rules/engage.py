@@ -1,79 +1,67 @@
-"""The Engage phase: ``engage`` into base contact (E1) and ``disengage`` (a manual tool)."""
+"""The Engage phase: ``engage`` into base contact (E1) and ``disengage`` (a manual tool).
+
+An Engage is a move into base contact that obeys the Move-phase rules (E1): the one
+movement engine finds the cheapest such path (``Mover.plan_engage``) or checks the one
+given, and resolves it like a move; the unit may not move this turn afterwards (M1).
+"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from game.engine.actions import RULE_ACTION
 from game.engine.errors import IllegalAction
 from game.engine.events import Disengaged, Engaged
-from game.engine.geometry import Disc
 from game.engine.model import Unit
-from game.engine.movement.bases import slide_into_contact
 from game.engine.rules.context import Ctx, Rule
-from game.engine.tolerance import beyond
+from game.engine.rules.move import resolve_move
 
 
 def _r(v: float) -> float:
     return round(float(v), 4)
 
 
-@dataclass(frozen=True)
-class EngagePlan:
-    unit: str
-    target: str
-    start: tuple[float, float]
-    end: tuple[float, float]
-    distance: float
-    allowance: float
-
-
-def plan_engage(ctx: Ctx, u: Unit, t: Unit) -> EngagePlan:
-    """Where ``u`` ends in base contact with ``t``; raises IllegalAction, changes nothing."""
-    st, rs, board = ctx.state, ctx.rs, ctx.board
+def plan_engage(ctx: Ctx, u: Unit, t: Unit, path=None, descend: str = "climb"):
+    """E1: the cheapest legal way into base contact with ``t`` (or exactly ``path``), by
+    the movement engine; raises IllegalAction (with the cheapest cost), changes nothing."""
     if t.id == u.id:
         raise IllegalAction(RULE_ACTION, f"{u.id} cannot engage itself")
     if t.warband == u.warband:
         raise IllegalAction(RULE_ACTION, f"{t.id} is in {u.id}'s own warband")
-    if not t.active:
-        raise IllegalAction("U5", f"{t.id} is Incapacitated")
-    if u.status in ("stunned", "dazed"):
-        raise IllegalAction("U5", f"{u.id} is {u.status.capitalize()} and cannot Engage")
-    if u.engage_attempted:
-        raise IllegalAction("M1", f"{u.id} already attempted to Engage this turn")
-    if u.moved or u.used > 0:
-        raise IllegalAction("M1", f"{u.id} has already moved this turn")
-    allowance = u.stats.get("move", 0) * (rs.staggered_move_factor if u.status == "staggered" else 1)
-    gap = board.distance(u, t)
-    if beyond(gap, allowance):
-        raise IllegalAction("M1", f"engage denied: {t.id} is {gap:.2f}\" away ({u.id} may engage up to {allowance:g}\")")
-    x, y = u.x, u.y
-    if beyond(gap, rs.contact_tolerance):
-        x, y = slide_into_contact(board, st, u.id, t.id, tolerance=rs.contact_tolerance)
-        after = board.distance(Disc(x, y, u.r, board.height_at(x, y)), t)
-        blocked = board.pieces_touching_disc(x, y, u.r, ("wall", "impassable"))
-        if beyond(after, rs.contact_tolerance) or blocked:
-            what = f"{blocked[0].kind} {blocked[0].id}" if blocked else "another base"
-            raise IllegalAction("M5", f"engage blocked: {what} is in the way ({after:.2f}\" short of {t.id})")
-    return EngagePlan(u.id, t.id, (u.x, u.y), (x, y), gap, allowance)
+    return ctx.mover.plan_engage(ctx.state, u.id, t.id, path=path, descend=descend)
 
 
-def do_engage(ctx: Ctx, plan: EngagePlan) -> None:
+def do_engage(ctx: Ctx, plan) -> None:
+    """Resolve an Engage like a move (checks in path order, a failed one ends it as in a
+    move: M1, M6, M8, M9); in base contact at the end, both units are Engaged."""
     st = ctx.state
-    u, t = st.units[plan.unit], st.units[plan.target]
-    u.x, u.y = plan.end
-    u.engage_attempted = True
-    for a, b in ((u, t), (t, u)):
-        if b.id not in a.engaged_with:
-            a.engaged_with.append(b.id)
-    ctx.sync_tokens()
-    ctx.emit(Engaged(u.id, t.id, plan.start, plan.distance, plan.allowance))
-    ctx.report({"from": [_r(plan.start[0]), _r(plan.start[1])], "to": [_r(u.x), _r(u.y)],
-                "distance": _r(plan.distance), "allowance": _r(plan.allowance)})
+    u, t = st.units[plan.unit], st.units[plan.engage]
+    start = (u.x, u.y)
+    outcome = resolve_move(ctx, plan)
+    if outcome.completed and u.active and t.active and ctx.mover.in_contact(u.x, u.y, u, t):
+        for a, b in ((u, t), (t, u)):
+            if b.id not in a.engaged_with:
+                a.engaged_with.append(b.id)
+        ctx.emit(Engaged(u.id, t.id, start, plan.cost, plan.allowance))
+    else:
+        ctx.note(f"{u.id}'s Engage of {t.id} ends short: the attempt is spent (E1)", "E1")
+    ctx.report({"from": [_r(start[0]), _r(start[1])], "to": [_r(u.x), _r(u.y)],
+                "distance": _r(plan.cost), "engaged": t.id in u.engaged_with})
 
 
-def check_engage(ctx: Ctx, args: dict) -> EngagePlan:
-    return plan_engage(ctx, ctx.acting(args["unit"]), ctx.unit(args["target"]))
+def check_engage(ctx: Ctx, args: dict):
+    plan = plan_engage(ctx, ctx.acting(args["unit"]), ctx.unit(args["target"]), args.get("path"),
+                       args.get("descend", "climb"))
+    return plan, args
+
+
+def resolve_engage(ctx: Ctx, planned) -> None:
+    plan, args = planned
+    body = {"unit": plan.unit, "target": plan.engage}
+    if len(plan.points) > 1:  # already in contact: nothing to pin
+        body["path"] = [[x, y] for x, y, _z in plan.points]
+    if args.get("descend", "climb") != "climb":
+        body["descend"] = args["descend"]
+    ctx.pin({"engage": body})
+    do_engage(ctx, plan)
 
 
 def candidates_engage(ctx: Ctx, u: Unit):
@@ -106,6 +94,6 @@ def candidates_disengage(ctx: Ctx, u: Unit):
 
 
 RULES = [
-    Rule("engage", check_engage, do_engage, candidates_engage, ("E1", "no opposing unit is on the table")),
+    Rule("engage", check_engage, resolve_engage, candidates_engage, ("E1", "no opposing unit is on the table")),
     Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RULE_ACTION, "{unit} is not engaged with anyone")),
 ]

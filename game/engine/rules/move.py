@@ -27,8 +27,9 @@ def plan_move(ctx: Ctx, args: dict, run: bool):
     return ctx.mover.plan(ctx.state, u.id, to=to, path=path, run=run, descend=args.get("descend", "climb"))
 
 
-def resolve_move(ctx: Ctx, plan) -> None:
-    """Apply a checked plan (a move, a Run or an Engage): position, checks, falls (M7)."""
+def resolve_move(ctx: Ctx, plan):
+    """Apply a checked plan (a move, a Run or an Engage): position, checks, falls (M7).
+    Returns the movement engine's outcome."""
     st = ctx.state
     outcome = ctx.mover.apply(st, plan, ctx.dice)
     extra = {}
@@ -42,6 +43,7 @@ def resolve_move(ctx: Ctx, plan) -> None:
         st.units[uid].status = "normal"  # the fall set it: count the loss, drop the token (U6)
         effects.incapacitate(ctx, uid)
     ctx.sync_tokens()
+    return outcome
 
 
 def _pin(ctx: Ctx, kind: str, args: dict, plan) -> None:

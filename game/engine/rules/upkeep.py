@@ -80,7 +80,7 @@ def neutral_advance(ctx: Ctx, u) -> None:
         refused = why
     else:
         engage.do_engage(ctx, plan)
-        ctx.auto("U1", f"{u.id} engages {t.id}")
+        ctx.auto("U1", f"{u.id} engages {t.id}" if t.id in u.engaged_with else f"{u.id} tries to engage {t.id}")
         return
     mover = ctx.mover
     dx, dy = t.x - u.x, t.y - u.y
