@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 from fractions import Fraction
 
-import pygame
 import shapely
 
 from game.engine.sight import Sight
