@@ -192,13 +192,6 @@ class Mover(Tracer):
             raise IllegalAction("E1", f"{target.id} is Incapacitated")
         return target
 
-    def in_contact(self, x: float, y: float, unit: Unit, target: Unit) -> bool:
-        """G4 at the target's level: edge to edge within contact_tolerance (centres at least
-        the two radii apart: touching, not overlapping) and within free_height of its height."""
-        d = math.hypot(x - target.x, y - target.y) - unit.r - target.r
-        dz = abs(self.board.height_at(x, y) - self.board.height_at(target.x, target.y))
-        return -EPS <= d <= float(self.rs.contact_tolerance) + 1e-9 and dz <= self.free + EPS
-
     def _finish(self, unit: Unit, allow: Allowance, tr: Trace, descend: str, engage: str | None = None,
                 given: bool = False) -> MovePlan:
         total = allow.total(tr.difficult)

@@ -24,7 +24,6 @@ ground is an obstacle, built when first needed).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.bases import CONTACT_GAP
@@ -35,12 +34,11 @@ from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
+from game.engine.movement.tracer import Tracer
 from game.engine.movement.transitions import Transitions
+from game.engine.movement.types import Allowance, Reach, Trace
 from game.engine.tolerance import EPS
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.engine.movement.mover import Mover
-    from game.engine.movement.types import Allowance, Reach, Trace
 
 #: Step (inches) of the grid that finds candidate transitions (an engine setting, not a rule).
 DEFAULT_CELL = 0.5
@@ -66,7 +64,7 @@ class Layer:
 class NavCache:
     """Navigation structures of one map (built once), per base radius (built once each)."""
 
-    def __init__(self, mover: "Mover", cell: float | None = None):
+    def __init__(self, mover: Tracer, cell: float | None = None):
         self.mover = mover
         self.cell = cell or DEFAULT_CELL
         rs = mover.rs

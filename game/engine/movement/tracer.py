@@ -371,6 +371,13 @@ class Tracer:
                                       f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
         return tr
 
+    def in_contact(self, x: float, y: float, unit: Unit, target: Unit) -> bool:
+        """G4 at the target's level: edge to edge within contact_tolerance (centres at least
+        the two radii apart: touching, not overlapping) and within free_height of its height."""
+        d = math.hypot(x - target.x, y - target.y) - unit.r - target.r
+        dz = abs(self.board.height_at(x, y) - self.board.height_at(target.x, target.y))
+        return -EPS <= d <= float(self.rs.contact_tolerance) + 1e-9 and dz <= self.free + EPS
+
     def end_problem(self, state: GameState, unit: Unit, x: float, y: float) -> IllegalAction | None:
         """Why a move may not end with the unit's centre at (x, y), or None (M5, M6)."""
         board = self.board
