@@ -160,6 +160,35 @@ def _sight_frames(n: int = 120) -> tuple[float, float, float]:
     return statistics.median(times), times[int(len(times) * 0.95) - 1], statistics.median(regions)
 
 
+def _bot_frames(seconds: float = 30.0) -> tuple[float, float, float, int]:
+    """Frames while the bot plays player 2 on stress.yaml (a bot game, 8x): it thinks in a
+    worker on a copy, the window applies and animates its actions. Returns (median ms,
+    p95 ms, worst ms, bot decisions applied)."""
+    from game.ui.app import App, new_game, open_play
+
+    app = App(SIZE)
+    app.settings.update({"handover": False})
+    game = new_game(STRESS, seed=1, bot_game=True)
+    scene = open_play(app, game, STRESS)
+    app.frame(0.016, flip=False)
+    scene.engine.ready()
+    scene.bot.set_seat(1, "utility")
+    scene.bot.set_seat(2, "utility")
+    scene.bot.speed = 8
+    times = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and game.outcome() is None:
+        t0 = time.perf_counter()
+        app.frame(1 / 60)
+        spent = time.perf_counter() - t0
+        times.append(spent * 1000.0)
+        time.sleep(max(0.0, 1 / 60 - spent))
+    decisions = sum(1 for _n, _text, kind in scene.notes if kind == "bot")
+    app.close()
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.95) - 1], times[-1], decisions
+
+
 def _startup() -> float:
     data = tempfile.mkdtemp(prefix="bench-ui-")
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
@@ -178,6 +207,10 @@ def run() -> list[dict]:
     os.environ.setdefault("SPEEDHEIM_DATA_DIR", tempfile.mkdtemp(prefix="bench-ui-data-"))
     median, p95, uid, shown, plan = _frames()
     l_median, l_p95, l_region = _sight_frames()
+    import importlib.util
+
+    bots = importlib.util.find_spec("game.bots") is not None  # the bots branch (issue 11) is merged
+    b_median, b_p95, b_worst, b_decisions = _bot_frames() if bots else (0.0, 0.0, 0.0, 0)
     startup = _startup()
     return [
         {"name": f"ui: median frame, stress.yaml 1280x800, overlays on, drag in progress ({uid})",
@@ -193,6 +226,13 @@ def run() -> list[dict]:
          "target": "(info) <= 16.7 ms", "ok": l_p95 <= 1000 / 60},
         {"name": "ui: line of sight overlay worked out off the frame (region and marks of one unit)",
          "value": round(l_region, 2), "unit": "ms", "target": "(info) <= 16 ms", "ok": l_region <= 16},
+    ] + ([
+        {"name": f"ui: median frame while two bots play stress.yaml ({b_decisions} decisions in 30 s, 8x)",
+         "value": round(b_median, 2), "unit": "ms", "target": f"<= {FRAME_TARGET_MS:g} ms",
+         "ok": b_median <= FRAME_TARGET_MS},
+        {"name": "ui: 95th percentile / worst frame while the bots play (they think off the frame)",
+         "value": f"{b_p95:.1f} / {b_worst:.0f}", "unit": "ms", "target": "(info) p95 <= 50 ms", "ok": b_p95 <= 50},
+    ] if bots else []) + [
         {"name": "ui: start-up to first frame (stress.yaml, fresh process)", "value": round(startup * 1000, 0),
          "unit": "ms", "target": f"<= {STARTUP_TARGET_S * 1000:g} ms", "ok": startup <= STARTUP_TARGET_S},
     ]
