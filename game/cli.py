@@ -107,7 +107,8 @@ def cmd_simulate(args) -> int:
 def cmd_play(args) -> int:
     from game.ui.app import play_cli
 
-    return play_cli(args.scenario or default_scenario(), resume=args.resume)
+    return play_cli(args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()),
+                    bot_name=args.bot_name)
 
 
 def cmd_edit(args) -> int:
@@ -124,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")
     p.add_argument("scenario", nargs="?")
     p.add_argument("--resume", action="store_true", help="resume the autosaved game without asking")
+    p.add_argument("--bot", type=int, choices=(1, 2), action="append", metavar="PLAYER",
+                   help="a bot plays this player (1 or 2; give both for a demo); the game is a bot game: "
+                        "placeholder combat, a turn limit and bot Neutrals unless the ruleset says otherwise")
+    p.add_argument("--bot-name", default="utility", metavar="NAME",
+                   help="the bot: utility (default), random, greedy, cautious, aggressive, utility:PERSONALITY.yaml")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("edit", help="open the map editor")

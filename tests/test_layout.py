@@ -75,7 +75,7 @@ def test_the_play_window_asks_rule_questions_in_one_place():
     engine's question API is a change of one module)."""
     anywhere = {"legal_action_kinds", "legal_actions", "why_illegal", "in_contact", "is_manual", "run_denial",
                 "reachable", "allowance"}
-    of_a_game = {"pending", "mover"}
+    of_a_game = {"pending", "mover", "sight", "odds"}
     for path in sorted((GAME / "ui").rglob("*.py")):
         if path.name == "ask.py":
             continue

@@ -114,3 +114,46 @@ def test_reachable_is_the_same_with_everything_cached(world):
         assert first.run_free.distance(spot) > 0 and moved.run_free.distance(spot) == 0
     finally:
         o.x, o.y = old
+
+
+def test_adding_checks_to_a_search_gives_the_labels_of_a_fresh_search_with_checks(world):
+    """The reachable area's check layer goes on from the labels of the run without checks
+    (Search.add_checks): the labels are those of a fresh run with checks, and its roots
+    (points, and arrivals on circles no other arrival makes redundant) are the same."""
+    from game.engine.movement.reach import _roots
+
+    sc, mover = world
+    n = 0
+    for u in [u for u in sc.state.units.values() if u.active]:
+        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        q = mover.nav._search(ctx, None, 9.0, False, False)
+        q.record = True
+        q.run()
+        if not q.skipped:
+            continue
+        q.add_checks()
+        fresh = mover.nav._search(ctx, None, 9.0, True, False)
+        fresh.record = True
+        fresh.run()
+        assert q.best.keys() == fresh.best.keys()
+        for key, (g, k) in fresh.best.items():
+            assert q.best[key][0] == pytest.approx(g, abs=1e-9) and q.best[key][1] == k
+        mine, theirs = _roots(q), _roots(fresh)
+        assert sorted(mine[0]) == sorted(theirs[0]) and sorted(mine[1]) == sorted(theirs[1])
+        n += 1
+    assert n >= 5
+
+
+def test_the_reachable_area_of_a_busy_engine_is_that_of_a_fresh_one(world):
+    """What the reachable area keeps with the map (shadow edges of fans, where tangents
+    leave circles, priced transitions, tangents) changes nothing: a fresh engine gives the
+    same regions as one that has answered many queries."""
+    sc, warm = world
+    units = [u for u in sc.state.units.values() if u.active]
+    for u in units:
+        warm.reachable(sc.state, u.id)
+    cold = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    for u in units[::3]:
+        a, b = warm.reachable(sc.state, u.id), cold.reachable(sc.state, u.id)
+        for layer in ("walk_free", "walk_check", "run_free", "run_check"):
+            assert getattr(a, layer).equals_exact(getattr(b, layer), 0), (u.id, layer)

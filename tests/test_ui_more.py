@@ -14,6 +14,7 @@ import pytest  # noqa: E402
 
 from game.ui import keymap, userdata  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
+from tests.test_ui_sight_combat import menu_pick  # noqa: E402
 from tests.test_ui_play import SCENARIO, datadir, down, drag, key, make_scene, px, up  # noqa: E402,F401
 
 
@@ -161,12 +162,12 @@ def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir)
     text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
     app, scene = make_scene(tmp_path, text)
     scene.menus.open_menu("red-captain", (200, 200))
-    menu = app.dialogs[-1]
-    menu.choose(dict(menu.items)["Engage..."])
-    sub = app.dialogs[-1]
-    label = next(label for label, _ in sub.items if "blue-ogre" in label)
-    sub.choose(dict(sub.items)[label])
+    menu_pick(app, "Engage...", "blue-ogre")
     st = scene.state
+    ask = app.dialogs[-1]  # the engage path is shown and confirmed first (issue 16)
+    assert ask.title == "Engage Ogre (E1)?" and st.units["red-captain"].engaged_with == []
+    assert scene.engage_tool.current().kind == "engage"
+    ask.choose("go")
     assert "blue-ogre" in st.units["red-captain"].engaged_with
     gap = scene.board.distance(st.units["red-captain"], st.units["blue-ogre"])
     assert gap <= float(scene.rs.contact_tolerance) + 1e-9
@@ -308,4 +309,7 @@ def test_the_unit_menu_offers_what_the_engine_allows_with_targets(tmp_path, data
     sub = app.dialogs[-1]
     assert [value for _, value in sub.items] == [{"attack": {"unit": "red-captain", "target": "blue-ogre"}}]
     sub.choose(sub.items[0][1])
+    odds = app.dialogs[-1]  # the odds before the roll (issue 10), then the roll on confirming
+    assert "Chance to hit" in odds.message and scene.game.log[-1].action == {"end_phase": {}}
+    odds.choose("go")
     assert scene.game.log[-1].action == {"attack": {"unit": "red-captain", "target": "blue-ogre"}}

@@ -111,6 +111,84 @@ def _frames(n: int = 120) -> tuple[float, float, str]:
     return statistics.median(times), times[int(len(times) * 0.95) - 1], u.id, len(previews), statistics.median(plan_ms)
 
 
+def _sight_frames(n: int = 120) -> tuple[float, float, float]:
+    """Frames with the L overlay on (stress.yaml): the selected unit changes every 30 frames
+    and the cursor hovers a new enemy every 5, so the region is worked out (off the frame)
+    and the shade and sight lines are drawn again often. Returns (median ms, p95 ms,
+    median ms of one region in the worker). A new selection also redraws the board and
+    the unit card, as it does without the overlay."""
+    import pygame
+
+    from game.engine.game import Game
+    from game.engine.dice import Dice
+    from game.engine.scenario import load_scenario
+    from game.ui.app import App, open_play
+    from game.ui.keymap import PLAY
+
+    app = App(SIZE)
+    app.settings.update({"rings": False, "reach": False, "trails": True, "handover": False})
+    game = Game(load_scenario(STRESS), dice=Dice(seed=1))
+    scene = open_play(app, game, STRESS)
+    app.frame(0.016, flip=False)
+    scene.engine.ready()  # the movement engine, prepared after the first frame
+    units = [u for u in game.state.units.values() if u.active]
+    scene.selected = units[0].id
+    app.dispatch(PLAY.key_event("sight"))
+    scene.sight_tool.flush()
+    times, regions = [], []
+    for i in range(n):
+        if i % 30 == 0:
+            scene.selected = units[(i // 30) % len(units)].id
+        if i % 5 == 0:
+            me = game.state.units[scene.selected]
+            foes = [u for u in units if u.warband != me.warband]
+            f = foes[(i // 5) % len(foes)]
+            pos = scene.camera.to_px(f.x, f.y)
+            app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=(int(pos[0]), int(pos[1])), rel=(1, 1),
+                                            buttons=(0, 0, 0)))
+        t0 = time.perf_counter()
+        app.frame(0.016)
+        spent = time.perf_counter() - t0
+        times.append(spent * 1000.0)
+        time.sleep(max(0.0, 1 / 60 - spent))
+    for u in units[:10]:
+        t0 = time.perf_counter()
+        scene.sight_tool._compute(((u.id, scene.version), game, game.state))
+        regions.append((time.perf_counter() - t0) * 1000.0)
+    app.close()
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.95) - 1], statistics.median(regions)
+
+
+def _bot_frames(seconds: float = 30.0) -> tuple[float, float, float, int]:
+    """Frames while the bot plays player 2 on stress.yaml (a bot game, 8x): it thinks in a
+    worker on a copy, the window applies and animates its actions. Returns (median ms,
+    p95 ms, worst ms, bot decisions applied)."""
+    from game.ui.app import App, new_game, open_play
+
+    app = App(SIZE)
+    app.settings.update({"handover": False})
+    game = new_game(STRESS, seed=1, bot_game=True)
+    scene = open_play(app, game, STRESS)
+    app.frame(0.016, flip=False)
+    scene.engine.ready()
+    scene.bot.set_seat(1, "utility")
+    scene.bot.set_seat(2, "utility")
+    scene.bot.speed = 8
+    times = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and game.outcome() is None:
+        t0 = time.perf_counter()
+        app.frame(1 / 60)
+        spent = time.perf_counter() - t0
+        times.append(spent * 1000.0)
+        time.sleep(max(0.0, 1 / 60 - spent))
+    decisions = sum(1 for _n, _text, kind in scene.notes if kind == "bot")
+    app.close()
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.95) - 1], times[-1], decisions
+
+
 def _startup() -> float:
     data = tempfile.mkdtemp(prefix="bench-ui-")
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
@@ -128,6 +206,11 @@ def _startup() -> float:
 def run() -> list[dict]:
     os.environ.setdefault("SPEEDHEIM_DATA_DIR", tempfile.mkdtemp(prefix="bench-ui-data-"))
     median, p95, uid, shown, plan = _frames()
+    l_median, l_p95, l_region = _sight_frames()
+    import importlib.util
+
+    bots = importlib.util.find_spec("game.bots") is not None  # the bots branch (issue 11) is merged
+    b_median, b_p95, b_worst, b_decisions = _bot_frames() if bots else (0.0, 0.0, 0.0, 0)
     startup = _startup()
     return [
         {"name": f"ui: median frame, stress.yaml 1280x800, overlays on, drag in progress ({uid})",
@@ -136,6 +219,20 @@ def run() -> list[dict]:
          "target": "(info) <= 16.7 ms", "ok": p95 <= 1000 / 60},
         {"name": f"ui: path preview planning (off the frame; {shown} previews shown in 120 frames)",
          "value": round(plan, 2), "unit": "ms", "target": "(info) <= 50 ms", "ok": plan <= 50 and shown > 10},
+        {"name": "ui: median frame with the L line of sight overlay (stress.yaml, viewer changes every 30 frames, "
+                 "hover every 5)", "value": round(l_median, 2), "unit": "ms", "target": f"<= {FRAME_TARGET_MS:g} ms",
+         "ok": l_median <= FRAME_TARGET_MS},
+        {"name": "ui: 95th percentile frame with the L overlay", "value": round(l_p95, 2), "unit": "ms",
+         "target": "(info) <= 16.7 ms", "ok": l_p95 <= 1000 / 60},
+        {"name": "ui: line of sight overlay worked out off the frame (region and marks of one unit)",
+         "value": round(l_region, 2), "unit": "ms", "target": "(info) <= 16 ms", "ok": l_region <= 16},
+    ] + ([
+        {"name": f"ui: median frame while two bots play stress.yaml ({b_decisions} decisions in 30 s, 8x)",
+         "value": round(b_median, 2), "unit": "ms", "target": f"<= {FRAME_TARGET_MS:g} ms",
+         "ok": b_median <= FRAME_TARGET_MS},
+        {"name": "ui: 95th percentile / worst frame while the bots play (they think off the frame)",
+         "value": f"{b_p95:.1f} / {b_worst:.0f}", "unit": "ms", "target": "(info) p95 <= 50 ms", "ok": b_p95 <= 50},
+    ] if bots else []) + [
         {"name": "ui: start-up to first frame (stress.yaml, fresh process)", "value": round(startup * 1000, 0),
          "unit": "ms", "target": f"<= {STARTUP_TARGET_S * 1000:g} ms", "ok": startup <= STARTUP_TARGET_S},
     ]

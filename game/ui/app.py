@@ -300,12 +300,18 @@ class App:
 
 
 # --- starting a game ---------------------------------------------------------------------
-def new_game(scenario_path: str, seed: int | None = None):
+def new_game(scenario_path: str, seed: int | None = None, bot_game: bool = False):
+    """A new game of a scenario; ``bot_game``: under the rules of a bot game (placeholder
+    combat, a turn limit, bot Neutrals, unless the scenario's ruleset says otherwise)."""
     from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
 
     sc = load_scenario(scenario_path)
+    if bot_game:
+        from game.ui.scenes import ask
+
+        sc = ask.bot_game_scenario(sc)
     return Game(sc, dice=Dice(seed=seed if seed is not None else random.randrange(1, 10**9)))
 
 
@@ -323,8 +329,9 @@ def open_play(app: App, game, source: str):
     return scene
 
 
-def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True):
-    """Open the play scene: resume the autosave (asked, or at once with ``resume``)."""
+def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, bot_game: bool = False):
+    """Open the play scene: resume the autosave (asked, or at once with ``resume``);
+    ``bot_game``: a new game is played under the rules of a bot game."""
     from game.engine.errors import LoadError
 
     userdata.flush_autosave()
@@ -335,7 +342,7 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True):
             except (LoadError, OSError, ValueError) as exc:
                 print(f"speedheim: cannot resume the autosave: {exc}", file=sys.stderr)
         else:
-            scene = open_play(app, new_game(scenario_path), scenario_path)
+            scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
 
             def choose(value):
                 if value == "resume":
@@ -353,7 +360,7 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True):
                                          [("Resume the autosave", "resume"), ("New game", "new")], choose,
                                          closable=False, cancel="new"))
             return scene
-    scene = open_play(app, new_game(scenario_path), scenario_path)
+    scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
     scene.autosave()
     return scene
 
@@ -366,8 +373,9 @@ def _autosave_info() -> str:
         return ""
 
 
-def play_cli(scenario_path: str, resume: bool = False) -> int:
-    """``speedheim play``: open the table on a scenario; 0 on a normal quit, 2 on a bad file."""
+def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (), bot_name: str = "utility") -> int:
+    """``speedheim play``: open the table on a scenario; 0 on a normal quit, 2 on a bad file
+    or a bad bot. ``bots``: the players a bot plays (a bot game)."""
     from game.engine.errors import LoadError
     from game.engine.scenario import load_scenario
 
@@ -378,8 +386,19 @@ def play_cli(scenario_path: str, resume: bool = False) -> int:
     except OSError as exc:
         print(f"{scenario_path}:0: cannot read: {exc}", file=sys.stderr)
         return 2
+    if bots:
+        from game.ui.scenes.play.bot_play import bot_names_ok
+
+        why = bot_names_ok(bot_name)
+        if why is not None:
+            print(f"speedheim play: --bot-name {bot_name}: {why}", file=sys.stderr)
+            return 2
     app = App()
-    start(app, scenario_path, resume=resume)
+    scene = start(app, scenario_path, resume=resume, bot_game=bool(bots))
+    for player in sorted(set(bots)):
+        scene.bot.set_seat(player, bot_name)
+    if bots:
+        scene.bot.announce()
     try:
         app.run()
     finally:

@@ -101,8 +101,10 @@ PLAY = Keymap("play", (
     Binding("redo", pygame.K_z, CTRL | SHIFT),
     Binding("save", pygame.K_s, CTRL, "Save the game"),
     Binding("load", pygame.K_o, CTRL, "Load a saved game"),
+    Binding("sim_report", pygame.K_r, CTRL, "Open the newest simulation report (sim-out*/report.html) in the browser"),
     Binding("cancel", pygame.K_ESCAPE, 0, "Cancel a drag / dismiss the ruler / deselect / close a dialog"),
     Binding("ruler", pygame.K_r, 0, "Ruler tool on/off (drag to measure, snaps to units and tokens)"),
+    Binding("sight", pygame.K_l, 0, "Line of sight of the selected unit on/off: shade the ground it cannot see (L1)"),
     Binding("rings", pygame.K_g, 0, "Toggle the 2\"/5\"/8\" rings round the selected unit"),
     Binding("reach", pygame.K_a, 0, "Toggle the reachable area (walk / run / check only)"),
     Binding("trails", pygame.K_t, 0, "Toggle the trails of paths moved this turn"),
@@ -122,6 +124,11 @@ PLAY = Keymap("play", (
     Binding("handover", pygame.K_h, 0, "Hand-over screen between players on/off (off for solo playtests)"),
     Binding("menu", pygame.K_m, 0, "Context menu of the selected unit (engage, status, ...)"),
     Binding("back_to_editor", pygame.K_e, CTRL, "Back to the map editor (when the game was started from it)"),
+    Binding("bot_1", pygame.K_1, CTRL, "Player 1: hand it to the bot / take it back"),
+    Binding("bot_2", pygame.K_2, CTRL, "Player 2: hand it to the bot / take it back"),
+    Binding("bot_pause", pygame.K_p, 0, "Pause / resume the bot (paused, you may act for its side)"),
+    Binding("bot_faster", pygame.K_PERIOD, 0, "Bot speed: 1x / 2x / 4x / 8x"),
+    Binding("bot_skip", pygame.K_s, 0, "Skip the bot's move animation"),
     Binding("help", pygame.K_F1, 0, "This help"),
     Binding("quit", pygame.K_q, CTRL, "Quit (the game is autosaved)"),
 ), mouse=(
@@ -133,6 +140,8 @@ PLAY = Keymap("play", (
     ("Right / middle drag", "Pan the table"),
     ("Wheel", "Zoom about the cursor"),
     ("Hover a token", "Its 2\" denial ring and 5\" grab ring"),
+    ("Hover an enemy (L on)", "Visible, in cover or hidden, with the clear sight lines (L1, L2)"),
+    ("Right click an enemy", "With your unit selected: Shoot or Attack it, with the odds before the roll"),
 ))
 
 #: The map editor.

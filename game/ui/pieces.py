@@ -65,20 +65,28 @@ class PiecePainter:
             text_at(surface, "E" if look == "event" else "P", (cx, cy), max(8, round(r * 1.0)), (255, 255, 255))
 
     def draw_units(self, surface: pygame.Surface, camera: Camera, state: GameState,
-                   selected: str | Iterable[str] | None = None, token_labels: bool = True) -> None:
+                   selected: str | Iterable[str] | None = None, token_labels: bool = True,
+                   skip: Iterable[str] = ()) -> None:
         """Units on the table: true-size bases, labels, status and keyword markers; then
-        the token ids (so a unit in contact never hides them)."""
+        the token ids (so a unit in contact never hides them). ``skip``: units drawn
+        elsewhere (one being animated)."""
         if isinstance(selected, str):
             chosen = {selected}
         else:
             chosen = set(selected or ())
         board = self.board
-        units = [u for u in state.units.values() if u.on_table]
+        skip = set(skip)
+        units = [u for u in state.units.values() if u.on_table and u.id not in skip]
         units.sort(key=lambda u: (board.height_at(u.x, u.y), u.id in chosen))
         for u in units:
             self._unit(surface, camera, u, state, u.id in chosen)
         if token_labels:
             self.draw_token_labels(surface, camera, state)
+
+    def draw_unit(self, surface: pygame.Surface, camera: Camera, unit: Unit, state: GameState,
+                  selected: bool = False) -> None:
+        """One unit where ``unit`` says (a copy at an animated place)."""
+        self._unit(surface, camera, unit, state, selected)
 
     def _unit(self, surface: pygame.Surface, cam: Camera, u: Unit, state: GameState, selected: bool) -> None:
         s = cam.scale

@@ -227,9 +227,13 @@ class BoardPainter:
         self.pieces.draw_tokens(surface, camera, state, show_hidden)
 
     def draw_units(self, surface: pygame.Surface, camera: Camera, state: GameState,
-                   selected: str | Iterable[str] | None = None) -> None:
-        """Units on the table (and then the token ids)."""
-        self.pieces.draw_units(surface, camera, state, selected, self.token_labels)
+                   selected: str | Iterable[str] | None = None, skip: Iterable[str] = ()) -> None:
+        """Units on the table (and then the token ids); ``skip``: units drawn elsewhere."""
+        self.pieces.draw_units(surface, camera, state, selected, self.token_labels, skip)
+
+    def draw_unit(self, surface: pygame.Surface, camera: Camera, unit, state: GameState, selected: bool = False) -> None:
+        """One unit where ``unit`` says (an animated copy)."""
+        self.pieces.draw_unit(surface, camera, unit, state, selected)
 
 
 # --- the PNG render ----------------------------------------------------------------------------------

@@ -41,21 +41,17 @@ def shade_region(surface: pygame.Surface, camera: Camera, region, colour=theme.L
     if area.w <= 0 or area.h <= 0:
         return
     layer = pygame.Surface(area.size, pygame.SRCALPHA)
-    one = pygame.Surface(area.size, pygame.SRCALPHA)
     fill = (*colour, alpha)
 
     def px(ring):
         return [(x - area.x, y - area.y) for x, y in camera.points_px(ring.coords)]
 
-    for poly in polys:
-        if not poly.interiors:
-            pygame.draw.polygon(layer, fill, px(poly.exterior))
-            continue
-        one.fill((0, 0, 0, 0))
-        pygame.draw.polygon(one, fill, px(poly.exterior))
+    # pygame.draw writes pixels without blending: each polygon fills, then its holes are
+    # cleared; the biggest first, so a piece inside another's hole is drawn after it.
+    for poly in sorted(polys, key=lambda g: -g.area):
+        pygame.draw.polygon(layer, fill, px(poly.exterior))
         for hole in poly.interiors:
-            pygame.draw.polygon(one, (0, 0, 0, 0), px(hole))
-        layer.blit(one, (0, 0), special_flags=pygame.BLEND_RGBA_MAX)
+            pygame.draw.polygon(layer, (0, 0, 0, 0), px(hole))
     surface.blit(layer, area.topleft)
 
 

@@ -23,6 +23,23 @@ class Links:
         self.done = np.zeros(n, dtype=bool)
         self.parts: list = []
         self.rows = None
+        self._out: list = []     # the rows as links_from gives them, made once each
+
+    def out(self, S: np.ndarray, C: np.ndarray, N: np.ndarray) -> list:
+        """The rows as :func:`links_from` gives them (a_from, (x, y), target), for a query
+        without a goal region (the targets are then what they are)."""
+        out = self._out
+        k = len(out)
+        rows = self.rows
+        if k < len(rows[0]):
+            tid, T1, T2, a1, a2, iv2, off2 = (r[k:] for r in rows[:7])
+            circ = (C[tid] >= 0).tolist()
+            ids = np.where(C[tid] >= 0, C[tid], N[tid]).tolist()
+            out += [(a, (x1, y1), ("circ", i, int(s2), v, s2 * o, a_2, x2, y2) if c else ("node", i, x2, y2))
+                    for a, x1, y1, x2, y2, c, i, s2, v, o, a_2 in zip(a1.tolist(), T1[:, 0].tolist(), T1[:, 1].tolist(),
+                                                                      T2[:, 0].tolist(), T2[:, 1].tolist(), circ, ids,
+                                                                      S[tid].tolist(), iv2.tolist(), off2.tolist(), a2.tolist())]
+        return out
 
     def get(self, want: np.ndarray, compute) -> tuple:
         missing = want[~self.done[want]]
@@ -75,28 +92,33 @@ def _fixed_targets(q, B: "object", b: int):
 
 
 def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
-                skip_circle: int = -1, skip_node: int = -1) -> list:
+                skip_circle: int = -1, skip_node: int = -1, circles: bool = True) -> list:
     """Segments a base may walk from a source to what lies in range on band b, as rows
     (a_from, (x_from, y_from), target) with target as :meth:`Search._follow` takes it: the
     fixed targets (kept in :class:`Links` when the source is fixed too), the bases, the
     goal (a segment that enters the goal region ends there) and nodes added by the query;
-    none that could not end a path within the limit after ``g0`` inches."""
+    none that could not end a path within the limit after ``g0`` inches. ``circles=False``:
+    none to the band's own circles (a circle's chain has those)."""
     B = q.band(b)
     X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
     n_static = B.n_static
     # fixed targets in range
-    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1])
-    nodes = q.nodes_by_band.get(b)
-    if nodes is not None:
-        want = np.concatenate([want, local[nodes]])
-    hx = q.hx(X[want], Y[want]) - R[want]
-    keep = (g0 + np.hypot(X[want] - x0, Y[want] - y0) - R[want] - r0 + hx <= q.limit + EPS)
+    inr = B.fixed_in_range.get(circles)
+    if inr is None:
+        want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1]) if circles else np.zeros(0, dtype=np.int64)
+        nodes = q.nodes_by_band.get(b)
+        if nodes is not None:
+            want = np.concatenate([want, local[nodes]])
+        inr = B.fixed_in_range[circles] = (want, X[want], Y[want], R[want], q.hx(X[want], Y[want]) - R[want], C[want], N[want])
+    want, Xw, Yw, Rw, hx, Cw, Nw = inr
+    keep = (g0 + np.hypot(Xw - x0, Yw - y0) - Rw - r0 + hx <= q.limit + EPS)
     if skip_circle >= 0:
-        keep &= C[want] != skip_circle
+        keep &= Cw != skip_circle
     if skip_node >= 0:
-        keep &= N[want] != skip_node
+        keep &= Nw != skip_node
     want = want[keep]
     parts = []
+    fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)
     if len(want):
         def compute(idx):
             ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
@@ -111,8 +133,14 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             if rows is not None:
                 inw = np.zeros(len(X), dtype=bool)
                 inw[want] = True
-                m_ = inw[rows[0]]
-                rows = tuple(r[m_] for r in rows)
+                if B.goal is None:
+                    fixed_at = np.nonzero(inw[rows[0]])[0]
+                    made = links.out(S, C, N)
+                    fixed = [made[i] for i in fixed_at.tolist()]
+                    rows = None
+                else:
+                    m_ = inw[rows[0]]
+                    rows = tuple(r[m_] for r in rows)
         if rows is not None and len(rows[0]):
             tid = rows[0]
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
@@ -140,9 +168,12 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             gi = np.nonzero((EK == 2) & ~ok)[0]
             ok[gi] = True
         parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+    if fixed and B.blk:
+        every = links.rows
+        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], np.array(B.blk)).tolist()) if not bad]
     if not parts:
-        return []
-    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) for k in range(9))
+        return fixed
+    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
     end = K.copy()
     if B.goal is not None:
         t = entry(T1, T2, g.x, g.y, g.reach)
@@ -178,4 +209,4 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             s2 = int(S2[j])
             target = ("circ", int(ID[j]), s2, int(iv2[j]), s2 * float(off2[j]), float(a2[j]), x2, y2)
         out.append((float(a1[j]), (float(T1[j, 0]), float(T1[j, 1])), target))
-    return out
+    return fixed + out

@@ -74,6 +74,7 @@ class NavCache:
         self._specials: Specials | None = None
         self._reach = 0.0
         self._bands: dict[tuple[float, float], int | None] = {}
+        self.reach_cache: dict = {}   # reach.py: what the reachable area keeps per map
 
     def band_at(self, x: float, y: float) -> int | None:
         """Surfaces.band_at, remembered (bases rarely move between queries)."""

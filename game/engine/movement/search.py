@@ -92,10 +92,12 @@ class _Band:
         self.bs = bs.graph()
         n = len(bs.cx)
         self.n_static = n
-        C = np.stack([bs.cx, bs.cy], axis=1)
-        self.in_range = np.nonzero(q.within(C, bs.rho))[0] if n else np.zeros(0, dtype=np.int64)
+        self.in_range = np.nonzero(q.within(bs.centres, bs.rho))[0] if n else np.zeros(0, dtype=np.int64)
         blk = [b for b in q.blockers if b[3] == bs.band.id]
-        self.blk = [b[:3] for b in blk if q.within(np.array([[b[0], b[1]]]), np.array([b[2]]))[0]]
+        if blk:
+            D = np.array(blk, dtype=float)
+            blk = [b for b, ok in zip(blk, q.within(D[:, :2], D[:, 2]).tolist()) if ok]
+        self.blk = [b[:3] for b in blk]
         self.cx = np.concatenate([bs.cx, np.array([b[0] for b in self.blk])])
         self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])
         self.rho = np.concatenate([bs.rho, np.array([b[2] for b in self.blk])])
@@ -106,6 +108,7 @@ class _Band:
         if self.blk:
             self._blockers(q)
         self.dyn: dict[int, list] = {}       # slot -> departures computed for this query
+        self.fixed_in_range: dict = {}       # links_from: the fixed targets in range (with circles or not)
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
         self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
 
@@ -217,8 +220,10 @@ class Search:
         ok = tr.used & self.within(P, np.zeros(len(P)))
         if self.blockers and ok.any():
             idx = np.nonzero(ok)[0]
-            for bx, by, R, b in self.blockers:
-                ok[idx[(tr.band[idx] == b) & (np.hypot(P[idx, 0] - bx, P[idx, 1] - by) < R - EPS)]] = False
+            D = np.array(self.blockers, dtype=float)
+            inside = (tr.band[idx, None] == D[None, :, 3]) & \
+                     (np.hypot(P[idx, 0, None] - D[None, :, 0], P[idx, 1, None] - D[None, :, 1]) < D[None, :, 2] - EPS)
+            ok[idx[inside.any(axis=1)]] = False
         self.node_ok = ok
         nodes = np.nonzero(ok)[0]
         self.nodes_by_band: dict[int, np.ndarray] = {}
@@ -292,10 +297,27 @@ class Search:
         self.count += 1
         heapq.heappush(self.heap, (f, k, self.count, g, key))
 
+    def add_checks(self) -> None:
+        """After a run without a goal and without checks: the labels (and arrivals) of a run
+        with checks, by going on from the labels there are. Only the transitions the first
+        run left out are new, so only what they make cheaper is searched again (the labels
+        are those of a fresh run with checks; the arrivals are that run's, and also some a
+        later arrival at the same place with fewer inches makes redundant)."""
+        assert self.goal is None and not self.checks
+        self.checks = True
+        self.found = None
+        for key, (g, k) in list(self.best.items()):
+            if key[0] == "L" or key[0] == "N":
+                self._transitions(key[1], g, k, key, True)
+        self._loop()
+
     def run(self):
         """Search; returns the goal state's (cost, checks) or None. Without a goal, every
         state within the limit is labelled (``best``)."""
         self._push(("L", self.START), 0.0, 0, self.sx, self.sy, None)
+        return self._loop()
+
+    def _loop(self):
         pop = heapq.heappop
         while self.heap:
             f, k, _c, g, key = pop(self.heap)
@@ -403,17 +425,30 @@ class Search:
         if out is None:
             fixed = circ < B.n_static
             if fixed:
+                # tangents between fixed circles are the chain's: here only the rest (and, with
+                # a goal region, those that enter it, maybe before a base the chain's meets)
                 rows = links_from(self, b, ("slot", slot), float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s,
-                                   skip_circle=circ)
-                # tangents between fixed circles are the chain's: here only the rest
-                rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
+                                   skip_circle=circ, circles=B.goal is not None)
+                if B.goal is not None:
+                    rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
             else:
                 rows = links_from(self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ)
             out = []
             if rows:
-                iv, off = B.locate(np.full(len(rows), circ), np.array([r[0] for r in rows]))
-                for (a1, (x1, y1), target), i, o in zip(rows, iv.tolist(), off.tolist()):
+                # where the tangents leave the circle: kept for a fixed circle's fixed targets
+                seen = B.bs.located.setdefault(slot, {}) if fixed else {}
+                new = [r for r in rows if r not in seen]
+                if new:
+                    iv, off = B.locate(np.full(len(new), circ), np.array([r[0] for r in new]))
+                    found = dict(zip(new, zip(iv.tolist(), off.tolist())))
+                    if fixed:
+                        seen.update((r, v) for r, v in found.items() if r[2][0] == "node" and r[2][1] < self.n_nodes)
+                else:
+                    found = {}
+                for r in rows:
+                    i, o = seen[r] if r in seen else found[r]
                     if i != -1:
+                        a1, (x1, y1), target = r
                         out.append((i, s * o, a1, x1, y1, target))
             B.dyn[slot] = out
         return out
@@ -429,22 +464,25 @@ class Search:
             src = ("node", n) if n < self.n_nodes else None
             for _a1, _p, target in links_from(self, b, src, x0, y0, 0.0, 1, g0=g, skip_node=n):
                 self._follow(b, target, x0, y0, g, k, key)
+        self._transitions(n, g, k, key, False)
+
+    def _transitions(self, n: int, g: float, k: int, key, only_checks: bool) -> None:
+        """The transitions from point node n (``only_checks``: only those needing a check)."""
         if n >= self.n_nodes:
             return
         tr = self.trans
-        for e in range(tr.out_ptr[n], tr.out_ptr[n + 1]):
-            to = int(tr.e_to[e])
-            price = tr.price(e, self.descend, self.ladders, self.may_climb)
-            if price is None:
+        node_ok = self.node_ok
+        for e, to, cost, checks in tr.priced(n, self.descend, self.ladders, self.may_climb):
+            if only_checks and not checks and node_ok[to]:
                 continue
-            if price[1] and not self.checks:
-                self.skipped = self.skipped or g + price[0] <= self.limit + EPS
+            if checks and not self.checks:
+                self.skipped = self.skipped or g + cost <= self.limit + EPS
                 continue
-            if not self.node_ok[to]:
+            if not node_ok[to]:
                 if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:
                     self._far_landing(e, g, k, key)
                 continue
-            self._push(("L", to), g + price[0], k + price[1], self.nx[to], self.ny[to], ("trans", key, e))
+            self._push(("L", to), g + cost, k + checks, self.nx[to], self.ny[to], ("trans", key, e))
 
     def _far_landing(self, e: int, g: float, k: int, key) -> None:
         """M9: a jump down whose foot is taken by a base lands as far out as it may instead."""

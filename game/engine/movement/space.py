@@ -66,8 +66,10 @@ class BandSpace:
             self.graph()
         self._chains: dict[int, Chain] = {}
         self._prims = None
+        self.ray_cache: dict = {}  # rays.Caster: what does not depend on the query
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
+        self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.fixed = None          # search._fixed_targets
 
     # --- exact tests ----------------------------------------------------------------------
@@ -148,6 +150,7 @@ class BandSpace:
                     seen.add(key)
             C, rho_a, lo_a, w_a = C[keep], rho_a[keep], lo_a[keep], w_a[keep]
         self.cx, self.cy, self.rho = C[:, 0].copy(), C[:, 1].copy(), rho_a
+        self.centres = np.stack([self.cx, self.cy], axis=1)
         self._arcs(lo_a, w_a)
 
     def _arcs(self, lo: np.ndarray, w: np.ndarray) -> None:

@@ -100,6 +100,7 @@ class Transitions:
         self.used = np.zeros(len(self.X), dtype=bool)   # a node some edge starts or ends at
         self.used[self.e_from] = True
         self.used[self.e_to] = True
+        self._priced: dict = {}   # (descend, ladders, may_climb) -> node -> its edges priced
 
     @staticmethod
     def _valid(space: Space, P: np.ndarray, bands: np.ndarray) -> np.ndarray:
@@ -132,6 +133,16 @@ class Transitions:
             dist = shapely.distance(polys, shapely.points(P[:, 0], P[:, 1]))
             good &= ~inside | (dist >= r - 1e-4)
         return idx[good]
+
+    def priced(self, n: int, descend: str, ladders: bool, may_climb: bool) -> list:
+        """The edges from node n a unit may take, in order: (edge, to, cost, checks) (kept
+        per kind of unit: the prices depend on nothing else)."""
+        per = self._priced.setdefault((descend, ladders, may_climb), {})
+        out = per.get(n)
+        if out is None:
+            out = per[n] = [(e, int(self.e_to[e])) + p for e in range(self.out_ptr[n], self.out_ptr[n + 1])
+                            if (p := self.price(e, descend, ladders, may_climb)) is not None]
+        return out
 
     def price(self, e: int, descend: str, ladders: bool, may_climb: bool) -> tuple[float, int] | None:
         """(cost, checks) of edge e for a unit, or None if it may not take it."""

@@ -73,6 +73,79 @@ def is_manual_phase(game) -> bool:
     return game.scenario.ruleset.is_manual(game.state.phase)
 
 
+def combat_mode(game) -> str:
+    """``placeholder`` when shoot and attack resolve by the placeholder rules (S1, S2, F1),
+    ``manual`` when the players set results by hand."""
+    return str(game.scenario.ruleset.combat)
+
+
+# --- combat (S1, F1, S2) -------------------------------------------------------------------
+#: The attacks a unit may make on an enemy, in the order the menus list them.
+ATTACK_KINDS = ("shoot", "attack")
+
+
+@dataclass(frozen=True)
+class AttackChoice:
+    """One attack ``unit`` could make on ``target`` now: its action and exact odds, or the
+    engine's refusal (rule and reason)."""
+
+    kind: str
+    action: dict
+    odds: Any = None
+    refusal: IllegalAction | None = None
+
+
+def attack_choices(game, uid: str, target: str) -> list[AttackChoice]:
+    """Shoot and Attack from ``uid`` on ``target`` for the kinds the phase accepts now:
+    each with its odds (``game.odds``, exact, rolls nothing) or why the engine refuses it."""
+    kinds = legal_kinds(game)
+    return [attack_choice(game, {kind: {"unit": uid, "target": target}}) for kind in ATTACK_KINDS if kind in kinds]
+
+
+def attack_choice(game, action: dict) -> AttackChoice:
+    """One attack action with its exact odds, or the engine's refusal."""
+    kind = next(iter(action))
+    try:
+        return AttackChoice(kind, action, odds=game.odds(action))
+    except IllegalAction as exc:
+        return AttackChoice(kind, action, refusal=exc)
+
+
+def odds(game, action: dict):
+    """The exact odds of an attack (``.hit``, ``.results``, ``.mode``), None for an action
+    without odds; raises IllegalAction when the engine refuses it."""
+    return game.odds(action)
+
+
+# --- line of sight (L1, L2) ------------------------------------------------------------------
+def sight(game):
+    """The game's line of sight engine (L1/L2 on this map)."""
+    return game.sight
+
+
+def private_sight(game):
+    """A line of sight engine of its own for a worker thread (its own board and caches,
+    nothing shared with the game's), to ask about copies of the state off the frame."""
+    from game.engine.sight import Sight
+
+    return Sight(game.scenario)
+
+
+def state_copy(game):
+    """A copy of the state now, for questions asked off the frame while the game goes on."""
+    return game.state.copy()
+
+
+def sight_between(game, a: str, b: str):
+    """L1/L2 from unit ``a`` to unit ``b`` (``.status``: visible, cover or hidden)."""
+    return game.sight.between(game.state, a, b)
+
+
+def sight_between_points(game, p, q):
+    """L1 between two table points at eye height (the ruler's two ends)."""
+    return game.sight.between_points(p, q, game.state)
+
+
 # --- movement questions (the movement engine) -----------------------------------------------
 def prepare_movement(game) -> None:
     """Build the movement engine now (it is built on first use, which is slow on big maps)."""
@@ -96,6 +169,90 @@ def reachable(game, uid: str):
 def plan(game, uid: str, run: bool, **where):
     """The path the engine takes for a move (``to=`` or ``path=``, ``descend=``)."""
     return game.mover.plan(game.state, uid, run=run, **where)
+
+
+@dataclass(frozen=True)
+class EngagePath:
+    """The engine's way into base contact: points (x, y), its cost, the inches the unit
+    may engage (``limit``) and the height changes on the way (``transitions``)."""
+
+    points: list[tuple[float, float]]
+    cost: float
+    limit: float
+    transitions: tuple = ()
+
+
+def plan_engage(game, uid: str, target: str) -> EngagePath | None:
+    """E1: the engine's cheapest way for ``uid`` into base contact with ``target``; raises
+    IllegalAction with the rule and the cheapest cost when there is none within the
+    allowance. None when the movement engine has no Engage search of its own."""
+    planner = getattr(game.mover, "plan_engage", None)
+    if planner is None:
+        return None
+    plan = planner(game.state, uid, target)
+    return EngagePath([(float(p[0]), float(p[1])) for p in plan.points], float(plan.cost), float(plan.allowance),
+                      tuple(plan.transitions))
+
+
+# --- bots (issue 11) ----------------------------------------------------------------------
+def turn_player(game) -> int:
+    """The player whose decision the game waits for (0: the Neutrals)."""
+    return game.turn_player()
+
+
+def neutrals_by_bot(game) -> bool:
+    """The Neutrals' decisions wait for a bot (U1 ``neutral_act: bot``)."""
+    return game.scenario.ruleset.neutral_act == "bot"
+
+
+def make_bot(name: str):
+    """A bot by its name (``utility``, ``random``, a personality); LoadError when unknown."""
+    from game.bots import make_bot as make
+
+    return make(name)
+
+
+def neutrals_bot():
+    """The bot that plays the Neutrals (U1) in bot games."""
+    from game.bots import with_neutrals
+
+    return with_neutrals({})[0]
+
+
+def bot_mover(game):
+    """A movement engine of its own for the bot's worker thread (build it there)."""
+    from game.engine.movement import Mover
+
+    return Mover(game.scenario, game.board)
+
+
+def bot_snapshot(game, mover):
+    """A copy of the game for the bot to think on in a worker (take it on the window's thread)."""
+    from game.bots import snapshot
+
+    return snapshot(game, mover=mover)
+
+
+def bot_think(bot, copy, player: int):
+    """The bot's next decision (``.action``, ``.reason``, ``.unit``) on a copy of the game."""
+    from game.bots import think
+
+    return think(bot, copy, player)
+
+
+def path_taken(result) -> list[tuple[float, float]] | None:
+    """The path an applied move, Run or Engage took (to animate it), or None."""
+    from game.bots import decision_path
+
+    return decision_path(result)
+
+
+def bot_game_scenario(scenario):
+    """``scenario`` under the rules of a bot game: placeholder combat, a turn limit and the
+    Neutrals played by a bot, unless its ruleset says otherwise."""
+    from game.bots import bot_scenario
+
+    return bot_scenario(scenario)
 
 
 # --- decisions waiting for a player -------------------------------------------------------

@@ -126,7 +126,7 @@ class ChoiceDialog(Dialog):
         cols = 1 if any(len(c[0]) > 22 for c in choices) else min(3, max(1, len(choices)))
         rows = (len(choices) + cols - 1) // cols
         lines = max(2, min(12, message.count("\n") + 1 + len(message) // 55))
-        text_h = 20 * lines + 16
+        text_h = 23 * lines + 16
         self.root = _centred_window(manager, title, width, 46 + text_h + rows * 38)
         if not closable and self.root.close_window_button is not None:
             self.root.close_window_button.disable()

@@ -36,6 +36,9 @@ def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255)
 
 
 CHECK_LETTERS = {"climb_up": "C", "climb_down": "C", "jump_gap": "J", "jump_down": "D", "ladder": "L"}
+#: The height changes along a path, as a player reads them.
+CHECK_WORDS = {"climb_up": "climb up (M6)", "climb_down": "climb down (M6)", "jump_gap": "jump a gap (M10)",
+               "jump_down": "jump down (M9)", "ladder": "ladder (M7)"}
 
 
 def check_icon(surface, c, kind: str) -> None:

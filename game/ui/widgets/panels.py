@@ -21,8 +21,19 @@ class Banner:
     """Turn, player, phase and step, on the warband's colour."""
 
     def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
-             step: str | None, note: str = "") -> None:
+             step: str | None, note: str = "", tags=()) -> None:
+        """``tags``: (text, colour) pills at the right end for what applies all game long
+        ("placeholder combat", who the bot plays)."""
         surface.fill((40, 34, 28), rect)
+        right = rect.right - 8
+        for text, pill_colour in tags:
+            img = T.text(text, 13, (40, 34, 28), True)
+            pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
+            pill.midright = (right, rect.centery)
+            pygame.draw.rect(surface, pill_colour, pill, border_radius=9)
+            surface.blit(img, img.get_rect(center=pill.center))
+            right = pill.x - 6
+        right -= 2
         chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
         surface.fill(colour, chip)
         x = rect.x + 18
@@ -34,7 +45,10 @@ class Banner:
             parts.append((note, (180, 200, 180), False))
         for s, col, bold in parts:
             img = T.text(s, 16 if bold else 14, col, bold)
-            if x + img.get_width() > rect.right - 4:
+            while x + img.get_width() > right and not bold and len(s) > 12:  # a long note is cut, not dropped
+                s = s[:-6].rstrip() + "..."
+                img = T.text(s, 14, col, False)
+            if x + img.get_width() > right:
                 break
             surface.blit(img, (x, rect.centery - img.get_height() // 2))
             x += img.get_width() + 18

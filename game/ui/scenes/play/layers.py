@@ -9,6 +9,7 @@ never changes either.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from game.ui import theme
 from game.ui.scenes.play.drag import path_length
 from game.ui.widgets import text as T
 from game.ui.draw import dashed
+from game.ui.sight_layer import MARKS
 from game.ui.widgets.overlays import GREEN, RED, YELLOW, check_icon, label, render_reach
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,18 +48,23 @@ class BoardLayers:
         surface.set_clip(view)
         cam = scene.camera
         s = scene.app.settings
+        anim = scene.bot.anim
+        walking = anim.uid if anim is not None and anim.moving else None
         key = (scene.version, round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size,
-               scene.selected, bool(s.get("reach", True)), bool(s.get("trails", True)))
+               scene.selected, bool(s.get("reach", True)), bool(s.get("trails", True)), walking)
         if key != self._board_key or self._board is None:
             self.draw_board(surface, view)
             self._board = surface.subsurface(view).copy()
             self._board_key = key
         else:
             surface.blit(self._board, view.topleft)
+        self.draw_bot(surface, walking)
+        scene.sight_tool.draw(surface)
         self.draw_hover_token(surface)
         if scene.selected and s.get("rings"):
             self.draw_rings(surface, scene.selected)
         self.draw_drag(surface)
+        self.draw_engage(surface)
         self.draw_ruler(surface)
         self.draw_refusal(surface, view)
         surface.set_clip(clip)
@@ -72,7 +79,28 @@ class BoardLayers:
         if scene.app.settings.get("trails", True):
             painter.draw_trails(surface, cam, st)
         painter.draw_tokens(surface, cam, st, False)
-        painter.draw_units(surface, cam, st, scene.selected)
+        anim = scene.bot.anim
+        painter.draw_units(surface, cam, st, scene.selected, skip=[anim.uid] if anim is not None and anim.moving else [])
+
+    def draw_bot(self, surface: pygame.Surface, walking: str | None) -> None:
+        """A bot's action being shown: the unit walking along its path, or the line of a
+        shot or an attack."""
+        scene = self.scene
+        anim, cam, st = scene.bot.anim, scene.camera, scene.state
+        if anim is None:
+            return
+        if walking is not None and walking in st.units:
+            u = st.units[walking]
+            x, y = anim.position()
+            pts = cam.points_px(anim.path)
+            colour = scene.painter.warband_colour(u.warband)
+            if len(pts) > 1:
+                pygame.draw.lines(surface, (20, 20, 20), False, pts, 5)
+                pygame.draw.lines(surface, colour, False, pts, 3)
+            scene.painter.draw_unit(surface, cam, dataclasses.replace(u, x=x, y=y), st, walking == scene.selected)
+        elif anim.aim is not None and all(a in st.units for a in anim.aim):
+            a, b = (st.units[i] for i in anim.aim)
+            dashed(surface, (200, 30, 30), [cam.to_px(a.x, a.y), cam.to_px(b.x, b.y)], 3)
 
     def draw_reach(self, surface: pygame.Surface) -> None:
         scene = self.scene
@@ -120,8 +148,19 @@ class BoardLayers:
         d = scene.drag_tool.drag
         if d is None or not d.active or d.preview is None:
             return
-        cam, p = scene.camera, d.preview
-        u = scene.state.units[d.uid]
+        self.draw_preview(surface, d.preview, d.uid, readout(d.preview, d), d.cursor, d.waypoints)
+
+    def draw_engage(self, surface: pygame.Surface) -> None:
+        """The engage path the engine would take (E1), before it is confirmed."""
+        p = self.scene.engage_tool.current()
+        if p is not None:
+            self.draw_preview(surface, p, self.scene.engage_tool.wanted()[0], readout(p), p.path[-1])
+
+    def draw_preview(self, surface: pygame.Surface, p, uid: str, text: str, cursor, waypoints=()) -> None:
+        """A planned path: walk green, run yellow, beyond red (dashed red when illegal), the
+        checks on the way, the ghost base at its end and the readout beside it."""
+        cam = self.scene.camera
+        u = self.scene.state.units[uid]
         pts = p.path
         if p.kind is None:
             px = cam.points_px(pts)
@@ -135,17 +174,15 @@ class BoardLayers:
                 if len(px) > 1:
                     pygame.draw.lines(surface, (20, 20, 20), False, px, 6)
                     pygame.draw.lines(surface, colours[min(i, 2)], False, px, 4)
-        for wp in d.waypoints:
+        for wp in waypoints:
             c = cam.to_px(*wp)
             pygame.draw.circle(surface, (20, 20, 20), c, 6)
             pygame.draw.circle(surface, (255, 255, 255), c, 4)
         for x, y, kind in p.checks:
             check_icon(surface, cam.to_px(x, y), kind)
-        # The ghost base at the end of the path, and the readout beside it.
-        c = cam.to_px(*(pts[-1] if pts else d.cursor))
+        c = cam.to_px(*(pts[-1] if pts else cursor))
         rad = max(3, cam.length(u.r))
-        pygame.draw.circle(surface, {None: RED, "move": GREEN, "run": YELLOW}[p.kind], c, rad, 3)
-        text = readout(p, d)
+        pygame.draw.circle(surface, {None: RED, "move": GREEN, "run": YELLOW, "engage": GREEN}[p.kind], c, rad, 3)
         img_w = min(360, T.text(text, 14, (20, 20, 20), True).get_width())
         label(surface, text, (c[0] + rad + 14 + img_w / 2, c[1] + rad + 12), (20, 20, 20), size=14,
               bg=(255, 255, 255) if p.kind else (255, 225, 225), max_width=360)
@@ -179,7 +216,13 @@ class BoardLayers:
             text += f'  height {dz:+.2f}"'
         if a.label or b.label:
             text += f"  ({a.label or 'point'} to {b.label or 'point'})"
-        label(surface, text, ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2 - 12), RULER, size=15, bg=RULER_BG)
+        mid = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
+        label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
+        los = scene.sight_tool.ruler_sight(r)
+        if los is not None:
+            colour = MARKS[los.status][0]
+            label(surface, los.text, (mid[0], mid[1] + 14), RULER, size=13, bg=theme.mix(colour, (255, 255, 255), 0.7),
+                  max_width=420)
 
     def draw_refusal(self, surface: pygame.Surface, view: pygame.Rect) -> None:
         scene = self.scene
@@ -217,17 +260,19 @@ def split_path(pts: list[tuple[float, float]], cuts: list[float], total_cost: fl
     return pieces
 
 
-def readout(p, d) -> str:
-    """The text beside a dragged base: inches used of the allowance, or why not."""
+def readout(p, d=None) -> str:
+    """The text beside a dragged base (or an engage's end): inches used of the allowance, or why not."""
     if p.kind is None:
         text = f"{p.error.rule}: {p.error.reason}" if p.error else "cannot move there"
+    elif p.kind == "engage":
+        text = f'Engage {p.cost:.2f}" / {p.walk:.2f}"' + (f"  {len(p.checks)} check(s)" if p.checks else "")
     else:
         allow = p.run if p.kind == "run" else p.walk
         text = f'{"Run" if p.kind == "run" else "Move"} {p.cost:.2f}" / {allow:.2f}"'
         if p.kind == "move" and p.run:
             text += f'  (run {p.run:.2f}")'
-    if d.descend == "jump":
+    if d is not None and d.descend == "jump":
         text += "  [jump down]"
-    if d.waypoints:
+    if d is not None and d.waypoints:
         text += f"  {len(d.waypoints)} waypoint(s)"
     return text

@@ -107,6 +107,10 @@ class Pointer:
     def right_click(self, pos) -> None:
         scene = self.scene
         uid = scene.unit_at(*pos)
+        sel = scene.selected
+        if uid is not None and sel is not None and sel != uid and scene.is_enemy(sel, uid):
+            if scene.menus.open_target_menu(sel, uid, pos):
+                return
         if uid is not None:
             scene.selected = uid
             scene.menus.open_menu(uid, pos)

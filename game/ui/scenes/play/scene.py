@@ -23,14 +23,18 @@ from game.ui.keymap import PLAY
 from game.ui.render import BoardPainter, Camera
 from game.ui.scenes import ask
 from game.ui.scenes.base import Scene
-from game.ui.scenes.overlays import HandoverScene, HelpScene, WinnerScene
+from game.ui.scenes.overlays import HandoverScene, WinnerScene
+from game.ui.scenes.play.bot_play import BotPlayer
+from game.ui.scenes.play.controls import PlayControls
 from game.ui.scenes.play.drag import DragTool
+from game.ui.scenes.play.engage import EngageTool
 from game.ui.scenes.play.engine_view import EngineView
 from game.ui.scenes.play.files import GameFiles
 from game.ui.scenes.play.layers import BoardLayers
 from game.ui.scenes.play.menus import PlayMenus
 from game.ui.scenes.play.pointer import Pointer
 from game.ui.scenes.play.ruler import RulerTool
+from game.ui.scenes.play.sight_tool import SightTool
 from game.ui.scenes.play.sidebar import BANNER_H, SIDEBAR_W, Sidebar
 from game.ui.scenes.play.words import game_summary
 
@@ -59,12 +63,16 @@ class PlayScene(Scene):
         self.engine = EngineView()
         self.drag_tool = DragTool(self)
         self.ruler_tool = RulerTool(self)
+        self.sight_tool = SightTool(self)
+        self.engage_tool = EngageTool(self)
+        self.bot = BotPlayer(self)
         self.menus = PlayMenus(self)
         self.files = GameFiles(self)
         self.layers = BoardLayers(self)
         self.sidebar = Sidebar(self)
         self.pointer = Pointer(self)
-        self.commands: dict[str, Callable[[], Any]] = self._command_table()
+        self.controls = PlayControls(self)
+        self.commands: dict[str, Callable[[], Any]] = self.controls.table
         self.replace_game(game, source, first=True)
 
     # --- the game ------------------------------------------------------------------------
@@ -89,6 +97,9 @@ class PlayScene(Scene):
         self.selected = None
         self.drag_tool.cancel()
         self.ruler_tool.ruler = None
+        self.sight_tool.reset()
+        self.engage_tool.reset()
+        self.bot.reset()
         self.notes = []
         self.menus.reset()
         self._winner_shown = False
@@ -116,8 +127,13 @@ class PlayScene(Scene):
         """Walk and run allowance of a unit, or why not (for the card and the preview)."""
         return self.engine.unit_info(uid, self.version)
 
-    def act(self, action: dict) -> bool:
-        """Apply one action; a refusal is shown and logged with its rule. True if applied."""
+    def act(self, action: dict, by_bot: bool = False) -> bool:
+        """Apply one action; a refusal is shown and logged with its rule. True if applied.
+        The player's own actions are refused while a bot plays the side to act."""
+        blocked = self.bot.blocks(by_bot)
+        if blocked is not None:
+            self.refuse(blocked, action)
+            return False
         before_player = self.state.player
         self.engine.ready()  # never let the game build a second movement engine meanwhile
         try:
@@ -129,7 +145,7 @@ class PlayScene(Scene):
         self.refusal = None
         self.changed()
         self.autosave()
-        self.menus.queue_reports(result)
+        self.menus.queue_reports(result, quiet=by_bot)
         self.after_change(before_player)
         return True
 
@@ -156,6 +172,8 @@ class PlayScene(Scene):
         if self.check_winner():
             return
         p = self.state.player
+        if self.bot.seats:  # against a bot (or a demo) there is nobody to hand over to
+            return
         if before_player is not None and p != before_player and p in (1, 2) and self.app.settings.get("handover", True):
             self.show_handover(p)
 
@@ -216,6 +234,9 @@ class PlayScene(Scene):
     def leave(self) -> None:
         super().leave()
         self.drag_tool.stop()
+        self.sight_tool.stop()
+        self.engage_tool.stop()
+        self.bot.stop()
         self.engine.ready()  # the movement engine's thread must not outlive the window
 
     def resize(self, size) -> None:
@@ -225,25 +246,6 @@ class PlayScene(Scene):
         self.fit()
 
     # --- commands ------------------------------------------------------------------------
-    def _command_table(self) -> dict[str, Callable[[], Any]]:
-        """Every named command of the keymap and the buttons, and what it does."""
-        table: dict[str, Callable[[], Any]] = {
-            "end_step": self.end_step, "undo": self.undo, "redo": self.redo, "cancel": self.cancel,
-            "ruler": self.toggle_ruler, "fit": lambda: self.fit(), "next_unit": self.select_next,
-            "jump_toggle": lambda: self.set_descend("jump" if self.descend == "climb" else "climb"),
-            "roll": lambda: self.menus.roll_dialog(self.selected), "dice_mode": self.toggle_dice,
-            "handover": self.toggle_handover, "menu": self.open_selected_menu, "save": self.files.save_dialog,
-            "load": self.files.load_dialog, "quit": self.app.quit, "back_to_editor": self.back,
-            "help": lambda: self.app.push(HelpScene(self.app, PLAY, "Speedheim Table")),
-            "zoom_in": lambda: self.zoom(1.25), "zoom_out": lambda: self.zoom(0.8),
-        }
-        for name in ("rings", "reach", "trails"):
-            table[name] = lambda name=name: self.toggle_setting(name)
-        for name, (dx, dy) in {"pan_left": (1, 0), "pan_right": (-1, 0), "pan_up": (0, 1), "pan_down": (0, -1)}.items():
-            table[name] = lambda dx=dx, dy=dy: self.camera.pan(dx * self.view_rect.width * 0.1,
-                                                                dy * self.view_rect.height * 0.1)
-        return table
-
     def command(self, cmd: str) -> None:
         self.commands[cmd]()
 
@@ -259,6 +261,7 @@ class PlayScene(Scene):
         what = describe(self.game.log[-1].action) if self.game.log else "the last action"
         with self.engine.lock:
             self.game.undo()
+        self.bot.undone()
         self.changed()
         self.autosave()
         self.note(f"undone: {what}", "info")
@@ -288,50 +291,6 @@ class PlayScene(Scene):
         else:
             self.menus.confirm_back()
 
-    def toggle_ruler(self) -> None:
-        on = self.ruler_tool.toggle()
-        self.note("ruler on: drag to measure (snaps to units and tokens); R or Esc to stop" if on else "ruler off",
-                  log=False)
-
-    def toggle_setting(self, name: str) -> None:
-        self.app.settings[name] = not self.app.settings.get(name)
-        userdata.save_settings(self.app.settings)
-
-    def toggle_dice(self) -> None:
-        mode = "auto" if self.app.settings.get("dice") == "physical" else "physical"
-        self.app.settings["dice"] = mode
-        userdata.save_settings(self.app.settings)
-        self.apply_dice_mode()
-        self.note("dice: I roll physical dice (you will be asked for each result)" if mode == "physical"
-                  else "dice: roll for me", log=False)
-
-    def toggle_handover(self) -> None:
-        on = not self.app.settings.get("handover", True)
-        self.app.settings["handover"] = on
-        userdata.save_settings(self.app.settings)
-        self.note("hand-over screen between players: on (hot-seat)" if on else "hand-over screen: off (solo)", log=False)
-
-    def set_descend(self, descend: str) -> None:
-        self.descend = descend
-        self.drag_tool.set_descend(descend)
-        self.note(f"drags go down ledges by {'jumping (M9)' if descend == 'jump' else 'climbing (M6)'}", log=False)
-
-    def zoom(self, factor: float) -> None:
-        v = self.view_rect
-        self.camera.zoom_about(v.centerx, v.centery, factor)
-
-    def open_selected_menu(self) -> None:
-        if self.selected:
-            u = self.state.units[self.selected]
-            self.menus.open_menu(self.selected, tuple(map(int, self.camera.to_px(u.x, u.y))))
-
-    def select_next(self) -> None:
-        w = self.scenario.warband_of_player(self.state.player)
-        ids = [u.id for u in self.state.units_of(w.id) if u.active] if w else []
-        if ids:
-            i = ids.index(self.selected) + 1 if self.selected in ids else 0
-            self.selected = ids[i % len(ids)]
-
     # --- hit tests -----------------------------------------------------------------------
     def unit_at(self, px: float, py: float) -> str | None:
         x, y = self.camera.to_in(px, py)
@@ -352,6 +311,18 @@ class PlayScene(Scene):
             if not t.carried_by and math.hypot(t.x - x, t.y - y) - t.r <= tol:
                 return t.id
         return None
+
+    def is_enemy(self, uid: str, other: str) -> bool:
+        """``other`` is a unit of another warband still in the game (a target for ``uid``)."""
+        units = self.state.units
+        u, o = units.get(uid), units.get(other)
+        return u is not None and o is not None and u.active and o.active and u.warband != o.warband
+
+    def acts_now(self, uid: str) -> bool:
+        """``uid`` belongs to the player whose decision the game waits for."""
+        u = self.state.units.get(uid)
+        w = self.scenario.warband_of_player(self.game.turn_player())
+        return u is not None and w is not None and u.warband == w.id
 
     def in_view(self, pos) -> bool:
         return self.view_rect.collidepoint(pos)
@@ -380,6 +351,9 @@ class PlayScene(Scene):
     # --- frame ---------------------------------------------------------------------------
     def update(self, dt: float) -> None:
         self.drag_tool.update()
+        self.sight_tool.update()
+        self.engage_tool.update()
+        self.bot.update(dt)
         self.menus.update()
         self.check_winner()
 

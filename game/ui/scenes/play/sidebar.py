@@ -26,8 +26,9 @@ END_W = 176  # the End button's part of the banner
 
 #: Tool bar buttons: (caption, command); the tooltip shows the command's keys.
 TOOLBAR = (
-    ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Rings", "rings"), ("Reach", "reach"), ("Fit", "fit"),
-    ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"), ("Help", "help"),
+    ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Sight", "sight"), ("Rings", "rings"), ("Reach", "reach"),
+    ("Fit", "fit"), ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"),
+    ("Report", "sim_report"), ("Help", "help"), ("P1: you", "bot_1"), ("P2: you", "bot_2"), ("Pause", "bot_pause"),
 )
 
 
@@ -66,7 +67,7 @@ class Sidebar:
             r, c = divmod(i, cols)
             self._button(pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27), caption, cmd,
                          tool_tip_text=f"{caption} ({PLAY.label(cmd)})")
-        top = sb.y + 4 + 2 * 30 + 2
+        top = sb.y + 4 + -(-len(TOOLBAR) // cols) * 30 + 2
         self.card_rect = pygame.Rect(sb.x + 4, top + 2, SIDEBAR_W - 8, 232)
         self.tray_rect = pygame.Rect(sb.x + 4, self.card_rect.bottom + 4, SIDEBAR_W - 8, 74)
         self.log_view.set_rect(pygame.Rect(sb.x + 4, self.tray_rect.bottom + 4, SIDEBAR_W - 8,
@@ -99,14 +100,51 @@ class Sidebar:
             self.end_button.set_text(caption)
         width = scene.app.size[0]
         self.banner.draw(surface, pygame.Rect(0, 0, width - SIDEBAR_W - END_W, BANNER_H), st.turn, st.player, name,
-                         colour, st.phase, st.step, self.phase_note())
+                         colour, st.phase, st.step, self.phase_note(), self.tags())
+        self.update_captions()
         surface.fill(theme.CHROME, pygame.Rect(width - SIDEBAR_W - END_W, 0, SIDEBAR_W + END_W, BANNER_H))
+
+    def tags(self) -> list[tuple[str, tuple[int, int, int]]]:
+        """The banner's pills, right to left: the combat mode, then who the bot plays."""
+        out = []
+        if self.mode_tag():
+            out.append((self.mode_tag(), (255, 200, 90)))
+        bot = self.scene.bot.status()
+        if bot:
+            out.append((bot, (150, 200, 255)))
+        return out
+
+    def update_captions(self) -> None:
+        """The bot switches say who plays each side and whether the bot is paused."""
+        bot = self.scene.bot
+        captions = {"bot_1": "P1: bot" if 1 in bot.seats else "P1: you",
+                    "bot_2": "P2: bot" if 2 in bot.seats else "P2: you",
+                    "bot_pause": "Resume" if bot.paused else "Pause"}
+        for button, cmd in self.buttons.items():
+            text = captions.get(cmd)
+            if text is not None and button.text != text:
+                button.set_text(text)
+
+    def mode_tag(self) -> str:
+        """The banner's label of the rules in force: "placeholder combat" when shoot and
+        attack resolve by the placeholder rules (S1, S2, F1)."""
+        return "placeholder combat" if ask.combat_mode(self.scene.game) == "placeholder" else ""
 
     def phase_note(self) -> str:
         game = self.scene.game
         outcome = ask.outcome(game)
+        if self.scene.bot.in_charge() and outcome is None:
+            return "P pauses the bot, . speeds it up, S skips"
         if outcome is not None:
-            return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw ({outcome.reason})"
+            return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw, {outcome.reason}"
+        placeholder = ask.combat_mode(game) == "placeholder"
+        kinds = ask.legal_kinds(game)
+        if placeholder and "shoot" in kinds:
+            return "select a shooter, right-click an enemy to Shoot (S1)"
+        if placeholder and "attack" in kinds:
+            return "select a unit, right-click an enemy to Attack (F1)"
+        if "engage" in kinds:
+            return "select a unit, hover an enemy for its engage path (E1), right-click to Engage"
         if ask.is_manual_phase(game):
             return "manual phase: right-click a unit"
         p = ask.pending(game)

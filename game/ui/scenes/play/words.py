@@ -109,6 +109,45 @@ def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
     return items
 
 
+#: What each attack is called, and its rule.
+ATTACK_WORDS = {"shoot": ("Shoot", "S1"), "attack": ("Attack", "F1")}
+
+
+def chance(p) -> str:
+    """An exact chance as a fraction and a percentage: ``9/25 (36.0%)``."""
+    return f"{p.numerator}/{p.denominator} ({float(p):.1%})" if p.denominator != 1 else f"{p} ({float(p):.0%})"
+
+
+def odds_lines(odds) -> list[str]:
+    """The odds of an attack before the roll: the chance to hit, then each result's chance."""
+    if odds is None:
+        return ["The engine gives no odds for this action."]
+    mode = {"normal": "", "no roll": " (no roll needed)"}.get(odds.mode, f" (with {odds.mode.capitalize()})")
+    lines = [f"Chance to hit: {chance(odds.hit)}{mode}", "Chance of each result:"]
+    lines += [f"    {k}: {chance(v)}" for k, v in odds.results.items() if v > 0]
+    return lines
+
+
+def attack_item(scene: PlayScene, choice) -> tuple[str, Any]:
+    """A target menu item: the attack with its chance to hit, or the engine's refusal."""
+    word, _rule = ATTACK_WORDS.get(choice.kind, (choice.kind.capitalize(), ""))
+    if choice.refusal is not None:
+        return f"{word}: refused, {choice.refusal.rule}: {choice.refusal.reason}", ("refused", choice)
+    hit = f"to hit {float(choice.odds.hit):.0%}, " if choice.odds is not None else ""
+    return f"{word}: {hit}see the odds", ("odds", choice)
+
+
+def attack_text(scene: PlayScene, choice) -> tuple[str, str]:
+    """The odds dialog of one attack: its title and message (the odds before the roll)."""
+    st = scene.state
+    u, t = st.units[choice.action[choice.kind]["unit"]], st.units[choice.action[choice.kind]["target"]]
+    word, rule = ATTACK_WORDS.get(choice.kind, (choice.kind.capitalize(), ""))
+    title = f"{word}: {u.name} at {t.name} ({rule}, {ask.combat_mode(scene.game)} combat)"
+    dist = scene.board.distance(u, t)
+    head = f'{u.name} ({u.id}) {word.lower()}s at {t.name} ({t.id}, {t.status}), {dist:.2f}" away.'
+    return title, "\n".join([head, *odds_lines(choice.odds)])
+
+
 def token_menu_items(scene: PlayScene, tid: str) -> list[tuple[str, Any]]:
     st = scene.state
     items = [(f"{st.units[a['pick_up']['unit']].name} picks it up", a) for a in ask.pick_up_actions(scene.game, token=tid)]

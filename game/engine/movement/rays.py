@@ -1,0 +1,307 @@
+"""Rays of the reachable area (:mod:`.reach`): stars from points and fans from arcs, cast
+exactly against what a base may not cross on one band.
+
+A *star* is the straight lines from a point, a *fan* the tangents leaving an arc of a
+circle; each ray goes as far as the inches left allow or to the first obstacle it meets
+(:class:`Caster`: exact hits on the obstacles grown by the base radius, on bases, the
+table's edge and the band's edge). Rays are cast at every direction where what they meet
+changes (the tangents to every circle near) and evenly between, so the polygon through
+their ends is right to :data:`SAGITTA`. A :class:`Bundle` casts the rays of every root
+on a band in one go and gives each root's polygon for any budget (less the corners a
+pair of rays adds where nothing changes, :data:`TIDY`). Where the tangents from the
+band's corners graze its other corners is kept with the band (``BandSpace.ray_cache``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+
+from game.engine.movement.geom import TAU, bitangents
+from game.engine.movement.space import BandSpace
+from game.engine.tolerance import EPS
+
+#: Largest gap (inches) between the true edge of the area and the chords of its polygon.
+SAGITTA = 0.008
+#: Corners nearer than this (inches) to the line through their neighbours are left out of
+#: the polygons (the pairs of rays either side of a direction where nothing changes).
+TIDY = 1e-7
+#: Fans' shadow edges kept per band (a bound: a band has far fewer corners).
+_KEEP = 4096
+#: Rays cast together (the size of the arrays: rays x obstacles near them).
+_CHUNK = 512
+
+
+class Caster:
+    """Exact first hits of rays on what a base may not cross on one band, near a point."""
+
+    def __init__(self, bs: BandSpace, discs, centre: tuple[float, float], radius: float):
+        P, Q, C, R = bs.ray_prims()
+        cx, cy = centre
+        far = radius + 2 * bs.r + 1.0
+        near_s = (np.minimum(P[:, 0], Q[:, 0]) <= cx + far) & (np.maximum(P[:, 0], Q[:, 0]) >= cx - far) & \
+                 (np.minimum(P[:, 1], Q[:, 1]) <= cy + far) & (np.maximum(P[:, 1], Q[:, 1]) >= cy - far)
+        near_c = np.hypot(C[:, 0] - cx, C[:, 1] - cy) <= far + R
+        self.bs = bs
+        self._near_c = near_c
+        self.P, self.Q = P[near_s], Q[near_s]
+        self.C, self.R = C[near_c], R[near_c]
+        self._D = np.array(discs, dtype=float).reshape(-1, 3)
+        if discs:
+            self.C = np.vstack([self.C, self._D[:, :2]])
+            self.R = np.concatenate([self.R, self._D[:, 2]])
+        self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
+
+    def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
+        """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
+        with ``reach``, a number or one per ray, hits beyond it may be missed: rays of a star
+        or fan are cut there)."""
+        n = len(O)
+        best = np.full(n, np.inf)
+        if reach is not None:
+            reach = np.broadcast_to(np.asarray(reach, dtype=float), (n,))
+        lo_s, hi_s = self._box
+        for lo in range(0, n, _CHUNK):
+            o, u = O[lo:lo + _CHUNK], U[lo:lo + _CHUNK]
+            P, Q, C, R = self.P, self.Q, self.C, self.R
+            if reach is not None:
+                # only what lies within reach of these origins' box
+                rr = reach[lo:lo + _CHUNK]
+                x0, y0 = (o - rr[:, None]).min(axis=0)
+                x1, y1 = (o + rr[:, None]).max(axis=0)
+                ks = (hi_s[:, 0] >= x0) & (lo_s[:, 0] <= x1) & (hi_s[:, 1] >= y0) & (lo_s[:, 1] <= y1)
+                kc = (C[:, 0] + R >= x0) & (C[:, 0] - R <= x1) & (C[:, 1] + R >= y0) & (C[:, 1] - R <= y1)
+                P, Q, C, R = P[ks], Q[ks], C[kc], R[kc]
+            t = np.full(len(o), np.inf)
+            if len(P):
+                e = Q - P
+                den = u[:, None, 0] * e[None, :, 1]
+                den -= u[:, None, 1] * e[None, :, 0]
+                wx = P[None, :, 0] - o[:, None, 0]
+                wy = P[None, :, 1] - o[:, None, 1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    tt = wx * e[None, :, 1]
+                    tt -= wy * e[None, :, 0]
+                    tt /= den
+                    ss = wx * u[:, None, 1]
+                    ss -= wy * u[:, None, 0]
+                    ss /= den
+                # a hit: the segment crossed ahead (den = 0, the only nan, is no hit)
+                tt[(np.abs(den) <= 1e-12) | (tt <= 1e-7) | (ss < -1e-12) | (ss > 1 + 1e-12)] = np.inf
+                t = np.minimum(t, tt.min(axis=1))
+            if len(C):
+                fx = o[:, None, 0] - C[None, :, 0]
+                fy = o[:, None, 1] - C[None, :, 1]
+                b = fx * u[:, None, 0]
+                b += fy * u[:, None, 1]
+                c = fx * fx
+                c += fy * fy
+                c -= (R ** 2)[None, :]
+                disc = b * b
+                disc -= c
+                with np.errstate(invalid="ignore"):
+                    tt = -b - np.sqrt(disc)
+                tt[(disc <= 0) | (c <= 1e-9) | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
+                t = np.minimum(t, tt.min(axis=1))
+            best[lo:lo + _CHUNK] = t
+        return best
+
+    def grazes(self, keys) -> np.ndarray:
+        """For each circle (c, rho, s) of ``keys``: the angles on it where a tangent leaving
+        it with orientation s grazes another circle (the edges of the shadows a fan from it
+        casts), a row each, nan-padded. Those on the band's corners are kept with the band,
+        for every query."""
+        kept = self.bs.ray_cache
+        bases = {(x, y, R) for x, y, R in self._D.tolist()}
+        here: dict = {}        # circles round bases: for this query only (bases move)
+        new = [k for k in dict.fromkeys(keys) if k not in kept]
+        if new:
+            if len(kept) + len(new) > _KEEP:
+                kept.clear()
+            _P, _Q, C, R = self.bs.ray_prims()
+            for k, a in zip(new, _graze_angles(new, C, R)):
+                (here if (k[0][0], k[0][1], k[1]) in bases else kept)[k] = a
+        out = np.stack([here[k] if k in here else kept[k] for k in keys])[:, :, self._near_c].reshape(len(keys), -1)
+        if len(self._D):
+            out = np.concatenate([out, _graze_angles(keys, self._D[:, :2], self._D[:, 2]).reshape(len(keys), -1)], axis=1)
+        return out
+
+    def silhouettes(self, X: np.ndarray, Y: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Directions from each point (X, Y) that graze a circle (within its top) or end at a
+        segment's end, a hair either side: (which point, angle)."""
+        k = len(X)
+        own, out = [], []
+        if len(self.C):
+            fx, fy = self.C[None, :, 0] - X[:, None], self.C[None, :, 1] - Y[:, None]
+            f = np.hypot(fx, fy)
+            ok = (f > self.R[None, :] + 1e-9) & (f <= top[:, None] + self.R[None, :])
+            i, j = np.nonzero(ok)
+            phi = np.arctan2(fy[i, j], fx[i, j])
+            half = np.arcsin(np.clip(self.R[j] / f[i, j], -1, 1))
+            own += [i, i]
+            out += [phi - half, phi + half]
+        if len(self.P):
+            for E in (self.P, self.Q):
+                own.append(np.repeat(np.arange(k), len(E)))
+                out.append(np.arctan2(E[None, :, 1] - Y[:, None], E[None, :, 0] - X[:, None]).ravel())
+        if not out:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        own, a = np.concatenate(own), np.concatenate(out)
+        return np.concatenate([own, own]), np.concatenate([a - 1e-6, a + 1e-6])
+
+
+def _graze_angles(keys, C: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """For each circle (c, rho, s) of ``keys``: the angles on it of the tangents leaving it
+    with orientation s that go round each circle (C, R) one way (row 0) or the other (row
+    1); nan where there is none. Shape (len(keys), 2, len(C))."""
+    k, m = len(keys), len(C)
+    c1 = np.repeat(np.array([key[0] for key in keys], dtype=float).reshape(k, 2), 2 * m, axis=0)
+    r1 = np.repeat(np.array([key[1] for key in keys], dtype=float), 2 * m)
+    s1 = np.repeat(np.array([key[2] for key in keys], dtype=float), 2 * m)
+    ok, _T1, _T2, a1, _a2 = bitangents(c1, r1, s1, np.tile(C, (2 * k, 1)), np.tile(R, 2 * k), np.tile(np.repeat([1.0, -1.0], m), k))
+    return np.where(ok, a1, np.nan).reshape(k, 2, m)
+
+
+def _ragged(n: np.ndarray) -> np.ndarray:
+    """0 .. n[i] - 1 for each i, one after the other."""
+    return np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+
+
+def _sorted_unique(own: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The values a of each owner, sorted and without repeats (owners in order)."""
+    order = np.lexsort((a, own))
+    own, a = own[order], a[order]
+    keep = np.r_[True, (own[1:] != own[:-1]) | (a[1:] != a[:-1])]
+    return own[keep], a[keep]
+
+
+def stars(caster: Caster, points, top: float):
+    """Straight lines from each point root (band, x, y, inches), to be cast as far as
+    ``top`` less its inches: the directions are every 2 sqrt(2 SAGITTA / left) radians
+    and a hair either side of where what the rays meet changes. Returns the rays as
+    :meth:`Bundle.add` takes them, or None."""
+    pts = [p for p in points if top - p[3] > EPS]
+    if not pts:
+        return None
+    X = np.array([p[1] for p in pts])
+    Y = np.array([p[2] for p in pts])
+    g = np.array([p[3] for p in pts])
+    left = top - g
+    n = np.array([max(24, int(math.ceil(TAU / (2 * math.sqrt(2 * SAGITTA / t))))) for t in left.tolist()])
+    own_e = np.repeat(np.arange(len(pts)), n)
+    even = _ragged(n) * np.repeat(TAU / n, n)                       # = linspace(0, TAU, n, endpoint=False)
+    own_s, sil = caster.silhouettes(X, Y, left)
+    own, a = _sorted_unique(np.concatenate([own_e, own_s]), np.concatenate([even, sil % TAU]))
+    U = np.stack([np.cos(a), np.sin(a)], axis=1)
+    O = np.stack([X[own], Y[own]], axis=1)
+    return O, U, np.zeros(len(a)), np.bincount(own, minlength=len(pts)), g, False
+
+
+def fans(caster: Caster, arcs, top: float):
+    """Tangents leaving the arc of each arc root (band, centre, rho, a_in, s, sweep, inches)
+    from angle a_in (orientation s, at most sweep radians on), the arc's inches paid out of
+    ``top`` less the root's: every sqrt(8 SAGITTA / left) radians and a hair either side of
+    where a tangent grazes another circle. As :func:`stars`."""
+    keep, sweeps, ns = [], [], []
+    for arc in arcs:
+        _b, _c, rho, _a, _s, sweep, g = arc
+        t = top - g
+        if t <= EPS:
+            continue
+        if rho > 0:
+            sweep = min(sweep, t / rho)
+        if sweep <= 1e-9:
+            continue
+        keep.append(arc)
+        sweeps.append(sweep)
+        ns.append(max(2, int(math.ceil(sweep / math.sqrt(8 * SAGITTA / t))) + 1))
+    if not keep:
+        return None
+    k = len(keep)
+    sweep, n = np.array(sweeps), np.array(ns)
+    cx = np.array([a[1][0] for a in keep])
+    cy = np.array([a[1][1] for a in keep])
+    rho = np.array([a[2] for a in keep])
+    a_in = np.array([a[3] for a in keep])
+    s = np.array([a[4] for a in keep], dtype=float)
+    g = np.array([a[6] for a in keep])
+    # evenly (= linspace(0, sweep, n)), then the shadows' edges within the sweep
+    own_e = np.repeat(np.arange(k), n)
+    even = _ragged(n) * np.repeat(sweep / (n - 1), n)
+    last = np.cumsum(n) - 1
+    even[last] = sweep
+    d = (s[:, None] * (caster.grazes([(a[1], a[2], a[4]) for a in keep]) - a_in[:, None])) % TAU
+    own_g, col = np.nonzero(d <= sweep[:, None])     # (nan: no such tangent)
+    d = d[own_g, col]
+    own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g]), np.concatenate([even, d - 1e-6, d + 1e-6]))
+    ok = (th >= 0) & (th <= sweep[own])
+    own, th = own[ok], th[ok]
+    ang = a_in[own] + s[own] * th
+    T = np.stack([cx[own] + rho[own] * np.cos(ang), cy[own] + rho[own] * np.sin(ang)], axis=1)
+    U = s[own, None] * np.stack([-np.sin(ang), np.cos(ang)], axis=1)
+    return T, U, rho[own] * th, np.bincount(own, minlength=k), g, True
+
+
+class Bundle:
+    """The rays of many roots on one band, cast in one go: each root's polygon (a star's,
+    or a fan's between its arc and the rays' ends) for any budget."""
+
+    def __init__(self, caster: Caster):
+        self.caster = caster
+        self._parts: list = []      # (origins, directions, paid, rays per root, inches at the roots, fans?)
+
+    def add(self, rays) -> None:
+        """Add the rays of some roots (:func:`stars`, :func:`fans`)."""
+        if rays is not None:
+            self._parts.append(rays)
+
+    def cast(self, top: float) -> "Bundle":
+        """Cast every ray, each as far as ``top`` less the inches at its root."""
+        parts = self._parts
+        if parts:
+            sizes = np.concatenate([p[3] for p in parts])
+            self.T = np.concatenate([p[0] for p in parts])
+            self.U = np.concatenate([p[1] for p in parts])
+            self.paid = np.concatenate([p[2] for p in parts])
+            self.g = np.concatenate([p[4] for p in parts])
+            self.arc = np.concatenate([np.full(len(p[3]), p[5]) for p in parts])
+            self.start = np.cumsum(sizes) - sizes
+            self.g_ray = np.repeat(self.g, sizes)
+            self.hit = self.caster.cast(self.T, self.U, top - self.g_ray)
+        return self
+
+    def polygons(self, budget: float) -> list:
+        """Each root's polygon for ``budget`` inches (those with any area), in the order
+        the roots were added: a star's through its rays' ends, a fan's along its arc and
+        back through its rays' ends. The rays a root can pay for come first (a fan pays
+        more the farther round its arc), so each ring takes the first k of its rays."""
+        if not self._parts:
+            return []
+        n = len(self.T)
+        left = budget - self.g_ray - self.paid
+        use = left > EPS
+        k = np.add.reduceat(use.astype(np.int64), self.start)
+        size = np.where(self.arc, 2 * k, k)
+        roots = np.nonzero((k >= 2) & (size >= 3))[0]
+        if not len(roots):
+            return []
+        ends = self.T + self.U * np.minimum(self.hit, left)[:, None]
+        # pieces of the rings: a fan's arc (forwards) and its rays' ends (backwards); a star's ends
+        arc = self.arc[roots]
+        owner = np.repeat(roots, 1 + arc)
+        first = np.r_[True, owner[1:] != owner[:-1]]
+        on_arc = self.arc[owner] & first
+        back = self.arc[owner] & ~first
+        L = k[owner]
+        base = self.start[owner] + np.where(on_arc, 0, n)
+        local = _ragged(L)
+        local = np.where(np.repeat(back, L), np.repeat(L - 1, L) - local, local)
+        coords = np.concatenate([self.T, ends])[np.repeat(base, L) + local]
+        rings = shapely.linearrings(coords, indices=np.repeat(np.arange(len(roots)), size[roots]))
+        polys = shapely.simplify(shapely.polygons(rings), TIDY, preserve_topology=False)
+        bad = ~shapely.is_valid(polys)
+        if bad.any():
+            polys[bad] = shapely.make_valid(polys[bad])
+        return list(polys[~shapely.is_empty(polys)])
