@@ -9,7 +9,6 @@ import time
 import pygame
 import pytest
 
-pytest.importorskip("game.bots")  # until the bots branch is on main (then this line goes)
 
 from game.engine.dice import Dice
 from game.engine.game import Game

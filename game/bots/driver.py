@@ -37,8 +37,12 @@ DEFAULT_TURN_LIMIT = 10
 DEFAULT_MAX_DECISIONS = 20_000
 
 
-def bot_rules(scenario: Scenario, turn_limit: int | None = None, rules: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ruleset overrides a bot game plays with (see the module's docstring)."""
+def bot_rules(scenario: Scenario, turn_limit: int | None = None, rules: Mapping[str, Any] | None = None,
+              default_limit: int = DEFAULT_TURN_LIMIT) -> dict[str, Any]:
+    """The ruleset overrides a bot game plays with (see the module's docstring): placeholder
+    combat where the ruleset leaves combat to the players, the Neutrals played by a bot,
+    and a turn limit (``default_limit`` where the ruleset sets none, then won on treasure).
+    The window's bot games and ``speedheim simulate`` both play under these."""
     rs = scenario.ruleset
     out: dict[str, Any] = {}
     if rs.combat == "manual":
@@ -48,7 +52,8 @@ def bot_rules(scenario: Scenario, turn_limit: int | None = None, rules: Mapping[
     if turn_limit is not None:
         out["turn_limit"] = int(turn_limit)
     elif rs.turn_limit is None:
-        out["turn_limit"] = DEFAULT_TURN_LIMIT
+        out["turn_limit"] = default_limit
+    if rs.turn_limit is None and "turn_limit_winner" not in scenario.rules_overrides:
         if rs.turn_limit_winner == "draw":
             out["turn_limit_winner"] = "treasure"
     out.update(rules or {})

@@ -18,7 +18,6 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
 from game.bundled import personalities_dir
 from game.engine.errors import LoadError, Problem

@@ -6,33 +6,29 @@ seats already baked in, see :mod:`game.sim.study`), the seed and the bots per se
 game is deterministic from it: the dice come from ``Dice(seed=job.seed)``, the bots' own
 choices from a generator seeded from the seed too.
 
-:func:`play_job` is the function the runners call. The bots play through :func:`_drive`,
-which is TEMPORARY until the bots of issue 11 exist (see its docstring for the contract
-its replacement keeps). Everything else (the record, the log) reads the game itself, so
-it does not change when the driver does.
+:func:`play_job` is the function the runners call. The bots (game/bots/) play through
+:func:`_drive`; everything else (the record, the log) reads the game itself.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import random
 import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from game.bots import NAMES, make_bot, play_game
 from game.engine.dice import Dice
-from game.engine.errors import IllegalAction
 from game.engine.game import ActionResult, Game
 from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import dump_yaml
 
-#: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least).
-#: TEMPORARY: until issue 11 both play through the temporary driver below.
-BOTS = ("utility", "random")
+#: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least;
+#: the bundled personalities too).
+BOTS = NAMES
 DEFAULT_BOTS = ("utility", "utility")
 
 #: A stuck game is our bug, not a long game: no game needs this many actions.
@@ -83,7 +79,7 @@ def play(job: Job, keep_log: bool = False) -> tuple[dict[str, Any], str | None]:
     t0 = time.perf_counter()
     scenario = _scenario(job.scenario, job.scenario_file)
     game = _Observed(scenario, dice=Dice(seed=job.seed), history=False)
-    counts = _drive(game, job.bots, random.Random(f"bots:{job.seed}:{job.swapped}"))
+    counts = _drive(game, job.bots)
     record = _record(job, game, counts, time.perf_counter() - t0)
     script = action_script(job.seed, game.log) if keep_log else None
     return record, script
@@ -189,99 +185,18 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
     return record
 
 
-# --- TEMPORARY driver: replaced by the bots of issue 11 ---------------------------------------
+# --- the bots play -----------------------------------------------------------------------------
 
-def _drive(game: Game, bots: tuple[str, str], rng: random.Random) -> dict[str, int]:
-    """TEMPORARY stand-in for the bots (issue 11); the lead replaces this function.
-
-    The contract its replacement keeps: play ``game`` to its end (``game.is_over()``, which
-    the ruleset's turn limit T1 guarantees) with ``bots[0]`` deciding for seat 1 (player 1,
-    who moves first) and ``bots[1]`` for seat 2 (player 2; ``game.turn_player()`` says whose
-    decision it is; the Neutrals' decision, ``neutral_act: manual``, goes to the player whose
-    turn it is); apply every
-    action through ``game.apply`` or ``game.try_apply`` (the log, the losses and the action
-    script are read from the game); draw every random choice from ``rng`` (seeded from the
-    job), never from the global generator; return counters for the record: ``illegal``, the
-    number of bot actions the engine refused (0 for a correct bot), plus any others (extra
-    record keys; they never replace a key of the record). The game keeps no undo history
-    (``history=False``): a bot that looks ahead does it on a game or state of its own, never
-    by apply and undo on this one, whose every applied action goes into the record and log.
-
-    This stand-in ignores the bot names. It answers every decision with its first option,
-    engages, shoots and attacks the nearest enemy when the rules allow, tries a few random
-    moves towards the nearest enemy, and ends each phase. Its refused tries are probes, not
-    bot mistakes: they are counted as ``probes_refused``, never as ``illegal``.
-    """
-    refused = 0
-
-    def attempt(action: dict) -> bool:
-        nonlocal refused
-        try:
-            game.apply(action)
-            return True
-        except IllegalAction:
-            refused += 1
-            return False
-
-    while not game.is_over():
-        if len(game.log) > MAX_ACTIONS:
-            raise RuntimeError(f"the game did not end after {MAX_ACTIONS} actions (turn {game.state.turn})")
-        pending = game.pending
-        if pending is not None:
-            if not any(attempt(a) for a in _answers(pending)):
-                raise RuntimeError(f"no answer to the pending {pending.kind} decision was accepted")
-            continue
-        phase = game.state.phase
-        band = game.current_warband()
-        mine = [u for u in game.state.units.values() if band is not None and u.warband == band.id and u.active]
-        for u in mine:
-            if game.is_over() or game.pending is not None:
-                break
-            foe = _nearest_foe(game, u)
-            if foe is None:
-                continue
-            if phase == "engage":
-                attempt({"engage": {"unit": u.id, "target": foe.id}})
-            elif phase == "move":
-                for _ in range(3):
-                    if attempt({"move": {"unit": u.id, "to": _step_towards(game, u, foe, rng)}}):
-                        break
-            elif phase == "shoot":
-                attempt({"shoot": {"unit": u.id, "target": foe.id}})
-            elif phase == "melee":
-                for tid in list(u.engaged_with):
-                    attempt({"attack": {"unit": u.id, "target": tid}})
-        if not game.is_over() and game.pending is None and game.state.phase == phase:
-            for flow in ("end_phase", "end_step", "end_turn"):
-                if attempt({flow: {}}):
-                    break
-            else:
-                raise RuntimeError(f"the {phase} phase accepts no end_phase, end_step or end_turn")
-    return {"illegal": 0, "probes_refused": refused}
-
-
-def _answers(pending) -> list[dict]:
-    """The stand-in's answers to a decision, best first, then declining it."""
-    first: list[dict] = []
-    if pending.kind == "pick_up" and pending.options:
-        unit, token = pending.options[0]
-        first = [{"pick_up": {"unit": unit, "token": token}}]
-    elif pending.kind == "grab" and pending.units:
-        first = [{"grab": {"unit": pending.units[0], "token": pending.token}}]
-    elif pending.kind == "voluntary_rout":
-        first = [{"play_on": {"player": pending.player}}]
-    return first + [{"end_step": {}}, {"end_phase": {}}]
-
-
-def _nearest_foe(game: Game, u):
-    foes = [o for o in game.state.units.values() if o.active and o.warband != u.warband]
-    return min(foes, key=lambda o: (math.hypot(o.x - u.x, o.y - u.y), o.id), default=None)
-
-
-def _step_towards(game: Game, u, foe, rng: random.Random) -> list[float]:
-    """A random point within the unit's Move, mostly towards ``foe``, on the table."""
-    reach = float(u.stats.get("move", 4)) * rng.uniform(0.3, 1.0)
-    heading = math.atan2(foe.y - u.y, foe.x - u.x) + rng.gauss(0.0, 0.8)
-    x = min(max(u.x + reach * math.cos(heading), u.r), game.scenario.width - u.r)
-    y = min(max(u.y + reach * math.sin(heading), u.r), game.scenario.height - u.r)
-    return [round(x, 3), round(y, 3)]
+def _drive(game: Game, bots: tuple[str, str]) -> dict[str, int]:
+    """Play ``game`` to its end with the bots of issue 11: ``bots[0]`` decides for seat 1
+    (player 1, who moves first), ``bots[1]`` for seat 2; the Neutrals (``neutral_act:
+    bot``) get the driver's own. Every action goes through ``game.apply`` (the log, the
+    losses and the action script are read from the game); the bots draw their choices from
+    generators seeded from the game's seed, so a game is deterministic from its job. The
+    game keeps no undo history: the bots look ahead on scratch copies, never by apply and
+    undo. ``illegal`` counts bot actions the engine refused (0 for a correct bot)."""
+    played = play_game(game.scenario, {1: make_bot(bots[0]), 2: make_bot(bots[1])}, game=game,
+                       max_decisions=MAX_ACTIONS)
+    if played.capped:
+        raise RuntimeError(f"the game did not end after {MAX_ACTIONS} bot decisions (turn {game.state.turn})")
+    return {"illegal": played.refused, "decisions": played.decisions}

@@ -14,7 +14,6 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
 
 from game.engine.files import atomic_write
 from game.sim.results import GamesFile

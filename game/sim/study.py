@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 
 from game.engine.errors import LoadError, Problem
 from game.engine.scenario import load_scenario
-from game.engine.yamlsrc import Source, describe_value, load_yaml, read_text
+from game.engine.yamlsrc import describe_value, load_yaml, read_text
 from game.sim.match import BOTS, DEFAULT_BOTS, Job
 from game.sim.variants import (ArgProblem, DEFAULT_LABEL, parse_variant, scenario_text, swap_seats,
                                variant_scenario)

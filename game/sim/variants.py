@@ -17,6 +17,7 @@ like any scenario, so a bad variant fails here with the parameter named, never m
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from game.bots.driver import bot_rules
 from game.engine.errors import LoadError, Problem
 from game.engine.model import Scenario
 from game.engine.ruleset import Ruleset, check_overrides, load_ruleset
@@ -34,8 +36,6 @@ DEFAULT_LABEL = "default"
 #: The turn limit of a simulated game when neither the command, the scenario nor the
 #: ruleset gives one, so that every game ends (FORMATS.md, ``--turn-limit``).
 DEFAULT_TURN_LIMIT = 12
-#: Bots play placeholder combat where the ruleset leaves combat to the players.
-SIM_COMBAT = {"manual": "placeholder"}
 
 
 @dataclass(frozen=True, order=True)
@@ -148,10 +148,11 @@ def variant_scenario(scenario: Scenario, variant: Variant, *, turn_limit: int | 
         raise LoadError([ArgProblem(where, 0, _hint(p.message, base)) for p in problems])
     rules = {**scenario.rules_overrides, **good}
     resolved = base.with_overrides(rules)
-    if "combat" not in good and resolved.get("combat") in SIM_COMBAT:
-        rules["combat"] = SIM_COMBAT[resolved["combat"]]
     limit = turn_limit if turn_limit is not None else resolved.get("turn_limit") or DEFAULT_TURN_LIMIT
-    rules["turn_limit"] = limit
+    # The rules of every bot game (placeholder combat, bot Neutrals, a turn limit won on
+    # treasure unless the ruleset says otherwise); the variant's own choices win.
+    as_bots = bot_rules(dataclasses.replace(scenario, ruleset=resolved, rules_overrides=rules), turn_limit=limit)
+    rules.update({k: v for k, v in as_bots.items() if k not in good})
     data = scenario_to_dict(scenario)
     data["ruleset"] = ruleset_entry
     if ruleset_entry is None:
