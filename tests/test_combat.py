@@ -3,6 +3,10 @@ Shooting (S1, with line of sight) is in tests/test_shoot.py."""
 
 from __future__ import annotations
 
+import io
+import json
+import os
+from contextlib import redirect_stdout
 from fractions import Fraction
 from itertools import product
 
@@ -11,7 +15,8 @@ import pytest
 from game.engine.errors import IllegalAction
 from game.engine.events import Incapacitated, StatusChanged, Won
 from game.engine.rules import wounds
-from tests.scripts.builders import R25, game, unit
+from game.cli import main
+from tests.scripts.builders import HERE, R25, game, unit
 
 PLACEHOLDER = {"combat": "placeholder"}
 
@@ -238,3 +243,19 @@ def test_manual_combat_stays_the_default():
     assert g.rs.combat == "manual"
     with pytest.raises(IllegalAction):
         g.apply({"attack": {"unit": "red-a", "target": "blue-x"}})
+
+
+def test_a_whole_bot_game_on_the_default_map_replays_to_the_turn_limit():
+    """Issue 10: a whole game under placeholder combat plays out by replay (the script is
+    a bot game kept in tests/scripts; its every line is also a golden replay)."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["replay", os.path.join(HERE, "placeholder-default.yaml"),
+                     os.path.join(HERE, "placeholder-game.yaml"), "--json"]) == 0
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert all(x["ok"] for x in lines[:-1])
+    kinds = {next(iter(x["action"])) for x in lines[:-1]}
+    assert {"shoot", "attack", "engage", "pick_up"} <= kinds
+    assert any("S2" in [r["rule"] for r in x["rolls"]] for x in lines[:-1])
+    final = lines[-1]["final"]
+    assert final["winner"] == "gaolers" and final["turn"] == 8 and "turn limit (8 game turns, T1)" in final["end"]
