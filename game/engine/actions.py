@@ -274,6 +274,11 @@ def load_script(path: str, text: str | None = None) -> Script:
         raise LoadError([Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]) from exc
 
 
+def _xy(p) -> str:
+    """A point as a player reads it: to 0.01\" (``[23.83, 26.5]``)."""
+    return f"[{round(p[0], 2):g}, {round(p[1], 2):g}]"
+
+
 def describe(action: dict[str, Any]) -> str:
     """A short human text of an action dict: ``move red-captain to [10, 4]``."""
     if not isinstance(action, dict) or len(action) != 1:
@@ -291,8 +296,8 @@ def describe(action: dict[str, Any]) -> str:
         if key in ("unit", "player"):
             continue
         if isinstance(value, list) and value and isinstance(value[0], list):
-            value = " -> ".join(f"[{p[0]:g}, {p[1]:g}]" if len(p) == 2 and all(isinstance(c, (int, float)) for c in p) else str(p) for p in value)
+            value = " -> ".join(_xy(p) if len(p) == 2 and all(isinstance(c, (int, float)) for c in p) else str(p) for p in value)
         elif isinstance(value, list) and len(value) == 2 and all(isinstance(c, (int, float)) for c in value):
-            value = f"[{value[0]:g}, {value[1]:g}]"
+            value = _xy(value)
         parts.append(f"{key} {value}")
     return " ".join(parts)
