@@ -12,13 +12,12 @@ import gc
 import os
 import sys
 
-import pygame
+
 
 from game.editor.document import Document
 from game.editor.edits import TABLE_MAX, TABLE_MIN, check_table_size
 from game.editor.scene import EditorScene
 from game.engine.errors import LoadError
-from game.ui import userdata
 from game.ui.app import App
 from game.ui.widgets.dialogs import SizePrompt
 
@@ -68,10 +67,4 @@ def edit_cli(path: str | None) -> int:
         ask_new_map(app, path)
     else:
         open_editor(app, doc)
-    try:
-        app.run()
-    finally:
-        app.close()
-        userdata.flush_autosave()
-        pygame.quit()
-    return 0
+    return app.run_to_the_end()

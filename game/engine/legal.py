@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import sys
 
-from game.engine.actions import load_script
 from game.engine.decisions import Grab, NeutralsAct
 from game.engine.dice import Dice
 from game.engine.errors import LoadError
 from game.engine.game import Game, Legal
-from game.engine.replay import dice_for
-from game.engine.scenario import load_scenario
+from game.engine.replay import dice_for, load_pair
 
 
 def side_to_act(game: Game) -> list[str]:
@@ -38,19 +36,10 @@ def legal_report(game: Game) -> list[Legal]:
 
 
 def legal_cli(scenario_path: str, actions_path: str | None = None, as_json: bool = False) -> int:
-    problems = []
-    scenario = script = None
     try:
-        scenario = load_scenario(scenario_path)
+        scenario, script = load_pair(scenario_path, actions_path)
     except LoadError as exc:
-        problems += exc.problems
-    if actions_path:
-        try:
-            script = load_script(actions_path)
-        except LoadError as exc:
-            problems += exc.problems
-    if problems:
-        return LoadError(problems).report()
+        return exc.report()
     game = Game(scenario, dice=dice_for(script) if script else Dice(seed=0), history=False)
     if script:
         for _ in game.replay(script.actions):

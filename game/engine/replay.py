@@ -39,19 +39,29 @@ def replay(scenario: Scenario, script: Script, *, history: bool = False) -> Game
     return game
 
 
-def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, save: str | None = None) -> int:
+def load_pair(scenario_path: str, actions_path: str | None) -> tuple[Scenario, Script | None]:
+    """A scenario and (if given) an action script; LoadError with the problems of both."""
     problems = []
     scenario = script = None
     try:
         scenario = load_scenario(scenario_path)
     except LoadError as exc:
         problems += exc.problems
-    try:
-        script = load_script(actions_path)
-    except LoadError as exc:
-        problems += exc.problems
+    if actions_path:
+        try:
+            script = load_script(actions_path)
+        except LoadError as exc:
+            problems += exc.problems
     if problems:
-        return LoadError(problems).report()
+        raise LoadError(problems)
+    return scenario, script
+
+
+def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, save: str | None = None) -> int:
+    try:
+        scenario, script = load_pair(scenario_path, actions_path)
+    except LoadError as exc:
+        return exc.report()
     game = Game(scenario, dice=dice_for(script), history=False)
     out = sys.stdout
     if not as_json:

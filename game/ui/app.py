@@ -298,6 +298,17 @@ class App:
                 break
             self.frame(dt)
 
+    def run_to_the_end(self) -> int:
+        """Run until the window closes, then close everything in order (scenes and their
+        threads, the last autosave, pygame); the exit code of ``play`` and ``edit``."""
+        try:
+            self.run()
+        finally:
+            self.close()
+            userdata.flush_autosave()
+            pygame.quit()
+        return 0
+
 
 # --- starting a game ---------------------------------------------------------------------
 def new_game(scenario_path: str, seed: int | None = None, bot_game: bool = False):
@@ -399,10 +410,4 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
         scene.bot.set_seat(player, bot_name)
     if bots:
         scene.bot.announce()
-    try:
-        app.run()
-    finally:
-        app.close()
-        userdata.flush_autosave()
-        pygame.quit()
-    return 0
+    return app.run_to_the_end()

@@ -61,14 +61,8 @@ def resolve_attack(ctx: Ctx, plan: AttackPlan) -> None:
         effects.incapacitate(ctx, t.id, by=u.id)
         ctx.report({"hit": True, "status": t.status})
         return
-    why = plan.modes.text()
-    roll = ctx.dice.check(rs, u.stats.get(rs.melee_stat, 0), reason=f"{u.id} attacks {t.id}" + (f" ({why})" if why else ""),
-                          rule="F1", unit=u.id, stat=rs.melee_stat,
-                          advantage=bool(plan.modes.advantage), disadvantage=bool(plan.modes.disadvantage))
-    ctx.note(f"{u.id} attacks {t.id}: " + ("hit" if roll.success else "miss"), "F1")
-    if roll.success:
-        wounds.wound(ctx, u, t)
-    ctx.report({"hit": bool(roll.success), "status": t.status})
+    hit = wounds.strike(ctx, u, t, rs.melee_stat, plan.modes, "F1", f"{u.id} attacks {t.id}")
+    ctx.report({"hit": hit, "status": t.status})
 
 
 def odds_attack(ctx: Ctx, plan: AttackPlan) -> wounds.Odds:

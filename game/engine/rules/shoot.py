@@ -109,16 +109,10 @@ def resolve_shoot(ctx: Ctx, plan: ShotPlan) -> None:
     u.shots += 1
     if rs.ranged_weapons[plan.weapon].get("reload"):
         u.loaded = False
-    why = plan.modes.text()
-    roll = ctx.dice.check(rs, u.stats.get(rs.shoot_stat, 0), reason=f"{u.id} shoots {t.id} with its {plan.weapon}"
-                          + (f" ({why})" if why else ""), rule="S1", unit=u.id, stat=rs.shoot_stat,
-                          advantage=bool(plan.modes.advantage), disadvantage=bool(plan.modes.disadvantage))
-    ctx.note(f"{u.id} shoots {t.id} ({plan.distance:.2f}\", {plan.weapon}{', in cover' if plan.cover else ''}): "
-             + ("hit" if roll.success else "miss"), "S1")
-    if roll.success:
-        wounds.wound(ctx, u, t)
+    what = f"{u.id} shoots {t.id} ({plan.distance:.2f}\", {plan.weapon}{', in cover' if plan.cover else ''})"
+    hit = wounds.strike(ctx, u, t, rs.shoot_stat, plan.modes, "S1", what, f"{u.id} shoots {t.id} with its {plan.weapon}")
     ctx.report({"visible": plan.visible, "cover": plan.cover, "distance": round(plan.distance, 2),
-                "weapon": plan.weapon, "hit": bool(roll.success), "status": t.status})
+                "weapon": plan.weapon, "hit": hit, "status": t.status})
 
 
 def odds_shoot(ctx: Ctx, plan: ShotPlan) -> wounds.Odds:

@@ -114,6 +114,18 @@ class Modes:
         return "; ".join(parts)
 
 
+def strike(ctx: Ctx, by: Unit, target: Unit, stat: str, modes: Modes, rule: str, what: str, reason: str | None = None) -> bool:
+    """A to-hit check of ``by`` against its ``stat`` (S1, F1), the roll's ``reason`` logged
+    with why it has Advantage or Disadvantage, then S2 on a hit; True when it hit."""
+    why = modes.text()
+    roll = ctx.dice.check(ctx.rs, by.stats.get(stat, 0), reason=(reason or what) + (f" ({why})" if why else ""), rule=rule,
+                          unit=by.id, stat=stat, advantage=bool(modes.advantage), disadvantage=bool(modes.disadvantage))
+    ctx.note(f"{what}: " + ("hit" if roll.success else "miss"), rule)
+    if roll.success:
+        wound(ctx, by, target)
+    return bool(roll.success)
+
+
 def wound(ctx: Ctx, by: Unit, target: Unit) -> None:
     """S2: the target's Defence check, then the Injury chart when it fails."""
     rs = ctx.rs
