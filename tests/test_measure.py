@@ -87,6 +87,25 @@ def test_surface_height_takes_the_highest_piece():
     assert board.heights_under_disc(10, 5, 0.5) == [0.0, 3.0]
     assert board.heights_under_disc(3.5, 3.5, 0.5) == [6.0]
     assert board.heights_under_disc(5, 3.5, 0.5) == [3.0, 6.0]
+    xs, ys = [1, 3, 22, 30, 10, 2, 5.0001], [1, 3, 22, 30, 5, 2, 5.0001]
+    assert board.heights_at(xs, ys).tolist() == [3, 6, 0, 0, 3, 6, 3]
+
+
+@pytest.mark.parametrize("name", ["default.yaml", "stress.yaml", "teach-climb.yaml"])
+def test_heights_at_agrees_with_height_at_point_by_point(name):
+    """The vectorised surface heights are the point-by-point ones, on edges and corners too."""
+    import numpy as np
+
+    from game.engine.geometry import board_for
+    from game.bundled import bundled_map
+
+    board = board_for(load_scenario(bundled_map(name)))
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, board.width + 1, 3000)
+    Y = rng.uniform(-1, board.height + 1, 3000)
+    corners = np.array([xy for t in board.terrain for xy in t.polygon], dtype=float)
+    X, Y = np.concatenate([X, corners[:, 0]]), np.concatenate([Y, corners[:, 1]])
+    assert board.heights_at(X, Y).tolist() == [board.height_at(x, y) for x, y in zip(X, Y)]
 
 
 @settings(max_examples=200, deadline=None)

@@ -37,6 +37,7 @@ RING = 8          # contact points around a token
 HUNTED = 5        # the nearest enemies a unit weighs closing on
 URGENT = 2.0      # denying a token an enemy touches now is worth this many times more
 SUPPORT_RANGE = 3.0
+NEAR_AREA = 0.02  # a point this close to the reachable area counts as in it (its edge is exact to ~0.002")
 
 
 @dataclass
@@ -116,7 +117,11 @@ class PositionScorer:
                 special.append((fx, fy))
         area = shapely.union_all([r for r, *_ in regions if r is not None and not r.is_empty]) if any(
             r is not None and not r.is_empty for r, *_ in regions) else None
-        for x, y in special:
+        if area is not None and special:
+            # only those the unit can reach (a token's ring may hang off a roof, a Run may be denied)
+            S = np.array(special, float)
+            special = [tuple(p) for p in S[shapely.dwithin(area, shapely.points(S), NEAR_AREA)].tolist()]
+        for x, y in (special if area is not None else ()):
             pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
         if area is not None:
             for x, y in _cover_points(self.s.view, u, area):
@@ -134,7 +139,7 @@ class PositionScorer:
         s, p, u = self.s, self.p, self.u
         n = len(P)
         X, Y = P[:, 0], P[:, 1]
-        Z = np.array([self.board.height_at(x, y) for x, y in P]) if n else np.zeros(0)
+        Z = self.board.heights_at(X, Y)
         terms: dict[str, np.ndarray] = {}
         treasure = np.zeros(n)
         best_cost = np.full(n, np.inf)
@@ -199,9 +204,11 @@ class PositionScorer:
         it can reach is in that disc) beat standing still? A quick bound that spares the
         reachable area's search for units with nowhere better to go."""
         u, rs = self.u, self.s.rs
-        r = self.move * (1.0 if self.carrying else float(rs.run_multiplier))
+        walk = self.move
         if u.status in ("staggered", "dazed"):
-            r *= float(rs.staggered_move_factor if u.status == "staggered" else rs.dazed_move_factor)
+            walk *= float(rs.staggered_move_factor if u.status == "staggered" else rs.dazed_move_factor)
+        runs = not self.carrying and self.s.view.run_denial(u.id) is None
+        r = walk * (float(rs.run_multiplier) if runs else 1.0)
         xs = np.arange(-r, r + 1e-9, STEP)
         gx, gy = np.meshgrid(xs, xs)
         inside = gx ** 2 + gy ** 2 <= r * r
@@ -215,6 +222,9 @@ class PositionScorer:
         if not len(P):
             return False
         scores, _ = self.score(P)
+        if self.s.weapon(u) is not None:
+            # beyond the walk (as the crow flies) only a Run gets there, and a Run forfeits the shot
+            scores = scores - np.where(np.hypot(P[:, 0] - u.x, P[:, 1] - u.y) > walk + 1e-6, self.p.shoot, 0.0)
         return float(scores.max()) > hold.score + self.p.min_gain
 
     def best(self, reach_of) -> tuple[Option, Option]:

@@ -236,11 +236,15 @@ class UtilityBot:
 
     def _move_decision(self, sense: Sense, u, opt: Option) -> Decision | None:
         x, y = opt.point
-        action = {opt.kind: {"unit": u.id, "to": [x, y]}}
-        if sense.view.why_illegal(action) is not None:
-            return None
         plan = opt.plan
         path = tuple((p[0], p[1]) for p in plan.points) if plan is not None else None
+        # The planned path itself (checked as given, M1), not the destination: the engine
+        # would search the same path again for the question and again for the move.
+        action = {opt.kind: {"unit": u.id, "path": [list(p) for p in path]}} if path else None
+        if action is None or sense.view.why_illegal(action) is not None:
+            action = {opt.kind: {"unit": u.id, "to": [x, y]}}
+            if sense.view.why_illegal(action) is not None:
+                return None
         cost = plan.cost if plan is not None else 0.0
         verb = "runs" if opt.kind == "run" else "moves"
         where, why = self._describe(sense, u, opt)

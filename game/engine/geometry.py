@@ -105,6 +105,18 @@ class Board:
                 return float(self._heights[p])
         return 0.0
 
+    def heights_at(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """:meth:`height_at` of many points at once (arrays of x and y): the same answers,
+        one vectorised test per raised piece, lowest first so that the highest wins."""
+        X = np.asarray(X, dtype=float)
+        Y = np.asarray(Y, dtype=float)
+        Z = np.zeros(X.shape)
+        if not X.size:
+            return Z
+        for p in sorted(self._raised, key=lambda p: self._heights[p]):
+            Z[shapely.intersects_xy(self.polygons[p], X, Y)] = self._heights[p]
+        return Z
+
     def piece_at(self, x: float, y: float) -> Terrain | None:
         """The highest raised piece covering the point, or None on the ground."""
         for p in self._candidates(x, y):
