@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from game.engine.movement.geom import bitangents, entry, hits_discs
+from game.engine.movement.geom import entry, hits_discs, tangents_from
 from game.engine.tolerance import EPS
 
 
@@ -52,12 +52,13 @@ class Links:
         return self.rows
 
 
-def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids):
+def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False):
     """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
-    (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it."""
+    (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it.
+    ``kept``: the band space remembers each segment's answer (for targets that change per
+    query, so :class:`Links` does not keep them)."""
     m = len(X2)
-    C1 = np.tile(np.array([[x0, y0]]), (m, 1))
-    ok, T1, T2, a1, a2 = bitangents(C1, np.full(m, r0), np.full(m, float(s0)), np.stack([X2, Y2], axis=1), R2, S2)
+    ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), X2, Y2, R2, S2)
     iv2 = np.full(m, -1, dtype=np.int64)
     off2 = np.zeros(m)
     circ = circ_ids >= 0
@@ -66,7 +67,7 @@ def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2
         ok &= ~circ | (iv2 != -1)
     idx = np.nonzero(ok)[0]
     if len(idx):
-        ok[idx] = B.bs.ok_segments(T1[idx], T2[idx])
+        ok[idx] = (B.bs.ok_segments_kept if kept else B.bs.ok_segments)(T1[idx], T2[idx])
     return ok, T1, T2, a1, a2, iv2, off2
 
 
@@ -162,7 +163,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     if ex:
         EX, EY, ER, ES = np.array(ex), np.array(ey), np.array(er), np.array(es)
         EK, EID = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
-        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1))
+        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1), kept=True)
         if g is not None and g.reach > 0 and (EK == 2).any():
             # the goal region's centre is no end: the segment stops where it enters the region
             gi = np.nonzero((EK == 2) & ~ok)[0]

@@ -144,9 +144,8 @@ class _Band:
                     self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
         # the free arcs of each base: off the other bases and where the base may walk
         for k, (bx, by, R) in enumerate(self.blk):
-            a = np.linspace(0.0, TAU, 257)[:-1]
-            X, Y = bx + R * np.cos(a), by + R * np.sin(a)
-            ok = bs.ok_points(X, Y)
+            a, X, Y, ok = bs.ring_ok(bx, by, R)
+            ok = ok.copy()
             for j, (ox, oy, oR) in enumerate(self.blk):
                 if j != k:
                     ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
