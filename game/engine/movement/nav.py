@@ -24,6 +24,7 @@ ground is an obstacle, built when first needed).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.bases import CONTACT_GAP
@@ -42,6 +43,62 @@ from game.engine.tolerance import EPS
 
 #: Step (inches) of the grid that finds candidate transitions (an engine setting, not a rule).
 DEFAULT_CELL = 0.5
+#: Answers of recent queries kept (:class:`_Memo`, an engine setting, not a rule).
+MEMO_SIZE = 128
+
+
+class _Memo:
+    """The answers of recent queries (a path, a refusal, a reachable area), given again
+    when the same query is asked again: the bots ask it to choose, to check, to plan and
+    to apply a move, with nothing moved in between. An answer depends on the query's
+    arguments, on the unit and on every base of the state (the movement engine reads
+    nothing else of a state; the map is the cache's own): the units are kept as copies
+    and compared field by field, in their order, before an answer is given again."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._d: dict = {}
+
+    @staticmethod
+    def _where(state: GameState) -> tuple:
+        return tuple((u.x, u.y, u.status) for u in state.units.values())
+
+    def get(self, key: tuple, state: GameState, unit: Unit):
+        """(True, answer) for a query asked before with the same units, else (False, None)."""
+        hit = self._d.get(key + self._where(state))
+        if hit is not None:
+            units, me, answer = hit
+            if me == unit and len(units) == len(state.units) and \
+                    all(k == uid and v == u for (k, v), (uid, u) in zip(units, state.units.items())):
+                return True, answer
+        return False, None
+
+    def put(self, key: tuple, state: GameState, unit: Unit, answer) -> None:
+        d = self._d
+        if len(d) >= self.size:
+            del d[next(iter(d))]     # the oldest
+        d[key + self._where(state)] = (tuple((uid, u.copy()) for uid, u in state.units.items()), unit.copy(), answer)
+
+    def trace(self, key: tuple, state: GameState, unit: Unit, work):
+        """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
+        from the memo if it was asked before; a copy each time (callers own their trace)."""
+        seen, answer = self.get(key, state, unit)
+        if not seen:
+            try:
+                answer = work()
+            except IllegalAction as exc:
+                if type(exc) is not IllegalAction:
+                    raise
+                answer = exc
+            self.put(key, state, unit, answer)
+        if isinstance(answer, IllegalAction):
+            raise IllegalAction(answer.rule, answer.reason)
+        return _copy_trace(answer)
+
+
+def _copy_trace(tr: Trace) -> Trace:
+    return Trace(list(tr.points), list(tr.cum), tr.length, list(tr.transitions), tr.vertical, tr.difficult,
+                 list(tr.airborne), [replace(st) for st in tr.stretches])
 
 
 class Layer:
@@ -75,6 +132,7 @@ class NavCache:
         self._reach = 0.0
         self._bands: dict[tuple[float, float], int | None] = {}
         self.reach_cache: dict = {}   # reach.py: what the reachable area keeps per map
+        self._memo = _Memo(MEMO_SIZE)
 
     def band_at(self, x: float, y: float) -> int | None:
         """Surfaces.band_at, remembered (bases rarely move between queries)."""
@@ -165,6 +223,10 @@ class NavCache:
 
     def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         """The cheapest legal path to a point (``to:``)."""
+        key = ("find", (float(goal[0]), float(goal[1])), allow, descend)
+        return self._memo.trace(key, state, unit, lambda: self._find(state, unit, goal, allow, descend))
+
+    def _find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         mover = self.mover
         problem = mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
@@ -195,6 +257,12 @@ class NavCache:
         """E1: the cheapest legal path into base contact with ``target``: its goal is every
         point where the unit's base is within contact_tolerance of the target's (G4) at its
         level, where the base may end (M5, M6)."""
+        if state.units.get(target.id) is not target:
+            return self._find_contact(state, unit, target, allow, descend)   # a target the memo does not compare
+        key = ("contact", target.id, allow, descend)
+        return self._memo.trace(key, state, unit, lambda: self._find_contact(state, unit, target, allow, descend))
+
+    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         mover = self.mover
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
@@ -307,7 +375,14 @@ class NavCache:
 
     # --- reachable area -------------------------------------------------------------------------
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
-        return reach(self, state, unit, walk, run, denied, descend)
+        """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
+        goes into the answer (``run`` is None when it is given)."""
+        key = ("reach", walk, run, descend)
+        seen, out = self._memo.get(key, state, unit)
+        if not seen:
+            out = reach(self, state, unit, walk, run, denied, descend)
+            self._memo.put(key, state, unit, out)
+        return out if out.run_denied is denied else replace(out, run_denied=denied)
 
 
 def _xy(tr: Transitions):
