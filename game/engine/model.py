@@ -84,10 +84,6 @@ class Unit:
     def pos(self) -> Point:
         return (self.x, self.y)
 
-    def copy(self) -> "Unit":
-        """A deep copy, fast (field by field, as GameState.copy)."""
-        return _copy_obj(self)
-
     def has(self, keyword: str) -> bool:
         return keyword in self.keywords
 

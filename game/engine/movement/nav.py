@@ -47,42 +47,49 @@ DEFAULT_CELL = 0.5
 MEMO_SIZE = 128
 
 
+#: The fields of a unit that the movement engine (this package) reads: what a query's
+#: answer depends on besides its arguments. A field read here later must be added.
+UNIT_FIELDS = ("id", "x", "y", "r", "status", "on_table", "warband", "base_mm", "engaged_with", "keywords")
+
+
+def _unit_key(u: Unit) -> tuple:
+    return tuple(tuple(v) if isinstance(v, list) else v for v in (getattr(u, f) for f in UNIT_FIELDS))
+
+
 class _Memo:
     """The answers of recent queries (a path, a refusal, a reachable area), given again
     when the same query is asked again: the bots ask it to choose, to check, to plan and
     to apply a move, with nothing moved in between. An answer depends on the query's
-    arguments, on the unit and on every base of the state (the movement engine reads
-    nothing else of a state; the map is the cache's own): the units are kept as copies
-    and compared field by field, in their order, before an answer is given again."""
+    arguments, on the unit and on every base of the state, in their order (the movement
+    engine reads nothing else of a state, and of a unit only :data:`UNIT_FIELDS`; the map
+    is the cache's own), so that is the key."""
 
     def __init__(self, size: int):
         self.size = size
         self._d: dict = {}
 
     @staticmethod
-    def _where(state: GameState) -> tuple:
-        return tuple((u.x, u.y, u.status) for u in state.units.values())
+    def key(query: tuple, state: GameState, unit: Unit) -> tuple:
+        return query + (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
 
-    def get(self, key: tuple, state: GameState, unit: Unit):
-        """(True, answer) for a query asked before with the same units, else (False, None)."""
-        hit = self._d.get(key + self._where(state))
-        if hit is not None:
-            units, me, answer = hit
-            if me == unit and len(units) == len(state.units) and \
-                    all(k == uid and v == u for (k, v), (uid, u) in zip(units, state.units.items())):
-                return True, answer
+    def get(self, key: tuple):
+        """(True, answer) for a query asked before, else (False, None)."""
+        d = self._d
+        if key in d:
+            return True, d[key]
         return False, None
 
-    def put(self, key: tuple, state: GameState, unit: Unit, answer) -> None:
+    def put(self, key: tuple, answer) -> None:
         d = self._d
         if len(d) >= self.size:
             del d[next(iter(d))]     # the oldest
-        d[key + self._where(state)] = (tuple((uid, u.copy()) for uid, u in state.units.items()), unit.copy(), answer)
+        d[key] = answer
 
-    def trace(self, key: tuple, state: GameState, unit: Unit, work):
+    def trace(self, query: tuple, state: GameState, unit: Unit, work):
         """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
         from the memo if it was asked before; a copy each time (callers own their trace)."""
-        seen, answer = self.get(key, state, unit)
+        key = self.key(query, state, unit)
+        seen, answer = self.get(key)
         if not seen:
             try:
                 answer = work()
@@ -90,7 +97,7 @@ class _Memo:
                 if type(exc) is not IllegalAction:
                     raise
                 answer = exc
-            self.put(key, state, unit, answer)
+            self.put(key, answer)
         if isinstance(answer, IllegalAction):
             raise IllegalAction(answer.rule, answer.reason)
         return _copy_trace(answer)
@@ -377,11 +384,11 @@ class NavCache:
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
         """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
         goes into the answer (``run`` is None when it is given)."""
-        key = ("reach", walk, run, descend)
-        seen, out = self._memo.get(key, state, unit)
+        key = self._memo.key(("reach", walk, run, descend), state, unit)
+        seen, out = self._memo.get(key)
         if not seen:
             out = reach(self, state, unit, walk, run, denied, descend)
-            self._memo.put(key, state, unit, out)
+            self._memo.put(key, out)
         return out if out.run_denied is denied else replace(out, run_denied=denied)
 
 
