@@ -147,13 +147,11 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
                           np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
     # what the query adds: bases, the goal, new nodes
+    EX, EY, ER, ES, EK, EID = B.base_targets()
+    if skip_circle >= n_static:
+        keep = EID != skip_circle
+        EX, EY, ER, ES, EK, EID = EX[keep], EY[keep], ER[keep], ES[keep], EK[keep], EID[keep]
     ex, ey, er, es, ek, eid = [], [], [], [], [], []
-    for k in range(len(B.blk)):
-        c = n_static + k
-        if c == skip_circle:
-            continue
-        for s2 in (1.0, -1.0):
-            ex.append(B.cx[c]), ey.append(B.cy[c]), er.append(B.rho[c]), es.append(s2), ek.append(0), eid.append(c)
     for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
         if q.nband[nn] == b and nn != skip_node:
             ex.append(q.nx[nn]), ey.append(q.ny[nn]), er.append(0.0), es.append(1.0), ek.append(1), eid.append(nn)
@@ -161,8 +159,9 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     if g is not None and b in g.bands:
         ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
     if ex:
-        EX, EY, ER, ES = np.array(ex), np.array(ey), np.array(er), np.array(es)
-        EK, EID = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
+        EX, EY, ER, ES = (np.concatenate([E, np.array(e, dtype=float)]) for E, e in ((EX, ex), (EY, ey), (ER, er), (ES, es)))
+        EK, EID = (np.concatenate([E, np.array(e, dtype=np.int64)]) for E, e in ((EK, ek), (EID, eid)))
+    if len(EX):
         ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1), kept=True)
         if g is not None and g.reach > 0 and (EK == 2).any():
             # the goal region's centre is no end: the segment stops where it enters the region
@@ -171,7 +170,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
     if fixed and B.blk:
         every = links.rows
-        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], np.array(B.blk)).tolist()) if not bad]
+        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
     if not parts:
         return fixed
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
@@ -197,7 +196,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
                 keep[drop] = False
                 T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
     if B.blk and len(T1):
-        keep = ~hits_discs(T1, T2, np.array(B.blk))
+        keep = ~hits_discs(T1, T2, B.blk_arr)
         T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
     out = []
     for j in range(len(T1)):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from operator import attrgetter
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.bases import CONTACT_GAP
@@ -52,8 +53,12 @@ MEMO_SIZE = 128
 UNIT_FIELDS = ("id", "x", "y", "r", "status", "on_table", "warband", "base_mm", "engaged_with", "keywords")
 
 
+_get_fields = attrgetter(*UNIT_FIELDS)
+
+
 def _unit_key(u: Unit) -> tuple:
-    return tuple(tuple(v) if isinstance(v, list) else v for v in (getattr(u, f) for f in UNIT_FIELDS))
+    """The unit's :data:`UNIT_FIELDS`, lists as tuples (hashable)."""
+    return tuple(tuple(v) if type(v) is list else v for v in _get_fields(u))
 
 
 class _Memo:

@@ -98,6 +98,8 @@ class _Band:
             D = np.array(blk, dtype=float)
             blk = [b for b, ok in zip(blk, q.within(D[:, :2], D[:, 2]).tolist()) if ok]
         self.blk = [b[:3] for b in blk]
+        self.blk_arr = np.array(self.blk)
+        self._base_targets = None
         self.cx = np.concatenate([bs.cx, np.array([b[0] for b in self.blk])])
         self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])
         self.rho = np.concatenate([bs.rho, np.array([b[2] for b in self.blk])])
@@ -112,12 +114,21 @@ class _Band:
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
         self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
 
+    def base_targets(self) -> tuple:
+        """The blocking bases as targets of :func:`.links.links_from`, each both ways round
+        (x, y, radius, orientation, kind 0, circle), made once per query."""
+        if self._base_targets is None:
+            c = np.repeat(self.n_static + np.arange(len(self.blk), dtype=np.int64), 2)
+            self._base_targets = (self.cx[c], self.cy[c], self.rho[c], np.tile([1.0, -1.0], len(self.blk)),
+                                  np.zeros(len(c), dtype=np.int64), c)
+        return self._base_targets
+
     def bad(self, slot: int, ch) -> list | None:
         if not self.blk:
             return None
         out = self._bad.get(slot)
         if out is None:
-            out = self._bad[slot] = hits_discs(ch.A, ch.B, np.array(self.blk)).tolist() if len(ch.q) else []
+            out = self._bad[slot] = hits_discs(ch.A, ch.B, self.blk_arr).tolist() if len(ch.q) else []
         return out
 
     def goal_t(self, slot: int, ch) -> list | None:
