@@ -127,9 +127,10 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         if source is None:
             rows = compute(want)
         else:
-            links = B.bs.links.get(source)
+            kept = B.bs.links if q.links is None else q.links.setdefault(b, {})
+            links = kept.get(source)
             if links is None:
-                links = B.bs.links[source] = Links(len(X))
+                links = kept[source] = Links(len(X))
             rows = links.get(want, compute)
             if rows is not None:
                 inw = np.zeros(len(X), dtype=bool)

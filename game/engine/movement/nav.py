@@ -23,6 +23,7 @@ ground is an obstacle, built when first needed).
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import replace
 from operator import attrgetter
@@ -77,6 +78,9 @@ class _Memo:
     def key(query: tuple, state: GameState, unit: Unit) -> tuple:
         return query + (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
 
+    def clear(self) -> None:
+        self._d.clear()
+
     def get(self, key: tuple):
         """(True, answer) for a query asked before, else (False, None)."""
         d = self._d
@@ -118,7 +122,7 @@ class Layer:
     when first needed), and its transitions."""
 
     def __init__(self, nav: "NavCache", r: float):
-        self.nav = nav
+        self.board, self.surf = nav.mover.board, nav.surf
         self.r = r
         self.space = Space(nav.mover.board, nav.surf, r)
         self.trans = Transitions(nav.mover, nav.surf, self.space, nav.grid, nav.specials, r)
@@ -126,12 +130,40 @@ class Layer:
 
     def avoid(self) -> Space:
         if self._avoid is None:
-            self._avoid = Space(self.nav.mover.board, self.nav.surf, self.r, avoid=True)
+            self._avoid = Space(self.board, self.surf, self.r, avoid=True)
         return self._avoid
 
 
+#: Maps whose navigation structures are kept for the games that follow (an engine setting).
+MAPS_KEPT = 4
+#: Those structures (:meth:`NavCache._keep`), by :func:`_map_key`, the oldest first.
+_MAPS: dict = {}
+
+
+def _map_key(mover: Tracer, cell: float, radii: tuple) -> tuple:
+    """What a map's navigation structures depend on: the table and its terrain and ladders,
+    the rules, the cell and the base radii they were prepared for (in that order)."""
+    b = mover.board
+    return (b.width, b.height, b.use_height, repr(b.terrain), repr(mover.ladders),
+            repr(sorted(mover.rs.items(), key=lambda kv: kv[0])), cell, radii)
+
+
+def _own_space(space: Space) -> Space:
+    """A copy of a space whose bands' per-query caches set from now on are its own (the
+    circles, chains and other answers that depend on the terrain only stay shared)."""
+    out = copy.copy(space)
+    out.bands = [copy.copy(bs) for bs in space.bands]
+    return out
+
+
 class NavCache:
-    """Navigation structures of one map (built once), per base radius (built once each)."""
+    """Navigation structures of one map (built once), per base radius (built once each).
+
+    A new game on the same map (the same terrain, ladders, rules and base radii) takes
+    them from the last one (:data:`_MAPS`): they depend on nothing else, and what they
+    keep as queries come is either the same whoever asks (chains, tangents' ends, rays'
+    grazes) or kept per game (the links, in ``_links``, whose order follows the queries
+    asked). A game that needs a new radius later copies what that changes first."""
 
     def __init__(self, mover: Tracer, cell: float | None = None):
         self.mover = mover
@@ -145,6 +177,23 @@ class NavCache:
         self._bands: dict[tuple[float, float], int | None] = {}
         self.reach_cache: dict = {}   # reach.py: what the reachable area keeps per map
         self._memo = _Memo(MEMO_SIZE)
+        self._links: dict = {}        # (radius, avoid) -> band -> source -> links.Links, this game's
+        self._shared = False          # are the layers also another game's (in _MAPS)?
+
+    def _keep(self) -> tuple:
+        return (self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache)
+
+    def _own(self) -> None:
+        """Before a new radius changes the layers (their transitions): take copies of the
+        layers and spaces kept for other games, so that what changes is this game's."""
+        layers = {}
+        for k, lay in self.layers.items():
+            new = layers[k] = copy.copy(lay)
+            new.space = _own_space(lay.space)
+            if lay._avoid is not None:
+                new._avoid = _own_space(lay._avoid)
+        self.layers = layers
+        self._shared = False
 
     def band_at(self, x: float, y: float) -> int | None:
         """Surfaces.band_at, remembered (bases rarely move between queries)."""
@@ -157,8 +206,22 @@ class NavCache:
         return out
 
     def prepare(self, radii) -> None:
-        for r in sorted({round(float(r), 6) for r in radii}, reverse=True):
-            self.layer(r)
+        rs = tuple(sorted({round(float(r), 6) for r in radii}, reverse=True))
+        if self.layers or self._specials is not None:
+            for r in rs:
+                self.layer(r)
+            return
+        # nothing built yet: the structures of the same map may be kept from another game
+        key = _map_key(self.mover, self.cell, rs)
+        kept = _MAPS.get(key)
+        if kept is None:
+            for r in rs:
+                self.layer(r)
+            if len(_MAPS) >= MAPS_KEPT:
+                del _MAPS[next(iter(_MAPS))]
+            kept = _MAPS[key] = self._keep()
+        self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache = kept
+        self._shared = True
 
     @property
     def grid(self) -> CellGrid:
@@ -172,6 +235,9 @@ class NavCache:
         key = round(float(r), 6)
         out = self.layers.get(key)
         if out is None:
+            if self._shared:
+                self._own()
+            self._memo.clear()   # a new radius may change the transitions of every radius
             if self._specials is None or key + self.cell > self._reach + EPS:
                 # the wall climbs are looked for as far out as the largest base needs
                 self._reach = max([key] + list(self.layers)) + self.cell
@@ -191,7 +257,7 @@ class NavCache:
             return None
         space = lay.avoid() if avoid else lay.space
         q = Search(space, lay.trans, (unit.x, unit.y), b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
-                   ctx.discs, ctx.far_reach)
+                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}))
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q

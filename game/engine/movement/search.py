@@ -214,8 +214,9 @@ class Search:
 
     def __init__(self, space: Space, trans: Transitions, start: tuple[float, float], start_band: int, goal: Goal | None,
                  limit: float, checks: bool, descend: str, ladders: bool, may_climb: bool, blockers=(),
-                 far_reach: float | None = None):
+                 far_reach: float | None = None, links: dict | None = None):
         self.space, self.trans = space, trans
+        self.links = links                  # band -> source -> links.Links (None: kept with the band space)
         self.far_reach = far_reach          # M9: how far out (centre from the ledge) a jump may land
         self.sx, self.sy = start
         self.start_band = start_band
