@@ -52,6 +52,35 @@ class Links:
         return self.rows
 
 
+class Tangents:
+    """The tangents from one source to the fixed targets of its band, as :func:`_lines`
+    gives them, worked out as first asked for and kept with the band space for every game
+    (each depends on the source and its target only). :class:`Links` takes its rows from
+    here, in the order its own game asks for them."""
+
+    def __init__(self, n: int):
+        self.pos = np.full(n, -1, dtype=np.int64)    # target -> its row here (-1: not yet)
+        self.parts: list = []
+        self.size = 0
+        self.cols = None
+
+    def get(self, idx: np.ndarray, work) -> tuple:
+        """Rows as Links' compute gives them for targets ``idx``: those a base may walk
+        (target, T1, T2, a1, a2, iv2, off2, 0). ``work(targets)``: :func:`_lines` for them."""
+        miss = idx[self.pos[idx] < 0]
+        if len(miss):
+            self.parts.append(work(miss))
+            self.pos[miss] = self.size + np.arange(len(miss))
+            self.size += len(miss)
+            self.cols = None
+        if self.cols is None:
+            self.cols = tuple(np.concatenate([p[k] for p in self.parts]) for k in range(7))
+        at = self.pos[idx]
+        ok = self.cols[0][at]
+        at = at[ok]
+        return (idx[ok],) + tuple(c[at] for c in self.cols[1:]) + (np.zeros(len(at)),)
+
+
 def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False):
     """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
     (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it.
@@ -75,7 +104,9 @@ def _fixed_targets(q, B: "object", b: int):
     """Targets of band b that stay: (x, y, radius, orientation, circle id or -1, node id or
     -1) indexed 2 c + (orientation < 0) for circles, then the band's nodes."""
     bs = B.bs
-    got = bs.fixed
+    # kept per game with the links when the query says so (they follow its transitions)
+    kept = q.links.setdefault(b, {}) if q.links is not None else None
+    got = bs.fixed if kept is None else kept.get("fixed")
     if got is None:
         n = len(bs.cx)
         nodes = np.nonzero(q.trans.band == b)[0]
@@ -88,7 +119,11 @@ def _fixed_targets(q, B: "object", b: int):
         N = np.concatenate([np.full(2 * n, -1), nodes])
         local = np.full(len(q.trans.X), -1, dtype=np.int64)
         local[nodes] = 2 * n + np.arange(len(nodes))
-        got = bs.fixed = (X, Y, R, S, C, N, local)
+        got = (X, Y, R, S, C, N, local)
+        if kept is None:
+            bs.fixed = got
+        else:
+            kept["fixed"] = got
     return got
 
 
@@ -131,7 +166,15 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             links = kept.get(source)
             if links is None:
                 links = kept[source] = Links(len(X))
-            rows = links.get(want, compute)
+            if q.links is not None:
+                # the tangents themselves are the same whichever game asks: kept with the band space
+                table = B.bs.tangents.get(source)
+                if table is None:
+                    table = B.bs.tangents[source] = Tangents(len(X))
+                rows = links.get(want, lambda idx: table.get(
+                    idx, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m])))
+            else:
+                rows = links.get(want, compute)
             if rows is not None:
                 inw = np.zeros(len(X), dtype=bool)
                 inw[want] = True

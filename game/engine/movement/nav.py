@@ -153,6 +153,8 @@ def _own_space(space: Space) -> Space:
     circles, chains and other answers that depend on the terrain only stay shared)."""
     out = copy.copy(space)
     out.bands = [copy.copy(bs) for bs in space.bands]
+    for bs in out.bands:
+        bs.tangents = {}    # from the transitions' nodes, which the new radius changes
     return out
 
 

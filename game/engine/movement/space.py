@@ -30,7 +30,7 @@ from game.engine.tolerance import EPS
 _ARC_STEP = math.radians(0.5)
 #: Answers kept per band space by ok_segments_kept and ring_ok (a bound on memory; the
 #: terrain's answers are then worked out again).
-_MEMO = 100_000
+_MEMO = 20_000
 #: Samples round a blocking base where the search tests where a base may walk round it.
 RING_SAMPLES = 256
 
@@ -74,6 +74,7 @@ class BandSpace:
         self.ray_cache: dict = {}  # rays.Caster: what does not depend on the query
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
+        self.tangents: dict = {}   # links.Tangents per source, for every game
         self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.fixed = None          # search._fixed_targets
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
