@@ -13,6 +13,10 @@ from game.engine.movement.geom import entry, hits_discs, tangents_from
 from game.engine.tolerance import EPS
 
 
+#: Sources x bases whose tangents _base_lines keeps per band space (a bound on memory).
+_BASE_LINES = 4096
+
+
 class Links:
     """Straight segments a base may walk from one source (a circle leaving it one way round,
     or a transition node) to the fixed targets of its band (every circle both ways round,
@@ -98,6 +102,23 @@ def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2
     if len(idx):
         ok[idx] = (B.bs.ok_segments_kept if kept else B.bs.ok_segments)(T1[idx], T2[idx])
     return ok, T1, T2, a1, a2, iv2, off2
+
+
+def _base_lines(B: "object", source, x0: float, y0: float, r0: float, s0: int, EX, EY, ER, ES, EID) -> tuple:
+    """:func:`_lines` from a source to the blocking bases (targets ``EX``.. of
+    :meth:`_Band.base_targets`), kept with the band space per source and bases (where a
+    tangent leaves a base depends on the other bases, :meth:`_Band.locate`): the same
+    bases stand in many queries. A fresh ``ok`` each time (callers change it)."""
+    kept = B.bs.base_lines
+    key = None if source is None else (source, B.blk_key)
+    out = kept.get(key) if key is not None else None
+    if out is None:
+        out = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, EID, kept=True)
+        if key is not None:
+            if len(kept) >= _BASE_LINES:
+                kept.clear()
+            kept[key] = out
+    return (out[0].copy(),) + out[1:]
 
 
 def _fixed_targets(q, B: "object", b: int):
@@ -195,6 +216,9 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     if skip_circle >= n_static:
         keep = EID != skip_circle
         EX, EY, ER, ES, EK, EID = EX[keep], EY[keep], ER[keep], ES[keep], EK[keep], EID[keep]
+    got = []      # _lines to the bases, then to the rest (each row depends on its own target only)
+    if len(EX):
+        got.append(_base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0, EX, EY, ER, ES, EID))
     ex, ey, er, es, ek, eid = [], [], [], [], [], []
     for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
         if q.nband[nn] == b and nn != skip_node:
@@ -203,10 +227,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     if g is not None and b in g.bands:
         ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
     if ex:
-        EX, EY, ER, ES = (np.concatenate([E, np.array(e, dtype=float)]) for E, e in ((EX, ex), (EY, ey), (ER, er), (ES, es)))
-        EK, EID = (np.concatenate([E, np.array(e, dtype=np.int64)]) for E, e in ((EK, ek), (EID, eid)))
-    if len(EX):
-        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1), kept=True)
+        XX, YY, RR, SS = (np.array(e, dtype=float) for e in (ex, ey, er, es))
+        KK, II = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
+        got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
+        EX, EY, ER, ES = (np.concatenate([E, e]) for E, e in ((EX, XX), (EY, YY), (ER, RR), (ES, SS)))
+        EK, EID = np.concatenate([EK, KK]), np.concatenate([EID, II])
+    if got:
+        ok, T1, T2, a1, a2, iv2, off2 = got[0] if len(got) == 1 else (np.concatenate([r[k] for r in got]) for k in range(7))
         if g is not None and g.reach > 0 and (EK == 2).any():
             # the goal region's centre is no end: the segment stops where it enters the region
             gi = np.nonzero((EK == 2) & ~ok)[0]

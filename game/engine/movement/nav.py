@@ -154,7 +154,7 @@ def _own_space(space: Space) -> Space:
     out = copy.copy(space)
     out.bands = [copy.copy(bs) for bs in space.bands]
     for bs in out.bands:
-        bs.tangents = {}    # from the transitions' nodes, which the new radius changes
+        bs.tangents, bs.base_lines = {}, {}    # from the transitions' nodes, which the new radius changes
     return out
 
 

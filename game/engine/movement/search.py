@@ -99,6 +99,7 @@ class _Band:
             blk = [b for b, ok in zip(blk, q.within(D[:, :2], D[:, 2]).tolist()) if ok]
         self.blk = [b[:3] for b in blk]
         self.blk_arr = np.array(self.blk)
+        self.blk_key = tuple(self.blk)
         self._base_targets = None
         self.cx = np.concatenate([bs.cx, np.array([b[0] for b in self.blk])])
         self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])

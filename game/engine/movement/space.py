@@ -75,6 +75,7 @@ class BandSpace:
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
         self.tangents: dict = {}   # links.Tangents per source, for every game
+        self.base_lines: dict = {} # links._base_lines: (source, bases) -> tangents to the bases
         self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.fixed = None          # search._fixed_targets
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
