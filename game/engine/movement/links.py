@@ -15,6 +15,8 @@ from game.engine.tolerance import EPS
 
 #: Sources x bases whose tangents _base_lines keeps per band space (a bound on memory).
 _BASE_LINES = 4096
+#: Points (and bases) whose tangents _point_table keeps per band space (a bound on memory).
+_POINTS = 128
 
 
 class Links:
@@ -104,6 +106,19 @@ def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2
     return ok, T1, T2, a1, a2, iv2, off2
 
 
+def _point_table(bs, key: tuple, n: int) -> Tangents:
+    """The :class:`Tangents` kept with the band space for a source that is no fixed one
+    (x, y, radius, orientation): the most recent :data:`_POINTS` of them."""
+    kept = bs.tangents_at
+    out = kept.pop(key, None)
+    if out is None:
+        out = Tangents(n)
+        if len(kept) >= _POINTS:
+            del kept[next(iter(kept))]      # the one asked for least recently
+    kept[key] = out
+    return out
+
+
 def _base_lines(B: "object", source, x0: float, y0: float, r0: float, s0: int, EX, EY, ER, ES, EID) -> tuple:
     """:func:`_lines` from a source to the blocking bases (targets ``EX``.. of
     :meth:`_Band.base_targets`), kept with the band space per source and bases (where a
@@ -180,7 +195,12 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         def compute(idx):
             ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
             return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
-        if source is None:
+        if source is None and q.links is not None:
+            # a point or base of this query: the same one is often asked again (the unit's
+            # start, for every destination looked at), its tangents are kept for a while
+            table = _point_table(B.bs, (x0, y0, r0, s0), len(X))
+            rows = table.get(want, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
+        elif source is None:
             rows = compute(want)
         else:
             kept = B.bs.links if q.links is None else q.links.setdefault(b, {})

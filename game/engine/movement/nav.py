@@ -154,7 +154,8 @@ def _own_space(space: Space) -> Space:
     out = copy.copy(space)
     out.bands = [copy.copy(bs) for bs in space.bands]
     for bs in out.bands:
-        bs.tangents, bs.base_lines = {}, {}    # from the transitions' nodes, which the new radius changes
+        # kept against the band's fixed targets and from the transitions' nodes, which the new radius changes
+        bs.tangents, bs.tangents_at, bs.base_lines = {}, {}, {}
     return out
 
 

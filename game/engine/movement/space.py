@@ -75,6 +75,7 @@ class BandSpace:
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
         self.tangents: dict = {}   # links.Tangents per source, for every game
+        self.tangents_at: dict = {} # links.Tangents per point or base queries start from (recent ones)
         self.base_lines: dict = {} # links._base_lines: (source, bases) -> tangents to the bases
         self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.fixed = None          # search._fixed_targets
