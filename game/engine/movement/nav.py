@@ -24,7 +24,9 @@ ground is an obstacle, built when first needed).
 from __future__ import annotations
 
 import copy
+import functools
 import math
+import threading
 from dataclasses import replace
 from operator import attrgetter
 
@@ -138,6 +140,7 @@ class Layer:
 MAPS_KEPT = 4
 #: Those structures (:meth:`NavCache._keep`), by :func:`_map_key`, the oldest first.
 _MAPS: dict = {}
+_MAPS_LOCK = threading.Lock()
 
 
 def _map_key(mover: Tracer, cell: float, radii: tuple) -> tuple:
@@ -157,6 +160,16 @@ def _own_space(space: Space) -> Space:
         # kept against the band's fixed targets and from the transitions' nodes, which the new radius changes
         bs.tangents, bs.tangents_at, bs.base_lines = {}, {}, {}
     return out
+
+
+def _locked(method):
+    """Run the method holding the map's lock: the structures kept for a map serve every
+    game on it, and the window runs the bot's game in a thread of its own."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
 
 
 class NavCache:
@@ -182,9 +195,10 @@ class NavCache:
         self._memo = _Memo(MEMO_SIZE)
         self._links: dict = {}        # (radius, avoid) -> band -> source -> links.Links, this game's
         self._shared = False          # are the layers also another game's (in _MAPS)?
+        self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
 
     def _keep(self) -> tuple:
-        return (self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache)
+        return (self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock)
 
     def _own(self) -> None:
         """Before a new radius changes the layers (their transitions): take copies of the
@@ -208,6 +222,7 @@ class NavCache:
             out = self._bands[key] = self.surf.band_at(x, y)
         return out
 
+    @_locked
     def prepare(self, radii) -> None:
         rs = tuple(sorted({round(float(r), 6) for r in radii}, reverse=True))
         if self.layers or self._specials is not None:
@@ -216,14 +231,17 @@ class NavCache:
             return
         # nothing built yet: the structures of the same map may be kept from another game
         key = _map_key(self.mover, self.cell, rs)
-        kept = _MAPS.get(key)
+        with _MAPS_LOCK:
+            kept = _MAPS.get(key)
         if kept is None:
             for r in rs:
                 self.layer(r)
-            if len(_MAPS) >= MAPS_KEPT:
-                del _MAPS[next(iter(_MAPS))]
-            kept = _MAPS[key] = self._keep()
-        self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache = kept
+            kept = self._keep()
+            with _MAPS_LOCK:
+                if len(_MAPS) >= MAPS_KEPT:
+                    del _MAPS[next(iter(_MAPS))]
+                _MAPS[key] = kept
+        self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock = kept
         self._shared = True
 
     @property
@@ -234,6 +252,7 @@ class NavCache:
     def specials(self) -> Specials:
         return self._specials
 
+    @_locked
     def layer(self, r: float) -> Layer:
         key = round(float(r), 6)
         out = self.layers.get(key)
@@ -302,6 +321,7 @@ class NavCache:
                 pass
         return tr
 
+    @_locked
     def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         """The cheapest legal path to a point (``to:``)."""
         key = ("find", (float(goal[0]), float(goal[1])), allow, descend)
@@ -334,6 +354,7 @@ class NavCache:
         raise IllegalAction("M5", f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
                                   + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
+    @_locked
     def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         """E1: the cheapest legal path into base contact with ``target``: its goal is every
         point where the unit's base is within contact_tolerance of the target's (G4) at its
@@ -455,6 +476,7 @@ class NavCache:
         return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
     # --- reachable area -------------------------------------------------------------------------
+    @_locked
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
         """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
         goes into the answer (``run`` is None when it is given)."""
