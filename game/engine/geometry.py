@@ -52,6 +52,16 @@ def disc_distance(a: Disc, b: Disc, use_height: bool = True) -> float:
     return math.hypot(gap, dz) if dz else gap
 
 
+def _is_box(poly: Polygon) -> bool:
+    """Is the polygon exactly its bounding box (four corners, no holes)? Then a point lies
+    on it (boundary included) exactly when it lies within the box."""
+    if len(poly.interiors) or poly.is_empty:
+        return False
+    x0, y0, x1, y1 = poly.bounds
+    corners = set(poly.exterior.coords)
+    return x0 < x1 and y0 < y1 and len(poly.exterior.coords) == 5 and corners == {(x0, y0), (x1, y0), (x1, y1), (x0, y1)}
+
+
 class Board:
     """The terrain of one map, indexed for fast queries. Immutable once built."""
 
@@ -70,6 +80,10 @@ class Board:
         self._raised = [i for i, t in enumerate(self.terrain) if t.solid and t.height > 0]
         self._raised_set = set(self._raised)
         self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
+        self._height_l = self._heights.tolist()
+        # per piece: its bounding box, and whether it is that box (an axis-aligned rectangle)
+        self._bounds = [tuple(poly.bounds) for poly in self.polygons]
+        self._is_box = [_is_box(poly) for poly in self.polygons]
         self._build_buckets()
 
     # --- index ------------------------------------------------------------------------
@@ -97,12 +111,22 @@ class Board:
             return self._buckets[i][j]
         return []
 
+    def _covers(self, p: int, x: float, y: float) -> bool:
+        """Does piece p cover the point (its boundary included)? The same answer as
+        ``shapely.intersects_xy``, without calling it where the piece's bounding box says
+        (outside the box: no; inside a piece that is its box: yes). Called per point by
+        callers that loop, so the cheap tests come first."""
+        x0, y0, x1, y1 = self._bounds[p]
+        if x < x0 or x > x1 or y < y0 or y > y1:
+            return False
+        return self._is_box[p] or shapely.intersects_xy(self.polygons[p], x, y)
+
     # --- heights ------------------------------------------------------------------------
     def height_at(self, x: float, y: float) -> float:
         """Surface height under a point: the highest block or wall covering it, else 0."""
         for p in self._candidates(x, y):
-            if shapely.intersects_xy(self.polygons[p], x, y):
-                return float(self._heights[p])
+            if self._covers(p, x, y):
+                return self._height_l[p]
         return 0.0
 
     def heights_at(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -120,7 +144,7 @@ class Board:
     def piece_at(self, x: float, y: float) -> Terrain | None:
         """The highest raised piece covering the point, or None on the ground."""
         for p in self._candidates(x, y):
-            if shapely.intersects_xy(self.polygons[p], x, y):
+            if self._covers(p, x, y):
                 return self.terrain[p]
         return None
 

@@ -117,6 +117,31 @@ def bitangents(c1: np.ndarray, r1: np.ndarray, s1: np.ndarray, c2: np.ndarray, r
     return ok, T1, T2, a1, a2
 
 
+def tangents_from(x1: float, y1: float, r1: float, s1: float, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray,
+                  s2: np.ndarray):
+    """:func:`bitangents` from one circle (x1, y1, r1, s1) to many (X2, Y2, r2, s2): the
+    same arithmetic, so the same results, without making arrays of the one circle (the
+    search asks this for a few targets at a time, where making arrays costs more than
+    the sums)."""
+    dx, dy = X2 - x1, Y2 - y1
+    d = np.hypot(dx, dy)
+    k = s2 * r2 - s1 * r1
+    ok = (d > EPS) & (np.abs(k) <= d - 1e-12)
+    beta = np.arctan2(dy, dx) + np.arccos(np.clip(k / np.where(d > 0, d, 1.0), -1.0, 1.0))
+    lx, ly = np.cos(beta), np.sin(beta)
+    f1, f2 = s1 * r1, s2 * r2
+    m = len(X2)
+    T1 = np.empty((m, 2))
+    T1[:, 0] = x1 - f1 * lx
+    T1[:, 1] = y1 - f1 * ly
+    T2 = np.empty((m, 2))
+    T2[:, 0] = X2 - f2 * lx
+    T2[:, 1] = Y2 - f2 * ly
+    a1 = ((beta + math.pi) if s1 > 0 else beta) % (2 * math.pi)
+    a2 = np.where(s2 > 0, beta + math.pi, beta) % (2 * math.pi)
+    return ok, T1, T2, a1, a2
+
+
 def travel(a_from: float, a_to: float, s: int) -> float:
     """Angle travelled (0 .. 2 pi) going round a circle with orientation s from a_from to a_to."""
     return (s * (a_to - a_from)) % (2 * math.pi)

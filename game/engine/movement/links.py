@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from game.engine.movement.geom import bitangents, entry, hits_discs
+from game.engine.movement.geom import entry, hits_discs, tangents_from
 from game.engine.tolerance import EPS
+
+
+#: Sources x bases whose tangents _base_lines keeps per band space (a bound on memory).
+_BASE_LINES = 4096
+#: Points (and bases) whose tangents _point_table keeps per band space (a bound on memory).
+_POINTS = 128
 
 
 class Links:
@@ -52,12 +58,42 @@ class Links:
         return self.rows
 
 
-def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids):
+class Tangents:
+    """The tangents from one source to the fixed targets of its band, as :func:`_lines`
+    gives them, worked out as first asked for and kept with the band space for every game
+    (each depends on the source and its target only). :class:`Links` takes its rows from
+    here, in the order its own game asks for them."""
+
+    def __init__(self, n: int):
+        self.pos = np.full(n, -1, dtype=np.int64)    # target -> its row here (-1: not yet)
+        self.parts: list = []
+        self.size = 0
+        self.cols = None
+
+    def get(self, idx: np.ndarray, work) -> tuple:
+        """Rows as Links' compute gives them for targets ``idx``: those a base may walk
+        (target, T1, T2, a1, a2, iv2, off2, 0). ``work(targets)``: :func:`_lines` for them."""
+        miss = idx[self.pos[idx] < 0]
+        if len(miss):
+            self.parts.append(work(miss))
+            self.pos[miss] = self.size + np.arange(len(miss))
+            self.size += len(miss)
+            self.cols = None
+        if self.cols is None:
+            self.cols = tuple(np.concatenate([p[k] for p in self.parts]) for k in range(7))
+        at = self.pos[idx]
+        ok = self.cols[0][at]
+        at = at[ok]
+        return (idx[ok],) + tuple(c[at] for c in self.cols[1:]) + (np.zeros(len(at)),)
+
+
+def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False):
     """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
-    (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it."""
+    (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it.
+    ``kept``: the band space remembers each segment's answer (for targets that change per
+    query, so :class:`Links` does not keep them)."""
     m = len(X2)
-    C1 = np.tile(np.array([[x0, y0]]), (m, 1))
-    ok, T1, T2, a1, a2 = bitangents(C1, np.full(m, r0), np.full(m, float(s0)), np.stack([X2, Y2], axis=1), R2, S2)
+    ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), X2, Y2, R2, S2)
     iv2 = np.full(m, -1, dtype=np.int64)
     off2 = np.zeros(m)
     circ = circ_ids >= 0
@@ -66,15 +102,47 @@ def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2
         ok &= ~circ | (iv2 != -1)
     idx = np.nonzero(ok)[0]
     if len(idx):
-        ok[idx] = B.bs.ok_segments(T1[idx], T2[idx])
+        ok[idx] = (B.bs.ok_segments_kept if kept else B.bs.ok_segments)(T1[idx], T2[idx])
     return ok, T1, T2, a1, a2, iv2, off2
+
+
+def _point_table(bs, key: tuple, n: int) -> Tangents:
+    """The :class:`Tangents` kept with the band space for a source that is no fixed one
+    (x, y, radius, orientation): the most recent :data:`_POINTS` of them."""
+    kept = bs.tangents_at
+    out = kept.pop(key, None)
+    if out is None:
+        out = Tangents(n)
+        if len(kept) >= _POINTS:
+            del kept[next(iter(kept))]      # the one asked for least recently
+    kept[key] = out
+    return out
+
+
+def _base_lines(B: "object", source, x0: float, y0: float, r0: float, s0: int, EX, EY, ER, ES, EID) -> tuple:
+    """:func:`_lines` from a source to the blocking bases (targets ``EX``.. of
+    :meth:`_Band.base_targets`), kept with the band space per source and bases (where a
+    tangent leaves a base depends on the other bases, :meth:`_Band.locate`): the same
+    bases stand in many queries. A fresh ``ok`` each time (callers change it)."""
+    kept = B.bs.base_lines
+    key = None if source is None else (source, B.blk_key)
+    out = kept.get(key) if key is not None else None
+    if out is None:
+        out = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, EID, kept=True)
+        if key is not None:
+            if len(kept) >= _BASE_LINES:
+                kept.clear()
+            kept[key] = out
+    return (out[0].copy(),) + out[1:]
 
 
 def _fixed_targets(q, B: "object", b: int):
     """Targets of band b that stay: (x, y, radius, orientation, circle id or -1, node id or
     -1) indexed 2 c + (orientation < 0) for circles, then the band's nodes."""
     bs = B.bs
-    got = bs.fixed
+    # kept per game with the links when the query says so (they follow its transitions)
+    kept = q.links.setdefault(b, {}) if q.links is not None else None
+    got = bs.fixed if kept is None else kept.get("fixed")
     if got is None:
         n = len(bs.cx)
         nodes = np.nonzero(q.trans.band == b)[0]
@@ -87,7 +155,11 @@ def _fixed_targets(q, B: "object", b: int):
         N = np.concatenate([np.full(2 * n, -1), nodes])
         local = np.full(len(q.trans.X), -1, dtype=np.int64)
         local[nodes] = 2 * n + np.arange(len(nodes))
-        got = bs.fixed = (X, Y, R, S, C, N, local)
+        got = (X, Y, R, S, C, N, local)
+        if kept is None:
+            bs.fixed = got
+        else:
+            kept["fixed"] = got
     return got
 
 
@@ -123,13 +195,27 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         def compute(idx):
             ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
             return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
-        if source is None:
+        if source is None and q.links is not None:
+            # a point or base of this query: the same one is often asked again (the unit's
+            # start, for every destination looked at), its tangents are kept for a while
+            table = _point_table(B.bs, (x0, y0, r0, s0), len(X))
+            rows = table.get(want, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
+        elif source is None:
             rows = compute(want)
         else:
-            links = B.bs.links.get(source)
+            kept = B.bs.links if q.links is None else q.links.setdefault(b, {})
+            links = kept.get(source)
             if links is None:
-                links = B.bs.links[source] = Links(len(X))
-            rows = links.get(want, compute)
+                links = kept[source] = Links(len(X))
+            if q.links is not None:
+                # the tangents themselves are the same whichever game asks: kept with the band space
+                table = B.bs.tangents.get(source)
+                if table is None:
+                    table = B.bs.tangents[source] = Tangents(len(X))
+                rows = links.get(want, lambda idx: table.get(
+                    idx, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m])))
+            else:
+                rows = links.get(want, compute)
             if rows is not None:
                 inw = np.zeros(len(X), dtype=bool)
                 inw[want] = True
@@ -146,13 +232,14 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
                           np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
     # what the query adds: bases, the goal, new nodes
+    EX, EY, ER, ES, EK, EID = B.base_targets()
+    if skip_circle >= n_static:
+        keep = EID != skip_circle
+        EX, EY, ER, ES, EK, EID = EX[keep], EY[keep], ER[keep], ES[keep], EK[keep], EID[keep]
+    got = []      # _lines to the bases, then to the rest (each row depends on its own target only)
+    if len(EX):
+        got.append(_base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0, EX, EY, ER, ES, EID))
     ex, ey, er, es, ek, eid = [], [], [], [], [], []
-    for k in range(len(B.blk)):
-        c = n_static + k
-        if c == skip_circle:
-            continue
-        for s2 in (1.0, -1.0):
-            ex.append(B.cx[c]), ey.append(B.cy[c]), er.append(B.rho[c]), es.append(s2), ek.append(0), eid.append(c)
     for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
         if q.nband[nn] == b and nn != skip_node:
             ex.append(q.nx[nn]), ey.append(q.ny[nn]), er.append(0.0), es.append(1.0), ek.append(1), eid.append(nn)
@@ -160,9 +247,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     if g is not None and b in g.bands:
         ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
     if ex:
-        EX, EY, ER, ES = np.array(ex), np.array(ey), np.array(er), np.array(es)
-        EK, EID = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
-        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, np.where(EK == 0, EID, -1))
+        XX, YY, RR, SS = (np.array(e, dtype=float) for e in (ex, ey, er, es))
+        KK, II = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
+        got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
+        EX, EY, ER, ES = (np.concatenate([E, e]) for E, e in ((EX, XX), (EY, YY), (ER, RR), (ES, SS)))
+        EK, EID = np.concatenate([EK, KK]), np.concatenate([EID, II])
+    if got:
+        ok, T1, T2, a1, a2, iv2, off2 = got[0] if len(got) == 1 else (np.concatenate([r[k] for r in got]) for k in range(7))
         if g is not None and g.reach > 0 and (EK == 2).any():
             # the goal region's centre is no end: the segment stops where it enters the region
             gi = np.nonzero((EK == 2) & ~ok)[0]
@@ -170,7 +261,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
     if fixed and B.blk:
         every = links.rows
-        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], np.array(B.blk)).tolist()) if not bad]
+        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
     if not parts:
         return fixed
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
@@ -196,7 +287,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
                 keep[drop] = False
                 T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
     if B.blk and len(T1):
-        keep = ~hits_discs(T1, T2, np.array(B.blk))
+        keep = ~hits_discs(T1, T2, B.blk_arr)
         T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
     out = []
     for j in range(len(T1)):

@@ -23,7 +23,12 @@ ground is an obstacle, built when first needed).
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
+import threading
+from dataclasses import replace
+from operator import attrgetter
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.bases import CONTACT_GAP
@@ -42,6 +47,76 @@ from game.engine.tolerance import EPS
 
 #: Step (inches) of the grid that finds candidate transitions (an engine setting, not a rule).
 DEFAULT_CELL = 0.5
+#: Answers of recent queries kept (:class:`_Memo`, an engine setting, not a rule).
+MEMO_SIZE = 128
+
+
+#: The fields of a unit that the movement engine (this package) reads: what a query's
+#: answer depends on besides its arguments. A field read here later must be added.
+UNIT_FIELDS = ("id", "x", "y", "r", "status", "on_table", "warband", "base_mm", "engaged_with", "keywords")
+
+
+_get_fields = attrgetter(*UNIT_FIELDS)
+
+
+def _unit_key(u: Unit) -> tuple:
+    """The unit's :data:`UNIT_FIELDS`, lists as tuples (hashable)."""
+    return tuple(tuple(v) if type(v) is list else v for v in _get_fields(u))
+
+
+class _Memo:
+    """The answers of recent queries (a path, a refusal, a reachable area), given again
+    when the same query is asked again: the bots ask it to choose, to check, to plan and
+    to apply a move, with nothing moved in between. An answer depends on the query's
+    arguments, on the unit and on every base of the state, in their order (the movement
+    engine reads nothing else of a state, and of a unit only :data:`UNIT_FIELDS`; the map
+    is the cache's own), so that is the key."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._d: dict = {}
+
+    @staticmethod
+    def key(query: tuple, state: GameState, unit: Unit) -> tuple:
+        return query + (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
+
+    def clear(self) -> None:
+        self._d.clear()
+
+    def get(self, key: tuple):
+        """(True, answer) for a query asked before, else (False, None)."""
+        d = self._d
+        if key in d:
+            return True, d[key]
+        return False, None
+
+    def put(self, key: tuple, answer) -> None:
+        d = self._d
+        if len(d) >= self.size:
+            del d[next(iter(d))]     # the oldest
+        d[key] = answer
+
+    def trace(self, query: tuple, state: GameState, unit: Unit, work):
+        """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
+        from the memo if it was asked before; a copy each time (callers own their trace)."""
+        key = self.key(query, state, unit)
+        seen, answer = self.get(key)
+        if not seen:
+            try:
+                answer = work()
+            except IllegalAction as exc:
+                if type(exc) is not IllegalAction:
+                    raise
+                answer = exc
+            self.put(key, answer)
+        if isinstance(answer, IllegalAction):
+            raise IllegalAction(answer.rule, answer.reason)
+        return _copy_trace(answer)
+
+
+def _copy_trace(tr: Trace) -> Trace:
+    return Trace(list(tr.points), list(tr.cum), tr.length, list(tr.transitions), tr.vertical, tr.difficult,
+                 list(tr.airborne), [replace(st) for st in tr.stretches])
 
 
 class Layer:
@@ -49,7 +124,7 @@ class Layer:
     when first needed), and its transitions."""
 
     def __init__(self, nav: "NavCache", r: float):
-        self.nav = nav
+        self.board, self.surf = nav.mover.board, nav.surf
         self.r = r
         self.space = Space(nav.mover.board, nav.surf, r)
         self.trans = Transitions(nav.mover, nav.surf, self.space, nav.grid, nav.specials, r)
@@ -57,12 +132,54 @@ class Layer:
 
     def avoid(self) -> Space:
         if self._avoid is None:
-            self._avoid = Space(self.nav.mover.board, self.nav.surf, self.r, avoid=True)
+            self._avoid = Space(self.board, self.surf, self.r, avoid=True)
         return self._avoid
 
 
+#: Maps whose navigation structures are kept for the games that follow (an engine setting).
+MAPS_KEPT = 4
+#: Those structures (:meth:`NavCache._keep`), by :func:`_map_key`, the oldest first.
+_MAPS: dict = {}
+_MAPS_LOCK = threading.Lock()
+
+
+def _map_key(mover: Tracer, cell: float, radii: tuple) -> tuple:
+    """What a map's navigation structures depend on: the table and its terrain and ladders,
+    the rules, the cell and the base radii they were prepared for (in that order)."""
+    b = mover.board
+    return (b.width, b.height, b.use_height, repr(b.terrain), repr(mover.ladders),
+            repr(sorted(mover.rs.items(), key=lambda kv: kv[0])), cell, radii)
+
+
+def _own_space(space: Space) -> Space:
+    """A copy of a space whose bands' per-query caches set from now on are its own (the
+    circles, chains and other answers that depend on the terrain only stay shared)."""
+    out = copy.copy(space)
+    out.bands = [copy.copy(bs) for bs in space.bands]
+    for bs in out.bands:
+        # kept against the band's fixed targets and from the transitions' nodes, which the new radius changes
+        bs.tangents, bs.tangents_at, bs.base_lines = {}, {}, {}
+    return out
+
+
+def _locked(method):
+    """Run the method holding the map's lock: the structures kept for a map serve every
+    game on it, and the window runs the bot's game in a thread of its own."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 class NavCache:
-    """Navigation structures of one map (built once), per base radius (built once each)."""
+    """Navigation structures of one map (built once), per base radius (built once each).
+
+    A new game on the same map (the same terrain, ladders, rules and base radii) takes
+    them from the last one (:data:`_MAPS`): they depend on nothing else, and what they
+    keep as queries come is either the same whoever asks (chains, tangents' ends, rays'
+    grazes) or kept per game (the links, in ``_links``, whose order follows the queries
+    asked). A game that needs a new radius later copies what that changes first."""
 
     def __init__(self, mover: Tracer, cell: float | None = None):
         self.mover = mover
@@ -75,6 +192,25 @@ class NavCache:
         self._reach = 0.0
         self._bands: dict[tuple[float, float], int | None] = {}
         self.reach_cache: dict = {}   # reach.py: what the reachable area keeps per map
+        self._memo = _Memo(MEMO_SIZE)
+        self._links: dict = {}        # (radius, avoid) -> band -> source -> links.Links, this game's
+        self._shared = False          # are the layers also another game's (in _MAPS)?
+        self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
+
+    def _keep(self) -> tuple:
+        return (self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock)
+
+    def _own(self) -> None:
+        """Before a new radius changes the layers (their transitions): take copies of the
+        layers and spaces kept for other games, so that what changes is this game's."""
+        layers = {}
+        for k, lay in self.layers.items():
+            new = layers[k] = copy.copy(lay)
+            new.space = _own_space(lay.space)
+            if lay._avoid is not None:
+                new._avoid = _own_space(lay._avoid)
+        self.layers = layers
+        self._shared = False
 
     def band_at(self, x: float, y: float) -> int | None:
         """Surfaces.band_at, remembered (bases rarely move between queries)."""
@@ -86,9 +222,27 @@ class NavCache:
             out = self._bands[key] = self.surf.band_at(x, y)
         return out
 
+    @_locked
     def prepare(self, radii) -> None:
-        for r in sorted({round(float(r), 6) for r in radii}, reverse=True):
-            self.layer(r)
+        rs = tuple(sorted({round(float(r), 6) for r in radii}, reverse=True))
+        if self.layers or self._specials is not None:
+            for r in rs:
+                self.layer(r)
+            return
+        # nothing built yet: the structures of the same map may be kept from another game
+        key = _map_key(self.mover, self.cell, rs)
+        with _MAPS_LOCK:
+            kept = _MAPS.get(key)
+        if kept is None:
+            for r in rs:
+                self.layer(r)
+            kept = self._keep()
+            with _MAPS_LOCK:
+                if len(_MAPS) >= MAPS_KEPT:
+                    del _MAPS[next(iter(_MAPS))]
+                _MAPS[key] = kept
+        self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock = kept
+        self._shared = True
 
     @property
     def grid(self) -> CellGrid:
@@ -98,10 +252,14 @@ class NavCache:
     def specials(self) -> Specials:
         return self._specials
 
+    @_locked
     def layer(self, r: float) -> Layer:
         key = round(float(r), 6)
         out = self.layers.get(key)
         if out is None:
+            if self._shared:
+                self._own()
+            self._memo.clear()   # a new radius may change the transitions of every radius
             if self._specials is None or key + self.cell > self._reach + EPS:
                 # the wall climbs are looked for as far out as the largest base needs
                 self._reach = max([key] + list(self.layers)) + self.cell
@@ -121,7 +279,7 @@ class NavCache:
             return None
         space = lay.avoid() if avoid else lay.space
         q = Search(space, lay.trans, (unit.x, unit.y), b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
-                   ctx.discs, ctx.far_reach)
+                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}))
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q
@@ -163,8 +321,13 @@ class NavCache:
                 pass
         return tr
 
+    @_locked
     def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         """The cheapest legal path to a point (``to:``)."""
+        key = ("find", (float(goal[0]), float(goal[1])), allow, descend)
+        return self._memo.trace(key, state, unit, lambda: self._find(state, unit, goal, allow, descend))
+
+    def _find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         mover = self.mover
         problem = mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
@@ -191,10 +354,17 @@ class NavCache:
         raise IllegalAction("M5", f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
                                   + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
+    @_locked
     def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         """E1: the cheapest legal path into base contact with ``target``: its goal is every
         point where the unit's base is within contact_tolerance of the target's (G4) at its
         level, where the base may end (M5, M6)."""
+        if state.units.get(target.id) is not target:
+            return self._find_contact(state, unit, target, allow, descend)   # a target the memo does not compare
+        key = ("contact", target.id, allow, descend)
+        return self._memo.trace(key, state, unit, lambda: self._find_contact(state, unit, target, allow, descend))
+
+    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         mover = self.mover
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
@@ -306,8 +476,16 @@ class NavCache:
         return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
     # --- reachable area -------------------------------------------------------------------------
+    @_locked
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
-        return reach(self, state, unit, walk, run, denied, descend)
+        """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
+        goes into the answer (``run`` is None when it is given)."""
+        key = self._memo.key(("reach", walk, run, descend), state, unit)
+        seen, out = self._memo.get(key)
+        if not seen:
+            out = reach(self, state, unit, walk, run, denied, descend)
+            self._memo.put(key, out)
+        return out if out.run_denied is denied else replace(out, run_denied=denied)
 
 
 def _xy(tr: Transitions):

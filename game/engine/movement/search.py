@@ -98,6 +98,9 @@ class _Band:
             D = np.array(blk, dtype=float)
             blk = [b for b, ok in zip(blk, q.within(D[:, :2], D[:, 2]).tolist()) if ok]
         self.blk = [b[:3] for b in blk]
+        self.blk_arr = np.array(self.blk)
+        self.blk_key = tuple(self.blk)
+        self._base_targets = None
         self.cx = np.concatenate([bs.cx, np.array([b[0] for b in self.blk])])
         self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])
         self.rho = np.concatenate([bs.rho, np.array([b[2] for b in self.blk])])
@@ -112,12 +115,21 @@ class _Band:
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
         self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
 
+    def base_targets(self) -> tuple:
+        """The blocking bases as targets of :func:`.links.links_from`, each both ways round
+        (x, y, radius, orientation, kind 0, circle), made once per query."""
+        if self._base_targets is None:
+            c = np.repeat(self.n_static + np.arange(len(self.blk), dtype=np.int64), 2)
+            self._base_targets = (self.cx[c], self.cy[c], self.rho[c], np.tile([1.0, -1.0], len(self.blk)),
+                                  np.zeros(len(c), dtype=np.int64), c)
+        return self._base_targets
+
     def bad(self, slot: int, ch) -> list | None:
         if not self.blk:
             return None
         out = self._bad.get(slot)
         if out is None:
-            out = self._bad[slot] = hits_discs(ch.A, ch.B, np.array(self.blk)).tolist() if len(ch.q) else []
+            out = self._bad[slot] = hits_discs(ch.A, ch.B, self.blk_arr).tolist() if len(ch.q) else []
         return out
 
     def goal_t(self, slot: int, ch) -> list | None:
@@ -144,9 +156,8 @@ class _Band:
                     self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
         # the free arcs of each base: off the other bases and where the base may walk
         for k, (bx, by, R) in enumerate(self.blk):
-            a = np.linspace(0.0, TAU, 257)[:-1]
-            X, Y = bx + R * np.cos(a), by + R * np.sin(a)
-            ok = bs.ok_points(X, Y)
+            a, X, Y, ok = bs.ring_ok(bx, by, R)
+            ok = ok.copy()
             for j, (ox, oy, oR) in enumerate(self.blk):
                 if j != k:
                     ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
@@ -204,8 +215,9 @@ class Search:
 
     def __init__(self, space: Space, trans: Transitions, start: tuple[float, float], start_band: int, goal: Goal | None,
                  limit: float, checks: bool, descend: str, ladders: bool, may_climb: bool, blockers=(),
-                 far_reach: float | None = None):
+                 far_reach: float | None = None, links: dict | None = None):
         self.space, self.trans = space, trans
+        self.links = links                  # band -> source -> links.Links (None: kept with the band space)
         self.far_reach = far_reach          # M9: how far out (centre from the ledge) a jump may land
         self.sx, self.sy = start
         self.start_band = start_band

@@ -28,6 +28,11 @@ from game.engine.tolerance import EPS
 
 #: Angular step (radians) at which an arc near other obstacles is tested.
 _ARC_STEP = math.radians(0.5)
+#: Answers kept per band space by ok_segments_kept and ring_ok (a bound on memory; the
+#: terrain's answers are then worked out again).
+_MEMO = 20_000
+#: Samples round a blocking base where the search tests where a base may walk round it.
+RING_SAMPLES = 256
 
 
 class BandSpace:
@@ -69,8 +74,13 @@ class BandSpace:
         self.ray_cache: dict = {}  # rays.Caster: what does not depend on the query
         self._no_end = None
         self.links: dict = {}      # search.Links per source (a slot or a transition node)
+        self.tangents: dict = {}   # links.Tangents per source, for every game
+        self.tangents_at: dict = {} # links.Tangents per point or base queries start from (recent ones)
+        self.base_lines: dict = {} # links._base_lines: (source, bases) -> tangents to the bases
         self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.fixed = None          # search._fixed_targets
+        self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
+        self._ring_memo: dict = {} # ring_ok: disc (x, y, R) -> samples round it where a base may be
 
     # --- exact tests ----------------------------------------------------------------------
     def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -111,11 +121,42 @@ class BandSpace:
         lines = shapely.linestrings(np.stack([A, B], axis=1))
         return self.ok_geoms(lines, ok)
 
+    def ok_segments_kept(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """:meth:`ok_segments`, remembering each segment's answer (it depends on the terrain
+        only): for the segments a search works out per query (to the bases, which stand
+        still between most queries) that are asked for again and again."""
+        memo = self._seg_memo
+        keys = list(zip(A[:, 0].tolist(), A[:, 1].tolist(), B[:, 0].tolist(), B[:, 1].tolist()))
+        got = [memo.get(k) for k in keys]
+        new = [i for i, v in enumerate(got) if v is None]
+        if new:
+            if len(memo) + len(new) > _MEMO:
+                memo.clear()
+            idx = np.array(new, dtype=np.int64)
+            for i, v in zip(new, self.ok_segments(A[idx], B[idx]).tolist()):
+                memo[keys[i]] = got[i] = v
+        return np.array(got, dtype=bool)
+
     def ok_points(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         ok = self._on_table(X, Y)
         if not ok.any():
             return ok
         return self.ok_geoms(shapely.points(X, Y), ok)
+
+    def ring_ok(self, x: float, y: float, R: float):
+        """Angles of :data:`RING_SAMPLES` points evenly round the circle (x, y, R), the points
+        and whether a base may be at each (:meth:`ok_points`), kept per circle (the terrain's
+        answer; bases stand still between most queries). The arrays are shared: copy before
+        changing them."""
+        key = (x, y, R)
+        out = self._ring_memo.get(key)
+        if out is None:
+            if len(self._ring_memo) >= _MEMO // RING_SAMPLES:
+                self._ring_memo.clear()
+            a = np.linspace(0.0, TAU, RING_SAMPLES + 1)[:-1]
+            X, Y = x + R * np.cos(a), y + R * np.sin(a)
+            out = self._ring_memo[key] = (a, X, Y, self.ok_points(X, Y))
+        return out
 
     # --- circles ---------------------------------------------------------------------------
     def graph(self) -> "BandSpace":
