@@ -1,6 +1,6 @@
 """Benchmarks of batch simulation (issue 12), on maps/default.yaml with placeholder combat
-and the 12-turn limit, through :func:`game.sim.match.play_job` (so they measure the real
-bots once they replace the temporary driver):
+and the 12-turn limit, through :func:`game.sim.match.play_job` (the utility bot on both
+sides, as `speedheim simulate` plays them):
 
 - the median wall time of one game: <= 1 s per core
 - 1,000 games with --workers 2 (this machine has 2 cores): <= 10 minutes
