@@ -313,3 +313,24 @@ def test_utility_denies_a_token_an_enemy_touches_before_going_for_another():
     g.apply(d.action)
     assert g.board.distance(g.state.units["red-guard"], g.state.treasure["t1"]) <= g.rs.treasure_denial_range
     assert "denies" in d.reason
+
+
+def test_the_bound_that_spares_path_searches_changes_no_choice(monkeypatch):
+    """The utility bot skips planning a place that could not win even once refined
+    (PositionScorer.may_win); planning every place instead gives the same game, with more
+    path searches."""
+    from game.bots.view import View
+
+    def game(bound: bool):
+        if not bound:
+            monkeypatch.setattr(PositionScorer, "may_win", lambda *a: True)
+        plans = []
+        real = View.plan_move
+        monkeypatch.setattr(View, "plan_move", lambda self, *a, **k: plans.append(a) or real(self, *a, **k))
+        bg = play_game(default_map(), {1: UtilityBot(), 2: UtilityBot("cautious")}, seed=2, turn_limit=4)
+        monkeypatch.undo()
+        return [e.replayable for e in bg.game.log], len(plans)
+
+    (bounded, few), (every, many) = game(True), game(False)
+    assert bounded == every
+    assert few < many

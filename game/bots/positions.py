@@ -246,9 +246,13 @@ class PositionScorer:
         scores = scores - np.where(chk, 0.5 * self.p.check_risk, 0.0)
         order = np.argsort(-scores, kind="stable")
         found: list[Option] = []
+        weighed = 0
         for i in order[:TRIES]:
-            if scores[i] <= hold.score + self.p.min_gain or len(found) >= REFINE:
+            if scores[i] <= hold.score + self.p.min_gain or weighed >= REFINE:
                 break
+            if not self.may_win(float(scores[i]), bool(chk[i]), bool(run[i]), hold, found):
+                weighed += 1
+                continue   # even at its best once planned it could not win: spare the path search
             x, y = float(P[i, 0]), float(P[i, 1])
             kinds = ("run",) if run[i] else ("move", "run")
             for kind in kinds:
@@ -259,9 +263,22 @@ class PositionScorer:
                 opt.terms["_check"] = float(chk[i])
                 self._refine(opt, hold)
                 found.append(opt)
+                weighed += 1
                 break
         best = max(found, key=lambda o: o.score, default=hold)
         return (best if best.score > hold.score + self.p.min_gain else hold), hold
+
+    def may_win(self, score: float, check: bool, run: bool, hold: Option, found: list[Option]) -> bool:
+        """Could a candidate of this static ``score`` (needing a check, needing a Run) beat
+        ``found`` and standing still once :meth:`_refine` has weighed its plan? The most
+        refining adds is every shooter's loss (as if all lost sight of it); a check's chance
+        only mixes the score with a failure's; a Run by a shooter loses its shot for sure."""
+        p = self.p
+        bar = max([hold.score + p.min_gain] + [o.score for o in found])
+        lift = sum(0.5 * p.threat * loss for _e, _r, loss, how in self.threats if how == "shoot")
+        forfeit = p.shoot if run and self.s.weapon(self.u) is not None else 0.0
+        static = score + (0.5 * p.check_risk if check else 0.0)
+        return max(static, hold.score - p.check_risk) + lift - forfeit > bar
 
     def _refine(self, opt: Option, hold: Option) -> None:
         """The planned move: its checks' chance of failure, the shooters that see the end
