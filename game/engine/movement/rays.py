@@ -53,6 +53,8 @@ class Caster:
             self.C = np.vstack([self.C, self._D[:, :2]])
             self.R = np.concatenate([self.R, self._D[:, 2]])
         self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
+        self._E = self.Q - self.P           # the segments' directions, for cast
+        self._R2 = self.R ** 2
 
     def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
         """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
@@ -63,49 +65,42 @@ class Caster:
         if reach is not None:
             reach = np.broadcast_to(np.asarray(reach, dtype=float), (n,))
         lo_s, hi_s = self._box
-        for lo in range(0, n, _CHUNK):
-            o, u = O[lo:lo + _CHUNK], U[lo:lo + _CHUNK]
-            P, Q, C, R = self.P, self.Q, self.C, self.R
-            if reach is not None:
-                # only what lies within reach of these origins' box
-                rr = reach[lo:lo + _CHUNK]
-                x0, y0 = (o - rr[:, None]).min(axis=0)
-                x1, y1 = (o + rr[:, None]).max(axis=0)
-                ks = (hi_s[:, 0] >= x0) & (lo_s[:, 0] <= x1) & (hi_s[:, 1] >= y0) & (lo_s[:, 1] <= y1)
-                kc = (C[:, 0] + R >= x0) & (C[:, 0] - R <= x1) & (C[:, 1] + R >= y0) & (C[:, 1] - R <= y1)
-                P, Q, C, R = P[ks], Q[ks], C[kc], R[kc]
-            t = np.full(len(o), np.inf)
-            if len(P):
-                e = Q - P
-                den = u[:, None, 0] * e[None, :, 1]
-                den -= u[:, None, 1] * e[None, :, 0]
-                wx = P[None, :, 0] - o[:, None, 0]
-                wy = P[None, :, 1] - o[:, None, 1]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    tt = wx * e[None, :, 1]
-                    tt -= wy * e[None, :, 0]
-                    tt /= den
-                    ss = wx * u[:, None, 1]
-                    ss -= wy * u[:, None, 0]
-                    ss /= den
-                # a hit: the segment crossed ahead (den = 0, the only nan, is no hit)
-                tt[(np.abs(den) <= 1e-12) | (tt <= 1e-7) | (ss < -1e-12) | (ss > 1 + 1e-12)] = np.inf
-                t = np.minimum(t, tt.min(axis=1))
-            if len(C):
-                fx = o[:, None, 0] - C[None, :, 0]
-                fy = o[:, None, 1] - C[None, :, 1]
-                b = fx * u[:, None, 0]
-                b += fy * u[:, None, 1]
-                c = fx * fx
-                c += fy * fy
-                c -= (R ** 2)[None, :]
-                disc = b * b
-                disc -= c
-                with np.errstate(invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for lo in range(0, n, _CHUNK):
+                o, u = O[lo:lo + _CHUNK], U[lo:lo + _CHUNK]
+                P, E, C, R2 = self.P, self._E, self.C, self._R2
+                if reach is not None:
+                    # only what lies within reach of these origins' box
+                    rr = reach[lo:lo + _CHUNK]
+                    x0, y0 = (o - rr[:, None]).min(axis=0)
+                    x1, y1 = (o + rr[:, None]).max(axis=0)
+                    ks = (hi_s[:, 0] >= x0) & (lo_s[:, 0] <= x1) & (hi_s[:, 1] >= y0) & (lo_s[:, 1] <= y1)
+                    R = self.R
+                    kc = (C[:, 0] + R >= x0) & (C[:, 0] - R <= x1) & (C[:, 1] + R >= y0) & (C[:, 1] - R <= y1)
+                    P, E, C, R2 = P[ks], E[ks], C[kc], R2[kc]
+                ox, oy = o[:, 0, None], o[:, 1, None]
+                ux, uy = u[:, 0, None], u[:, 1, None]
+                t = np.full(len(o), np.inf)
+                if len(P):
+                    ex, ey = E[None, :, 0], E[None, :, 1]
+                    den = ux * ey - uy * ex
+                    wx = P[None, :, 0] - ox
+                    wy = P[None, :, 1] - oy
+                    tt = (wx * ey - wy * ex) / den
+                    ss = (wx * uy - wy * ux) / den
+                    # a hit: the segment crossed ahead (den = 0, the only nan, is no hit)
+                    tt[(np.abs(den) <= 1e-12) | (tt <= 1e-7) | (ss < -1e-12) | (ss > 1 + 1e-12)] = np.inf
+                    t = np.minimum(t, tt.min(axis=1))
+                if len(C):
+                    fx = ox - C[None, :, 0]
+                    fy = oy - C[None, :, 1]
+                    b = fx * ux + fy * uy
+                    c = fx * fx + fy * fy - R2[None, :]
+                    disc = b * b - c
                     tt = -b - np.sqrt(disc)
-                tt[(disc <= 0) | (c <= 1e-9) | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
-                t = np.minimum(t, tt.min(axis=1))
-            best[lo:lo + _CHUNK] = t
+                    tt[(disc <= 0) | (c <= 1e-9) | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
+                    t = np.minimum(t, tt.min(axis=1))
+                best[lo:lo + _CHUNK] = t
         return best
 
     def grazes(self, keys) -> np.ndarray:
@@ -246,16 +241,18 @@ def fans(caster: Caster, arcs, top: float):
 
 class Bundle:
     """The rays of many roots on one band, cast in one go: each root's polygon (a star's,
-    or a fan's between its arc and the rays' ends) for any budget."""
+    or a fan's between its arc and the rays' ends) for any budgets, by group of roots."""
 
     def __init__(self, caster: Caster):
         self.caster = caster
         self._parts: list = []      # (origins, directions, paid, rays per root, inches at the roots, fans?)
+        self._groups: list = []     # the group of each part's roots
 
-    def add(self, rays) -> None:
-        """Add the rays of some roots (:func:`stars`, :func:`fans`)."""
+    def add(self, rays, group: int = 0) -> None:
+        """Add the rays of some roots (:func:`stars`, :func:`fans`), as one of ``group``."""
         if rays is not None:
             self._parts.append(rays)
+            self._groups.append(group)
 
     def cast(self, top: float) -> "Bundle":
         """Cast every ray, each as far as ``top`` less the inches at its root."""
@@ -267,41 +264,55 @@ class Bundle:
             self.paid = np.concatenate([p[2] for p in parts])
             self.g = np.concatenate([p[4] for p in parts])
             self.arc = np.concatenate([np.full(len(p[3]), p[5]) for p in parts])
+            self.group = np.concatenate([np.full(len(p[3]), grp) for p, grp in zip(parts, self._groups)])
             self.start = np.cumsum(sizes) - sizes
             self.g_ray = np.repeat(self.g, sizes)
             self.hit = self.caster.cast(self.T, self.U, top - self.g_ray)
         return self
 
-    def polygons(self, budget: float) -> list:
-        """Each root's polygon for ``budget`` inches (those with any area), in the order
-        the roots were added: a star's through its rays' ends, a fan's along its arc and
-        back through its rays' ends. The rays a root can pay for come first (a fan pays
-        more the farther round its arc), so each ring takes the first k of its rays."""
+    def polygons(self, budgets: list[float], groups: int = 1) -> list[list[list]]:
+        """For each budget, for each group (0 .. groups - 1), each root's polygon for that
+        many inches (those with any area), in the order the roots were added: a star's
+        through its rays' ends, a fan's along its arc and back through its rays' ends. The
+        rays a root can pay for come first (a fan pays more the farther round its arc), so
+        each ring takes the first k of its rays. The rings of every budget are made into
+        polygons together (one call each into GEOS, not one per budget)."""
+        out = [[[] for _ in range(groups)] for _ in budgets]
         if not self._parts:
-            return []
+            return out
         n = len(self.T)
-        left = budget - self.g_ray - self.paid
-        use = left > EPS
-        k = np.add.reduceat(use.astype(np.int64), self.start)
-        size = np.where(self.arc, 2 * k, k)
-        roots = np.nonzero((k >= 2) & (size >= 3))[0]
-        if not len(roots):
-            return []
-        ends = self.T + self.U * np.minimum(self.hit, left)[:, None]
-        # pieces of the rings: a fan's arc (forwards) and its rays' ends (backwards); a star's ends
-        arc = self.arc[roots]
-        owner = np.repeat(roots, 1 + arc)
-        first = np.r_[True, owner[1:] != owner[:-1]]
-        on_arc = self.arc[owner] & first
-        back = self.arc[owner] & ~first
-        L = k[owner]
-        base = self.start[owner] + np.where(on_arc, 0, n)
-        local = _ragged(L)
-        local = np.where(np.repeat(back, L), np.repeat(L - 1, L) - local, local)
-        coords = np.concatenate([self.T, ends])[np.repeat(base, L) + local]
-        rings = shapely.linearrings(coords, indices=np.repeat(np.arange(len(roots)), size[roots]))
+        coords, sizes, which = [], [], []
+        for kb, budget in enumerate(budgets):
+            left = budget - self.g_ray - self.paid
+            use = left > EPS
+            k = np.add.reduceat(use.astype(np.int64), self.start)
+            size = np.where(self.arc, 2 * k, k)
+            roots = np.nonzero((k >= 2) & (size >= 3))[0]
+            if not len(roots):
+                continue
+            ends = self.T + self.U * np.minimum(self.hit, left)[:, None]
+            # pieces of the rings: a fan's arc (forwards) and its rays' ends (backwards); a star's ends
+            arc = self.arc[roots]
+            owner = np.repeat(roots, 1 + arc)
+            first = np.r_[True, owner[1:] != owner[:-1]]
+            on_arc = self.arc[owner] & first
+            back = self.arc[owner] & ~first
+            L = k[owner]
+            base = self.start[owner] + np.where(on_arc, 0, n)
+            local = _ragged(L)
+            local = np.where(np.repeat(back, L), np.repeat(L - 1, L) - local, local)
+            coords.append(np.concatenate([self.T, ends])[np.repeat(base, L) + local])
+            sizes.append(size[roots])
+            which.append(np.stack([np.full(len(roots), kb), self.group[roots]], axis=1))
+        if not coords:
+            return out
+        sizes = np.concatenate(sizes)
+        rings = shapely.linearrings(np.concatenate(coords), indices=np.repeat(np.arange(len(sizes)), sizes))
         polys = shapely.simplify(shapely.polygons(rings), TIDY, preserve_topology=False)
         bad = ~shapely.is_valid(polys)
         if bad.any():
             polys[bad] = shapely.make_valid(polys[bad])
-        return list(polys[~shapely.is_empty(polys)])
+        keep = ~shapely.is_empty(polys)
+        for (kb, grp), poly in zip(np.concatenate(which)[keep].tolist(), polys[keep].tolist()):
+            out[kb][grp].append(poly)
+        return out

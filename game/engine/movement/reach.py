@@ -57,27 +57,35 @@ def _roots(q):
     return points, arcs
 
 
-def _areas(ctx, space, roots, budgets: list[float], cache: dict, out: list[dict], skip=None) -> None:
-    """Add to ``out[k]`` (band -> polygons), for each budget k, the stars and fans of
-    ``roots`` (but those also in ``skip``). The rays are cast once for the largest budget."""
+def _areas(ctx, space, roots, more, budgets: list[float], cache: dict, free: list[dict], check: list[dict]) -> None:
+    """Add to ``free[k]`` (band -> polygons), for each budget k, the stars and fans of
+    ``roots``, and to ``check[k]`` those of ``more`` (but those also in ``roots``). The
+    rays of both are cast once on each band, for the largest budget."""
     points, arcs = roots
-    if skip is not None:
-        points = [p for p in points if p not in skip[0]]
-        arcs = [a for a in arcs if a not in skip[1]]
+    if more is not None:
+        seen_p, seen_a = set(points), set(arcs)
+        more_p = [p for p in more[0] if p not in seen_p]
+        more_a = [a for a in more[1] if a not in seen_a]
+    else:
+        more_p, more_a = [], []
     top = max(budgets)
     unit = ctx.unit
-    for b in {p[0] for p in points} | {a[0] for a in arcs}:
+    for b in {p[0] for p in points} | {a[0] for a in arcs} | {p[0] for p in more_p} | {a[0] for a in more_a}:
         key = (id(space), b)
         caster = cache.get(key)
         if caster is None:
             discs = [d[:3] for d in ctx.discs if d[3] == b]
             caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
         rays = Bundle(caster)
-        rays.add(stars(caster, [p for p in points if p[0] == b], top))
-        rays.add(fans(caster, [a for a in arcs if a[0] == b], top))
+        for group, (pts, arcs_) in enumerate(((points, arcs), (more_p, more_a))):
+            rays.add(stars(caster, [p for p in pts if p[0] == b], top), group)
+            rays.add(fans(caster, [a for a in arcs_ if a[0] == b], top), group)
         rays.cast(top)
-        for k, budget in enumerate(budgets):
-            out[k].setdefault(b, []).extend(rays.polygons(budget))
+        for k, (f, c) in enumerate(rays.polygons(budgets, 2)):
+            if f:
+                free[k].setdefault(b, []).extend(f)
+            if c:
+                check[k].setdefault(b, []).extend(c)
 
 
 def _region(nav, ctx, space, parts: dict, cache: dict, top: float):
@@ -90,9 +98,9 @@ def _region(nav, ctx, space, parts: dict, cache: dict, top: float):
         if cut is None:
             # only the part within reach (no path goes farther than top)
             unit, far = ctx.unit, top + 2 * ctx.unit.r + 1.0
-            excl = _exclusion(nav, ctx, b, top)
             no_end = shapely.clip_by_rect(space.bands[b].no_end(), unit.x - far, unit.y - far, unit.x + far, unit.y + far)
-            cut = cache[("cut", b)] = no_end if excl is None else shapely.union(no_end, excl)
+            discs = _exclusion(nav, ctx, b, top)
+            cut = cache[("cut", b)] = no_end if not len(discs) else shapely.union_all(np.append(discs, no_end))
         area = shapely.union_all(polys)
         # cut with only the part of the cut near the area (far cheaper than the whole)
         out.append(shapely.difference(area, shapely.clip_by_rect(cut, *area.bounds)))
@@ -103,15 +111,16 @@ def _region(nav, ctx, space, parts: dict, cache: dict, top: float):
 
 def _exclusion(nav, ctx, band: int, top: float):
     """Where the unit's centre may not end because another base stands there (M5), within
-    ``top`` inches of where it stands (no path goes farther)."""
+    ``top`` inches of where it stands (no path goes farther): a polygon round each such
+    base (they may overlap), to be unioned with the rest of the cut in one go."""
     unit, field = ctx.unit, ctx.field
     discs = [(ox, oy, (unit.r + orr) * _OUTER) for uid, (ox, oy, orr, _oz) in field.units.items()
              if uid != unit.id and math.hypot(ox - unit.x, oy - unit.y) <= top + (unit.r + orr) * _OUTER + 1.0
              and nav.band_at(ox, oy) == band]
     if not discs:
-        return None
+        return np.empty(0, dtype=object)
     d = np.array(discs)
-    return shapely.union_all(shapely.buffer(shapely.points(d[:, 0], d[:, 1]), d[:, 2], quad_segs=8))
+    return shapely.buffer(shapely.points(d[:, 0], d[:, 1]), d[:, 2], quad_segs=8)
 
 
 def _mud(nav):
@@ -170,9 +179,7 @@ def reach(nav, state, unit, walk, run, denied, descend):
             muddy = False   # no path within the allowance comes near difficult ground
         space = lay.avoid() if avoid else lay.space
         budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
-        _areas(ctx, space, roots, budgets, cache, free)
-        if more is not None:
-            _areas(ctx, space, more, budgets, cache, check, skip=(set(roots[0]), set(roots[1])))
+        _areas(ctx, space, roots, more, budgets, cache, free, check)
         if not muddy:
             break
     space = lay.space
