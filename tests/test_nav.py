@@ -305,3 +305,58 @@ def test_jump_and_wall_edges_agree_with_the_exact_rules(mapname):
             if len(kinds) == tr_.e_n[e] and tr.cost == pytest.approx(tr_.e_len[e] + tr_.e_dz[e] + tr_.e_dz2[e], abs=1e-6):
                 agree += 1
     assert jumps > 20 and agree == seen - unfit and unfit <= 0.05 * seen
+
+
+def test_the_query_memo_key_holds_every_unit_field_the_movement_engine_reads():
+    """NavCache gives a remembered answer again when the units' UNIT_FIELDS are the same,
+    so a query must read no other field of any unit: plans, contact searches and
+    reachable areas are asked with every unit watched."""
+    import dataclasses
+
+    from game.bundled import bundled_map
+    from game.engine.geometry import Board
+    from game.engine.model import Unit
+    from game.engine.movement import Mover
+    from game.engine.movement.nav import UNIT_FIELDS
+    from game.engine.scenario import load_scenario
+
+    fields = {f.name for f in dataclasses.fields(Unit)}
+    read: set[str] = set()
+
+    class Watched(Unit):
+        def __getattribute__(self, name):
+            if name in fields:
+                read.add(name)
+            return object.__getattribute__(self, name)
+
+    sc = load_scenario(bundled_map("default.yaml"))
+    st = sc.state
+    for uid, u in list(st.units.items()):
+        w = object.__new__(Watched)
+        w.__dict__.update(u.__dict__)
+        st.units[uid] = w
+    m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    units = [u for u in st.units.values() if u.on_table]
+    a, b = units[0], next(u for u in units if u.warband != units[0].warband)
+    nav_reads = set()
+    for u in units[:4]:
+        walk, run = m.allowance(st, u.id, False), m.allowance(st, u.id, True)   # the Mover's part
+        read.clear()
+        m.nav.reach(st, u, walk, run, None, "climb")
+        nav_reads |= read
+        for goal in ((u.x + 3, u.y + 2), (u.x - 2, u.y - 3)):
+            read.clear()
+            try:
+                m.nav.find(st, u, goal, run, "climb")
+            except IllegalAction:
+                pass
+            nav_reads |= read
+    engage = m.allowance(st, a.id, engage=True)
+    read.clear()
+    try:
+        m.nav.find_contact(st, a, b, engage, "climb")
+    except IllegalAction:
+        pass
+    nav_reads |= read
+    assert {"x", "y", "status"} <= nav_reads          # the watch sees reads
+    assert nav_reads <= set(UNIT_FIELDS), sorted(nav_reads - set(UNIT_FIELDS))
