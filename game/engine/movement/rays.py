@@ -35,9 +35,9 @@ TIDY = 1e-7
 _KEEP = 4096
 #: Halvings that find where the curve of a root's reach crosses a straight edge, between
 #: two even rays, before a last step by linear interpolation: the even rays are spaced so
-#: that the curve is within SAGITTA of their chord, so within SAGITTA / 4^10 (1e-8") of the
+#: that the curve is within SAGITTA of their chord, so within SAGITTA / 4^6 (2e-6") of the
 #: chord after the halvings.
-_HALVINGS = 10
+_HALVINGS = 6
 #: Rays cast together (the size of the arrays: rays x obstacles near them).
 _CHUNK = 512
 
