@@ -5,11 +5,14 @@ A *star* is the straight lines from a point, a *fan* the tangents leaving an arc
 circle; each ray goes as far as the inches left allow or to the first obstacle it meets
 (:class:`Caster`: exact hits on the obstacles grown by the base radius, on bases, the
 table's edge and the band's edge). Rays are cast at every direction where what they meet
-changes (the tangents to every circle near) and evenly between, so the polygon through
-their ends is right to :data:`SAGITTA`. A :class:`Bundle` casts the rays of every root
-on a band in one go and gives each root's polygon for any budget (less the corners a
-pair of rays adds where nothing changes, :data:`TIDY`). Where the tangents from the
-band's corners graze its other corners is kept with the band (``BandSpace.ray_cache``).
+changes (the tangents to every circle near), where the curve their ends would trace
+unhindered (the circle of reach of a star, for each budget) crosses a straight edge
+(:func:`_crossings`: else the chord between two rays there cuts the corner off), and
+evenly between, so the polygon through their ends is right to :data:`SAGITTA`. A
+:class:`Bundle` casts the rays of every root on a band in one go and gives each root's
+polygon for any budget (less the corners a pair of rays adds where nothing changes,
+:data:`TIDY`). Where the tangents from the band's corners graze its other corners is kept
+with the band (``BandSpace.ray_cache``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ SAGITTA = 0.008
 TIDY = 1e-7
 #: Fans' shadow edges kept per band (a bound: a band has far fewer corners).
 _KEEP = 4096
+#: Halvings that find where the curve of a root's reach crosses a straight edge, between
+#: two even rays, before a last step by linear interpolation: the even rays are spaced so
+#: that the curve is within SAGITTA of their chord, so within SAGITTA / 4^6 (2e-6") of the
+#: chord after the halvings.
+_HALVINGS = 6
 #: Rays cast together (the size of the arrays: rays x obstacles near them).
 _CHUNK = 512
 
@@ -55,6 +63,14 @@ class Caster:
         self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
         self._E = self.Q - self.P           # the segments' directions, for cast
         self._R2 = self.R ** 2
+        self._tree = None                   # the segments' boxes: see boxes()
+
+    def boxes(self) -> shapely.STRtree:
+        """A tree of the segments' bounding boxes (for :func:`_crossings`)."""
+        if self._tree is None:
+            lo, hi = self._box
+            self._tree = shapely.STRtree(shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
+        return self._tree
 
     def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
         """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
@@ -159,6 +175,63 @@ def _graze_angles(keys, C: np.ndarray, R: np.ndarray) -> np.ndarray:
     return np.where(ok, a1, np.nan).reshape(k, 2, m)
 
 
+def _ends(curve, k: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the rays of the rows k of ``curve`` (see :func:`_crossings`) at t end, unhindered."""
+    cx, cy, rho, a_in, s, left = (v[k] for v in curve)
+    ang = a_in + s * t
+    c, sn = np.cos(ang), np.sin(ang)
+    L = np.maximum(left - rho * t, 0.0)
+    return cx + rho * c - s * L * sn, cy + rho * sn + s * L * c
+
+
+def _crossings(caster: Caster, curve, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the curve traced by the unhindered ends of a root's rays crosses a segment of
+    ``caster`` (a piece's edge grown by the base radius, the band's edge, the table's edge),
+    between the rays at lo and hi (consecutive even rays): (which row, t). A row of
+    ``curve`` (arrays cx, cy, rho, a_in, s, left) is the tangent at angle a_in + s t on the
+    circle (cx, cy, rho) going left - rho t (a star is one of radius 0 with a_in = -pi/2
+    and s = 1, so t is its direction; its curve is its circle of reach).
+
+    Why: there the edge of the area turns from the curve to the segment, a corner the
+    chord between the rays either side cuts off (up to a quarter of an inch at 9" left);
+    a ray at the crossing puts the corner in. Found on the chords between even rays whose
+    boxes meet a segment's, where the curve's ends are either side of the segment's line
+    (two crossings between them cut off less than SAGITTA), by halving and a last linear
+    step; a crossing of the line beyond the segment is not one (its ends have rays).
+    Circles (the pieces' corners, bases) are left out: where the curve crosses one the
+    area is not convex, and a ray there makes the chord along the circle cut into it."""
+    if not len(lo):
+        return np.zeros(0, dtype=np.int64), lo
+    rows = np.arange(len(lo))
+    ax, ay = _ends(curve, rows, lo)
+    bx, by = _ends(curve, rows, hi)
+    chords = shapely.box(np.minimum(ax, bx), np.minimum(ay, by), np.maximum(ax, bx), np.maximum(ay, by))
+    ci, js = caster.boxes().query(chords)
+    PX, PY, DX, DY = caster.P[js, 0], caster.P[js, 1], caster._E[js, 0], caster._E[js, 1]
+
+    def side(t):
+        """The signed side of the curve (at t, of each pair's row) of its segment's line."""
+        ex, ey = _ends(curve, ci, t)
+        return DX * (ey - PY) - DY * (ex - PX)
+
+    a, b = lo[ci], hi[ci]
+    fa, fb = side(a), side(b)
+    keep = (fa < 0) != (fb < 0)
+    ci, a, b, fa, fb = ci[keep], a[keep], b[keep], fa[keep], fb[keep]
+    PX, PY, DX, DY = PX[keep], PY[keep], DX[keep], DY[keep]
+    for _ in range(_HALVINGS):
+        t = 0.5 * (a + b)
+        ft = side(t)
+        same = (ft < 0) == (fa < 0)
+        a, fa = np.where(same, t, a), np.where(same, ft, fa)
+        b, fb = np.where(same, b, t), np.where(same, fb, ft)
+    t = a + (b - a) * fa / (fa - fb)       # fa, fb of opposite signs: t between a and b
+    ex, ey = _ends(curve, ci, t)
+    u = ((ex - PX) * DX + (ey - PY) * DY) / (DX * DX + DY * DY)
+    ok = (u >= 0) & (u <= 1)               # on the segment itself
+    return ci[ok], t[ok]
+
+
 def _ragged(n: np.ndarray) -> np.ndarray:
     """0 .. n[i] - 1 for each i, one after the other."""
     return np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
@@ -172,11 +245,13 @@ def _sorted_unique(own: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return own[keep], a[keep]
 
 
-def stars(caster: Caster, points, top: float):
+def stars(caster: Caster, points, top: float, budgets=None):
     """Straight lines from each point root (band, x, y, inches), to be cast as far as
-    ``top`` less its inches: the directions are every 2 sqrt(2 SAGITTA / left) radians
-    and a hair either side of where what the rays meet changes. Returns the rays as
-    :meth:`Bundle.add` takes them, or None."""
+    ``top`` less its inches: the directions are every 2 sqrt(2 SAGITTA / left) radians,
+    a hair either side of where what the rays meet changes, and where the circle of reach
+    for each of ``budgets`` (the polygons that will be asked for; default: top) crosses
+    a straight edge (:func:`_crossings`). Returns the rays as :meth:`Bundle.add` takes
+    them, or None."""
     pts = [p for p in points if top - p[3] > EPS]
     if not pts:
         return None
@@ -188,17 +263,29 @@ def stars(caster: Caster, points, top: float):
     own_e = np.repeat(np.arange(len(pts)), n)
     even = _ragged(n) * np.repeat(TAU / n, n)                       # = linspace(0, TAU, n, endpoint=False)
     own_s, sil = caster.silhouettes(X, Y, left)
-    own, a = _sorted_unique(np.concatenate([own_e, own_s]), np.concatenate([even, sil % TAU]))
+    # where each budget's circle of reach crosses a segment, between the even rays (the last
+    # chord closing the circle)
+    nxt = np.r_[even[1:], 0.0]
+    nxt[np.cumsum(n) - 1] = TAU
+    budgets = budgets if budgets is not None else [top]
+    rows = np.tile(own_e, len(budgets))
+    radius = np.concatenate([budget - g[own_e] for budget in budgets])
+    use = radius > EPS
+    rows, m = rows[use], int(use.sum())
+    curve = (X[rows], Y[rows], np.zeros(m), np.full(m, -math.pi / 2), np.ones(m), radius[use])
+    at, cross = _crossings(caster, curve, np.tile(even, len(budgets))[use], np.tile(nxt, len(budgets))[use])
+    own, a = _sorted_unique(np.concatenate([own_e, own_s, rows[at]]), np.concatenate([even, sil % TAU, cross % TAU]))
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
     O = np.stack([X[own], Y[own]], axis=1)
     return O, U, np.zeros(len(a)), np.bincount(own, minlength=len(pts)), g, False
 
 
-def fans(caster: Caster, arcs, top: float):
+def fans(caster: Caster, arcs, top: float, budgets=None):
     """Tangents leaving the arc of each arc root (band, centre, rho, a_in, s, sweep, inches)
     from angle a_in (orientation s, at most sweep radians on), the arc's inches paid out of
-    ``top`` less the root's: every sqrt(8 SAGITTA / left) radians and a hair either side of
-    where a tangent grazes another circle. As :func:`stars`."""
+    ``top`` less the root's: every sqrt(8 SAGITTA / left) radians, a hair either side of
+    where a tangent grazes another circle, and where the curve the rays' ends trace for
+    each of ``budgets`` (default: top) crosses a straight edge. As :func:`stars`."""
     keep, sweeps, ns = [], [], []
     for arc in arcs:
         _b, _c, rho, _a, _s, sweep, g = arc
@@ -230,7 +317,18 @@ def fans(caster: Caster, arcs, top: float):
     d = (s[:, None] * (caster.grazes([(a[1], a[2], a[4]) for a in keep]) - a_in[:, None])) % TAU
     own_g, col = np.nonzero(d <= sweep[:, None])     # (nan: no such tangent)
     d = d[own_g, col]
-    own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g]), np.concatenate([even, d - 1e-6, d + 1e-6]))
+    # where each budget's curve of the rays' ends crosses a segment, between the even rays
+    budgets = budgets if budgets is not None else [top]
+    rows = np.tile(own_e, len(budgets))
+    left = np.concatenate([budget - g[own_e] for budget in budgets])
+    lo = np.tile(even, len(budgets))
+    hi = np.tile(np.r_[even[1:], 0.0], len(budgets))
+    inner = np.ones(len(even), dtype=bool)
+    inner[last] = False                                            # no chord after a fan's last ray
+    use = np.tile(inner, len(budgets)) & (left - rho[rows] * lo > EPS)
+    r = rows[use]
+    at, cross = _crossings(caster, (cx[r], cy[r], rho[r], a_in[r], s[r], left[use]), lo[use], hi[use])
+    own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g, r[at]]), np.concatenate([even, d - 1e-6, d + 1e-6, cross]))
     ok = (th >= 0) & (th <= sweep[own])
     own, th = own[ok], th[ok]
     ang = a_in[own] + s[own] * th

@@ -78,8 +78,8 @@ def _areas(ctx, space, roots, more, budgets: list[float], cache: dict, free: lis
             caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
         rays = Bundle(caster)
         for group, (pts, arcs_) in enumerate(((points, arcs), (more_p, more_a))):
-            rays.add(stars(caster, [p for p in pts if p[0] == b], top), group)
-            rays.add(fans(caster, [a for a in arcs_ if a[0] == b], top), group)
+            rays.add(stars(caster, [p for p in pts if p[0] == b], top, budgets), group)
+            rays.add(fans(caster, [a for a in arcs_ if a[0] == b], top, budgets), group)
         rays.cast(top)
         for k, (f, c) in enumerate(rays.polygons(budgets, 2)):
             if f:
