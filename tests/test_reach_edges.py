@@ -87,3 +87,26 @@ def test_points_reached_in_a_straight_line_are_in_the_area(map_name, seed):
                 gap = free.distance(shapely.Point(to))
                 assert gap <= SLACK, (uid, run, to, round(gap, 4))
     assert inside > 20 and outside > 10, (inside, outside)
+
+
+@pytest.mark.parametrize("map_name", ["stress.yaml", "default.yaml"])
+def test_the_quicker_area_for_bots_only_cuts_those_corners(map_name):
+    """``exact=False`` (what a bot samples) leaves the crossing rays out: its area lies
+    inside the exact one (within BEYOND: where a chord cuts across difficult ground the
+    crossing rays also trim it), and misses at most the corners they put in; the reported
+    corner is one of them."""
+    sc, mover = _setup(map_name)
+    layers = ("walk_free", "walk_check", "run_free", "run_check")
+    worst = 0.0
+    for u in [u for u in sc.state.units.values() if u.active][:12]:
+        exact = mover.reachable(sc.state, u.id)
+        quick = mover.reachable(sc.state, u.id, exact=False)
+        for name in layers:
+            a, b = getattr(exact, name), getattr(quick, name)
+            assert shapely.difference(b, a.buffer(BEYOND)).area <= 1e-6, (u.id, name)
+            if not a.is_empty:
+                worst = max(worst, a.hausdorff_distance(b) if not b.is_empty else math.inf)
+    assert worst <= 2.0
+    if map_name == "stress.yaml":
+        quick = mover.reachable(sc.state, "north-03", exact=False)
+        assert quick.run_free.distance(shapely.Point(20.5, 0.6)) > 0.1

@@ -154,9 +154,10 @@ class View:
             return None
 
     def reachable(self, uid: str, descend: str = "climb"):
-        """Where ``uid`` may end a move now (``Mover.reachable``), or None if it may not move."""
+        """Where ``uid`` may end a move now (``Mover.reachable``), or None if it may not move.
+        The quicker area (``exact=False``): a bot samples it and plans every point it picks."""
         try:
-            return self._game.mover.reachable(self._game.state, uid, descend)
+            return self._game.mover.reachable(self._game.state, uid, descend, exact=False)
         except IllegalAction:
             return None
 

@@ -329,10 +329,12 @@ class Mover(Tracer):
             out.incapacitated.append(u.id)
 
     # --- reachable area -------------------------------------------------------------------------------
-    def reachable(self, state: GameState, uid: str, descend: str = "climb") -> Reach:
+    def reachable(self, state: GameState, uid: str, descend: str = "climb", exact: bool = True) -> Reach:
+        """Where ``uid`` may end a move now (walk and Run, with and without checks);
+        ``exact=False``: a quicker area that may cut corners (``NavCache.reach``)."""
         walk = self.allowance(state, uid, False)
         denied = self.run_denial(state, uid)
         run = None if denied else self.allowance(state, uid, True)
-        return self.nav.reach(state, state.units[uid], walk, run, denied, descend)
+        return self.nav.reach(state, state.units[uid], walk, run, denied, descend, exact)
 
 

@@ -477,13 +477,17 @@ class NavCache:
 
     # --- reachable area -------------------------------------------------------------------------
     @_locked
-    def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str) -> "Reach":
+    def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,
+              exact: bool = True) -> "Reach":
         """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
-        goes into the answer (``run`` is None when it is given)."""
-        key = self._memo.key(("reach", walk, run, descend), state, unit)
+        goes into the answer (``run`` is None when it is given). ``exact=False``: without
+        the rays where the circle of reach crosses a straight edge (the corners there may
+        be cut, by up to about half an inch): for a caller that samples the area and plans
+        each point it picks, such as a bot."""
+        key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
         seen, out = self._memo.get(key)
         if not seen:
-            out = reach(self, state, unit, walk, run, denied, descend)
+            out = reach(self, state, unit, walk, run, denied, descend, exact)
             self._memo.put(key, out)
         return out if out.run_denied is denied else replace(out, run_denied=denied)
 

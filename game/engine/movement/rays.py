@@ -184,6 +184,10 @@ def _ends(curve, k: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cx + rho * c - s * L * sn, cy + rho * sn + s * L * c
 
 
+#: No crossings (rows, t): what :func:`stars` and :func:`fans` use with ``edges=False``.
+_NONE = (np.zeros(0, dtype=np.int64), np.zeros(0))
+
+
 def _crossings(caster: Caster, curve, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where the curve traced by the unhindered ends of a root's rays crosses a segment of
     ``caster`` (a piece's edge grown by the base radius, the band's edge, the table's edge),
@@ -245,13 +249,14 @@ def _sorted_unique(own: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return own[keep], a[keep]
 
 
-def stars(caster: Caster, points, top: float, budgets=None):
+def stars(caster: Caster, points, top: float, budgets=None, edges: bool = True):
     """Straight lines from each point root (band, x, y, inches), to be cast as far as
     ``top`` less its inches: the directions are every 2 sqrt(2 SAGITTA / left) radians,
     a hair either side of where what the rays meet changes, and where the circle of reach
     for each of ``budgets`` (the polygons that will be asked for; default: top) crosses
-    a straight edge (:func:`_crossings`). Returns the rays as :meth:`Bundle.add` takes
-    them, or None."""
+    a straight edge (:func:`_crossings`; not with ``edges=False``: a coarser polygon that
+    may cut those corners, for callers that only sample the area). Returns the rays as
+    :meth:`Bundle.add` takes them, or None."""
     pts = [p for p in points if top - p[3] > EPS]
     if not pts:
         return None
@@ -273,19 +278,21 @@ def stars(caster: Caster, points, top: float, budgets=None):
     use = radius > EPS
     rows, m = rows[use], int(use.sum())
     curve = (X[rows], Y[rows], np.zeros(m), np.full(m, -math.pi / 2), np.ones(m), radius[use])
-    at, cross = _crossings(caster, curve, np.tile(even, len(budgets))[use], np.tile(nxt, len(budgets))[use])
+    at, cross = _crossings(caster, curve, np.tile(even, len(budgets))[use], np.tile(nxt, len(budgets))[use]) \
+        if edges else _NONE
     own, a = _sorted_unique(np.concatenate([own_e, own_s, rows[at]]), np.concatenate([even, sil % TAU, cross % TAU]))
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
     O = np.stack([X[own], Y[own]], axis=1)
     return O, U, np.zeros(len(a)), np.bincount(own, minlength=len(pts)), g, False
 
 
-def fans(caster: Caster, arcs, top: float, budgets=None):
+def fans(caster: Caster, arcs, top: float, budgets=None, edges: bool = True):
     """Tangents leaving the arc of each arc root (band, centre, rho, a_in, s, sweep, inches)
     from angle a_in (orientation s, at most sweep radians on), the arc's inches paid out of
     ``top`` less the root's: every sqrt(8 SAGITTA / left) radians, a hair either side of
     where a tangent grazes another circle, and where the curve the rays' ends trace for
-    each of ``budgets`` (default: top) crosses a straight edge. As :func:`stars`."""
+    each of ``budgets`` (default: top) crosses a straight edge (unless ``edges`` is
+    False). As :func:`stars`."""
     keep, sweeps, ns = [], [], []
     for arc in arcs:
         _b, _c, rho, _a, _s, sweep, g = arc
@@ -327,7 +334,8 @@ def fans(caster: Caster, arcs, top: float, budgets=None):
     inner[last] = False                                            # no chord after a fan's last ray
     use = np.tile(inner, len(budgets)) & (left - rho[rows] * lo > EPS)
     r = rows[use]
-    at, cross = _crossings(caster, (cx[r], cy[r], rho[r], a_in[r], s[r], left[use]), lo[use], hi[use])
+    at, cross = _crossings(caster, (cx[r], cy[r], rho[r], a_in[r], s[r], left[use]), lo[use], hi[use]) \
+        if edges else _NONE
     own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g, r[at]]), np.concatenate([even, d - 1e-6, d + 1e-6, cross]))
     ok = (th >= 0) & (th <= sweep[own])
     own, th = own[ok], th[ok]

@@ -57,7 +57,8 @@ def _roots(q):
     return points, arcs
 
 
-def _areas(ctx, space, roots, more, budgets: list[float], cache: dict, free: list[dict], check: list[dict]) -> None:
+def _areas(ctx, space, roots, more, budgets: list[float], cache: dict, free: list[dict], check: list[dict],
+           exact: bool = True) -> None:
     """Add to ``free[k]`` (band -> polygons), for each budget k, the stars and fans of
     ``roots``, and to ``check[k]`` those of ``more`` (but those also in ``roots``). The
     rays of both are cast once on each band, for the largest budget."""
@@ -78,8 +79,8 @@ def _areas(ctx, space, roots, more, budgets: list[float], cache: dict, free: lis
             caster = cache[key] = Caster(space.bands[b], discs, (unit.x, unit.y), top)
         rays = Bundle(caster)
         for group, (pts, arcs_) in enumerate(((points, arcs), (more_p, more_a))):
-            rays.add(stars(caster, [p for p in pts if p[0] == b], top, budgets), group)
-            rays.add(fans(caster, [a for a in arcs_ if a[0] == b], top, budgets), group)
+            rays.add(stars(caster, [p for p in pts if p[0] == b], top, budgets, edges=exact), group)
+            rays.add(fans(caster, [a for a in arcs_ if a[0] == b], top, budgets, edges=exact), group)
         rays.cast(top)
         for k, (f, c) in enumerate(rays.polygons(budgets, 2)):
             if f:
@@ -147,7 +148,7 @@ def _touches(mud, roots, top: float, r: float) -> bool:
     return bool(np.any(d < np.array(left) + r + EPS))
 
 
-def reach(nav, state, unit, walk, run, denied, descend):
+def reach(nav, state, unit, walk, run, denied, descend, exact: bool = True):
     from game.engine.movement.search import Ctx
     from game.engine.movement.types import Reach
 
@@ -179,7 +180,7 @@ def reach(nav, state, unit, walk, run, denied, descend):
             muddy = False   # no path within the allowance comes near difficult ground
         space = lay.avoid() if avoid else lay.space
         budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
-        _areas(ctx, space, roots, more, budgets, cache, free, check)
+        _areas(ctx, space, roots, more, budgets, cache, free, check, exact)
         if not muddy:
             break
     space = lay.space
