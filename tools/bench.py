@@ -50,7 +50,8 @@ def main(argv: list[str]) -> int:
         print(f"{area}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     lines = ["| area | benchmark | measured | target | met |", "|---|---|---|---|---|"]
     for area, r in rows:
-        lines.append(f"| {area} | {r['name']} | {r['value']:.3g} {r['unit']} | {r['target']} | {'yes' if r['ok'] else 'NO'} |")
+        value = f"{r['value']:.3g}" if isinstance(r["value"], (int, float)) else str(r["value"])  # "p95 / worst"
+        lines.append(f"| {area} | {r['name']} | {value} {r['unit']} | {r['target']} | {'yes' if r['ok'] else 'NO'} |")
     for area, tb in failures:
         lines.append(f"| {area} | (failed to run) | {tb.strip().splitlines()[-1]} | | NO |")
     table = "\n".join(lines)

@@ -477,6 +477,11 @@ class NavCache:
 
     # --- reachable area -------------------------------------------------------------------------
     @_locked
+    def forget(self) -> None:
+        """Drop the remembered answers of recent queries (a benchmark times a query, not
+        the memo); the map's structures stay."""
+        self._memo.clear()
+
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,
               exact: bool = True) -> "Reach":
         """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
