@@ -83,32 +83,29 @@ class _Memo:
     def clear(self) -> None:
         self._d.clear()
 
-    def get(self, key: tuple):
-        """(True, answer) for a query asked before, else (False, None)."""
+    def recall(self, key: tuple, work):
+        """The answer kept for ``key``, else ``work()``'s, kept (the oldest goes when full)."""
         d = self._d
         if key in d:
-            return True, d[key]
-        return False, None
-
-    def put(self, key: tuple, answer) -> None:
-        d = self._d
+            return d[key]
+        answer = work()
         if len(d) >= self.size:
             del d[next(iter(d))]     # the oldest
         d[key] = answer
+        return answer
 
     def trace(self, query: tuple, state: GameState, unit: Unit, work):
         """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
         from the memo if it was asked before; a copy each time (callers own their trace)."""
-        key = self.key(query, state, unit)
-        seen, answer = self.get(key)
-        if not seen:
+        def traced():
             try:
-                answer = work()
+                return work()
             except IllegalAction as exc:
                 if type(exc) is not IllegalAction:
                     raise
-                answer = exc
-            self.put(key, answer)
+                return exc
+
+        answer = self.recall(self.key(query, state, unit), traced)
         if isinstance(answer, IllegalAction):
             raise IllegalAction(answer.rule, answer.reason)
         return _copy_trace(answer)
@@ -476,12 +473,12 @@ class NavCache:
         return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
     # --- reachable area -------------------------------------------------------------------------
-    @_locked
     def forget(self) -> None:
         """Drop the remembered answers of recent queries (a benchmark times a query, not
         the memo); the map's structures stay."""
         self._memo.clear()
 
+    @_locked
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,
               exact: bool = True) -> "Reach":
         """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
@@ -490,10 +487,7 @@ class NavCache:
         be cut, by up to about half an inch): for a caller that samples the area and plans
         each point it picks, such as a bot."""
         key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
-        seen, out = self._memo.get(key)
-        if not seen:
-            out = reach(self, state, unit, walk, run, denied, descend, exact)
-            self._memo.put(key, out)
+        out = self._memo.recall(key, lambda: reach(self, state, unit, walk, run, denied, descend, exact))
         return out if out.run_denied is denied else replace(out, run_denied=denied)
 
 
