@@ -27,6 +27,25 @@ class LoadError(Exception):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.message))
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    @staticmethod
+    def gather(*loads):
+        """Run every loader (a callable; None is skipped and gives None) even after one
+        fails, so the user sees the problems of all the files at once: their results, or
+        one LoadError with every problem."""
+        problems: list[Problem] = []
+        results = []
+        for load in loads:
+            result = None
+            if load is not None:
+                try:
+                    result = load()
+                except LoadError as exc:
+                    problems += exc.problems
+            results.append(result)
+        if problems:
+            raise LoadError(problems)
+        return results
+
     def report(self) -> int:
         """Print one ``FILE:LINE: what is wrong`` line per problem to stderr; return exit code 2."""
         for p in self.problems:

@@ -68,18 +68,7 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
         data = src.data
         if not isinstance(data, dict) or not isinstance(data.get("scenario"), dict):
             raise LoadError([Problem(path, 1, "not a saved game: it needs a 'scenario' mapping and an 'actions' list")])
-        problems: list[Problem] = []
-        scenario = script = None
-        try:
-            scenario = parse_scenario(src.sub("scenario"))
-        except LoadError as exc:
-            problems += exc.problems
-        try:
-            script = parse_script(src)
-        except LoadError as exc:
-            problems += exc.problems
-        if problems:
-            raise LoadError(problems)
+        scenario, script = LoadError.gather(lambda: parse_scenario(src.sub("scenario")), lambda: parse_script(src))
         game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
         for i, result in game.replay(script.actions):
             if not result.ok:
