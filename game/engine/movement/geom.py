@@ -102,42 +102,29 @@ def bitangents(c1: np.ndarray, r1: np.ndarray, s1: np.ndarray, c2: np.ndarray, r
     its left; -1: clockwise) leaves it along a straight line and goes round circle 2 with
     orientation s2. Radii may be 0 (points). Returns (ok, T1, T2, a1, a2): whether the
     tangent exists, the tangent points and their angles on each circle (radians)."""
-    dx, dy = c2[:, 0] - c1[:, 0], c2[:, 1] - c1[:, 1]
+    return tangents_from(c1[:, 0], c1[:, 1], r1, s1, c2[:, 0], c2[:, 1], r2, s2)
+
+
+def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray, s2: np.ndarray):
+    """:func:`bitangents` with the circles given by coordinates: each of circle 1's may be
+    one number (from one circle to many, without making arrays of it: the search asks
+    this for a few targets at a time, where making arrays costs more than the sums)."""
+    dx, dy = X2 - x1, Y2 - y1
     d = np.hypot(dx, dy)
     k = s2 * r2 - s1 * r1
     ok = (d > EPS) & (np.abs(k) <= d - 1e-12)
     beta = np.arctan2(dy, dx) + np.arccos(np.clip(k / np.where(d > 0, d, 1.0), -1.0, 1.0))
     lx, ly = np.cos(beta), np.sin(beta)       # the left normal of the directed tangent line
     f1, f2 = s1 * r1, s2 * r2
-    T1 = np.column_stack([c1[:, 0] - f1 * lx, c1[:, 1] - f1 * ly])
-    T2 = np.column_stack([c2[:, 0] - f2 * lx, c2[:, 1] - f2 * ly])
-    # the angle of a tangent point on its circle: the normal from the centre, -s * left normal
-    a1 = np.where(s1 > 0, beta + math.pi, beta) % (2 * math.pi)
-    a2 = np.where(s2 > 0, beta + math.pi, beta) % (2 * math.pi)
-    return ok, T1, T2, a1, a2
-
-
-def tangents_from(x1: float, y1: float, r1: float, s1: float, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray,
-                  s2: np.ndarray):
-    """:func:`bitangents` from one circle (x1, y1, r1, s1) to many (X2, Y2, r2, s2): the
-    same arithmetic, so the same results, without making arrays of the one circle (the
-    search asks this for a few targets at a time, where making arrays costs more than
-    the sums)."""
-    dx, dy = X2 - x1, Y2 - y1
-    d = np.hypot(dx, dy)
-    k = s2 * r2 - s1 * r1
-    ok = (d > EPS) & (np.abs(k) <= d - 1e-12)
-    beta = np.arctan2(dy, dx) + np.arccos(np.clip(k / np.where(d > 0, d, 1.0), -1.0, 1.0))
-    lx, ly = np.cos(beta), np.sin(beta)
-    f1, f2 = s1 * r1, s2 * r2
-    m = len(X2)
+    m = len(beta)
     T1 = np.empty((m, 2))
     T1[:, 0] = x1 - f1 * lx
     T1[:, 1] = y1 - f1 * ly
     T2 = np.empty((m, 2))
     T2[:, 0] = X2 - f2 * lx
     T2[:, 1] = Y2 - f2 * ly
-    a1 = ((beta + math.pi) if s1 > 0 else beta) % (2 * math.pi)
+    # the angle of a tangent point on its circle: the normal from the centre, -s * left normal
+    a1 = np.where(s1 > 0, beta + math.pi, beta) % (2 * math.pi)
     a2 = np.where(s2 > 0, beta + math.pi, beta) % (2 * math.pi)
     return ok, T1, T2, a1, a2
 
