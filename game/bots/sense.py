@@ -17,6 +17,8 @@ from typing import Any
 from game.bots.personality import Personality
 from game.engine.dice import NORMAL
 from game.engine.model import STATUSES, Token, Unit
+from game.engine.movement.mover import engage_inches
+from game.engine.rules.effects import can_pick_up
 from game.engine.rules.shoot import weapon_of
 from game.engine.rules.upkeep import RECOVERY
 from game.engine.rules.wounds import MISS, NO_EFFECT, Odds, attack_odds
@@ -30,13 +32,9 @@ def gap(ax: float, ay: float, ar: float, b: Unit | Token) -> float:
 
 
 def engage_reach(rs, u: Unit, status: str | None = None) -> float:
-    """How far ``u`` may Engage (E1) with ``status`` (default: its own): Move x
-    engage_move_factor, halved when Staggered; 0 when Stunned or Dazed."""
-    status = status or u.status
-    if status in ("stunned", "dazed", INCAP):
-        return 0.0
-    move = float(u.stats.get("move", 0)) * float(rs.get("engage_move_factor", 1))
-    return move * float(rs.staggered_move_factor) if status == "staggered" else move
+    """How far ``u`` may Engage (E1) with ``status`` (default: its own): the movement
+    engine's answer (:func:`engage_inches`)."""
+    return engage_inches(rs, u, status)
 
 
 def next_status(status: str) -> str:
@@ -112,7 +110,7 @@ class Sense:
         self.free_tokens = [t for t in st.treasure.values() if not t.carried_by]
         self.contact = float(rs.contact_tolerance)
         self.threshold = float(rs.rout_threshold)
-        self._wctx = SimpleNamespace(rs=rs)
+        self._wctx = SimpleNamespace(rs=rs)   # what the rules helpers read (weapon_of, can_pick_up)
         self.neutral = view.neutral_id
 
     # --- the rout count (U2) and what things are worth ------------------------------------------
@@ -172,7 +170,8 @@ class Sense:
 
     # --- units ------------------------------------------------------------------------------------
     def can_pick_up(self, u: Unit) -> bool:
-        return u.active and not u.is_animal and not u.carrying and u.status != "stunned"
+        """Able to pick up a token at all (U4, U6): the rules' own answer."""
+        return can_pick_up(self._wctx, u)
 
     def weapon(self, u: Unit) -> tuple[str, dict] | None:
         return weapon_of(self._wctx, u)

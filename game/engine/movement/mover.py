@@ -41,6 +41,18 @@ from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, 
 from game.engine.tolerance import EPS
 
 
+def engage_inches(rs, u: Unit, status: str | None = None) -> float:
+    """E1: how far ``u`` may move to Engage with ``status`` (default: its own), before M12:
+    Move x engage_move_factor, x staggered_move_factor when Staggered; 0 when it may not
+    Engage at all (Stunned, Dazed: U5; Incapacitated). Also for a bot weighing a status a
+    unit will have next turn."""
+    status = status or u.status
+    if status in ("stunned", "dazed", "incapacitated"):
+        return 0.0
+    inches = float(u.stats.get("move", 0)) * float(rs.engage_move_factor)
+    return inches * float(rs.staggered_move_factor) if status == "staggered" else inches
+
+
 class Mover(Tracer):
     """Movement rules for one scenario's map. Build once per map (nav is cached)."""
 
@@ -118,12 +130,10 @@ class Mover(Tracer):
             raise IllegalAction("E1", f"{u.id} may not Run into an Engage")
         move = float(u.stats.get("move", 0))
         factor = float(self.rs.engage_move_factor)
-        inches = move * factor
         notes = [f"engage x{factor:g}"] if factor != 1 else []
         if u.status == "staggered":
-            inches *= float(self.rs.staggered_move_factor)
             notes.append(f"staggered x{self.rs.staggered_move_factor:g}")
-        return Allowance(u.id, False, move, inches, float(self.rs.difficult_penalty), tuple(notes))
+        return Allowance(u.id, False, move, engage_inches(self.rs, u), float(self.rs.difficult_penalty), tuple(notes))
 
     def plan(self, state: GameState, uid: str, to: Sequence[float] | None = None, path: Sequence[Sequence[float]] | None = None,
              run: bool = False, descend: str = "climb") -> MovePlan:
