@@ -12,8 +12,6 @@ import gc
 import os
 import sys
 
-
-
 from game.editor.document import Document
 from game.editor.edits import TABLE_MAX, TABLE_MIN, check_table_size
 from game.editor.scene import EditorScene

@@ -80,6 +80,7 @@ class Board:
         self._raised = [i for i, t in enumerate(self.terrain) if t.solid and t.height > 0]
         self._raised_set = set(self._raised)
         self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
+        self._raised_low_first = sorted(self._raised, key=lambda p: self._heights[p])   # for heights_at
         self._height_l = self._heights.tolist()
         # per piece: its bounding box, and whether it is that box (an axis-aligned rectangle)
         self._bounds = [tuple(poly.bounds) for poly in self.polygons]
@@ -137,7 +138,7 @@ class Board:
         Z = np.zeros(X.shape)
         if not X.size:
             return Z
-        for p in sorted(self._raised, key=lambda p: self._heights[p]):
+        for p in self._raised_low_first:
             Z[shapely.intersects_xy(self.polygons[p], X, Y)] = self._heights[p]
         return Z
 
