@@ -22,8 +22,10 @@ $(STAMP): pyproject.toml | $(PY)
 play: $(PLAYSTAMP)
 	$(PY) -m game play $(SCENARIO)
 
+# -n auto: one pytest worker per core (pytest-xdist); --dist loadfile keeps a file's tests on
+# one worker, so module fixtures (the wheel build, navigation structures) are made once.
 test: $(STAMP)
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n auto --dist loadfile
 
 bench: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py
