@@ -17,7 +17,8 @@ from game.ui.scenes.base import Scene
 from game.ui.widgets import text as T
 
 SIZE = 14
-LIST_W = 330
+LIST_W = 300  # the narrowest list, pixels
+ID_W = 76  # the id column
 
 
 class RulesScene(Scene):
@@ -36,9 +37,12 @@ class RulesScene(Scene):
         return self.entries[self.index].rule
 
     def _layout(self, size) -> tuple[pygame.Rect, pygame.Rect, int]:
+        """The panel, the list (as wide as its longest title, at most 45% of the panel) and
+        the height of a list row."""
         w, h = size
         panel = pygame.Rect(24, 24, w - 48, h - 48)
-        listing = pygame.Rect(panel.x + 12, panel.y + 54, LIST_W, panel.height - 66)
+        need = ID_W + 16 + max(T.font(SIZE).size(e.title)[0] for e in self.entries)
+        listing = pygame.Rect(panel.x + 12, panel.y + 54, min(max(LIST_W, need), int(panel.width * 0.45)), panel.height - 80)
         row_h = T.font(SIZE).get_linesize() + 4
         return panel, listing, row_h
 
@@ -96,8 +100,13 @@ class RulesScene(Scene):
             if i == self.index:
                 pygame.draw.rect(surface, (225, 215, 185), r, border_radius=3)
             surface.blit(T.text(e.rule, SIZE, theme.INK, True), (r.x + 6, r.y + 2))
-            surface.blit(T.text(e.title, SIZE, (60, 55, 50)), (r.x + 76, r.y + 2))
+            surface.blit(T.text(e.title, SIZE, (60, 55, 50)), (r.x + ID_W + 12, r.y + 2))
         surface.set_clip(clip)
+        below = len(self.entries) - self.top - self._rows_shown()
+        hint = (f"{self.top} more above, " if self.top > 0 else "") + (f"{below} more below " if below > 0 else "")
+        if hint:
+            surface.blit(T.text(f"({hint.strip().rstrip(',')}: the wheel or Up / Down)", 12, (110, 100, 90)),
+                         (listing.x + 6, listing.bottom + 4))
         pygame.draw.line(surface, (190, 180, 160), (listing.right + 8, listing.y), (listing.right + 8, listing.bottom), 1)
         e = self.entries[self.index]
         x = listing.right + 24
