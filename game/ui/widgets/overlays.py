@@ -19,7 +19,8 @@ RED = (210, 40, 40)
 
 
 def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560) -> pygame.Rect:
-    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip area."""
+    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip
+    area; returns its box (the rule tips hover the refusal's)."""
     lines = T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
     imgs = [T.text(line.strip(), size, colour, True) for line in lines[:4]]
     w = max(i.get_width() for i in imgs)

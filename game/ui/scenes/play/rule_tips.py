@@ -19,6 +19,7 @@ import pygame
 from game import rules_doc
 from game.ui import theme
 from game.ui.keymap import PLAY
+from game.ui.scenes.play.layers import REFUSAL_S
 from game.ui.widgets import text as T
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,18 +32,18 @@ BG = (255, 252, 238)
 EDGE = (90, 80, 60)
 
 
-def tip_lines(rule: str, width: int = TIP_W - 20) -> list[tuple[str, bool]]:
-    """The panel's lines for ``rule``: its title (bold), its text wrapped to ``width``
-    pixels, and where to read the rest; [] for an id the reference does not know."""
+def tip_lines(rule: str, width: int = TIP_W - 20) -> list[tuple[str, str]]:
+    """The panel's lines for ``rule``, each (text, style): its title ("title"), its text
+    wrapped to ``width`` pixels ("body"), and how to keep it and read the rest ("foot");
+    [] for an id the reference does not know."""
     e = rules_doc.lookup(rule)
     if e is None:
         return []
-    lines = [(line.strip(), True) for line in T.wrap(f"{e.rule}  {e.title}", width, SIZE + 1, True)]
+    lines = [(line.strip(), "title") for line in T.wrap(f"{e.rule}  {e.title}", width, SIZE + 1, True)]
     for para in e.text.split("\n"):
-        lines += [(line.strip(), False) for line in T.wrap(para, width, SIZE)]
-    lines.append(("", False))
-    lines.append((f"{PLAY.label('rules')}: every rule (docs/rules.md)", False))
-    return lines
+        lines += [(line.strip(), "body") for line in T.wrap(para, width, SIZE)]
+    foot = f"Click the id to keep this open (Esc closes it). {PLAY.label('rules')}: every rule, docs/rules.md."
+    return lines + [("", "body")] + [(line.strip(), "foot") for line in T.wrap(foot, width, SIZE)]
 
 
 class RuleTips:
@@ -77,8 +78,6 @@ class RuleTips:
 
     def _refusal_rule(self) -> str | None:
         scene = self.scene
-        from game.ui.scenes.play.layers import REFUSAL_S
-
         if scene.refusal is None or time.monotonic() - scene.refusal[2] >= REFUSAL_S:
             return None
         return scene.refusal[0]
@@ -145,8 +144,9 @@ class RuleTips:
         pygame.draw.rect(surface, BG, box, border_radius=6)
         pygame.draw.rect(surface, theme.INK if pinned else EDGE, box, 2 if pinned else 1, border_radius=6)
         y = box.y + 6
-        for text, bold in lines:
-            colour = (110, 100, 90) if text.startswith(PLAY.label("rules") + ":") else (30, 28, 26)
+        for text, style in lines:
+            bold = style == "title"
+            colour = (110, 100, 90) if style == "foot" else (30, 28, 26)
             surface.blit(T.text(text, SIZE + 1 if bold else SIZE, colour, bold), (box.x + 10, y))
             y += lh
         return box
