@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@ $(PLAYSTAMP)
 
+# make play BOT=2: you are player 1 against the bot; BOT="1 2": the bot plays both sides.
 play: $(PLAYSTAMP)
-	$(PY) -m game play $(SCENARIO)
+	$(PY) -m game play $(SCENARIO) $(foreach p,$(BOT),--bot $(p))
 
 # -n auto: one pytest worker per core (pytest-xdist); --dist loadfile keeps a file's tests on
 # one worker, so module fixtures (the wheel build, navigation structures) are made once.

@@ -1,4 +1,4 @@
-"""Files shipped inside the package: maps, rosters, rulesets, fonts; and the version.
+"""Files shipped inside the package: maps, rosters, rulesets, fonts, the rules reference; and the version.
 
 The data lives in the package (``game/maps``, ``game/rulesets``, ``game/assets``) so a
 plain ``pip install`` carries it; it is found with :mod:`importlib.resources`, never
@@ -54,6 +54,11 @@ def rulesets_dir() -> str:
 def personalities_dir() -> str:
     """The bundled bot personalities (the utility bot's weights, game/bots)."""
     return data_path("bots", "personalities")
+
+
+def rules_doc() -> str:
+    """The players' rules reference, ``assets/rules.md`` (``docs/rules.md`` links to it)."""
+    return data_path("assets", "rules.md")
 
 
 def fonts_dir() -> str:

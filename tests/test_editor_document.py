@@ -255,6 +255,10 @@ def test_bad_roster_reports_file_and_line(tmp_path):
     lines = [str(x) for x in exc.value.problems]
     assert f"{p}:4: unit 'Runt': base_mm must be a number of mm more than 0, not -3" in lines
     assert f"{p}:5: unit 'Runt': stats are missing 'defence'" in lines
+    p.write_text("name: Typo\nunits:\n  - name: Runt\n    base_mm: 25\n    stats: {move: 5, agilty: 9, morale: 8, defence: 7}\n")
+    with pytest.raises(LoadError) as exc:
+        load_roster(str(p))
+    assert [str(x) for x in exc.value.problems] == [f"{p}:5: unit 'Runt': unknown stat 'agilty' (did you mean 'agility'?)"]
     assert any(line.startswith(f"{p}:6: unknown field 'keyword'") and "keywords" in line for line in lines)
 
 

@@ -89,7 +89,7 @@ def test_the_wheel_carries_every_bundled_file(installed):
     names = set(zipfile.ZipFile(installed[0]).namelist())
     bundled = _repo_files("maps") | _repo_files("rulesets") | _repo_files("assets")
     assert {"game/maps/default.yaml", "game/maps/rosters/iron-wardens.yaml", "game/rulesets/speedheim.yaml",
-            "game/assets/fonts/DejaVuSans.ttf"} <= bundled
+            "game/assets/fonts/DejaVuSans.ttf", "game/assets/rules.md"} <= bundled
     assert bundled - names == set()
 
 

@@ -49,4 +49,4 @@ def test_bad_files_exit_2_with_file_line(tmp_path, capsys):
     code, out, err = run(capsys, str(scen), str(script))
     assert code == 2 and f"{scen}:2:" in err and f"{script}:4:" in err
     code, out, err = run(capsys, path("duel.yaml"), str(tmp_path / "missing.yaml"))
-    assert code == 2 and "missing.yaml:1: no such file" in err
+    assert code == 2 and f"{tmp_path / 'missing.yaml'}: no such file" in err

@@ -147,9 +147,24 @@ def test_every_problem_is_reported_not_just_the_first(tmp_path):
 
 
 def test_missing_file_and_directory(tmp_path, capsys):
+    """A file that cannot be read has no line to point at: ``FILE: what is wrong``."""
     assert main(["check", str(tmp_path / "nope.yaml")]) == 2
-    assert "no such file" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == [f"{tmp_path / 'nope.yaml'}: no such file"]
     assert main(["check", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"{tmp_path}: is a directory, not a file"]
+
+
+def test_misspelt_stat_is_named_with_did_you_mean(tmp_path, capsys):
+    """``agilty`` for ``agility``: the misspelt key on its own line, with the stat it is
+    close to; a stat that is simply absent is still "missing"."""
+    text = edit("stats: {move: 6, agility: 12,", "stats: {move: 6, agilty: 12,")
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if "agilty" in s)
+    problems, path = problems_of(text, tmp_path)
+    assert problems == [(line, "unit red-captain: unknown stat 'agilty' (did you mean 'agility'?)")]
+    assert main(["check", path]) == 2
+    assert capsys.readouterr().err.strip() == f"{path}:{line}: unit red-captain: unknown stat 'agilty' (did you mean 'agility'?)"
+    problems, _ = problems_of(edit("move: 6, agility: 12, ", "move: 6, "), tmp_path)
+    assert problems == [(line, "unit red-captain: stats are missing 'agility'")]
 
 
 def test_binary_file(tmp_path, capsys):

@@ -24,12 +24,11 @@ import re
 from dataclasses import dataclass, field
 
 from game.engine.errors import LoadError, Problem
+from game.engine.scenario import REQUIRED_STATS, missing_stat
 from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
 
 ROSTER_KEYS = ("name", "id", "colour", "color", "units")
 ENTRY_KEYS = ("name", "id", "count", "base_mm", "stats", "keywords", "status")
-#: The stats every unit needs (the same as a scenario's units).
-REQUIRED_STATS = ("move", "agility", "morale", "defence")
 
 
 @dataclass(frozen=True)
@@ -132,7 +131,7 @@ def parse_roster(src: Source) -> Roster:
             ok, stats = False, {}
         for key in REQUIRED_STATS:
             if key not in stats:
-                bad(path + ("stats",), f"{what}: stats are missing {key!r}")
+                bad(*missing_stat(stats, key, path, what))
                 ok = False
         for key, value in stats.items():
             if not is_finite_number(value) or value < 0:

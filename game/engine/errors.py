@@ -6,9 +6,14 @@ import sys
 from dataclasses import dataclass
 
 
+#: The line of a problem with the whole file (missing, a directory, unreadable): none.
+NO_LINE = 0
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One thing wrong in a file, reported as ``FILE:LINE: message``."""
+    """One thing wrong in a file, reported as ``FILE:LINE: message``; a file that cannot be
+    read at all has no line (:data:`NO_LINE`) and is reported as ``FILE: message``."""
 
     file: str
     line: int
@@ -17,6 +22,8 @@ class Problem:
     where: str = ""
 
     def __str__(self) -> str:
+        if self.line == NO_LINE:
+            return f"{self.file}: {self.message}"
         return f"{self.file}:{self.line}: {self.message}"
 
 

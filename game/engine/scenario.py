@@ -466,6 +466,17 @@ def _check_playable(ck: _Checker, listed: dict[int, Warband], fielded: dict[int,
                               f"player 0 is the Neutrals): this map has {has}")
 
 
+def missing_stat(stats: dict, key: str, path: tuple, what: str) -> tuple[tuple, str]:
+    """The problem (path, message) of a required stat ``key`` that ``stats`` lacks: a
+    misspelt key that is close to it is named, with did-you-mean, on its own line
+    (``agilty`` for ``agility``); otherwise the stat is missing. Other stats are allowed."""
+    unknown = [str(k) for k in stats if k not in REQUIRED_STATS]
+    close = difflib.get_close_matches(key, unknown, n=1)
+    if close:
+        return path + ("stats", close[0]), f"{what}: unknown stat {close[0]!r} (did you mean {key!r}?)"
+    return path + ("stats",), f"{what}: stats are missing {key!r}"
+
+
 def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
     stats = ck.required(u, "stats", path, what)
     if stats is None:
@@ -477,7 +488,7 @@ def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
     out = {}
     for key in REQUIRED_STATS:
         if key not in stats:
-            ck.bad(path + ("stats",), f"{what}: stats are missing {key!r}")
+            ck.bad(*missing_stat(stats, key, path, what))
             ok = False
     for key, value in stats.items():
         v = ck.number(value, path + ("stats", key), f"{what} {key}")

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from game.engine.errors import LoadError, Problem
+from game.engine.errors import NO_LINE, LoadError, Problem
 
 Path = tuple  # a tuple of keys and indexes, e.g. ("terrain", 2, "height")
 
@@ -155,18 +155,19 @@ def load_yaml(text: str, file: str) -> Source:
 
 
 def read_text(path: str) -> str:
-    """Read a UTF-8 file; unreadable files become a LoadError on line 1."""
+    """Read a UTF-8 file; a missing or unreadable file is a LoadError with no line (``FILE: ...``),
+    text that is not UTF-8 one on line 1."""
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
     except FileNotFoundError:
-        raise LoadError([Problem(path, 1, "no such file")]) from None
+        raise LoadError([Problem(path, NO_LINE, "no such file")]) from None
     except IsADirectoryError:
-        raise LoadError([Problem(path, 1, "is a directory, not a file")]) from None
+        raise LoadError([Problem(path, NO_LINE, "is a directory, not a file")]) from None
     except UnicodeDecodeError as exc:
         raise LoadError([Problem(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")]) from None
     except OSError as exc:
-        raise LoadError([Problem(path, 1, f"cannot read: {exc.strerror}")]) from None
+        raise LoadError([Problem(path, NO_LINE, f"cannot read: {exc.strerror}")]) from None
 
 
 def is_finite_number(value: Any) -> bool:

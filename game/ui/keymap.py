@@ -130,6 +130,7 @@ PLAY = Keymap("play", (
     Binding("bot_faster", pygame.K_PERIOD, 0, "Bot speed: 1x / 2x / 4x / 8x"),
     Binding("bot_skip", pygame.K_s, 0, "Skip the bot's move animation"),
     Binding("help", pygame.K_F1, 0, "This help"),
+    Binding("rules", pygame.K_k, 0, "The rules: every rule id the table cites, with its text (docs/rules.md)"),
     Binding("quit", pygame.K_q, CTRL, "Quit (the game is autosaved)"),
 ), mouse=(
     ("Left click", "Select a unit; click a token to pick it up when a dialog asks"),
@@ -142,6 +143,7 @@ PLAY = Keymap("play", (
     ("Hover a token", "Its 2\" denial ring and 5\" grab ring"),
     ("Hover an enemy (L on)", "Visible, in cover or hidden, with the clear sight lines (L1, L2)"),
     ("Right click an enemy", "With your unit selected: Shoot or Attack it, with the odds before the roll"),
+    ("Hover / click a rule id", "In the log or a refusal: that rule's text (a click keeps it open; Esc closes)"),
 ))
 
 #: The map editor.
@@ -198,3 +200,12 @@ DIALOG = Keymap("dialog", (
     Binding("cancel", pygame.K_ESCAPE, 0, "Cancel"),
 ))
 
+#: The rules browser (game/ui/scenes/rules.py).
+RULES = Keymap("rules", (
+    Binding("prev", pygame.K_UP, 0, "The rule above"),
+    Binding("next", pygame.K_DOWN, 0, "The rule below"),
+    Binding("close", pygame.K_ESCAPE, 0, "Close the rules"),
+    Binding("close", pygame.K_k, 0),
+    Binding("close", pygame.K_F1, 0),
+    Binding("quit", pygame.K_q, CTRL, "Quit"),
+))

@@ -28,6 +28,12 @@ class HelpScene(Scene):
 
     def handle_event(self, event):
         cmd = self.keys.command_for(event)
+        if cmd == "rules":  # the rules browser, from the help (issue 23)
+            from game.ui.scenes.rules import RulesScene
+
+            self.close()
+            self.app.push(RulesScene(self.app))
+            return None
         if cmd in ("help", "cancel") or (event.type == pygame.MOUSEBUTTONDOWN and event.button == 1):
             self.close()
             return None
@@ -41,7 +47,8 @@ class HelpScene(Scene):
             self._dim = pygame.Surface((w, h), pygame.SRCALPHA)
             self._dim.fill(theme.HELP_DIM)
         surface.blit(self._dim, (0, 0))
-        title = T.text(f"{self.heading} - every key and mouse gesture (F1 or Esc closes)", 20, (255, 255, 255), True)
+        rules = f"; {self.keys.label('rules')}: the rules" if self.keys.bindings("rules") else ""
+        title = T.text(f"{self.heading} - every key and mouse gesture (F1 or Esc closes{rules})", 20, (255, 255, 255), True)
         surface.blit(title, (32, 18))
         size = 14 if h >= 760 and w >= 1200 else 12
         lh = T.font(size).get_linesize() + 3

@@ -31,9 +31,11 @@ class LogView:
         self.rect = pygame.Rect(rect)
         self.entries: list[tuple[str, str]] = []
         self._lines: list[pygame.Surface] = []
+        self._texts: list[tuple[str, bool]] = []  # each line's text and boldness (rule tips)
         self._sig: tuple = ()
         #: Rendered lines per (entry, kind, width): a new action renders only its own lines.
         self._rendered: dict[tuple[str, str, int], list[pygame.Surface]] = {}
+        self._wrapped: dict[tuple[str, str, int], list[str]] = {}  # their texts
         self.scroll = 0  # lines from the bottom
         self.line_h = T.font(self.SIZE).get_linesize()
 
@@ -49,6 +51,7 @@ class LogView:
         self.entries = list(entries)
         self._sig = sig
         self._lines = []
+        self._texts = []
         width = self.rect.width - 12
         for s, kind in self.entries:
             key = (s, kind, width)
@@ -56,8 +59,10 @@ class LogView:
             if rendered is None:
                 colour = KIND_COLOURS.get(kind, (30, 30, 30))
                 bold = kind == "turn"
-                rendered = self._rendered[key] = [T.text(line, self.SIZE, colour, bold) for line in T.wrap(s, width, self.SIZE, bold)]
+                wrapped = self._wrapped[key] = T.wrap(s, width, self.SIZE, bold)
+                rendered = self._rendered[key] = [T.text(line, self.SIZE, colour, bold) for line in wrapped]
             self._lines.extend(rendered)
+            self._texts.extend((line, kind == "turn") for line in self._wrapped[key])
         self.scroll = 0
 
     @property
@@ -70,6 +75,14 @@ class LogView:
             self.scroll = max(0, min(max(0, len(self._lines) - visible), self.scroll + event.y * 3))
             return True
         return False
+
+    def visible_lines(self) -> list[tuple[str, bool, tuple[int, int]]]:
+        """The lines drawn now: (text, bold, top-left), for the rule tips over the log."""
+        r = self.rect
+        visible = max(1, (r.height - 26) // self.line_h)
+        end = len(self._texts) - self.scroll
+        start = max(0, end - visible)
+        return [(t, b, (r.x + 6, r.y + 22 + i * self.line_h)) for i, (t, b) in enumerate(self._texts[start:end])]
 
     def draw(self, surface: pygame.Surface) -> None:
         r = self.rect

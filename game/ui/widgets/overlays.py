@@ -18,8 +18,9 @@ YELLOW = (235, 190, 30)
 RED = (210, 40, 40)
 
 
-def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560) -> None:
-    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip area."""
+def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560) -> pygame.Rect:
+    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip
+    area; returns its box (the rule tips hover the refusal's)."""
     lines = T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
     imgs = [T.text(line.strip(), size, colour, True) for line in lines[:4]]
     w = max(i.get_width() for i in imgs)
@@ -33,12 +34,13 @@ def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255)
     pygame.draw.rect(surface, (30, 30, 30), box, 1, border_radius=4)
     for i, img in enumerate(imgs):
         surface.blit(img, (box.x + 5, box.y + 2 + i * lh))
+    return box
 
 
 CHECK_LETTERS = {"climb_up": "C", "climb_down": "C", "jump_gap": "J", "jump_down": "D", "ladder": "L"}
 #: The height changes along a path, as a player reads them.
-CHECK_WORDS = {"climb_up": "climb up (M6)", "climb_down": "climb down (M6)", "jump_gap": "jump a gap (M10)",
-               "jump_down": "jump down (M9)", "ladder": "ladder (M7)"}
+CHECK_WORDS = {"climb_up": "climb up (M6)", "climb_down": "climb down (M6)", "jump_gap": "jump a gap (M8)",
+               "jump_down": "jump down (M9)", "ladder": "ladder (M10)"}
 
 
 def check_icon(surface, c, kind: str) -> None:

@@ -34,6 +34,7 @@ class PlayControls:
             "handover": self.toggle_handover, "menu": self.open_selected_menu, "save": s.files.save_dialog,
             "load": s.files.load_dialog, "sim_report": s.files.open_report, "quit": app.quit, "back_to_editor": s.back,
             "help": lambda: app.push(HelpScene(app, PLAY, "Speedheim Table")),
+            "rules": self.open_rules,
             "zoom_in": lambda: self.zoom(1.25), "zoom_out": lambda: self.zoom(0.8),
             "bot_1": lambda: s.bot.toggle(1), "bot_2": lambda: s.bot.toggle(2), "bot_pause": s.bot.pause,
             "bot_faster": s.bot.faster, "bot_skip": s.bot.skip,
@@ -43,6 +44,15 @@ class PlayControls:
         for name, (dx, dy) in {"pan_left": (1, 0), "pan_right": (-1, 0), "pan_up": (0, 1), "pan_down": (0, -1)}.items():
             table[name] = lambda dx=dx, dy=dy: s.camera.pan(dx * s.view_rect.width * 0.1, dy * s.view_rect.height * 0.1)
         return table
+
+    def open_rules(self) -> None:
+        """K: the rules browser, on the rule whose tip is shown (if any)."""
+        from game.ui.scenes.rules import RulesScene
+
+        s = self.scene
+        rule = s.rule_tips.shown()
+        s.rule_tips.close()
+        s.app.push(RulesScene(s.app, rule))
 
     def toggle_ruler(self) -> None:
         on = self.scene.ruler_tool.toggle()

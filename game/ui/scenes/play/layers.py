@@ -230,8 +230,8 @@ class BoardLayers:
         at = (view.centerx, view.bottom - 30)
         if scene.refusal is not None and now - scene.refusal[2] < REFUSAL_S:
             rule, reason, _ = scene.refusal
-            label(surface, f"illegal: {rule}: {reason}", at, (255, 255, 255), size=15, bg=(170, 30, 30),
-                  max_width=view.width - 40)
+            scene.rule_tips.refusal_box = label(surface, f"illegal: {rule}: {reason}", at, (255, 255, 255), size=15,
+                                                bg=(170, 30, 30), max_width=view.width - 40)
         elif scene.toast is not None and now - scene.toast[1] < TOAST_S:
             label(surface, scene.toast[0], at, (255, 255, 255), size=14, bg=(60, 55, 50), max_width=view.width - 40)
 

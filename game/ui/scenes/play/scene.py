@@ -33,6 +33,7 @@ from game.ui.scenes.play.files import GameFiles
 from game.ui.scenes.play.layers import BoardLayers
 from game.ui.scenes.play.menus import PlayMenus
 from game.ui.scenes.play.pointer import Pointer
+from game.ui.scenes.play.rule_tips import RuleTips
 from game.ui.scenes.play.ruler import RulerTool
 from game.ui.scenes.play.sight_tool import SightTool
 from game.ui.scenes.play.sidebar import BANNER_H, SIDEBAR_W, Sidebar
@@ -70,6 +71,7 @@ class PlayScene(Scene):
         self.files = GameFiles(self)
         self.layers = BoardLayers(self)
         self.sidebar = Sidebar(self)
+        self.rule_tips = RuleTips(self)
         self.pointer = Pointer(self)
         self.controls = PlayControls(self)
         self.commands: dict[str, Callable[[], Any]] = self.controls.table
@@ -281,8 +283,11 @@ class PlayScene(Scene):
         self.check_winner()
 
     def cancel(self) -> None:
-        """Esc: the drag, else the ruler, else the selection; then offer to go back to the editor."""
-        if self.drag_tool.drag is not None:
+        """Esc: a pinned rule tip, else the drag, else the ruler, else the selection; then offer
+        to go back to the editor."""
+        if self.rule_tips.close():
+            pass
+        elif self.drag_tool.drag is not None:
             self.drag_tool.cancel()
         elif self.ruler_tool.cancel():
             pass
@@ -342,6 +347,8 @@ class PlayScene(Scene):
                 self.command(cmd)
                 return None
             return event
+        if self.rule_tips.handle(event):
+            return None
         return self.pointer.handle(event)
 
     def on_error(self, text: str) -> None:
@@ -360,5 +367,6 @@ class PlayScene(Scene):
     def draw(self, surface: pygame.Surface) -> None:
         self.layers.draw(surface)
         self.sidebar.draw(surface)
+        self.rule_tips.draw(surface)
         if not self.engine.prepared:
             self.engine.prepare()
