@@ -23,13 +23,34 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")  # the table makes no sound
 import pygame  # noqa: E402
 import pygame_gui  # noqa: E402
 
-from game.ui import theme, userdata  # noqa: E402
+from game.ui import display, theme, userdata  # noqa: E402
 from game.ui.scenes.base import Scene  # noqa: E402
 from game.ui.widgets.dialogs import ChoiceDialog, Dialog, MessageDialog, NumberPrompt  # noqa: E402
 
 DEFAULT_SIZE = (1280, 800)
 MIN_SIZE = (800, 560)
 FPS = 60
+
+def _init_display() -> None:
+    """Start SDL's video; raise NoDisplay when it found no display and fell back to a
+    driver that shows nothing (offscreen) without being asked for it (game/ui/display.py).
+    SDL's own warnings while it looked are dropped then, and passed on otherwise."""
+    on_purpose = bool(os.environ.get("SDL_VIDEODRIVER"))
+    with display.held_stderr(not on_purpose) as said:
+        try:
+            pygame.display.init()
+        except pygame.error:
+            if on_purpose:
+                raise
+            said.append("")   # nothing to show SDL's words about
+    failed = not pygame.display.get_init()
+    if failed or display.fell_back(pygame.display.get_driver()):
+        if not on_purpose:
+            pygame.quit()
+            raise display.NoDisplay()
+    if said and said[0]:
+        sys.stderr.write(said[0])
+
 
 def _is_ui_event(event: pygame.event.Event) -> bool:
     return hasattr(event, "ui_element") or hasattr(event, "ui_object_id")
@@ -40,7 +61,7 @@ class App:
 
     def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, flags: int | None = None, title: str = "Speedheim Table"):
         t0 = time.perf_counter()
-        pygame.display.init()
+        _init_display()
         pygame.font.init()
         pygame.display.set_caption(title)
         if flags is None:
