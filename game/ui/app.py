@@ -408,7 +408,7 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, 
             app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game in progress was found{info}.\n"
                                          f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
                                          [("Resume the autosave", "resume"), ("New game", "new")], choose,
-                                         closable=False, cancel="new"))
+                                         closable=False, cancel="new", width=560))
             return scene
     scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
     scene.autosave()
