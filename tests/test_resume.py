@@ -88,3 +88,33 @@ def test_a_resumed_game_reads_as_the_one_played(tmp_path):
     after = build_log(resumed)
     assert after[:len(before)] == before                       # every line, in its place
     assert [t for t, _ in after[len(before):]] == ["resumed the autosaved game"]
+
+
+def test_looking_at_a_finished_save_keeps_the_game_in_progress_autosaved(tmp_path):
+    _, played = finished(tmp_path)
+    app, scene = make_scene(tmp_path)
+    assert scene.act({"end_phase": {}})
+    userdata.flush_autosave()
+    in_progress = load_game(userdata.autosave_path()).state.hash()
+    path = str(tmp_path / "over.yaml")
+    from game.engine.saves import save_game
+
+    save_game(path, played.game)
+    assert scene.files.load_from(path) and scene.game.is_over()
+    userdata.flush_autosave()
+    assert load_game(userdata.autosave_path()).state.hash() == in_progress   # not replaced by a finished game
+    scene.undo()                                           # stepping back: a game in progress again
+    userdata.flush_autosave()
+    back = load_game(userdata.autosave_path())
+    assert not back.is_over() and back.state.hash() == scene.state.hash()
+
+
+def test_the_resume_offer_says_what_game_it_is(tmp_path):
+    app, scene = make_scene(tmp_path)
+    assert scene.act({"end_phase": {}})
+    assert scene.act({"roll": {"sides": 6}})
+    userdata.flush_autosave()
+    app2 = App((1280, 800))
+    start(app2, str(tmp_path / "table.yaml"))
+    text = app2.modal.message
+    assert "UI test table" in text and "2 actions" in text

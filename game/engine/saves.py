@@ -83,17 +83,32 @@ def save_game(path: str, game: Game) -> None:
     atomic_write(path, "\n".join(lines) + "\n")
 
 
-def saved_outcome(path: str) -> tuple[bool, Any]:
-    """What a save says of its end without replaying it: ``(True, Outcome)`` for a game
-    over, ``(True, None)`` for one in progress, ``(False, None)`` when the file does not
-    say (an older save; unreadable): replay it to know. Never raises."""
-    from game.engine.game import Outcome
-
+def peek_save(path: str) -> dict[str, Any]:
+    """What a save says without replaying it (never raises): ``name`` (the scenario's),
+    ``actions`` (how many), and ``said``/``outcome`` as :func:`saved_outcome` gives them."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except Exception:  # noqa: BLE001 - an unreadable file says nothing
-        return False, None
+        data = None
+    said, outcome = _outcome_of(data)
+    scen = data.get("scenario") if isinstance(data, dict) else None
+    name = scen.get("name") if isinstance(scen, dict) and isinstance(scen.get("name"), str) else None
+    acts = data.get("actions") if isinstance(data, dict) else None
+    return {"said": said, "outcome": outcome, "name": name, "actions": len(acts) if isinstance(acts, list) else None}
+
+
+def saved_outcome(path: str) -> tuple[bool, Any]:
+    """What a save says of its end without replaying it: ``(True, Outcome)`` for a game
+    over, ``(True, None)`` for one in progress, ``(False, None)`` when the file does not
+    say (an older save; unreadable): replay it to know. Never raises."""
+    info = peek_save(path)
+    return info["said"], info["outcome"]
+
+
+def _outcome_of(data: Any) -> tuple[bool, Any]:
+    from game.engine.game import Outcome
+
     if not isinstance(data, dict) or "over" not in data:
         return False, None
     over = data["over"]

@@ -368,12 +368,13 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, 
     A finished game is never offered: its autosave is kept under saves/ (Ctrl+O opens
     it, as it ended) and a new game starts; ``resume`` opens it as it ended, to look at."""
     from game.engine.errors import LoadError
-    from game.engine.saves import saved_outcome
+    from game.engine.saves import peek_save
 
     userdata.flush_autosave()
     if userdata.has_autosave() and (resume or ask):
         path = userdata.autosave_path()
-        said, outcome = saved_outcome(path)
+        info = peek_save(path)
+        said, outcome = info["said"], info["outcome"]
         saved = None
         if not said:  # an older autosave says nothing of its end: replay it to know
             try:
@@ -404,8 +405,11 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, 
                 else:
                     scene.autosave()
 
-            info = _autosave_info()
-            app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game in progress was found{info}.\n"
+            what = ", ".join(x for x in (info["name"], None if info["actions"] is None else
+                                         f"{info['actions']} action" + ("" if info["actions"] == 1 else "s")) if x)
+            what = f": {what}" if what else ""
+            app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game in progress was found{what}"
+                                         f"{_autosave_info()}.\n"
                                          f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
                                          [("Resume the autosave", "resume"), ("New game", "new")], choose,
                                          closable=False, cancel="new", width=560))

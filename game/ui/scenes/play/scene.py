@@ -168,6 +168,11 @@ class PlayScene(Scene):
                 self.autosave()
         self.toast = (text, time.monotonic())
 
+    def pause_autosave(self) -> None:
+        """Notes no longer autosave until the next action, undo or redo does (a finished
+        game opened to look at must not replace the autosave of a game in progress)."""
+        self._autosaves = False
+
     def autosave(self) -> None:
         """After every action and note: the save is built now, written by a worker thread."""
         self._autosaves = True
