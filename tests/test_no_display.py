@@ -34,7 +34,7 @@ def test_play_and_edit_without_a_display_exit_2_with_one_line(args):
 def test_a_display_that_cannot_be_opened_is_no_display_either(args):
     """DISPLAY names no X server: SDL falls back to its offscreen driver (after a warning
     of its own); the table notices, says the one line and exits 2."""
-    p = run(args, DISPLAY=":93", XDG_RUNTIME_DIR="")
+    p = run(args, DISPLAY=":1093", XDG_RUNTIME_DIR="")
     assert p.returncode == 2
     assert p.stderr.splitlines() == [NO_DISPLAY] and p.stdout == ""
 
