@@ -104,17 +104,41 @@ def cmd_simulate(args) -> int:
     return build_report(args.report) if args.report else simulate(args)
 
 
-def cmd_play(args) -> int:
-    from game.ui.app import play_cli
+def _windowed(run) -> int:
+    """Run a command that opens the window; with no display to show it on (game/ui/display.py),
+    exit 2 with one line before pygame starts, or as soon as SDL falls back to a driver
+    that shows nothing."""
+    import sys
 
-    return play_cli(args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()),
-                    bot_name=args.bot_name)
+    from game.ui.display import NoDisplay, display_problem
+
+    problem = display_problem()
+    if problem is None:
+        try:
+            return run()
+        except NoDisplay as exc:
+            problem = str(exc)
+    print(problem, file=sys.stderr)
+    return EXIT_BAD
+
+
+def cmd_play(args) -> int:
+    def run() -> int:
+        from game.ui.app import play_cli
+
+        return play_cli(args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()),
+                        bot_name=args.bot_name)
+
+    return _windowed(run)
 
 
 def cmd_edit(args) -> int:
-    from game.editor.app import edit_cli
+    def run() -> int:
+        from game.editor.app import edit_cli
 
-    return edit_cli(args.scenario)
+        return edit_cli(args.scenario)
+
+    return _windowed(run)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -217,6 +217,46 @@ def test_failed_gap_jump_falls():
     assert [r.rule for r in out.rolls] == ["M8", "M7"] and st.units["a"].x == pytest.approx(11)
 
 
+NO_ROOM = {
+    "narrow": (_gap(1.5), 50, [], (13.5, 5)),                                        # a 50 mm base is wider than the gap
+    "chasm": (_gap(2.0) + [area("chasm", 10, 1, 12, 10, "impassable")], 25, [], (13, 5)),  # nowhere to stand below
+    "taken": (_gap(2.0), 25, [unit("e", (11, 5), base_mm=50)], (13, 5)),           # a base fills the gap
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_ROOM))
+def test_failed_gap_jump_with_no_room_in_the_gap_falls_back_onto_the_ledge(case):
+    """Issue 22 (5): the rules say a failed M8 jump Falls; with no room in the gap for the
+    base, the ruling gap_fall_no_room (default fall_back) says what happens, and the log
+    says which: the unit takes the fall (M7, the gap's depth) and is put back on the ledge
+    it jumped from, at the edge; its move ends."""
+    terrain, base, blue, end = NO_ROOM[case]
+    sc, m = build(red=[unit("a", (8, 5), base_mm=base, stats={"move": 20})], blue=blue, terrain=terrain)
+    st = sc.state
+    plan = m.plan(st, "a", path=[end])
+    assert [t.kind for t in plan.checks] == ["jump_gap"]
+    out = m.apply(st, plan, dice(20, 15))                 # the jump fails, the fall rolls 15
+    u = st.units["a"]
+    assert [r.rule for r in out.rolls] == ["M8", "M7"]
+    assert m.board.height_at(u.x, u.y) == pytest.approx(3)  # on the ledge, not in the gap
+    assert u.x == pytest.approx(10 - u.r, abs=0.06) and not out.completed
+    assert u.status == sc.ruleset.injury_result(15 + 2)     # 3" fallen: +2 (M7)
+    text = " ".join(out.events)
+    assert "no room" in text and "gap_fall_no_room: fall_back" in text and "falls 3.00\"" in text
+    assert "into the gap" not in text
+
+
+def test_failed_gap_jump_with_no_room_variant_stop_stays_on_the_ledge_without_a_fall():
+    terrain, base, blue, end = NO_ROOM["narrow"]
+    sc, m = build(red=[unit("a", (8, 5), base_mm=base, stats={"move": 20})], terrain=terrain, rules={"gap_fall_no_room": "stop"})
+    st = sc.state
+    out = m.apply(st, m.plan(st, "a", path=[end]), dice(20, 15))
+    u = st.units["a"]
+    assert [r.rule for r in out.rolls] == ["M8"] and u.status == "normal"
+    assert m.board.height_at(u.x, u.y) == pytest.approx(3) and u.x == pytest.approx(10 - u.r, abs=0.06)
+    assert "gap_fall_no_room: stop" in " ".join(out.events)
+
+
 def test_a_waypoint_in_the_gap_means_climbing_down():
     sc, m = build(red=[unit("a", (8, 5), stats={"move": 20})], terrain=_gap(3.0))
     plan = m.plan(sc.state, "a", path=[(11.5, 5), (14, 5)])

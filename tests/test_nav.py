@@ -357,3 +357,54 @@ def test_the_query_memo_key_holds_every_unit_field_the_movement_engine_reads():
     ask(m.nav.find_contact, a, b, m.allowance(st, a.id, engage=True), "climb")
     assert {"x", "y", "status"} <= nav_reads          # the watch sees reads
     assert nav_reads <= set(UNIT_FIELDS), sorted(nav_reads - set(UNIT_FIELDS))
+
+
+def test_a_larger_base_radius_added_mid_game_answers_as_if_prepared_from_the_start():
+    """Issue 22 (4): a base radius larger than any prepared, added after the game began
+    (an Event's Neutrals), rebuilds every radius's transitions; what the search keeps
+    from the old ones (the nodes kept off difficult ground, the fixed targets, the links,
+    the tangents from nodes) must be rebuilt with them: the same queries then answer as
+    on a map prepared with every radius from the start, and never raise."""
+    import dataclasses
+
+    from game.bundled import bundled_map
+    from game.engine.geometry import Board
+    from game.engine.movement import Mover
+    from game.engine.scenario import load_scenario
+
+    def setup(with_big: bool):
+        sc = load_scenario(bundled_map("default.yaml"))
+        st = sc.state
+        u = st.units["red-sergeant"]
+        # beside the rubble, with too little Move to cross it (M12): the search keeps off it
+        st.units["red-sergeant"] = dataclasses.replace(u, x=14.0, y=14.6, stats=dict(u.stats, move=7))
+        big = dataclasses.replace(u, id="big", name="big", r=2.0, base_mm=101.6, x=19.0, y=22.0)
+        if with_big:
+            st.units["big"] = big   # prepared with the map
+        return sc, st, big
+
+    goals = [(14, 20.5), (17, 20), (16.8, 19.6), (11, 17)]
+
+    def answers(m, st):
+        out = []
+        for g in goals:
+            try:
+                p = m.plan(st, "red-sergeant", to=g)
+                out.append((round(p.cost, 6), [tuple(round(c, 6) for c in q) for q in p.points], p.difficult))
+            except IllegalAction as exc:
+                out.append((exc.rule, exc.reason))
+        return out
+
+    sc, st, big = setup(False)
+    m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    first = answers(m, st)
+    assert any(isinstance(a[0], float) and not a[2] and len(a[1]) > 2 for a in first)  # a way round the rubble
+    st.units["big"] = big                                  # a larger base arrives mid-game
+    assert big.r > max(m.nav.layers)
+    m.reachable(st, "big")                                 # the window asks where it may go
+    assert round(big.r, 6) in m.nav.layers
+    later = answers(m, st)
+    sc2, st2, _ = setup(True)
+    fresh = answers(Mover(sc2, Board(sc2.width, sc2.height, sc2.terrain)), st2)
+    assert later == fresh
+    assert later == first

@@ -104,3 +104,60 @@ def test_not_a_save(tmp_path):
     with pytest.raises(LoadError) as exc:
         load_game(str(tmp_path / "x.yaml"))
     assert str(exc.value).startswith(f"{tmp_path / 'x.yaml'}:1: not a saved game")
+
+
+# --- issue 22 (2): the log's remarks, and whether the game is over ------------------------------
+
+def test_saves_keep_the_logs_notes_where_they_were_made(tmp_path):
+    sc = load_scenario(path("duel.yaml"))
+    g = Game(sc, dice=Dice(seed=5))
+    g.note("bot P1 (utility, 12 ms): holds back: nothing worth the risk", "bot")
+    g.apply({"end_phase": {}})
+    g.note("a player's note: the ogre hides behind the wall")
+    g.apply({"roll": {"sides": 20}})
+    g.note('bot P1 (utility, 3 ms): "quoted" words: and a colon', "bot")
+    save_game(str(tmp_path / "s.yaml"), g)
+    text = (tmp_path / "s.yaml").read_text()
+    assert "notes:" in text and "over: null" in text
+    back = load_game(str(tmp_path / "s.yaml"))
+    assert back.notes == g.notes == [
+        (0, "bot P1 (utility, 12 ms): holds back: nothing worth the risk", "bot"),
+        (1, "a player's note: the ogre hides behind the wall", "info"),
+        (2, 'bot P1 (utility, 3 ms): "quoted" words: and a colon', "bot")]
+    assert back.state.hash() == g.state.hash()
+
+
+def test_a_finished_game_is_saved_as_over_and_old_saves_without_notes_still_load(tmp_path):
+    g = played()
+    assert g.is_over()
+    save_game(str(tmp_path / "s.yaml"), g)
+    text = (tmp_path / "s.yaml").read_text()
+    assert "over: {winner: red, reason:" in text
+    from game.engine.saves import saved_outcome
+
+    assert saved_outcome(str(tmp_path / "s.yaml")) == (True, g.outcome())
+    # an old save: no notes, no over
+    old = "\n".join(line for line in text.splitlines() if not line.startswith(("over:", "notes:")))
+    (tmp_path / "old.yaml").write_text(old + "\n")
+    back = load_game(str(tmp_path / "old.yaml"))
+    assert back.notes == [] and back.winner == "red"
+    assert saved_outcome(str(tmp_path / "old.yaml")) == (False, None)   # not said: replay to know
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("notes: 3", "notes must be a list"),
+    ("notes:\n  - {at: -1, text: hi}", "note 1: at must be a whole number of at least 0"),
+    ("notes:\n  - {at: 0}", "note 1: text must be"),
+    ("notes:\n  - hello", "note 1: must be a mapping"),
+    ("notes:\n  - {at: 0, text: hi, kind: 3}", "note 1: kind must be"),
+])
+def test_bad_notes_in_a_save_say_where(tmp_path, bad, says):
+    g = played()
+    save_game(str(tmp_path / "s.yaml"), g)
+    text = (tmp_path / "s.yaml").read_text().replace("notes: []", bad)
+    assert bad in text
+    (tmp_path / "bad.yaml").write_text(text)
+    with pytest.raises(LoadError) as exc:
+        load_game(str(tmp_path / "bad.yaml"))
+    (p,) = exc.value.problems
+    assert says in p.message and text.splitlines()[p.line - 1].strip().startswith(("notes", "-"))

@@ -194,7 +194,7 @@ def parse_action(raw: Any) -> Action:
 
 # --- scripts -----------------------------------------------------------------------------
 
-SCRIPT_KEYS = ("seed", "dice", "actions", "scenario", "speedheim_save", "name", "note")
+SCRIPT_KEYS = ("seed", "dice", "actions", "scenario", "speedheim_save", "name", "note", "notes", "over")
 
 
 @dataclass

@@ -173,6 +173,10 @@ class Game:
         self.state: GameState = scenario.state.copy()
         self.history = history
         self.log: list[ActionResult] = []
+        #: Remarks kept with the log that are no action - a bot's reason, a player's or the
+        #: window's note - as (at, text, kind), ``at`` the number of log entries before it.
+        #: Saves keep them; no rule reads them.
+        self.notes: list[tuple[int, str, str]] = []
         self._mover = mover
         self._undo: list[tuple] = []
         self._redo: list[tuple] = []
@@ -208,6 +212,7 @@ class Game:
         new.state = self.state.copy()
         new.dice = self.dice.copy()
         new.log = list(self.log)
+        new.notes = list(self.notes)
         new.history = True
         new._undo, new._redo, new._cur = [], [], None
         new.ctx = Ctx(new)
@@ -339,6 +344,10 @@ class Game:
             return refusal
         rule, reason = rules.ACTIONS[kind].nothing
         return IllegalAction(rule, reason.format(unit=uid))
+
+    def note(self, text: str, kind: str = "info") -> None:
+        """Keep a remark in the log after the entries so far (see :attr:`notes`)."""
+        self.notes.append((len(self.log), str(text), str(kind)))
 
     # --- apply ---------------------------------------------------------------------------
     def replay(self, actions: Iterable[Any]) -> Iterator[tuple[int, ActionResult]]:

@@ -28,6 +28,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "height_mode": ("3d", "ignore"),
     "dazed_move": ("half", "none"),
     "climb_down_fail": ("stop", "fall"),
+    "gap_fall_no_room": ("fall_back", "stop"),
     "rout_no_hero": ("auto_fail", "best_morale", "pass"),
     "rout_variant": ("standard", "legacy", "break_point"),
     "check_success": ("at_most", "at_least"),

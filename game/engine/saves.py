@@ -6,12 +6,17 @@ A save is an action script with the scenario inside it::
     scenario: {name: ..., ruleset: {...every parameter...}, table: ..., warbands: ...}
     seed: 7
     dice: [12, 3]          # typed-in rolls (every roll, when the dice were physical)
+    over: null             # or {winner: red, reason: ...} (winner null: a draw) once the game is over
+    notes:                 # the log's remarks that are no action: bot reasons, players' notes
+      - {at: 0, kind: bot, text: "bot P1 (utility, 12 ms): ..."}   # at: after this many actions
     actions: [...]         # the accepted actions, in order; every move with its path
 
 Saves replay exactly: the ruleset is embedded (editing a ruleset file later does not
 change an old save), and each move, Run and Engage carries the path it took (a change to
 the path search does not change an old save). Older saves, with a ruleset name and
-``to:`` moves, still load. Writing is atomic (temporary file, then rename). Loading
+``to:`` moves, or without ``over`` and ``notes``, still load. ``over`` is written for
+readers that want to know without replaying (the window's resume offer); loading
+replays the log, which decides. Writing is atomic (temporary file, then rename). Loading
 replays the log; an action that fails on replay is reported as ``FILE:LINE: action N
 (...) failed on replay: ...``.
 """
@@ -29,7 +34,7 @@ from game.engine.errors import LoadError, Problem
 from game.engine.files import atomic_write
 from game.engine.game import Game
 from game.engine.scenario import parse_scenario, scenario_to_dict
-from game.engine.yamlsrc import dump_yaml, load_yaml, read_text
+from game.engine.yamlsrc import describe_value, dump_yaml, load_yaml, read_text
 
 SAVE_VERSION = 1
 
@@ -46,19 +51,103 @@ def save_dict(game: Game) -> dict[str, Any]:
     else:
         typed = list(dice.typed)
     out: dict[str, Any] = {"speedheim_save": SAVE_VERSION, "scenario": scen, "seed": dice.seed, "dice": typed}
+    outcome = game.outcome()
+    out["over"] = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
+    # A note's place counts the accepted actions before it (the saved ones).
+    accepted, before = [], 0
+    for e in game.log:
+        accepted.append(before)
+        before += 1 if e.ok else 0
+    accepted.append(before)
+    out["notes"] = [{"at": accepted[min(max(at, 0), len(game.log))], "kind": kind, "text": text}
+                    for at, text, kind in game.notes]
     # JSON round trip: tuples from the window become lists, so safe YAML can write them.
     out["actions"] = [json.loads(json.dumps(e.replayable)) for e in game.log if e.ok]
     return out
+
+
+def _flow_line(item: Any) -> str:
+    return yaml.safe_dump(item, default_flow_style=True, width=10_000, sort_keys=False).strip()
 
 
 def save_game(path: str, game: Game) -> None:
     """Write the game atomically: a crash mid-save leaves the old file or the new one."""
     data = save_dict(game)
     actions = data.pop("actions")
-    lines = [dump_yaml(data).rstrip("\n"), "actions:" if actions else "actions: []"]
-    # One action a line, as in a hand-written script.
-    lines += ["  - " + yaml.safe_dump(a, default_flow_style=True, width=10_000, sort_keys=False).strip() for a in actions]
+    notes = data.pop("notes")
+    over = data.pop("over")
+    lines = [dump_yaml(data).rstrip("\n"), "over: " + ("null" if over is None else _flow_line(over))]
+    # One note and one action a line, as in a hand-written script.
+    lines += ["notes:" if notes else "notes: []"] + ["  - " + _flow_line(n) for n in notes]
+    lines += ["actions:" if actions else "actions: []"] + ["  - " + _flow_line(a) for a in actions]
     atomic_write(path, "\n".join(lines) + "\n")
+
+
+def peek_save(path: str) -> dict[str, Any]:
+    """What a save says without replaying it (never raises): ``name`` (the scenario's),
+    ``actions`` (how many), and ``said``/``outcome`` as :func:`saved_outcome` gives them."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except Exception:  # noqa: BLE001 - an unreadable file says nothing
+        data = None
+    said, outcome = _outcome_of(data)
+    scen = data.get("scenario") if isinstance(data, dict) else None
+    name = scen.get("name") if isinstance(scen, dict) and isinstance(scen.get("name"), str) else None
+    acts = data.get("actions") if isinstance(data, dict) else None
+    return {"said": said, "outcome": outcome, "name": name, "actions": len(acts) if isinstance(acts, list) else None}
+
+
+def saved_outcome(path: str) -> tuple[bool, Any]:
+    """What a save says of its end without replaying it: ``(True, Outcome)`` for a game
+    over, ``(True, None)`` for one in progress, ``(False, None)`` when the file does not
+    say (an older save; unreadable): replay it to know. Never raises."""
+    info = peek_save(path)
+    return info["said"], info["outcome"]
+
+
+def _outcome_of(data: Any) -> tuple[bool, Any]:
+    from game.engine.game import Outcome
+
+    if not isinstance(data, dict) or "over" not in data:
+        return False, None
+    over = data["over"]
+    if over is None:
+        return True, None
+    if isinstance(over, dict) and isinstance(over.get("reason"), str) and (over.get("winner") is None or isinstance(over.get("winner"), str)):
+        return True, Outcome(over.get("winner"), over["reason"])
+    return False, None
+
+
+def _notes(src, n_actions: int) -> list[tuple[int, str, str]]:
+    """The save's ``notes`` (see the module's doc), checked: FILE:LINE for a bad one."""
+    data = src.data
+    raw = data.get("notes")
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise LoadError([src.problem(("notes",), f"notes must be a list of {{at, kind, text}}, not {describe_value(raw)}")])
+    out, problems = [], []
+    for i, item in enumerate(raw):
+        where = ("notes", i)
+        if not isinstance(item, dict):
+            problems.append(src.problem(where, f"note {i + 1}: must be a mapping like {{at: 0, kind: bot, text: ...}}, not {describe_value(item)}"))
+            continue
+        unknown = [k for k in item if k not in ("at", "kind", "text")]
+        at, kind, text = item.get("at"), item.get("kind", "info"), item.get("text")
+        if unknown:
+            problems.append(src.problem(where, f"note {i + 1}: unknown key {unknown[0]!r} (known: at, kind, text)"))
+        elif isinstance(at, bool) or not isinstance(at, int) or at < 0:
+            problems.append(src.problem(where, f"note {i + 1}: at must be a whole number of at least 0 (the actions before it), not {describe_value(at)}"))
+        elif not isinstance(text, str):
+            problems.append(src.problem(where, f"note {i + 1}: text must be a string, not {describe_value(text)}"))
+        elif not isinstance(kind, str):
+            problems.append(src.problem(where, f"note {i + 1}: kind must be a word such as bot or info, not {describe_value(kind)}"))
+        else:
+            out.append((min(at, n_actions), text, kind))
+    if problems:
+        raise LoadError(problems)
+    return out
 
 
 def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str], int] | None = None) -> Game:
@@ -68,11 +157,13 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
         data = src.data
         if not isinstance(data, dict) or not isinstance(data.get("scenario"), dict):
             raise LoadError([Problem(path, 1, "not a saved game: it needs a 'scenario' mapping and an 'actions' list")])
-        scenario, script = LoadError.gather(lambda: parse_scenario(src.sub("scenario")), lambda: parse_script(src))
+        scenario, script, notes = LoadError.gather(lambda: parse_scenario(src.sub("scenario")), lambda: parse_script(src),
+                                                   lambda: _notes(src, len(acts) if isinstance(acts := data.get("actions"), list) else 0))
         game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
         for i, result in game.replay(script.actions):
             if not result.ok:
                 raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}")])
+        game.notes = notes
         return game
     except LoadError:
         raise

@@ -23,13 +23,34 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")  # the table makes no sound
 import pygame  # noqa: E402
 import pygame_gui  # noqa: E402
 
-from game.ui import theme, userdata  # noqa: E402
+from game.ui import display, theme, userdata  # noqa: E402
 from game.ui.scenes.base import Scene  # noqa: E402
 from game.ui.widgets.dialogs import ChoiceDialog, Dialog, MessageDialog, NumberPrompt  # noqa: E402
 
 DEFAULT_SIZE = (1280, 800)
 MIN_SIZE = (800, 560)
 FPS = 60
+
+def _init_display() -> None:
+    """Start SDL's video; raise NoDisplay when it found no display and fell back to a
+    driver that shows nothing (offscreen) without being asked for it (game/ui/display.py).
+    SDL's own warnings while it looked are dropped then, and passed on otherwise."""
+    on_purpose = bool(os.environ.get("SDL_VIDEODRIVER"))
+    with display.held_stderr(not on_purpose) as said:
+        try:
+            pygame.display.init()
+        except pygame.error:
+            if on_purpose:
+                raise
+            said.append("")   # nothing to show SDL's words about
+    failed = not pygame.display.get_init()
+    if failed or display.fell_back(pygame.display.get_driver()):
+        if not on_purpose:
+            pygame.quit()
+            raise display.NoDisplay()
+    if said and said[0]:
+        sys.stderr.write(said[0])
+
 
 def _is_ui_event(event: pygame.event.Event) -> bool:
     return hasattr(event, "ui_element") or hasattr(event, "ui_object_id")
@@ -40,7 +61,7 @@ class App:
 
     def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, flags: int | None = None, title: str = "Speedheim Table"):
         t0 = time.perf_counter()
-        pygame.display.init()
+        _init_display()
         pygame.font.init()
         pygame.display.set_caption(title)
         if flags is None:
@@ -341,15 +362,33 @@ def open_play(app: App, game, source: str):
 
 
 def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, bot_game: bool = False):
-    """Open the play scene: resume the autosave (asked, or at once with ``resume``);
-    ``bot_game``: a new game is played under the rules of a bot game."""
+    """Open the play scene: resume the autosave of a game in progress (asked, or at once
+    with ``resume``); ``bot_game``: a new game is played under the rules of a bot game.
+
+    A finished game is never offered: its autosave is kept under saves/ (Ctrl+O opens
+    it, as it ended) and a new game starts; ``resume`` opens it as it ended, to look at."""
     from game.engine.errors import LoadError
+    from game.engine.saves import peek_save
 
     userdata.flush_autosave()
     if userdata.has_autosave() and (resume or ask):
+        path = userdata.autosave_path()
+        info = peek_save(path)
+        said, outcome = info["said"], info["outcome"]
+        saved = None
+        if not said:  # an older autosave says nothing of its end: replay it to know
+            try:
+                saved = load_saved(path)
+                outcome = saved.outcome()
+            except (LoadError, OSError, ValueError):
+                saved = None   # offered as before; choosing it says what is wrong
+        if outcome is not None:
+            return _finished_autosave(app, scenario_path, outcome, saved, resume, bot_game)
         if resume:
             try:
-                return open_play(app, load_saved(userdata.autosave_path()), userdata.autosave_path())
+                scene = open_play(app, saved or load_saved(path), path)
+                scene.autosave()
+                return scene
             except (LoadError, OSError, ValueError) as exc:
                 print(f"speedheim: cannot resume the autosave: {exc}", file=sys.stderr)
         else:
@@ -358,21 +397,71 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, 
             def choose(value):
                 if value == "resume":
                     try:
-                        scene.replace_game(load_saved(userdata.autosave_path()), userdata.autosave_path())
+                        scene.replace_game(saved or load_saved(path), path)
+                        scene.autosave()
                         scene.note("resumed the autosaved game")
                     except (LoadError, OSError, ValueError) as exc:
                         app.message("Cannot resume", f"The autosave could not be read:\n{exc}")
                 else:
                     scene.autosave()
 
-            info = _autosave_info()
-            app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game was found{info}.\n"
+            what = ", ".join(x for x in (info["name"], None if info["actions"] is None else
+                                         f"{info['actions']} action" + ("" if info["actions"] == 1 else "s")) if x)
+            what = f": {what}" if what else ""
+            app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game in progress was found{what}"
+                                         f"{_autosave_info()}.\n"
                                          f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
                                          [("Resume the autosave", "resume"), ("New game", "new")], choose,
-                                         closable=False, cancel="new"))
+                                         closable=False, cancel="new", width=560))
             return scene
     scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
     scene.autosave()
+    return scene
+
+
+def _ended(outcome) -> str:
+    return f"{outcome.winner} won: {outcome.reason}" if outcome.winner else f"a draw: {outcome.reason}"
+
+
+def keep_finished_autosave() -> str:
+    """Move the autosave of a finished game into saves/ (``finished-DATE-TIME.yaml``, by
+    when it was saved), where Ctrl+O lists it; returns the new path."""
+    from game.ui.scenes.play.files import saves_dir
+
+    src = userdata.autosave_path()
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(os.path.getmtime(src)))
+    base = os.path.join(saves_dir(), f"finished-{stamp}")
+    dest, n = base + ".yaml", 1
+    while os.path.exists(dest):
+        n += 1
+        dest = f"{base}-{n}.yaml"
+    os.replace(src, dest)
+    return dest
+
+
+def _finished_autosave(app: App, scenario_path: str, outcome, saved, resume: bool, bot_game: bool):
+    """The autosave holds a game that is over: keep it as a save, then open a new game
+    (or, with ``resume``, that game as it ended)."""
+    from game.engine.errors import LoadError
+
+    try:
+        kept = keep_finished_autosave()
+    except OSError as exc:
+        kept = None
+        print(f"speedheim: cannot keep the finished autosave: {exc}", file=sys.stderr)
+    where = kept or userdata.autosave_path()
+    if resume:
+        try:
+            scene = open_play(app, saved or load_saved(where), where)
+            scene.note(f"the autosaved game is over ({_ended(outcome)}): opened as it ended, to look at "
+                       f"(undo steps back); it is kept in {where}")
+            return scene
+        except (LoadError, OSError, ValueError) as exc:
+            print(f"speedheim: cannot open the finished autosave: {exc}", file=sys.stderr)
+    scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
+    if kept is not None:
+        scene.autosave()
+        scene.note(f"the last game was over ({_ended(outcome)}); it is kept in {kept} (Ctrl+O opens it)")
     return scene
 
 

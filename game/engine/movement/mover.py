@@ -251,17 +251,15 @@ class Mover(Tracer):
                 stop_s = max(0.0, t.s - u.r)
                 out.events.append(f"M6 climb down failed: stops at the top of {t.piece}")
             elif t.kind == "jump_gap":
-                stop_s = t.s + t.gap / 2
-                fall = t.z_from - self._floor(pts, cum, t.s, t.s + t.gap)
-                out.events.append(f"M8 jump failed: falls {fall:.2f}\" into the gap")
+                stop_s, fall = self._gap_fall(state, u, pts, cum, t, out)
+                final = point_at(pts, cum, stop_s)
+                break
             else:  # climb_down with the fall variant, jump_down
                 stop_s = min(plan.length, t.s + u.r)
                 fall = t.height
                 out.events.append(f"{t.rule} {t.kind.replace('_', ' ')} failed: falls {fall:.2f}\"")
-            stop_s = self._free_spot(state, u, pts, cum, stop_s, forward=t.kind in ("jump_gap", "jump_down") or fall > 0)
+            stop_s = self._free_spot(state, u, pts, cum, stop_s, forward=t.kind == "jump_down" or fall > 0)
             final = point_at(pts, cum, stop_s)
-            if t.kind == "jump_gap":
-                fall = t.z_from - self.board.height_at(*final) if fall > 0 else fall
             break
         # Cost actually paid: horizontal up to the stop plus vertical of transitions passed.
         if out.completed:
@@ -286,11 +284,13 @@ class Mover(Tracer):
             self._fall(u, fall, dice, out)
         return out
 
-    def _free_spot(self, state: GameState, u: Unit, pts, cum, s: float, forward: bool) -> float:
-        """The nearest arc length to s (backwards first, or forwards first) where the base
-        overlaps no other base: a unit stopped by a failed check never ends on one (M5)."""
+    def _free_spot(self, state: GameState, u: Unit, pts, cum, s: float, forward: bool,
+                   lo: float = 0.0, hi: float | None = None, default: float | None = 0.0) -> float | None:
+        """The nearest arc length to s (backwards first, or forwards first) within [lo, hi]
+        at the height found at s, where the base may end (M5, M6); ``default`` when there
+        is none: a unit stopped by a failed check never ends on another base."""
         step = 0.05
-        total = cum[-1]
+        total = cum[-1] if hi is None else min(hi, cum[-1])
 
         z0 = self.board.height_at(*point_at(pts, cum, s))
 
@@ -301,14 +301,39 @@ class Mover(Tracer):
                 return False
             return True
 
-        if clear(s):
+        if lo <= s <= total and clear(s):
             return s
-        n = int(max(s, total - s) / step) + 2
+        n = int(max(s - lo, total - s) / step) + 2
         for i in range(1, n):
             for q in ((s + i * step, s - i * step) if forward else (s - i * step,)):
-                if 0.0 <= q <= total and clear(q):
+                if lo <= q <= total and clear(q):
                     return q
-        return 0.0
+        return default
+
+    def _gap_fall(self, state: GameState, u: Unit, pts, cum, t, out: MoveOutcome) -> tuple[float, float]:
+        """A failed gap jump (M8: Fall): where the unit ends (an arc length of the path) and
+        how far it falls. It falls into the gap, to the nearest spot of the gap's floor
+        where its base may stand; with no such spot (the gap narrower than the base, a
+        floor of impassable ground, other bases there) the rules are silent and the
+        ruling ``gap_fall_no_room`` says: ``fall_back`` (default) - it Falls the gap's
+        depth and is put back on the ledge it jumped from, at the edge; ``stop`` - no
+        Fall, it stays on the ledge at the edge, as a failed climb up. The move ends."""
+        depth = t.z_from - self._floor(pts, cum, t.s, t.s + t.gap)
+        inside = self._free_spot(state, u, pts, cum, t.s + t.gap / 2, forward=True, lo=t.s, hi=t.s + t.gap, default=None)
+        if inside is not None:
+            fall = t.z_from - self.board.height_at(*point_at(pts, cum, inside))
+            out.events.append(f"M8 jump failed: falls {fall:.2f}\" into the gap")
+            return inside, fall
+        ruling = self.rs.gap_fall_no_room
+        back = self._free_spot(state, u, pts, cum, max(0.0, t.s - u.r), forward=False)
+        x, y = point_at(pts, cum, back)
+        why = f"no room in the gap for its {u.base_mm:g} mm base (ruling gap_fall_no_room: {ruling})"
+        if ruling == "stop":
+            out.events.append(f"M8 jump failed: {why}: no Fall, it stays on the ledge at [{x:.2f}, {y:.2f}]")
+            return back, 0.0
+        out.events.append(f"M8 jump failed: {why}: falls {depth:.2f}\" and is put back on the ledge "
+                          f"it jumped from at [{x:.2f}, {y:.2f}]")
+        return back, depth
 
     def _floor(self, pts, cum, s0: float, s1: float) -> float:
         lo = None

@@ -126,11 +126,22 @@ class Layer:
         self.space = Space(nav.mover.board, nav.surf, r)
         self.trans = Transitions(nav.mover, nav.surf, self.space, nav.grid, nav.specials, r)
         self._avoid: Space | None = None
+        #: The transitions' nodes a base keeping off difficult ground may use (NavCache._avoid_ok).
+        self._avoid_nodes = None
 
     def avoid(self) -> Space:
         if self._avoid is None:
             self._avoid = Space(self.board, self.surf, self.r, avoid=True)
         return self._avoid
+
+    def use_transitions(self, trans: Transitions) -> None:
+        """New transitions (a larger radius widened the wall climbs' reach): everything
+        kept against the old ones' nodes goes with them, in both spaces."""
+        self.trans = trans
+        self._avoid_nodes = None
+        self.space.forget_transitions()
+        if self._avoid is not None:
+            self._avoid.forget_transitions()
 
 
 #: Maps whose navigation structures are kept for the games that follow (an engine setting).
@@ -155,7 +166,7 @@ def _own_space(space: Space) -> Space:
     out.bands = [copy.copy(bs) for bs in space.bands]
     for bs in out.bands:
         # kept against the band's fixed targets and from the transitions' nodes, which the new radius changes
-        bs.tangents, bs.tangents_at, bs.base_lines = {}, {}, {}
+        bs.forget_transitions()
     return out
 
 
@@ -263,7 +274,8 @@ class NavCache:
                 self._grid = CellGrid(self.mover.board, self.cell, self._reach)
                 self._specials = Specials(self.mover, self._grid)
                 for k in list(self.layers):
-                    self.layers[k].trans = Transitions(self.mover, self.surf, self.layers[k].space, self._grid, self._specials, k)
+                    self.layers[k].use_transitions(Transitions(self.mover, self.surf, self.layers[k].space, self._grid, self._specials, k))
+                self._links.clear()   # this game's links and fixed targets name the old nodes
             out = self.layers[key] = Layer(self, key)
         return out
 
@@ -282,7 +294,7 @@ class NavCache:
         return q
 
     def _avoid_ok(self, lay: Layer, space: Space):
-        ok = getattr(lay, "_avoid_nodes", None)
+        ok = lay._avoid_nodes
         if ok is None:
             tr = lay.trans
             ok = Transitions._valid(space, _xy(tr), tr.band)

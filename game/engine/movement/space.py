@@ -82,6 +82,14 @@ class BandSpace:
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
         self._ring_memo: dict = {} # ring_ok: disc (x, y, R) -> samples round it where a base may be
 
+    def forget_transitions(self) -> None:
+        """Drop what was kept against the transitions' nodes (the links and tangents from
+        and to them, the fixed targets, where rows to those leave a circle): the nodes are
+        numbered afresh when the transitions are rebuilt. What depends on the terrain
+        only (circles, chains, rays, segment answers) stays."""
+        self.links, self.tangents, self.tangents_at, self.base_lines, self.located = {}, {}, {}, {}, {}
+        self.fixed = None
+
     # --- exact tests ----------------------------------------------------------------------
     def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         r = self.r
@@ -408,3 +416,8 @@ class Space:
             for p, a in zip(pi.tolist(), ai.tolist()):
                 near[surf.part_band[a]].setdefault(pieces[p], []).append(a)
         self.bands = [BandSpace(surf, band, r, near[band.id], is_obstacle, board.width, board.height) for band in surf.bands]
+
+    def forget_transitions(self) -> None:
+        """:meth:`BandSpace.forget_transitions` for every band."""
+        for bs in self.bands:
+            bs.forget_transitions()

@@ -103,7 +103,12 @@ class GameFiles:
             scene.app.message("Load failed", f"{path}: {exc}")
             return False
         scene.replace_game(game, path)
-        scene.autosave()
+        if game.is_over():
+            # a game over is opened to look at: the autosave keeps the game in progress
+            # until this one is stepped back into play (an undo autosaves it)
+            scene.pause_autosave()
+        else:
+            scene.autosave()
         scene.note(f"loaded {path}")
         scene.after_change(None)
         return True

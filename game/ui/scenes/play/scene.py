@@ -58,9 +58,9 @@ class PlayScene(Scene):
         self.descend = "climb"  # how drags go down ledges: climb (M6) or jump (M9); J toggles
         self.refusal: tuple[str, str, float] | None = None  # rule, reason, time shown
         self.toast: tuple[str, float] | None = None
-        self.notes: list[tuple[int, str, str]] = []  # (log length when noted, text, kind)
         self.version = 0
         self._winner_shown = False
+        self._autosaves = False   # set by the first autosave (see note)
         self.engine = EngineView()
         self.drag_tool = DragTool(self)
         self.ruler_tool = RulerTool(self)
@@ -90,6 +90,11 @@ class PlayScene(Scene):
     def rs(self):
         return self.game.scenario.ruleset
 
+    @property
+    def notes(self) -> list[tuple[int, str, str]]:
+        """The log's remarks (bot reasons, notes): the game's own, so saves keep them."""
+        return self.game.notes
+
     def replace_game(self, game, source: str, first: bool = False) -> None:
         self.game = game
         self.source = source
@@ -102,7 +107,6 @@ class PlayScene(Scene):
         self.sight_tool.reset()
         self.engage_tool.reset()
         self.bot.reset()
-        self.notes = []
         self.menus.reset()
         self._winner_shown = False
         self.apply_dice_mode()
@@ -157,17 +161,29 @@ class PlayScene(Scene):
         self.note(f"refused{what}: {exc.rule}: {exc.reason}", "refusal")
 
     def note(self, text: str, kind: str = "info", log: bool = True) -> None:
-        """A message on the table for a moment; with ``log`` also in the log panel."""
+        """A message on the table for a moment; with ``log`` also in the log panel, and
+        in the game's notes, which the autosave keeps (once this scene autosaves: not
+        while the window still asks whether to resume the autosave)."""
         if log:
-            self.notes.append((len(self.game.log), text, kind))
+            self.game.note(text, kind)
+            if self._autosaves:
+                self.autosave()
         self.toast = (text, time.monotonic())
 
+    def pause_autosave(self) -> None:
+        """Notes no longer autosave until the next action, undo or redo does (a finished
+        game opened to look at must not replace the autosave of a game in progress)."""
+        self._autosaves = False
+
     def autosave(self) -> None:
-        """After every action: the save is built now, written by a worker thread."""
+        """After every action and note: the save is built now, written by a worker thread."""
+        self._autosaves = True
         try:
             userdata.autosave_async(self.game)
         except OSError as exc:
-            self.note(f"autosave failed: {exc}", "refusal")
+            text = f"autosave failed: {exc}"
+            self.game.note(text, "refusal")
+            self.toast = (text, time.monotonic())
 
     def after_change(self, before_player: int | None = None) -> None:
         """Winner screen, hand-over screen."""
