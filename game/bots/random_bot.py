@@ -19,9 +19,10 @@ from typing import Any
 import shapely
 
 from game.bots.base import BOT_KINDS, Decision, end_decision
-from game.bots.sense import engage_reach, gap
+from game.bots.sense import gap
 from game.engine.decisions import Grab
 from game.engine.legal import side_to_act
+from game.engine.movement.mover import may_engage
 from game.engine.rules.shoot import weapon_of
 
 #: Tries to draw a point a move accepts before the move is left out.
@@ -85,8 +86,7 @@ class RandomBot:
             if "reload" in kinds:
                 out.append(("reload", {"reload": {"unit": uid}}))
             if "engage" in kinds:
-                reach = engage_reach(rs, u) + 0.1
-                out += [("engage", {"engage": {"unit": uid, "target": o.id}}) for o in foes if gap(u.x, u.y, u.r, o) <= reach]
+                out += [("engage", {"engage": {"unit": uid, "target": o.id}}) for o in foes if may_engage(rs, u, o)]
             if "shoot" in kinds:
                 w = weapon_of(SimpleNamespace(rs=rs), u)
                 if w is not None:

@@ -134,7 +134,8 @@ class UtilityBot:
 
     def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
         """The engage worth most, if it is worth ``engage_min``. Every pair within reach is
-        valued first (odds only); legality (a path search) is asked of the best first."""
+        valued first (odds only), those the engine's straight-line bound leaves in reach
+        (:meth:`Sense.may_engage`); legality (a path search) is asked of the best first."""
         view, pers = sense.view, sense.p
         options = []
         for u in units:
@@ -143,14 +144,14 @@ class UtilityBot:
                 continue
             give_up = self._opportunity(sense, u) if opportunity else 0.0
             for t in sense.enemies:
-                if gap(u.x, u.y, u.r, t) > reach + 0.1:
+                if not sense.may_engage(u, t):   # beyond any path: the engine's own bound
                     continue
                 mine = sense.book.melee(view, u, t)
                 gain = sense.attack_value(mine, t)
                 friends = [a for a in sense.mine if a.id != u.id and t.id in a.engaged_with]
                 # Friends that may still join it this phase (ganging up).
                 joining = [a for a in units if a.id != u.id and a not in friends and not a.engaged_with
-                           and gap(a.x, a.y, a.r, t) <= sense.engage_reach(a)]
+                           and sense.may_engage(a, t)]
                 gang = len(friends) + len(joining)
                 back = sense.book.melee(view, t, u, next_status(t.status))
                 survive = 1.0 - sense.incap_chance(mine)

@@ -182,6 +182,15 @@ class EngagePath:
     transitions: tuple = ()
 
 
+def may_engage(game, uid: str, target: str) -> bool:
+    """False when no path could take ``uid`` into contact with ``target`` (the engine's
+    straight-line bound, E1); True when only a path search can tell."""
+    from game.engine.movement.mover import may_engage as bound
+
+    st = game.state
+    return bound(game.rs, st.units[uid], st.units[target])
+
+
 def plan_engage(game, uid: str, target: str) -> EngagePath | None:
     """E1: the engine's cheapest way for ``uid`` into base contact with ``target``; raises
     IllegalAction with the rule and the cheapest cost when there is none within the
