@@ -15,6 +15,7 @@ prints the rows; ``run()`` returns them.
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import sys
@@ -63,15 +64,19 @@ def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], int]:
             for uid in side_to_act(g):
                 g.mover.nav.forget()
                 times.append(_ms(lambda: g.legal_actions(uid)))
-                legal = g.legal_actions(uid)
-                searched += "engage" in legal.kinds or not legal.refused.get("engage", None) or \
-                    "straight line" not in legal.refused["engage"].reason
+                u = g.state.units[uid]
+                searched += any(o.active and o.warband != u.warband and _in_reach(g, u, o) for o in g.state.units.values())
             while g.state.phase == "engage" and not g.is_over():
                 if not play_turn_step(g, bots):
                     break
         else:
             play_turn_step(g, bots)
     return times, searched
+
+
+def _in_reach(g: Game, u, o) -> bool:
+    gap = math.hypot(u.x - o.x, u.y - o.y) - u.r - o.r
+    return gap <= float(u.stats.get("move", 0)) * float(g.rs.engage_move_factor)
 
 
 def play_turn_step(g: Game, bots) -> bool:
