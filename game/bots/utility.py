@@ -73,6 +73,114 @@ class UtilityBot:
                         return d
         return end_decision(view, f"ends the {view.state.phase} phase: nothing more worth doing")
 
+    # --- advice: the candidates it scored, best first ---------------------------------------------
+    def options(self, view, k: int = 3) -> list[Decision]:
+        """The ``k`` best next actions by this bot's own scores, best first (the contract
+        of :class:`game.bots.base.Advisor`): what :meth:`choose` plays, then the other
+        candidates it weighs now, by value: every legal attack and shot (its expected
+        value), every engage worth ``engage_min`` (its net worth), each unit's best move
+        or reload (its gain over standing still), and ending the phase or step (0)."""
+        first = self.choose(view)
+        others = [d for d in self._candidates(view) if view.why_illegal(d.action) is None]
+        same = next((d for d in others if d.action == first.action), None)
+        out = [same or first]
+        for d in sorted(others, key=lambda d: -d.score):
+            if len(out) >= k:
+                break
+            if all(d.action != o.action for o in out):
+                out.append(d)
+        return out[:max(1, k)]
+
+    def _candidates(self, view) -> list[Decision]:
+        """Every decision this bot scores now (see :meth:`options`), legal or not yet asked."""
+        p = view.pending
+        out: list[Decision] = []
+        if isinstance(p, PickUp):
+            for uid, tid in p.options:
+                u = view.state.units[uid]
+                out.append(Decision({"pick_up": {"unit": uid, "token": tid}}, f"{u.name or uid} picks up {tid}",
+                                    unit=uid, score=float(u.stats.get(view.rules.plague_stat, 0))))
+        elif isinstance(p, Grab):
+            for uid in p.units:
+                u = view.state.units[uid]
+                out.append(Decision({"grab": {"unit": uid, "token": p.token}}, f"{u.name or uid} tries for {p.token}",
+                                    unit=uid, score=float(u.stats.get("morale", 0))))
+        elif p is None:
+            kinds = set(view.legal_action_kinds())
+            side = self._side(view)
+            if side is not None:
+                sense = Sense(view, side, self.personality, self.book)
+                if "attack" in kinds:
+                    out += self._scored_attacks(sense)
+                if "shoot" in kinds:
+                    out += self._scored_shots(sense)
+                if "engage" in kinds:
+                    out += self._scored_engages(sense)
+                if "move" in kinds:
+                    out += self._scored_moves(sense)
+        end = end_decision(view, f"ends the {view.state.phase} phase" if p is None else "declines")
+        out.append(end)
+        return out
+
+    def _scored_attacks(self, sense: Sense) -> list[Decision]:
+        out = []
+        for u in sense.mine:
+            for tid in u.engaged_with:
+                t = sense.state.units.get(tid)
+                action = {"attack": {"unit": u.id, "target": tid}}
+                if t is None or sense.view.why_illegal(action) is not None:
+                    continue
+                odds = sense.view.odds(action)
+                value = sense.attack_value(odds, t)
+                out.append(Decision(action, f"{u.name or u.id} attacks {t.name or t.id}: {odds_text(odds)}, "
+                                            f"worth {value:.1f}", unit=u.id, score=value))
+        return out
+
+    def _scored_shots(self, sense: Sense) -> list[Decision]:
+        out = []
+        for u in sense.mine:
+            w = sense.weapon(u)
+            if w is None or u.shots or u.ran or u.engaged_with:
+                continue
+            for t, action in _legal_targets(sense, u, "shoot", float(w[1]["range"])):
+                odds = sense.view.odds(action)
+                value = sense.attack_value(odds, t) * sense.p.shoot
+                out.append(Decision(action, f"{u.name or u.id} shoots {t.name or t.id} with its {w[0]}: "
+                                            f"{odds_text(odds)}, worth {value:.1f}", unit=u.id, score=value))
+        return out
+
+    def _scored_engages(self, sense: Sense) -> list[Decision]:
+        units = [u for u in sense.mine if not u.engage_attempted and not u.moved and u.used <= 0
+                 and u.status not in ("stunned", "dazed") and not u.engaged_with]
+        out = []
+        for net, u, t, odds, friends, joining in self._engage_options(sense, units, opportunity=True):
+            d = self._engage_decision(u, t, net, odds, friends, joining)
+            if sense.view.why_illegal(d.action) is None:
+                out.append(d)
+        return out
+
+    def _scored_moves(self, sense: Sense) -> list[Decision]:
+        """Each unit still to move: its best move (value: the gain over standing still),
+        or its reload."""
+        done = acted_now(sense.view)
+        out = []
+        for u in sense.mine:
+            if u.id in done or u.engaged_with or u.moved or u.used > 0 or u.engage_attempted or u.reloaded:
+                continue
+            scorer = PositionScorer(sense, u)
+            best, hold = scorer.best(lambda u=u: sense.view.reachable(u.id))
+            reload = self._reload(sense, u)
+            if reload is not None:
+                out.append(reload)
+            if best.kind == "hold":
+                continue
+            d = self._move_decision(sense, u, best)
+            if d is not None:
+                gain = best.score - hold.score
+                out.append(Decision(d.action, d.reason + f" (gain {gain:.1f} over standing still)", unit=d.unit,
+                                    path=d.path, score=gain))
+        return out
+
     @staticmethod
     def _side(view) -> str | None:
         units = side_to_act(view)
@@ -136,6 +244,25 @@ class UtilityBot:
         """The engage worth most, if it is worth ``engage_min``. Every pair within reach is
         valued first (odds only), those the engine's straight-line bound leaves in reach
         (:meth:`Sense.may_engage`); legality (a path search) is asked of the best first."""
+        view = sense.view
+        for net, u, t, odds, friends, joining in self._engage_options(sense, units, opportunity):
+            action = {"engage": {"unit": u.id, "target": t.id}}
+            if view.why_illegal(action) is not None:
+                continue
+            return self._engage_decision(u, t, net, odds, friends, joining)
+        return None
+
+    @staticmethod
+    def _engage_decision(u, t, net: float, odds, friends, joining) -> Decision:
+        what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
+        gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
+        return Decision({"engage": {"unit": u.id, "target": t.id}},
+                        f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
+                        unit=u.id, score=net)
+
+    def _engage_options(self, sense: Sense, units: list, opportunity: bool) -> list[tuple]:
+        """(net worth, unit, target, odds, friends on it, friends that may join) of every
+        pair in reach worth ``engage_min``, best first (legality not asked yet)."""
         view, pers = sense.view, sense.p
         options = []
         for u in units:
@@ -161,15 +288,7 @@ class UtilityBot:
                 if net >= pers.engage_min:
                     options.append((net, u, t, mine, friends, joining))
         options.sort(key=lambda o: -o[0])
-        for net, u, t, odds, friends, joining in options:
-            action = {"engage": {"unit": u.id, "target": t.id}}
-            if view.why_illegal(action) is not None:
-                continue
-            what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-            gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
-            return Decision(action, f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
-                            unit=u.id, score=net)
-        return None
+        return options
 
     def _opportunity(self, sense: Sense, u) -> float:
         """What ``u`` gives up by engaging instead of moving: a token it could reach or
