@@ -242,6 +242,14 @@ def bot_snapshot(game, mover):
     return snapshot(game, mover=mover)
 
 
+def advise(copy, bot_name: str, top: int, mover):
+    """The bot's ``top`` best next actions for the side to act (``speedheim advise``), on a
+    copy of the game, with a movement engine of the worker's own (``bot_mover``)."""
+    from game.bots.advise import advise as bot_advise
+
+    return bot_advise(copy, bot_name, top, mover=mover)
+
+
 def bot_think(bot, copy, player: int):
     """The bot's next decision (``.action``, ``.reason``, ``.unit``) on a copy of the game."""
     from game.bots import think
