@@ -14,6 +14,7 @@ here changes the game: the player plays an option, or not, as any other action.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pygame
@@ -31,6 +32,13 @@ TOP = 3
 COLOURS = ((230, 160, 20), (70, 130, 220), (150, 90, 200))
 INK = (20, 20, 20)
 PANEL_BG = (255, 250, 230)
+
+
+@dataclass(frozen=True)
+class HintFailure:
+    """The advice failed (a bot's bug, a bad bot name): what to show instead of arrows."""
+
+    text: str
 
 
 class HintTool:
@@ -75,7 +83,7 @@ class HintTool:
         """Wait for the worker and take its answer (tests)."""
         self.answer.flush(self.scene.app, self.key(), self._job)
 
-    def _compute(self, job: tuple) -> list | Exception:
+    def _compute(self, job: tuple) -> list | HintFailure:
         """In the worker: the advice on the copy, with the worker's own movement engine.
         A failure is the answer (shown in the list), not an exception."""
         name, copy = job
@@ -85,9 +93,9 @@ class HintTool:
             copy = copy.clone(mover=self._mover[1])
             return ask.advise(copy, name, TOP, self._mover[1])
         except Exception as exc:  # noqa: BLE001 - shown, never raised in the window
-            return RuntimeError(f"{type(exc).__name__}: {exc}")
+            return HintFailure(f"{type(exc).__name__}: {exc}")
 
-    def current(self) -> list | Exception | None:
+    def current(self) -> list | HintFailure | None:
         return self.answer.current(self.key())
 
     # --- drawing ---------------------------------------------------------------------------
@@ -106,12 +114,13 @@ class HintTool:
         if body.get("to"):
             return [start, tuple(body["to"][:2])]
         other = st.units.get(body.get("target", "")) if body.get("target") else None
-        if other is not None:
-            return [start, (other.x, other.y)]
-        tok = st.treasure.get(body.get("token", "")) if body.get("token") else None
-        if tok is not None:
-            return [start, (tok.x, tok.y)]
-        return []
+        if other is None and body.get("token"):
+            other = st.treasure.get(body["token"])
+        if other is None:
+            return []
+        d = math.hypot(other.x - u.x, other.y - u.y)
+        k = max(0.0, d - other.r) / d if d > 0 else 0.0   # to the edge of its base, its label stays readable
+        return [start, (u.x + (other.x - u.x) * k, u.y + (other.y - u.y) * k)]
 
     def draw(self, surface: pygame.Surface) -> None:
         if not self.on:
@@ -122,8 +131,8 @@ class HintTool:
         name = self.bot_name()
         if answer is None:
             lines = [f"HINT ({name}): thinking..." if self.key() is not None else "HINT: the game is over"]
-        elif isinstance(answer, Exception):
-            lines = [f"HINT ({name}) failed: {answer}"]
+        elif isinstance(answer, HintFailure):
+            lines = [f"HINT ({name}) failed: {answer.text}"]
         elif not answer:
             lines = [f"HINT ({name}): nothing to advise"]
         else:
@@ -153,8 +162,8 @@ class HintTool:
                 (x1 - size * math.cos(ang + 0.45), y1 - size * math.sin(ang + 0.45))]
         pygame.draw.polygon(surface, colour, head)
         pygame.draw.polygon(surface, INK, head, 2)
-        mx, my = px[0]
-        label(surface, str(n), (mx + 14, my - 14), INK, size=15, bg=colour)
+        (ax, ay), (bx, by) = px[0], px[1]
+        label(surface, str(n), ((ax + bx) / 2, (ay + by) / 2), INK, size=15, bg=colour)   # mid first leg
 
     def _panel(self, surface, view: pygame.Rect, lines: list[str], bottom: bool = False) -> None:
         """The list of options, at the top left of the table (or the bottom left, above
