@@ -173,3 +173,11 @@ def test_a_refused_script_line_is_named_and_skipped(capsys, tmp_path):
     captured = capsys.readouterr()
     assert f"{script}:3: refused, skipped: E1:" in captured.err
     assert json.loads(captured.out)["options"]
+
+
+def test_the_seed_drives_the_random_bots_draws_and_nothing_else():
+    g = game(CLOSE["warbands"][0]["units"], CLOSE["warbands"][1]["units"], state={"turn": 2, "player": 1, "phase": "move"})
+    runs = {seed: [d.action for d in advise(g, "random", top=3, seed=seed)] for seed in range(1, 6)}
+    assert runs[1] == [d.action for d in advise(g, "random", top=3, seed=1)]   # the same seed, the same advice
+    assert len({json.dumps(v, sort_keys=True) for v in runs.values()}) > 1       # another seed, other draws
+    assert all(g.why_illegal(a) is None for v in runs.values() for a in v)
