@@ -15,7 +15,6 @@ from game.bots import RandomBot, UtilityBot, view
 from game.bots.advise import advise, script_entry
 from game.bots.base import Decision
 from game.cli import main
-from game.engine.replay import load_pair, replay
 from tests.scripts.builders import game, unit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -9,7 +9,7 @@ import pygame
 from game.bots.advise import advise
 from game.ui.keymap import PLAY
 from game.ui.scenes.play import hints
-from tests.test_ui_play import SCENARIO, datadir, key, make_scene  # noqa: F401
+from tests.test_ui_play import datadir, key, make_scene  # noqa: F401
 
 
 def shown(app, scene):
