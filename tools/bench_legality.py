@@ -7,7 +7,7 @@
 - the Engage phases of a short utility-against-utility game on the same map (enemies
   within reach, so real path searches run): each unit's call after the movement engine's
   memo of recent answers is emptied (the map's structures stay, as in a game), median
-  and worst.
+  and worst. Every time is the best of ``REPEATS`` runs (the machine is shared).
 
 The target is 16 ms a unit (one frame at 60 fps). ``python tools/bench_legality.py``
 prints the rows; ``run()`` returns them.
@@ -30,11 +30,14 @@ from game.bots.driver import bot_scenario  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.game import Game  # noqa: E402
 from game.engine.legal import side_to_act  # noqa: E402
+from game.engine.movement import nav  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
 MAP = os.path.join(ROOT, "maps", "default.yaml")
 TARGET_MS = 16.0
 TURNS = 6
+#: Each time is the best of this many (the usual guard against a busy shared machine).
+REPEATS = 3
 
 
 def _ms(fn) -> float:
@@ -44,13 +47,19 @@ def _ms(fn) -> float:
 
 
 def first_turn() -> tuple[float, list[float]]:
-    """ms of the first call (it builds the mover) and of each other unit, turn 1."""
-    g = Game(load_scenario(MAP), dice=Dice(seed=0), history=False)
-    while g.state.phase != "engage":
-        g.apply({"end_phase": {}})
-    units = side_to_act(g)
-    first = _ms(lambda: g.legal_actions(units[0]))
-    return first, [_ms(lambda: g.legal_actions(uid)) for uid in units[1:]]
+    """ms of the first call (it builds the mover) and of each other unit, turn 1; each
+    the best of REPEATS cold starts (the map's structures dropped, a new game)."""
+    sc = load_scenario(MAP)
+    runs = []
+    for _ in range(REPEATS):
+        nav._MAPS.clear()   # as in a fresh process: no game has prepared this map
+        g = Game(sc, dice=Dice(seed=0), history=False)
+        while g.state.phase != "engage":
+            g.apply({"end_phase": {}})
+        units = side_to_act(g)
+        runs.append([_ms(lambda: g.legal_actions(uid)) for uid in units])
+    best = [min(r[i] for r in runs) for i in range(len(runs[0]))]
+    return best[0], best[1:]
 
 
 def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], int]:
@@ -62,8 +71,11 @@ def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], int]:
     while not g.is_over() and g.state.turn <= turns:
         if g.state.phase == "engage" and g.pending is None:
             for uid in side_to_act(g):
-                g.mover.nav.forget()
-                times.append(_ms(lambda: g.legal_actions(uid)))
+                best = math.inf
+                for _ in range(REPEATS):
+                    g.mover.nav.forget()
+                    best = min(best, _ms(lambda: g.legal_actions(uid)))
+                times.append(best)
                 u = g.state.units[uid]
                 searched += any(o.active and o.warband != u.warband and _in_reach(g, u, o) for o in g.state.units.values())
             while g.state.phase == "engage" and not g.is_over():
@@ -103,7 +115,12 @@ def run() -> list[dict]:
     times, searched = game_phases()
     rows.append(_row(f"Engage legal_actions per unit, memo emptied, median ({len(times)} calls over {TURNS} turns "
                      f"of a utility game on default.yaml, {searched} with an enemy in reach)", statistics.median(times)))
-    rows.append(_row("Engage legal_actions per unit, memo emptied, worst (the same calls)", max(times)))
+    ordered = sorted(times)
+    rows.append(_row("Engage legal_actions per unit, memo emptied, 90th percentile (the same calls)",
+                     ordered[int(0.9 * (len(ordered) - 1))]))
+    within = sum(t <= TARGET_MS for t in times)
+    rows.append(_row(f"Engage legal_actions per unit, memo emptied, worst (the same calls; {within} of {len(times)} "
+                     f"within {TARGET_MS:g} ms)", max(times)))
     return rows
 
 

@@ -136,7 +136,7 @@ def advise_cli(scenario_path: str, actions_path: str | None = None, bot: str = D
     out = sys.stdout
     outcome = game.outcome()
     if as_json:
-        print(json.dumps({"player": game.turn_player(), "bot": getattr(advisor, "name", bot),
+        print(json.dumps({"player": game.turn_player(), "bot": bot,   # the --bot NAME given (FORMATS.md)
                           "options": [option_json(d) for d in options]}), file=out)
         return 0
     if outcome is not None:
