@@ -1,4 +1,4 @@
-"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, legal, replay, render,
+"""The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, legal, advise, replay, render,
 simulate.
 
 Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
@@ -90,6 +90,12 @@ def cmd_legal(args) -> int:
     from game.engine.legal import legal_cli
 
     return legal_cli(args.scenario, args.actions, as_json=args.json)
+
+
+def cmd_advise(args) -> int:
+    from game.bots.advise import advise_cli
+
+    return advise_cli(args.scenario, args.actions, bot=args.bot, top=args.top, as_json=args.json)
 
 
 def cmd_render(args) -> int:
@@ -190,6 +196,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("actions", nargs="?", help="apply this action script first")
     p.add_argument("--json", action="store_true", help="one JSON line per unit, then the pending decision")
     p.set_defaults(func=cmd_legal)
+
+    p = sub.add_parser("advise", help="a bot's best next actions for the side to act, with values and reasons")
+    p.add_argument("scenario")
+    p.add_argument("actions", nargs="?", help="apply this action script first")
+    p.add_argument("--bot", default="utility", metavar="NAME",
+                   help="the bot that advises: any name simulate --bots takes (default utility)")
+    p.add_argument("--top", type=int, default=3, metavar="K", help="how many options (default 3)")
+    p.add_argument("--json", action="store_true", help="one JSON object: player, bot, options")
+    p.set_defaults(func=cmd_advise)
 
     p = sub.add_parser("render", help="draw the table to a PNG, headless")
     p.add_argument("scenario")

@@ -117,7 +117,7 @@ def test_the_random_bot_draws_from_every_legal_choice():
     g.apply({"end_phase": {}})            # Move phase: each unit may move, run or reload
     from game.bots import view
 
-    opts = RandomBot().options(view(g))
+    opts = RandomBot().choices(view(g))
     kinds = {k for k, _ in opts}
     assert kinds == {"move", "run", "reload", "end_phase"}
     units = {d for k, d in opts if k == "move"}

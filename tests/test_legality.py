@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -120,7 +121,9 @@ def test_why_illegal_says_what_apply_does_and_changes_nothing(i, n, data):
         if why is None:
             assert result.ok, (action, result.rule, result.reason)
         else:
-            assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason), action
+            assert not result.ok and result.rule == why.rule, action
+            if "engage" not in action:   # an Engage's question may stop sooner: same verdict and rule
+                assert result.reason == why.reason, action
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,7 +146,9 @@ def test_legal_actions_agree_with_apply(i, n):
             first = next(iter(ACTIONS[kind].candidates(g.ctx, g.state.units[uid])), None)
             if first is not None:
                 result = g.try_apply({kind: first})
-                assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason), (kind, first)
+                assert not result.ok and result.rule == why.rule, (kind, first)
+                if kind != "engage":   # an Engage's question may stop sooner, with the same verdict and rule
+                    assert result.reason == why.reason, (kind, first)
         assert set(legal.kinds).isdisjoint(legal.refused)
 
 
@@ -171,7 +176,9 @@ def test_legal_command_prints_a_line_per_unit_then_pending(capsys):
     assert lines[-1] == {"pending": None}
     first = lines[0]
     assert first["legal"] == [] and first["refused"]["move"].startswith("turn: move is not allowed in the engage phase")
-    assert first["refused"]["engage"].startswith("E1: the cheapest way into contact with blue-thug is")
+    # out of reach in a straight line: refused at once, with that distance (issue 21)
+    assert re.match(r'E1: blue-thug is \d+\.\d\d" away in a straight line, base edge to base edge: beyond any '
+                    r'path into contact \(red-captain may engage up to \d+"\)$', first["refused"]["engage"])
 
 
 def test_legal_command_reads_a_bad_file_as_file_line(tmp_path, capsys):

@@ -51,11 +51,33 @@ class Decision:
 
 @runtime_checkable
 class Bot(Protocol):
-    """A bot: ``name`` for the log, ``choose(view)`` for the next action."""
+    """A bot: ``name`` for the log, ``choose(view)`` for the next action.
+
+    A bot may also answer ``options(view, k) -> list[Decision]`` (see :class:`Advisor`):
+    its ``k`` best next actions for the side to act, best first, each with its value
+    (``Decision.score``) and reason. ``speedheim advise`` and the window's hint ask it
+    (:mod:`game.bots.advise`); a bot without it is asked ``choose`` alone."""
 
     name: str
 
     def choose(self, view: Any) -> Decision:  # pragma: no cover - a protocol
+        ...
+
+
+@runtime_checkable
+class Advisor(Protocol):
+    """A bot that can list its best options (the optional method of :class:`Bot`).
+
+    ``options(view, k)``: at most ``k`` decisions, best first, every action one that
+    ``view.why_illegal`` accepts now, no action twice; the first is the bot's choice
+    (what ``choose`` would return) whenever the bot can tell."""
+
+    name: str
+
+    def choose(self, view: Any) -> Decision:  # pragma: no cover - a protocol
+        ...
+
+    def options(self, view: Any, k: int) -> list[Decision]:  # pragma: no cover - a protocol
         ...
 
 

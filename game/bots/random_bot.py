@@ -19,9 +19,10 @@ from typing import Any
 import shapely
 
 from game.bots.base import BOT_KINDS, Decision, end_decision
-from game.bots.sense import engage_reach, gap
+from game.bots.sense import gap
 from game.engine.decisions import Grab
 from game.engine.legal import side_to_act
+from game.engine.movement.mover import may_engage
 from game.engine.rules.shoot import weapon_of
 
 #: Tries to draw a point a move accepts before the move is left out.
@@ -66,7 +67,7 @@ class RandomBot:
 
     name = "random"
 
-    def options(self, view: Any) -> list[tuple[str, Any]]:
+    def choices(self, view: Any) -> list[tuple[str, Any]]:
         """Every choice that may be legal now, as (kind, detail): detail is an action dict,
         or a unit id for a move or Run whose point is drawn once the choice is made. Only
         choices that cannot be legal are left out (a target beyond any Engage, shot or
@@ -85,8 +86,7 @@ class RandomBot:
             if "reload" in kinds:
                 out.append(("reload", {"reload": {"unit": uid}}))
             if "engage" in kinds:
-                reach = engage_reach(rs, u) + 0.1
-                out += [("engage", {"engage": {"unit": uid, "target": o.id}}) for o in foes if gap(u.x, u.y, u.r, o) <= reach]
+                out += [("engage", {"engage": {"unit": uid, "target": o.id}}) for o in foes if may_engage(rs, u, o)]
             if "shoot" in kinds:
                 w = weapon_of(SimpleNamespace(rs=rs), u)
                 if w is not None:
@@ -107,20 +107,35 @@ class RandomBot:
                 out.append((kind, {kind: {}}))
         return out
 
-    def choose(self, view: Any) -> Decision:
+    def draws(self, view: Any):
+        """The legal decisions in the order the bot's generator draws them (each choice
+        once, without replacement): ``choose`` takes the first."""
         rng = view.rng(self.name)
-        options = self.options(view)
-        while options:
-            i = rng.randrange(len(options))
-            kind, detail = options.pop(i)
+        choices = self.choices(view)
+        while choices:
+            i = rng.randrange(len(choices))
+            kind, detail = choices.pop(i)
             if kind in ("move", "run"):
                 action = random_move(view, detail, kind, rng)
                 if action is None:
                     continue
                 to = action[kind]["to"]
-                return Decision(action, f"{detail} {'runs' if kind == 'run' else 'moves'} to "
-                                        f"[{to[0]:.1f}, {to[1]:.1f}] (random)", unit=detail)
-            if view.why_illegal(detail) is None:
+                yield Decision(action, f"{detail} {'runs' if kind == 'run' else 'moves'} to "
+                                       f"[{to[0]:.1f}, {to[1]:.1f}] (random)", unit=detail)
+            elif view.why_illegal(detail) is None:
                 body = detail[kind]
-                return Decision(detail, f"{kind.replace('_', ' ')} (random)", unit=body.get("unit"))
-        return end_decision(view, "nothing else to do (random)")
+                yield Decision(detail, f"{kind.replace('_', ' ')} (random)", unit=body.get("unit"))
+
+    def choose(self, view: Any) -> Decision:
+        return next(iter(self.draws(view)), None) or end_decision(view, "nothing else to do (random)")
+
+    def options(self, view: Any, k: int = 3) -> list[Decision]:
+        """The first ``k`` legal draws (the first is what ``choose`` plays), value 0: the
+        random bot weighs nothing, every option is as good as another to it."""
+        out: list[Decision] = []
+        for d in self.draws(view):
+            if len(out) >= k:
+                break
+            if all(d.action != o.action for o in out):
+                out.append(d)
+        return out or [end_decision(view, "nothing else to do (random)")]

@@ -17,7 +17,7 @@ from typing import Any
 from game.bots.personality import Personality
 from game.engine.dice import NORMAL
 from game.engine.model import STATUSES, Token, Unit
-from game.engine.movement.mover import engage_inches
+from game.engine.movement.mover import engage_inches, may_engage
 from game.engine.rules.effects import can_pick_up
 from game.engine.rules.shoot import weapon_of
 from game.engine.rules.upkeep import RECOVERY
@@ -178,6 +178,11 @@ class Sense:
 
     def engage_reach(self, u: Unit, status: str | None = None) -> float:
         return engage_reach(self.rs, u, status)
+
+    def may_engage(self, u: Unit, t: Unit, status: str | None = None) -> bool:
+        """Whether ``u`` might reach ``t`` with an Engage: the engine's straight-line bound
+        (:func:`may_engage`), the cheap test before ``why_illegal`` searches a path."""
+        return may_engage(self.rs, u, t, status)
 
     def threats_to(self, u: Unit, within: float = math.inf) -> list[tuple[Unit, float, float, str]]:
         """Who may hurt ``u`` in the opponent's next turn if it ends within ``within``

@@ -73,6 +73,26 @@ class UtilityBot:
                         return d
         return end_decision(view, f"ends the {view.state.phase} phase: nothing more worth doing")
 
+    # --- advice: the candidates it scored, best first ---------------------------------------------
+    def options(self, view, k: int = 3) -> list[Decision]:
+        """The ``k`` best next actions by this bot's own scores, best first (the contract
+        of :class:`game.bots.base.Advisor`): what :meth:`choose` plays, then the other
+        candidates it weighs now, by value: every legal attack and shot (its expected
+        value), every engage worth ``engage_min`` (its net worth), each unit's best move
+        or reload (its gain over standing still), and ending the phase or step (0)."""
+        from game.bots.utility_advice import candidates
+
+        first = self.choose(view)
+        others = [d for d in candidates(self, view) if view.why_illegal(d.action) is None]
+        same = next((d for d in others if d.action == first.action), None)
+        out = [same or first]
+        for d in sorted(others, key=lambda d: -d.score):
+            if len(out) >= k:
+                break
+            if all(d.action != o.action for o in out):
+                out.append(d)
+        return out[:max(1, k)]
+
     @staticmethod
     def _side(view) -> str | None:
         units = side_to_act(view)
@@ -134,7 +154,27 @@ class UtilityBot:
 
     def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
         """The engage worth most, if it is worth ``engage_min``. Every pair within reach is
-        valued first (odds only); legality (a path search) is asked of the best first."""
+        valued first (odds only), those the engine's straight-line bound leaves in reach
+        (:meth:`Sense.may_engage`); legality (a path search) is asked of the best first."""
+        view = sense.view
+        for net, u, t, odds, friends, joining in self._engage_options(sense, units, opportunity):
+            action = {"engage": {"unit": u.id, "target": t.id}}
+            if view.why_illegal(action) is not None:
+                continue
+            return self._engage_decision(u, t, net, odds, friends, joining)
+        return None
+
+    @staticmethod
+    def _engage_decision(u, t, net: float, odds, friends, joining) -> Decision:
+        what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
+        gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
+        return Decision({"engage": {"unit": u.id, "target": t.id}},
+                        f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
+                        unit=u.id, score=net)
+
+    def _engage_options(self, sense: Sense, units: list, opportunity: bool) -> list[tuple]:
+        """(net worth, unit, target, odds, friends on it, friends that may join) of every
+        pair in reach worth ``engage_min``, best first (legality not asked yet)."""
         view, pers = sense.view, sense.p
         options = []
         for u in units:
@@ -143,14 +183,14 @@ class UtilityBot:
                 continue
             give_up = self._opportunity(sense, u) if opportunity else 0.0
             for t in sense.enemies:
-                if gap(u.x, u.y, u.r, t) > reach + 0.1:
+                if not sense.may_engage(u, t):   # beyond any path: the engine's own bound
                     continue
                 mine = sense.book.melee(view, u, t)
                 gain = sense.attack_value(mine, t)
                 friends = [a for a in sense.mine if a.id != u.id and t.id in a.engaged_with]
                 # Friends that may still join it this phase (ganging up).
                 joining = [a for a in units if a.id != u.id and a not in friends and not a.engaged_with
-                           and gap(a.x, a.y, a.r, t) <= sense.engage_reach(a)]
+                           and sense.may_engage(a, t)]
                 gang = len(friends) + len(joining)
                 back = sense.book.melee(view, t, u, next_status(t.status))
                 survive = 1.0 - sense.incap_chance(mine)
@@ -160,15 +200,7 @@ class UtilityBot:
                 if net >= pers.engage_min:
                     options.append((net, u, t, mine, friends, joining))
         options.sort(key=lambda o: -o[0])
-        for net, u, t, odds, friends, joining in options:
-            action = {"engage": {"unit": u.id, "target": t.id}}
-            if view.why_illegal(action) is not None:
-                continue
-            what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-            gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
-            return Decision(action, f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
-                            unit=u.id, score=net)
-        return None
+        return options
 
     def _opportunity(self, sense: Sense, u) -> float:
         """What ``u`` gives up by engaging instead of moving: a token it could reach or

@@ -108,6 +108,8 @@ PLAY = Keymap("play", (
     Binding("rings", pygame.K_g, 0, "Toggle the 2\"/5\"/8\" rings round the selected unit"),
     Binding("reach", pygame.K_a, 0, "Toggle the reachable area (walk / run / check only)"),
     Binding("trails", pygame.K_t, 0, "Toggle the trails of paths moved this turn"),
+    Binding("hint", pygame.K_i, 0, "Hint on/off: the side to act's three best next actions (the bot's advice, "
+                                   "as speedheim advise) as numbered arrows with their reasons"),
     Binding("fit", pygame.K_f, 0, "Fit the table to the window"),
     Binding("zoom_in", pygame.K_EQUALS, 0, "Zoom in (about the window centre)"),
     Binding("zoom_in", pygame.K_KP_PLUS, 0),

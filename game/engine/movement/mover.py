@@ -35,6 +35,7 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
+from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.nav import NavCache
 from game.engine.movement.tracer import Tracer
 from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, point_at, Trace
@@ -51,6 +52,25 @@ def engage_inches(rs, u: Unit, status: str | None = None) -> float:
         return 0.0
     inches = float(u.stats.get("move", 0)) * float(rs.engage_move_factor)
     return inches * float(rs.staggered_move_factor) if status == "staggered" else inches
+
+
+def engage_gap(u: Unit, t: Unit) -> float:
+    """E1's cheap bound: the inches between the two bases' edges in a straight line across
+    the table (no height). No path into contact is shorter than this less ``CONTACT_GAP``:
+    the cheapest path ends with the bases touching, and every inch along it is paid."""
+    return max(0.0, math.hypot(u.x - t.x, u.y - t.y) - u.r - t.r)
+
+
+def engage_within(gap: float, inches: float) -> bool:
+    """Whether an Engage over ``gap`` (:func:`engage_gap`) may fit ``inches`` (the largest
+    allowance, before M12). False means refused for certain, without a path search."""
+    return gap - CONTACT_GAP <= inches + 1e-9
+
+
+def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
+    """The bound for a bot's engage candidates: ``u`` (with ``status``) might reach ``t``
+    with an Engage (E1); False when no path could, True when a search must say."""
+    return engage_within(engage_gap(u, t), engage_inches(rs, u, status))
 
 
 class Mover(Tracer):
@@ -154,12 +174,19 @@ class Mover(Tracer):
         return self._finish(unit, allow, tr, descend)
 
     def plan_engage(self, state: GameState, uid: str, target_id: str, path: Sequence[Sequence[float]] | None = None,
-                    descend: str = "climb") -> MovePlan:
+                    descend: str = "climb", question: bool = False) -> MovePlan:
         """E1: the cheapest legal way into base contact with ``target_id`` (G4: edge to edge
         within contact_tolerance, at the target's level within free_height, the end spot
         free), or exactly ``path`` (which must end in contact). Every Move-phase rule holds
         on the way (M4-M10, M5 for every base: the target blocks until contact); the
-        allowance is :meth:`allowance` with ``engage=True`` (M12 after every modifier)."""
+        allowance is :meth:`allowance` with ``engage=True`` (M12 after every modifier).
+
+        ``question`` (``why_illegal``, ``legal_actions``): the same verdict and rule, sooner.
+        A target beyond the largest allowance in a straight line (:func:`engage_within`)
+        is refused at once with that distance, before any path search; when no path fits,
+        the search does not go on to find what the cheapest one costs (see
+        :meth:`NavCache.find_contact`). Without it (``apply``) the refusal names the
+        cheapest path's cost, as the log has always said."""
         if descend not in ("climb", "jump"):
             raise IllegalAction("M9", f"descend must be climb or jump, not {descend!r}")
         allow = self.allowance(state, uid, engage=True)
@@ -169,7 +196,9 @@ class Mover(Tracer):
             if self.in_contact(unit.x, unit.y, unit, target):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
                 return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
-            tr = self.nav.find_contact(state, unit, target, allow, descend)
+            if question:
+                self.refuse_far_engage(unit, target, allow)
+            tr = self.nav.find_contact(state, unit, target, allow, descend, question=question)
             return self._finish(unit, allow, tr, descend, engage=target.id)
         pts = self._normalise(unit, path)
         if len(pts) < 2:
@@ -187,6 +216,15 @@ class Mover(Tracer):
             raise IllegalAction("E1", f"the path of {uid} ends {where}, not in base contact "
                                       f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
         return self._finish(unit, allow, tr, descend, engage=target.id, given=True)
+
+    @staticmethod
+    def refuse_far_engage(unit: Unit, target: Unit, allow: Allowance) -> None:
+        """E1 by the straight-line bound: raises when ``target`` lies beyond ``allow``'s
+        inches (before M12, the most any path may cost) edge to edge in a straight line."""
+        gap = engage_gap(unit, target)
+        if not engage_within(gap, allow.inches):
+            raise IllegalAction("E1", f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
+                                      f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
 
     def _engage_target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
         target = state.units.get(target_id)

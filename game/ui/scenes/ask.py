@@ -182,6 +182,15 @@ class EngagePath:
     transitions: tuple = ()
 
 
+def may_engage(game, uid: str, target: str) -> bool:
+    """False when no path could take ``uid`` into contact with ``target`` (the engine's
+    straight-line bound, E1); True when only a path search can tell."""
+    from game.engine.movement.mover import may_engage as bound
+
+    st = game.state
+    return bound(game.rs, st.units[uid], st.units[target])
+
+
 def plan_engage(game, uid: str, target: str) -> EngagePath | None:
     """E1: the engine's cheapest way for ``uid`` into base contact with ``target``; raises
     IllegalAction with the rule and the cheapest cost when there is none within the
@@ -231,6 +240,14 @@ def bot_snapshot(game, mover):
     from game.bots import snapshot
 
     return snapshot(game, mover=mover)
+
+
+def advise(copy, bot_name: str, top: int, mover):
+    """The bot's ``top`` best next actions for the side to act (``speedheim advise``), on a
+    copy of the game, with a movement engine of the worker's own (``bot_mover``)."""
+    from game.bots.advise import advise as bot_advise
+
+    return bot_advise(copy, bot_name, top, mover=mover)
 
 
 def bot_think(bot, copy, player: int):

@@ -1,5 +1,5 @@
 """The play window's named commands (keys, tool bar buttons) and the small switches they
-flip: ruler, line of sight, rings, dice, hand-over, climbing or jumping down ledges,
+flip: ruler, line of sight, the hint, rings, dice, hand-over, climbing or jumping down ledges,
 zoom, the next unit. Each command is one entry of :attr:`PlayControls.table`; the
 scene looks a command up there and calls it. Nothing here changes the game except
 through the scene's actions (End, undo, redo)."""
@@ -28,6 +28,7 @@ class PlayControls:
         table: dict[str, Callable[[], Any]] = {
             "end_step": s.end_step, "undo": s.undo, "redo": s.redo, "cancel": s.cancel,
             "ruler": self.toggle_ruler, "sight": self.toggle_sight, "fit": lambda: s.fit(),
+            "hint": self.toggle_hint,
             "next_unit": self.select_next,
             "jump_toggle": lambda: self.set_descend("jump" if s.descend == "climb" else "climb"),
             "roll": lambda: s.menus.roll_dialog(s.selected), "dice_mode": self.toggle_dice,
@@ -66,6 +67,11 @@ class PlayControls:
         else:
             self.scene.note("line of sight on: shaded ground is out of sight; hover an enemy for its sight lines"
                             if on else "line of sight off", log=False)
+
+    def toggle_hint(self) -> None:
+        on = self.scene.hint_tool.toggle()
+        self.scene.note(f"hint on: the {self.scene.hint_tool.bot_name()} bot's three best next actions for the side "
+                        "to act, as numbered arrows; I to hide" if on else "hint off", log=False)
 
     def toggle_setting(self, name: str) -> None:
         settings = self.scene.app.settings

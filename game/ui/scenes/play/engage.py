@@ -5,8 +5,9 @@ With a unit of the side to act selected in a phase that takes ``engage``, hoveri
 enemy plans the Engage off the frame (a :class:`PlanWorker`, under the engine lock, as
 the drag preview) and the table draws the path coloured like a move, with its cost
 against the allowance and its checks, or the engine's refusal (E1 names the cheapest
-cost). Choosing Engage in a menu pins that preview and asks to confirm; only then is
-the action applied. Nothing here changes the game.
+cost; beyond the largest allowance in a straight line, that distance, with no search).
+Choosing Engage in a menu pins that preview and asks to confirm; only then is the
+action applied. Nothing here changes the game.
 """
 
 from __future__ import annotations
@@ -85,9 +86,12 @@ class EngageTool:
         err = ask.why_illegal(game, action)
         plan = None
         try:
-            plan = ask.plan_engage(game, uid, target)
+            if ask.may_engage(game, uid, target):   # else refused by the straight line: nothing to search
+                plan = ask.plan_engage(game, uid, target)
         except IllegalAction as exc:
-            err = err or exc
+            # The question refuses an out-of-reach Engage at once (the straight-line
+            # distance); here, off the frame, the full search names the cheapest cost.
+            err = exc if err is None or err.rule == exc.rule else err
         if plan is not None:
             pts, cost, allowance, checks = plan.points, plan.cost, plan.limit, plan_checks(plan)
         else:  # no path: the straight way into contact, to show where the refusal is about

@@ -65,6 +65,7 @@ class BoardLayers:
             self.draw_rings(surface, scene.selected)
         self.draw_drag(surface)
         self.draw_engage(surface)
+        scene.hint_tool.draw(surface)
         self.draw_ruler(surface)
         self.draw_refusal(surface, view)
         surface.set_clip(clip)

@@ -30,6 +30,7 @@ from game.ui.scenes.play.drag import DragTool
 from game.ui.scenes.play.engage import EngageTool
 from game.ui.scenes.play.engine_view import EngineView
 from game.ui.scenes.play.files import GameFiles
+from game.ui.scenes.play.hints import HintTool
 from game.ui.scenes.play.layers import BoardLayers
 from game.ui.scenes.play.menus import PlayMenus
 from game.ui.scenes.play.pointer import Pointer
@@ -66,6 +67,7 @@ class PlayScene(Scene):
         self.ruler_tool = RulerTool(self)
         self.sight_tool = SightTool(self)
         self.engage_tool = EngageTool(self)
+        self.hint_tool = HintTool(self)
         self.bot = BotPlayer(self)
         self.menus = PlayMenus(self)
         self.files = GameFiles(self)
@@ -106,6 +108,7 @@ class PlayScene(Scene):
         self.ruler_tool.ruler = None
         self.sight_tool.reset()
         self.engage_tool.reset()
+        self.hint_tool.reset()
         self.bot.reset()
         self.menus.reset()
         self._winner_shown = False
@@ -254,6 +257,7 @@ class PlayScene(Scene):
         self.drag_tool.stop()
         self.sight_tool.stop()
         self.engage_tool.stop()
+        self.hint_tool.stop()
         self.bot.stop()
         self.engine.ready()  # the movement engine's thread must not outlive the window
 
@@ -376,6 +380,7 @@ class PlayScene(Scene):
         self.drag_tool.update()
         self.sight_tool.update()
         self.engage_tool.update()
+        self.hint_tool.update()
         self.bot.update(dt)
         self.menus.update()
         self.check_winner()

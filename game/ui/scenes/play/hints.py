@@ -1,0 +1,183 @@
+"""The hint (issue 21): ``I`` shows the side to act's three best next actions, as a bot
+sees them (``speedheim advise``), as numbered arrows on the table with their reasons.
+
+"What would a good player do here?": the advice of the bot that plays the side to act
+(its seat's bot, else ``utility``) is worked out off the frame by a worker thread, on a
+copy of the game with a movement engine of the worker's own (as the bots think), once
+per state version and side; the table keeps drawing meanwhile ("thinking..."). A move
+or Run is drawn along its path, an Engage, a shot or an attack as an arrow to its
+target, a pick-up to the token; an action without a place (a reload, ending the phase)
+is listed only. A failure is shown in the list (and reported), never raised. Nothing
+here changes the game: the player plays an option, or not, as any other action.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pygame
+
+from game.ui.scenes import ask
+from game.ui.scenes.play.planner import LatestAnswer
+from game.ui.widgets import text as T
+from game.ui.widgets.overlays import label
+
+if TYPE_CHECKING:  # pragma: no cover
+    from game.ui.scenes.play.scene import PlayScene
+
+TOP = 3
+#: Arrow colours of the first, second and third option.
+COLOURS = ((230, 160, 20), (70, 130, 220), (150, 90, 200))
+INK = (20, 20, 20)
+PANEL_BG = (255, 250, 230)
+
+
+@dataclass(frozen=True)
+class HintFailure:
+    """The advice failed (a bot's bug, a bad bot name): what to show instead of arrows."""
+
+    text: str
+
+
+class HintTool:
+    def __init__(self, scene: "PlayScene"):
+        self.scene = scene
+        self.on = False
+        self.answer = LatestAnswer(self._compute, "speedheim-hint", "working out the hint")
+        self._mover: tuple[Any, Any] = (None, None)   # (scenario, the worker's movement engine)
+        self.error: str | None = None
+
+    def toggle(self) -> bool:
+        self.on = not self.on
+        return self.on
+
+    def reset(self) -> None:
+        self.answer.reset()
+        self.error = None
+
+    def stop(self) -> None:
+        self.answer.stop()
+
+    # --- the answer, off the frame ----------------------------------------------------------
+    def bot_name(self) -> str:
+        scene = self.scene
+        return scene.bot.seats.get(ask.turn_player(scene.game), "utility")
+
+    def key(self) -> tuple | None:
+        if not self.on or ask.outcome(self.scene.game) is not None:
+            return None
+        return (self.scene.version, ask.turn_player(self.scene.game), self.bot_name())
+
+    def _job(self) -> tuple:
+        scene = self.scene
+        with scene.engine.lock:   # the copy is taken on the window's thread
+            copy = ask.bot_snapshot(scene.game, None)
+        return (self.bot_name(), copy)
+
+    def update(self) -> None:
+        self.answer.update(self.scene.app, self.key(), self._job)
+
+    def flush(self) -> None:
+        """Wait for the worker and take its answer (tests)."""
+        self.answer.flush(self.scene.app, self.key(), self._job)
+
+    def _compute(self, job: tuple) -> list | HintFailure:
+        """In the worker: the advice on the copy, with the worker's own movement engine.
+        A failure is the answer (shown in the list), not an exception."""
+        name, copy = job
+        try:
+            if self._mover[0] is not copy.scenario:
+                self._mover = (copy.scenario, ask.bot_mover(copy))
+            copy = copy.clone(mover=self._mover[1])
+            return ask.advise(copy, name, TOP, self._mover[1])
+        except Exception as exc:  # noqa: BLE001 - shown, never raised in the window
+            return HintFailure(f"{type(exc).__name__}: {exc}")
+
+    def current(self) -> list | HintFailure | None:
+        return self.answer.current(self.key())
+
+    # --- drawing ---------------------------------------------------------------------------
+    def targets(self, decision) -> list[tuple[float, float]]:
+        """The table points of an option's arrow: from the acting unit along its path or
+        to its target; [] for an action without a place."""
+        st = self.scene.state
+        kind = next(iter(decision.action))
+        body = decision.action[kind] if isinstance(decision.action[kind], dict) else {}
+        u = st.units.get(body.get("unit") or decision.unit or "")
+        if u is None:
+            return []
+        start = (u.x, u.y)
+        if body.get("path"):
+            return [start] + [tuple(p[:2]) for p in body["path"][1:]]
+        if body.get("to"):
+            return [start, tuple(body["to"][:2])]
+        other = st.units.get(body.get("target", "")) if body.get("target") else None
+        if other is None and body.get("token"):
+            other = st.treasure.get(body["token"])
+        if other is None:
+            return []
+        d = math.hypot(other.x - u.x, other.y - u.y)
+        k = max(0.0, d - other.r) / d if d > 0 else 0.0   # to the edge of its base, its label stays readable
+        return [start, (u.x + (other.x - u.x) * k, u.y + (other.y - u.y) * k)]
+
+    def draw(self, surface: pygame.Surface) -> None:
+        if not self.on:
+            return
+        scene = self.scene
+        view, cam = scene.view_rect, scene.camera
+        answer = self.current()
+        name = self.bot_name()
+        if answer is None:
+            lines = [f"HINT ({name}): thinking..." if self.key() is not None else "HINT: the game is over"]
+        elif isinstance(answer, HintFailure):
+            lines = [f"HINT ({name}) failed: {answer.text}"]
+        elif not answer:
+            lines = [f"HINT ({name}): nothing to advise"]
+        else:
+            lines = [f"HINT ({name}), best first (I to hide):"]
+            ys = []
+            for i, d in reversed(list(enumerate(answer))):
+                pts = self.targets(d)
+                ys += [p[1] for p in cam.points_px(pts)]
+                self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1)
+            lines += [f"{i + 1}. {d.reason}  [value {d.score:.2f}]" for i, d in enumerate(answer)]
+            # the list goes where the arrows are not: the bottom when they are in the top half
+            if ys and sum(ys) / len(ys) < view.centery:
+                self._panel(surface, view, lines, bottom=True)
+                return
+        self._panel(surface, view, lines)
+
+    def _arrow(self, surface, cam, pts, colour, n: int) -> None:
+        if len(pts) < 2:
+            return
+        px = cam.points_px(pts)
+        pygame.draw.lines(surface, INK, False, px, 7)
+        pygame.draw.lines(surface, colour, False, px, 4)
+        (x0, y0), (x1, y1) = px[-2], px[-1]
+        ang = math.atan2(y1 - y0, x1 - x0)
+        size = 16
+        head = [(x1, y1), (x1 - size * math.cos(ang - 0.45), y1 - size * math.sin(ang - 0.45)),
+                (x1 - size * math.cos(ang + 0.45), y1 - size * math.sin(ang + 0.45))]
+        pygame.draw.polygon(surface, colour, head)
+        pygame.draw.polygon(surface, INK, head, 2)
+        (ax, ay), (bx, by) = px[0], px[1]
+        label(surface, str(n), ((ax + bx) / 2, (ay + by) / 2), INK, size=15, bg=colour)   # mid first leg
+
+    def _panel(self, surface, view: pygame.Rect, lines: list[str], bottom: bool = False) -> None:
+        """The list of options, at the top left of the table (or the bottom left, above
+        where a refusal is shown), one boxed line each, wrapped."""
+        width = min(620, view.width - 40)
+        lh = T.font(14, True).get_linesize()
+        boxes = []
+        for i, line in enumerate(lines):
+            rows = T.wrap(line, width, 14, True) if T.font(14, True).size(line)[0] > width else [line]
+            w = max(T.font(14, True).size(r.strip())[0] for r in rows[:4])
+            boxes.append((line, w, lh * len(rows[:4]) + 4))
+        total = sum(h + 4 for _l, _w, h in boxes)
+        y = view.bottom - 60 - total if bottom else view.y + 10
+        for i, (line, w, h) in enumerate(boxes):
+            bg = PANEL_BG if i == 0 else tuple(min(255, c + 90) for c in COLOURS[(i - 1) % len(COLOURS)])
+            label(surface, line, (view.x + 10 + (w + 10) / 2, y + h / 2), INK, size=14, bg=bg, max_width=width)
+            y += h + 4

@@ -1,0 +1,92 @@
+"""The window's hint (issue 21, item 2): ``I`` shows the side to act's three best next
+actions (the bot's advice, as ``speedheim advise``) as numbered arrows with their reasons,
+worked out off the frame; a failure is shown, never raised. Headless (SDL dummy)."""
+
+from __future__ import annotations
+
+import pygame
+
+from game.bots.advise import advise
+from game.ui.keymap import PLAY
+from game.ui.scenes.play import hints
+from tests.test_ui_play import datadir, key, make_scene  # noqa: F401
+
+
+def shown(app, scene):
+    scene.hint_tool.flush()
+    app.frame(0.016, flip=False)
+    return scene.hint_tool.current()
+
+
+def test_the_hint_key_is_in_the_keymap_and_its_help():
+    assert PLAY.label("hint") == "I"
+    assert any("Hint on/off" in text for _keys, text in PLAY.help_rows())
+
+
+def test_the_hint_shows_the_bots_three_best_actions_as_arrows(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    assert not scene.hint_tool.on
+    key(app, "hint")
+    assert scene.hint_tool.on
+    options = shown(app, scene)
+    want = advise(scene.game, "utility", top=3)
+    assert [d.action for d in options] == [d.action for d in want] and 1 <= len(options) <= 3
+    moves = [d for d in options if d.kind in ("move", "run")]
+    assert moves, [d.action for d in options]
+    pts = scene.hint_tool.targets(moves[0])
+    u = scene.state.units[moves[0].unit]
+    assert pts[0] == (u.x, u.y) and len(pts) >= 2   # the arrow runs from the unit along its path
+    # the arrow is drawn on the table, in the first option's colour, near the path's end
+    surface = app.screen
+    scene.draw(surface)
+    end = scene.camera.to_px(*pts[-1])
+    colours = {tuple(surface.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)}
+    assert any(c in colours for c in hints.COLOURS)
+    key(app, "hint")
+    assert not scene.hint_tool.on and scene.hint_tool.key() is None
+
+
+def test_the_hint_follows_the_game(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    key(app, "hint")
+    first = shown(app, scene)
+    scene.act(first[0].action)   # play the first option: the hint is worked out again
+    app.frame(0.016, flip=False)
+    again = shown(app, scene)
+    assert again is not None and all(scene.game.why_illegal(d.action) is None for d in again)
+    assert [d.action for d in again] != [d.action for d in first]
+
+
+def test_a_failing_hint_is_shown_not_raised(tmp_path, datadir, monkeypatch):
+    app, scene = make_scene(tmp_path)
+
+    def broken(*_a, **_k):
+        raise ValueError("the bot fell over")
+
+    monkeypatch.setattr(hints.ask, "advise", broken)
+    key(app, "hint")
+    answer = shown(app, scene)
+    assert isinstance(answer, hints.HintFailure) and "the bot fell over" in answer.text
+    scene.draw(app.screen)   # drawn as a line of the list, no exception
+
+
+def test_the_frame_does_not_wait_for_the_hint(tmp_path, datadir, monkeypatch):
+    import threading
+
+    app, scene = make_scene(tmp_path)
+    gate = threading.Event()
+    real = hints.ask.advise
+
+    def slow(*a, **k):
+        gate.wait(10)
+        return real(*a, **k)
+
+    monkeypatch.setattr(hints.ask, "advise", slow)
+    key(app, "hint")
+    for _ in range(3):
+        app.frame(0.016, flip=False)   # frames go on while the worker thinks
+    assert scene.hint_tool.current() is None
+    scene.draw(app.screen)   # "thinking..."
+    gate.set()
+    assert shown(app, scene)
+    pygame.event.clear()

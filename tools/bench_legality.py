@@ -1,0 +1,129 @@
+"""Legality at frame speed (issue 21, item 4), rows of ``make bench``.
+
+``Game.legal_actions(uid)`` in the Engage phase of maps/default.yaml, per unit, cold:
+
+- turn 1 (every enemy far out of reach), in a fresh process: the first call, which also
+  builds the map's movement engine (once per map), and the worst of the other units;
+- the Engage phases of a short utility-against-utility game on the same map (enemies
+  within reach, so real path searches run): each unit's call after the movement engine's
+  memo of recent answers is emptied (the map's structures stay, as in a game), median
+  and worst. Every time is the best of ``REPEATS`` runs (the machine is shared).
+
+The target is 16 ms a unit (one frame at 60 fps). ``python tools/bench_legality.py``
+prints the rows; ``run()`` returns them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from game.bots import UtilityBot, play_turn, with_neutrals  # noqa: E402
+from game.bots.driver import bot_scenario  # noqa: E402
+from game.engine.dice import Dice  # noqa: E402
+from game.engine.game import Game  # noqa: E402
+from game.engine.legal import side_to_act  # noqa: E402
+from game.engine.movement import nav  # noqa: E402
+from game.engine.scenario import load_scenario  # noqa: E402
+
+MAP = os.path.join(ROOT, "maps", "default.yaml")
+TARGET_MS = 16.0
+TURNS = 6
+#: Each time is the best of this many (the usual guard against a busy shared machine).
+REPEATS = 3
+
+
+def _ms(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def first_turn() -> tuple[float, list[float]]:
+    """ms of the first call (it builds the mover) and of each other unit, turn 1; each
+    the best of REPEATS cold starts (the map's structures dropped, a new game)."""
+    sc = load_scenario(MAP)
+    runs = []
+    for _ in range(REPEATS):
+        nav._MAPS.clear()   # as in a fresh process: no game has prepared this map
+        g = Game(sc, dice=Dice(seed=0), history=False)
+        while g.state.phase != "engage":
+            g.apply({"end_phase": {}})
+        units = side_to_act(g)
+        runs.append([_ms(lambda: g.legal_actions(uid)) for uid in units])
+    best = [min(r[i] for r in runs) for i in range(len(runs[0]))]
+    return best[0], best[1:]
+
+
+def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], int]:
+    """ms per unit of every Engage phase of a utility game (memo emptied before each
+    call), and how many of those calls found an enemy within reach."""
+    g = Game(bot_scenario(load_scenario(MAP)), dice=Dice(seed=seed))
+    bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+    times, searched = [], 0
+    while not g.is_over() and g.state.turn <= turns:
+        if g.state.phase == "engage" and g.pending is None:
+            for uid in side_to_act(g):
+                best = math.inf
+                for _ in range(REPEATS):
+                    g.mover.nav.forget()
+                    best = min(best, _ms(lambda: g.legal_actions(uid)))
+                times.append(best)
+                u = g.state.units[uid]
+                searched += any(o.active and o.warband != u.warband and _in_reach(g, u, o) for o in g.state.units.values())
+            while g.state.phase == "engage" and not g.is_over():
+                if not play_turn_step(g, bots):
+                    break
+        else:
+            play_turn_step(g, bots)
+    return times, searched
+
+
+def _in_reach(g: Game, u, o) -> bool:
+    gap = math.hypot(u.x - o.x, u.y - o.y) - u.r - o.r
+    return gap <= float(u.stats.get("move", 0)) * float(g.rs.engage_move_factor)
+
+
+def play_turn_step(g: Game, bots) -> bool:
+    """One bot decision (the driver's step), False when the game is over."""
+    from game.bots.driver import step
+
+    if g.is_over():
+        return False
+    step(g, bots)
+    return True
+
+
+def _row(name: str, ms: float) -> dict:
+    return {"name": name, "value": round(ms, 2), "unit": "ms", "target": f"<= {TARGET_MS:g}", "ok": ms <= TARGET_MS}
+
+
+def run() -> list[dict]:
+    first, rest = first_turn()
+    rows = [
+        {"name": "Engage legal_actions, cold process, first unit (builds the map's mover; default.yaml turn 1)",
+         "value": round(first, 1), "unit": "ms", "target": "info", "ok": True},
+        _row(f"Engage legal_actions per unit, cold, worst of {len(rest)} more (default.yaml turn 1)", max(rest)),
+    ]
+    times, searched = game_phases()
+    rows.append(_row(f"Engage legal_actions per unit, memo emptied, median ({len(times)} calls over {TURNS} turns "
+                     f"of a utility game on default.yaml, {searched} with an enemy in reach)", statistics.median(times)))
+    ordered = sorted(times)
+    rows.append(_row("Engage legal_actions per unit, memo emptied, 90th percentile (the same calls)",
+                     ordered[int(0.9 * (len(ordered) - 1))]))
+    within = sum(t <= TARGET_MS for t in times)
+    rows.append(_row(f"Engage legal_actions per unit, memo emptied, worst (the same calls; {within} of {len(times)} "
+                     f"within {TARGET_MS:g} ms)", max(times)))
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row['name']:<120} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}")
