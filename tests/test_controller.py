@@ -90,8 +90,8 @@ def test_engage_up_to_the_move_allowance(gap, ok):
             g.apply({"move": {"unit": "red-captain", "to": [2, 2]}})
         assert exc.value.rule == "M1"
     else:
-        # E1 (issue 16): the refusal names the cheapest way into contact, measured to touching
-        assert r.rule == "E1" and "the cheapest way into contact with blue-boss is 6.01\"" in r.reason and c.x == 4
+        # E1: beyond the allowance in a straight line, refused with that distance before any search
+        assert r.rule == "E1" and r.reason.startswith("blue-boss is 6.01\" away in a straight line") and c.x == 4
 
 
 def test_engage_refused_when_dazed_and_half_when_staggered():

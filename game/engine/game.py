@@ -6,9 +6,8 @@
 * :meth:`Game.why_illegal` ``(action) -> IllegalAction | None``: the same checks as
   ``apply``, in the same order: the action is well formed, the game is not over, the
   action is allowed in this phase, step or decision, then the rule (whose unit, and the
-  rule itself). No die is rolled. The verdict and the rule id are always ``apply``'s; a
-  refusal a cheap bound settles says so at once (an Engage beyond the largest allowance
-  in a straight line: that distance, where ``apply`` logs the cheapest path's cost).
+  rule itself). No die is rolled. A refusal a cheap bound settles is given at once, by
+  ``apply`` too (an Engage beyond the largest allowance in a straight line: that distance).
 * :meth:`Game.legal_actions` ``(unit_id) -> Legal``: the kinds this unit may take now,
   an example action of each, the targets, and the refusal for each kind it may not.
 * :attr:`Game.pending`: the typed decision the game waits for, or None.
@@ -187,7 +186,6 @@ class Game:
         for w in scenario.warbands:
             self.state.lost.setdefault(w.id, 0)
         self.ctx = Ctx(self)
-        self._ask = Ctx(self, question=True)   # what why_illegal and legal_actions check with
         self.flow = Flow(self.rs, rules.STEPS, decline, effects.turn_begins, game_turn_ends)
         self._sight = None
         # The start: steps that need no decision run now and are kept in ``start``.
@@ -219,7 +217,6 @@ class Game:
         new.history = True
         new._undo, new._redo, new._cur = [], [], None
         new.ctx = Ctx(new)
-        new._ask = Ctx(new, question=True)
         return new
 
     # --- questions --------------------------------------------------------------------
@@ -302,7 +299,7 @@ class Game:
     def why_illegal(self, action: Any) -> IllegalAction | None:
         """Why ``action`` would be refused now, or None; changes nothing, rolls nothing."""
         try:
-            self._check(parse_action(normalize(action)), self._ask)
+            self._check(parse_action(normalize(action)))
         except IllegalAction as exc:
             return exc
         except Exception as exc:  # a bug of ours: refused, as apply refuses it
@@ -419,13 +416,12 @@ class Game:
             return self._not_allowed(kind)
         return None
 
-    def _check(self, act: Action, ask: Ctx | None = None) -> Callable[[], None]:
-        """Every check of ``act`` in order; returns what resolves it. Changes nothing.
-        ``ask``: the context of a question (:attr:`Ctx.question`), which only checks."""
+    def _check(self, act: Action) -> Callable[[], None]:
+        """Every check of ``act`` in order; returns what resolves it. Changes nothing."""
         refusal = self._flow_refusal(act.kind)
         if refusal is not None:
             raise refusal
-        ctx = ask or self.ctx
+        ctx = self.ctx
         if act.kind in FLOW_ACTIONS:
             if act.kind == "end_step" and not self.flow.phase(self.state.phase).steps:
                 raise IllegalAction(RULE_TURN, f"the {self.state.phase} phase has no steps; use end_phase")

@@ -174,19 +174,16 @@ class Mover(Tracer):
         return self._finish(unit, allow, tr, descend)
 
     def plan_engage(self, state: GameState, uid: str, target_id: str, path: Sequence[Sequence[float]] | None = None,
-                    descend: str = "climb", question: bool = False) -> MovePlan:
+                    descend: str = "climb") -> MovePlan:
         """E1: the cheapest legal way into base contact with ``target_id`` (G4: edge to edge
         within contact_tolerance, at the target's level within free_height, the end spot
         free), or exactly ``path`` (which must end in contact). Every Move-phase rule holds
         on the way (M4-M10, M5 for every base: the target blocks until contact); the
         allowance is :meth:`allowance` with ``engage=True`` (M12 after every modifier).
 
-        ``question`` (``why_illegal``, ``legal_actions``): the same verdict and rule, sooner.
-        A target beyond the largest allowance in a straight line (:func:`engage_within`)
-        is refused at once with that distance, before any path search; when no path fits,
-        the search does not go on to find what the cheapest one costs (see
-        :meth:`NavCache.find_contact`). Without it (``apply``) the refusal names the
-        cheapest path's cost, as the log has always said."""
+        A target beyond the largest allowance in a straight line (:func:`engage_within`:
+        no path is shorter than the straight line) is refused at once with that distance,
+        before any path search; otherwise the refusal names the cheapest path's cost."""
         if descend not in ("climb", "jump"):
             raise IllegalAction("M9", f"descend must be climb or jump, not {descend!r}")
         allow = self.allowance(state, uid, engage=True)
@@ -196,9 +193,8 @@ class Mover(Tracer):
             if self.in_contact(unit.x, unit.y, unit, target):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
                 return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
-            if question:
-                self.refuse_far_engage(unit, target, allow)
-            tr = self.nav.find_contact(state, unit, target, allow, descend, question=question)
+            self.refuse_far_engage(unit, target, allow)
+            tr = self.nav.find_contact(state, unit, target, allow, descend)
             return self._finish(unit, allow, tr, descend, engage=target.id)
         pts = self._normalise(unit, path)
         if len(pts) < 2:

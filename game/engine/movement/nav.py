@@ -94,16 +94,6 @@ class _Memo:
         d[key] = answer
         return answer
 
-    def known(self, query: tuple, state: GameState, unit: Unit) -> bool:
-        return self.key(query, state, unit) in self._d
-
-    def keep(self, query: tuple, state: GameState, unit: Unit, answer) -> None:
-        """Keep ``answer`` (a Trace) for this query, as :meth:`recall` would have."""
-        d = self._d
-        if len(d) >= self.size:
-            del d[next(iter(d))]
-        d[self.key(query, state, unit)] = _copy_trace(answer)
-
     def trace(self, query: tuple, state: GameState, unit: Unit, work):
         """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
         from the memo if it was asked before; a copy each time (callers own their trace)."""
@@ -374,30 +364,20 @@ class NavCache:
                                   + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
     @_locked
-    def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str,
-                     question: bool = False) -> "Trace":
+    def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         """E1: the cheapest legal path into base contact with ``target``: its goal is every
         point where the unit's base is within contact_tolerance of the target's (G4) at its
         level, where the base may end (M5, M6).
 
         When no path fits the allowance the answer is the cheapest path there is (its cost
-        refuses the Engage). ``question``: only the searches within the allowance run; a
-        path found there that costs more than the allowance after M12 is given (refused
-        by it, M12), and when there is none the refusal says so (E1) without searching
-        further for the cost: the same verdict and rule, sooner."""
+        refuses the Engage). A target beyond any allowance in a straight line is refused
+        before this search (:meth:`Mover.plan_engage`)."""
         if state.units.get(target.id) is not target:   # a target the memo does not compare
-            return self._find_contact(state, unit, target, allow, descend, question)
-        key = ("contact", target.id, allow, descend)
-        if not question or self._memo.known(key, state, unit):
-            return self._memo.trace(key, state, unit, lambda: self._find_contact(state, unit, target, allow, descend))
-        tr = self._memo.trace(key + ("question",), state, unit,
-                              lambda: self._find_contact(state, unit, target, allow, descend, True))
-        if tr.cost <= allow.total(tr.difficult) + 1e-9:
-            self._memo.keep(key, state, unit, tr)   # a path that fits is the same answer for apply
-        return tr
+            return self._find_contact(state, unit, target, allow, descend)
+        return self._memo.trace(("contact", target.id, allow, descend), state, unit,
+                                lambda: self._find_contact(state, unit, target, allow, descend))
 
-    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str,
-                      question: bool = False) -> "Trace":
+    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         mover = self.mover
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
@@ -429,17 +409,9 @@ class NavCache:
             except IllegalAction as exc:
                 reason = f" ({exc.rule}: {exc.reason} on the straight line)"
                 straight = None
-        seen: list = []
-        best = self._best(ctx, goal, allow, straight, seen)
+        best = self._best(ctx, goal, allow, straight)
         if best is not None:
             return best
-        if question:
-            tr = min((t for t in seen + [straight] if t is not None and t.cost <= allow.inches + 1e-9),
-                     key=lambda t: t.cost, default=None)
-            if tr is not None:
-                return tr   # refused with its cost (M12)
-            raise IllegalAction("E1", f"no path into contact with {target.id} fits {unit.id}'s {allow.inches:g}\" "
-                                      f"({max(0.0, d - unit.r - target.r):.2f}\" away in a straight line)" + reason)
         tr = _cheaper(self._far(ctx, goal, allow, d), straight)
         if tr is not None:
             return tr   # refused with its cost
@@ -451,15 +423,13 @@ class NavCache:
         far = max(2 * allow.inches, 1.5 * d + 2)
         return self._path(ctx, goal, far, True, False) or self._path(ctx, goal, 2 * far + 4, True, False)
 
-    def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None, seen: list | None = None):
+    def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
-        then fewer checks; None if none fits. ``seen`` gets every path the searches found."""
+        then fewer checks; None if none fits."""
         best = None
         for checks in (False, True):
             for avoid in (False, True):
                 tr = self._path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
-                if seen is not None and tr is not None:
-                    seen.append(tr)
                 if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
                     if best is None or _key(tr) < _key(best):
                         best = tr

@@ -76,13 +76,8 @@ class Host(Protocol):
 class Ctx:
     """What the rules see of a game (see the module's docstring)."""
 
-    def __init__(self, game: Host, question: bool = False):
+    def __init__(self, game: Host):
         self._game = game
-        #: True in the context of a question (``why_illegal``, ``legal_actions``): a check
-        #: may then refuse by a cheap bound that gives the same verdict and rule as the
-        #: full check with a shorter reason (an out-of-reach Engage, E1), where ``apply``
-        #: states the full one (the cheapest path's cost) in the log.
-        self.question = question
         self.scenario = game.scenario
         self.rs = game.rs
         self.board = game.board

@@ -21,13 +21,13 @@ def _r(v: float) -> float:
 
 def plan_engage(ctx: Ctx, u: Unit, t: Unit, path=None, descend: str = "climb"):
     """E1: the cheapest legal way into base contact with ``t`` (or exactly ``path``), by
-    the movement engine; raises IllegalAction (with the cheapest cost; a question is
-    refused by the straight-line bound first, with that distance), changes nothing."""
+    the movement engine; raises IllegalAction (beyond reach in a straight line: that
+    distance; else the cheapest cost), changes nothing."""
     if t.id == u.id:
         raise IllegalAction(RULE_ACTION, f"{u.id} cannot engage itself")
     if t.warband == u.warband:
         raise IllegalAction(RULE_ACTION, f"{t.id} is in {u.id}'s own warband")
-    return ctx.mover.plan_engage(ctx.state, u.id, t.id, path=path, descend=descend, question=ctx.question)
+    return ctx.mover.plan_engage(ctx.state, u.id, t.id, path=path, descend=descend)
 
 
 def do_engage(ctx: Ctx, plan) -> None:

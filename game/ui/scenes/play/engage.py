@@ -89,8 +89,6 @@ class EngageTool:
             if ask.may_engage(game, uid, target):   # else refused by the straight line: nothing to search
                 plan = ask.plan_engage(game, uid, target)
         except IllegalAction as exc:
-            # The question refuses an out-of-reach Engage at once (the straight-line
-            # distance); here, off the frame, the full search names the cheapest cost.
             err = exc if err is None or err.rule == exc.rule else err
         if plan is not None:
             pts, cost, allowance, checks = plan.points, plan.cost, plan.limit, plan_checks(plan)
