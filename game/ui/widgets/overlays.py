@@ -19,9 +19,10 @@ RED = (210, 40, 40)
 
 
 def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560) -> None:
-    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip area."""
+    """A boxed label centred at ``centre``, wrapped to ``max_width`` (every line of it: a
+    refusal is never cut mid-sentence) and kept inside the clip area."""
     lines = T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
-    imgs = [T.text(line.strip(), size, colour, True) for line in lines[:4]]
+    imgs = [T.text(line.strip(), size, colour, True) for line in lines]
     w = max(i.get_width() for i in imgs)
     lh = T.font(size, True).get_linesize()
     box = pygame.Rect(0, 0, w + 10, lh * len(imgs) + 4)

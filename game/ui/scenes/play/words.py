@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import math
+
 from game.engine.actions import describe
 from game.engine.decisions import Decision
 from game.engine.model import STATUSES
@@ -48,7 +50,7 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
     if e.action is None:
         lines.append(("Game start", "turn"))
     else:
-        what = describe(e.action)
+        what = action_words(e.action, e if e.ok else None)
         if e.ok:
             cost = e.extra.get("cost")
             who = actor if actor is not None else e.player
@@ -68,6 +70,39 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
     if winner:
         lines.append((f"   winner: {winner}", "turn"))
     return lines
+
+
+#: Actions that walk a path: the log gives their start, end and length, not every waypoint.
+PATH_KINDS = ("move", "run", "engage")
+
+
+def _xy(p) -> str:
+    return f"[{float(p[0]):.2f}, {float(p[1]):.2f}]"
+
+
+def action_words(action: Any, result: Any = None) -> str:
+    """An action as a log line: :func:`describe`, but a move, Run or Engage as its start,
+    its end and its length (the path it took when ``result`` is an applied one). Every
+    waypoint stays in the action, so the save (and the replay) has the full path."""
+    if not isinstance(action, dict) or len(action) != 1:
+        return describe(action)
+    (kind, body), = action.items()
+    if kind not in PATH_KINDS or not isinstance(body, dict):
+        return describe(action)
+    pts = ask.path_taken(result) if result is not None else None
+    given = body.get("path")
+    if not pts and isinstance(given, list) and len(given) > 2:
+        pts = given
+    if not pts or len(pts) < 2:
+        return describe(action)
+    rest = {k: v for k, v in body.items() if k not in ("path", "to")}
+    try:
+        length = sum(math.hypot(float(b[0]) - float(a[0]), float(b[1]) - float(a[1])) for a, b in zip(pts, pts[1:]))
+        where = f'from {_xy(pts[0])} to {_xy(pts[-1])}, {length:.2f}" long'
+    except (TypeError, ValueError, IndexError):
+        return describe(action)
+    bends = len(pts) - 2
+    return f"{describe({kind: rest})} {where}" + (f" ({bends} bends)" if bends > 0 else "")
 
 
 def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
