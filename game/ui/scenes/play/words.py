@@ -105,6 +105,31 @@ def action_words(action: Any, result: Any = None) -> str:
     return f"{describe({kind: rest})} {where}" + (f" ({bends} bends)" if bends > 0 else "")
 
 
+#: How each kind of action is taken at the table, for a refusal that says what may be
+#: done in this phase (kinds the phase allows, in this order; the rest go unsaid).
+HOW = (
+    (("move", "run"), "Move (drag a unit, M1)"),
+    (("engage",), "Engage (right-click a unit: Engage..., E1)"),
+    (("shoot",), "Shoot (select a shooter, right-click an enemy, S1)"),
+    (("attack",), "Attack (select a unit, right-click an enemy, F1)"),
+    (("disengage",), "Disengage (right-click an engaged unit)"),
+    (("pick_up", "grab"), "pick up treasure (right-click a unit)"),
+    (("set_status", "incapacitate", "check", "roll"), "set a status or roll a check (right-click a unit)"),
+)
+
+
+def phase_words(game, what: str = "Moving a unit") -> str:
+    """Why ``what`` is not for now, in a player's words: the phase, what may be done in it
+    and how, and how to go on (the kinds come from the engine)."""
+    kinds = ask.legal_kinds(game)
+    phase = str(game.state.phase or "").replace("_", " ").capitalize()
+    ways = [how for group, how in HOW if any(k in kinds for k in group)]
+    head = f"{what} is not part of the {phase} phase." if phase else f"{what} is not allowed now."
+    body = (" Now you may " + ", ".join(ways) + ".") if ways else ""
+    end = " Space ends the phase." if "end_phase" in kinds else (" Space ends the step." if "end_step" in kinds else "")
+    return head + body + end
+
+
 def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
     game, board = scene.game, scene.board
     st = game.state
@@ -131,7 +156,8 @@ def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
           for v in sorted(targets, key=lambda v: (v not in u.engaged_with, board.distance(u, st.units[v])))[:12]]
     items.append(("Incapacitate...", ("submenu", f"{u.name} is incapacitated",
                                       [("by nobody / other", {"incapacitate": {"unit": uid}})] + by)))
-    items.append(("Reload (M11)", {"reload": {"unit": uid}}))
+    if ask.has_reload_weapon(game, uid):  # only a weapon that reloads is ever reloaded
+        items.append(("Reload (M11)", {"reload": {"unit": uid}}))
     for action in ask.pick_up_actions(game, unit=uid):
         items.append((f"Pick up {action['pick_up']['token']}", action))
     stats = [k for k in u.stats if k != "move"]
