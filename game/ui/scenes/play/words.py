@@ -54,7 +54,12 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
         if e.ok:
             cost = e.extra.get("cost")
             who = actor if actor is not None else e.player
-            lines.append((f"P{who} {what}" + (f' ({float(cost):.2f}")' if cost is not None else ""), "action"))
+            shown = f'{float(cost):.2f}"' if cost is not None else None
+            if shown is not None and what.endswith(f'{shown} long'):
+                shown = None  # a flat path costs its length, said once
+            elif shown is not None and what.endswith(" long"):
+                shown = f"cost {shown}"  # climbing, ladders, difficult ground: the cost differs
+            lines.append((f"P{who} {what}" + (f" ({shown})" if shown else ""), "action"))
         else:
             lines.append((f"illegal {what}: {e.rule}: {e.reason}", "refusal"))
     # The engine's order (as ActionResult.text): rolls, automatic steps, then what happened.
@@ -98,11 +103,13 @@ def action_words(action: Any, result: Any = None) -> str:
     rest = {k: v for k, v in body.items() if k not in ("path", "to")}
     try:
         length = sum(math.hypot(float(b[0]) - float(a[0]), float(b[1]) - float(a[1])) for a, b in zip(pts, pts[1:]))
-        where = f'from {_xy(pts[0])} to {_xy(pts[-1])}, {length:.2f}" long'
+        where = f"from {_xy(pts[0])} to {_xy(pts[-1])}"
     except (TypeError, ValueError, IndexError):
         return describe(action)
     bends = len(pts) - 2
-    return f"{describe({kind: rest})} {where}" + (f" ({bends} bends)" if bends > 0 else "")
+    bent = f" ({bends} bend{'s' if bends > 1 else ''})" if bends > 0 else ""
+    return f'{describe({kind: rest})} {where}{bent}, {length:.2f}" long'
+
 
 
 #: How each kind of action is taken at the table, for a refusal that says what may be
