@@ -20,6 +20,8 @@ GOOD = (30, 120, 50)
 class Banner:
     """Turn, player, phase and step, on the warband's colour."""
 
+    shown: list[str] = []
+
     def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
              step: str | None, note: str = "", tags=(), over: bool = False) -> None:
         """``tags``: (text, colour) pills at the right end for what applies all game long
@@ -30,6 +32,8 @@ class Banner:
         then the pills); the hint (``note``) goes on one line, or two smaller ones, and is
         never cut: what does not fit is left to the log."""
         surface.fill((40, 34, 28), rect)
+        #: The texts drawn, whole (tests and the window's readers look here).
+        self.shown: list[str] = []
         chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
         surface.fill(colour, chip)
         gap = 18
@@ -49,6 +53,7 @@ class Banner:
             pills.append((img, pill_colour, right))
             right -= width + 6
         right -= 2
+        self.shown += [text for text, _c in tags[:len(pills)]]
         for img, pill_colour, r in pills:
             pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
             pill.midright = (r, rect.centery)
@@ -61,6 +66,7 @@ class Banner:
                 who = cand
                 break
         x = rect.x + 18
+        self.shown += [f"Turn {turn}", who, "Game over" if over else f"{phase.capitalize()} phase"]
         for img in (head, T.text(who, 16, who_colour, True) if who else None, phase_img):
             if img is None:
                 continue
@@ -68,17 +74,17 @@ class Banner:
             x += img.get_width() + gap
         rest = [t for t in ((f"step: {step.replace('_', ' ')}" if step else ""), note) if t]
         if rest:
-            self._hint(surface, "   ".join(rest), pygame.Rect(x, rect.y, max(0, right - x), rect.height))
+            self.shown += self._hint(surface, "   ".join(rest), pygame.Rect(x, rect.y, max(0, right - x), rect.height))
 
     @staticmethod
-    def _hint(surface, text: str, rect: pygame.Rect) -> None:
+    def _hint(surface, text: str, rect: pygame.Rect) -> list[str]:
         """The hint in ``rect``: one line at 14 px, else two at 12 px, else three at 11 px,
         else what fits of its clauses (split at ";" or ","), each whole."""
         col = (180, 200, 180)
         img = T.text(text, 14, col)
         if img.get_width() <= rect.width:
             surface.blit(img, (rect.x, rect.centery - img.get_height() // 2))
-            return
+            return [text]
         for size, most in ((12, 2), (11, 3)):
             lines = [line.strip() for line in T.wrap(text, rect.width, size)]
             lh = T.font(size).get_linesize() - (2 if most == 3 else 0)
@@ -86,7 +92,7 @@ class Banner:
                 top = rect.centery - lh * len(lines) // 2
                 for i, line in enumerate(lines):
                     surface.blit(T.text(line, size, col), (rect.x, top + i * lh))
-                return
+                return lines
         shown = ""
         for part in text.replace(";", ",").split(","):
             trial = (shown + "," + part) if shown else part
@@ -96,6 +102,7 @@ class Banner:
         if shown:
             img = T.text(shown.strip(), 12, col)
             surface.blit(img, (rect.x, rect.centery - img.get_height() // 2))
+        return [shown.strip()] if shown else []
 
 
 def _flag(name: str, on: bool) -> tuple[str, Any]:
