@@ -285,3 +285,25 @@ def test_the_editor_prints_no_pygame_banner():
                          capture_output=True, text=True, timeout=120, cwd=HERE)
     assert out.returncode == 0, out.stderr
     assert "pygame" not in out.stdout
+
+
+def test_a_bot_games_end_shows_who_won_and_how_whole_in_the_banner(tmp_path):
+    red = [unit("red-captain", [6, 6], carrying="t1"), unit("red-sword", [10, 6], keywords=())]
+    blue = [unit("blue-boss", [30, 30])]
+    g = build_game(red, blue, [{"id": "t1", "at": [6, 6], "event": "none"}],
+                   state={"turn": 4, "player": 2, "phase": "melee"},
+                   rules={"combat": "placeholder", "turn_limit": 4, "turn_limit_winner": "treasure"})
+    app, scene = open_game(g, tmp_path)
+    scene.bot.set_seat(1, "utility")
+    scene.bot.set_seat(2, "utility")
+    scene.bot.paused = True
+    while ask.outcome(g) is None:
+        assert scene.act({ask.end_kind(g): {}})
+    while app.top is not scene:
+        app.top.close()
+    app.frame(0.016, flip=False)
+    shown = scene.sidebar.banner.shown
+    hint = " ".join(shown[3:])
+    outcome = ask.outcome(g)
+    assert outcome.winner == "red" and len(outcome.reason) > 60
+    assert "Game over" in shown and outcome.reason in hint.replace("  ", " ") and "Ctrl+Z" in hint

@@ -122,7 +122,8 @@ class Sidebar:
         # Once the game is over the banner may take the End button's place too.
         banner_w = width - SIDEBAR_W - (0 if over else END_W)
         self.banner.draw(surface, pygame.Rect(0, 0, banner_w, BANNER_H), st.turn, st.player, name,
-                         colour, st.phase, None if over else st.step, self.phase_note(), self.tags(), over=over)
+                         colour, st.phase, None if over else st.step, self.phase_note(), () if over else self.tags(),
+                         over=over)  # once over, who won and how take the pills' room too
         self.update_captions()
         surface.fill(theme.CHROME, pygame.Rect(banner_w, 0, width - banner_w, BANNER_H))
 
