@@ -32,7 +32,8 @@ def test_run_exactly_nine_inches_and_not_more():
     st = sc.state
     plan = m.plan(st, "a", path=[(14, 5)], run=True)
     assert plan.cost == pytest.approx(9.0) and plan.allowance == pytest.approx(9.0)
-    assert 'the path costs 9.10", more than the 9.00" Run allowance' in refused(lambda: m.plan(st, "a", path=[(14.1, 5)], run=True), "M2")
+    msg = refused(lambda: m.plan(st, "a", path=[(14.1, 5)], run=True), "M2")
+    assert 'the path costs 9.10", more than the 9.00" Run allowance' in msg
 
 
 @pytest.mark.parametrize("gap, denied", [(8.0, True), (7.9, True), (8.1, False)])

@@ -54,6 +54,7 @@ def test_the_captain_at_the_foot_of_the_default_maps_tower_ladder():
     cap.x, cap.y = 2.31, 9.21
     exc = refusal(lambda: game.mover.plan(st, "red-captain", to=(5.0, 10.5), run=True))
     assert exc.rule == "M2", exc.reason
-    assert exc.reason.startswith("the cheapest path costs ") and 'of it climbing), more than the 6.00" Run allowance' in exc.reason
+    assert exc.reason.startswith("the cheapest path costs ")
+    assert 'of it climbing), more than the 6.00" Run allowance' in exc.reason
     cost = float(exc.reason.split()[4].rstrip('"'))
     assert 6.0 + 2.0 < cost < 12.0  # 6" up the ladder and some inches across

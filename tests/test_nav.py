@@ -61,7 +61,8 @@ def test_to_out_of_reach_names_the_cost():
     sc, m = build(red=[unit("a", (3, 5))])
     with pytest.raises(IllegalAction) as exc:
         m.plan(sc.state, "a", to=(13, 5))
-    assert exc.value.rule == "M1" and 'the cheapest path costs 10.00", more than the 6.00" Move allowance' in exc.value.reason
+    assert exc.value.rule == "M1"
+    assert 'the cheapest path costs 10.00", more than the 6.00" Move allowance' in exc.value.reason
 
 
 def test_to_avoids_difficult_ground_when_that_is_cheaper_overall():
