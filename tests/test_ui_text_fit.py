@@ -307,3 +307,13 @@ def test_a_bot_games_end_shows_who_won_and_how_whole_in_the_banner(tmp_path):
     outcome = ask.outcome(g)
     assert outcome.winner == "red" and len(outcome.reason) > 60
     assert "Game over" in shown and outcome.reason in hint.replace("  ", " ") and "Ctrl+Z" in hint
+
+
+def test_a_hint_with_no_room_shows_whole_clauses_or_nothing():
+    surface = pygame.Surface((300, 40))
+    hint = ("red wins, by a lot (the turn limit (4 game turns, T1): most treasure held (1), then fewer units lost (0), "
+            "then the most units standing (7), then the fewest Routs (0)), Ctrl+Z takes the last action back, "
+            "N starts a new game on the same table, Ctrl+Q quits")
+    shown = " ".join(Banner._hint(surface, hint, pygame.Rect(0, 0, 330, 40)))
+    assert shown and shown != hint  # too long for three lines here: the first clauses only
+    assert shown.count("(") == shown.count(")") and hint.startswith(shown)

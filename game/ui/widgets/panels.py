@@ -99,6 +99,8 @@ class Banner:
             if T.font(12).size(trial)[0] > rect.width:
                 break
             shown = trial
+        while shown.count("(") != shown.count(")"):  # never half a bracket: whole clauses only
+            shown = shown.rpartition(",")[0]
         if shown:
             img = T.text(shown.strip(), 12, col)
             surface.blit(img, (rect.x, rect.centery - img.get_height() // 2))
@@ -137,7 +139,8 @@ class UnitCard:
             wname, player = u.warband, "?"
         surface.blit(T.text(f"{wname} (player {player}), base {u.base_mm:g} mm", 12, SOFT), (x, y))
         y += 18
-        stats = "   ".join(f"{k.capitalize()} {v:g}" for k, v in u.stats.items())
+        # a stat and its value stay on one line (a no-break space between them)
+        stats = "   ".join(f"{k.capitalize()}\u00a0{v:g}" for k, v in u.stats.items())
         for line in T.wrap(stats, rect.width - 20, 13, True):
             surface.blit(T.text(line, 13, (30, 30, 30), True), (x, y))
             y += 17
