@@ -276,10 +276,11 @@ def test_the_winner_screen_and_banner_report_a_draw_at_the_turn_limit(tmp_path, 
     assert outcome is not None and outcome.draw and "turn limit" in outcome.reason
     assert isinstance(app.top, WinnerScene) and app.top.title == "A draw"
     assert f"How: {outcome.reason}" in app.top.lines
-    assert scene.sidebar.phase_note() == f"game over: a draw, {outcome.reason}"
+    assert scene.sidebar.phase_note() == f"a draw ({outcome.reason}); Ctrl+Z takes the last action back"
     app.top.choose("close")
     app.frame(0.016, flip=False)
     assert app.top is scene
+    assert "Game over" in scene.sidebar.banner.shown  # in place of the phase (issue 23)
 
 
 # --- E1: the engage path before it is confirmed ----------------------------------------------------

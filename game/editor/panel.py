@@ -38,6 +38,9 @@ class PropertiesPanel:
                 and event.ui_element in self.fields:
             self.fields[event.ui_element](event.text)
             self._key = None
+            if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED:
+                # Enter hands the keyboard back to the table: T, V, B ... pick tools again.
+                self.scene.app.ui.set_focus_set(None)
             return True
         return False
 

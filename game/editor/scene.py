@@ -145,6 +145,7 @@ class EditorScene(Scene):
             "warband": self._next_warband, "entry": lambda: self._next_entry(1), "entry_back": lambda: self._next_entry(-1),
             "finish": lambda: self.finish_polygon(), "cancel": self._cancel, "fit": self.fit,
             "help": lambda: self.app.push(HelpScene(self.app, EDITOR, "Speedheim map editor")),
+            "quit": self.app.quit,
         }
         for cmd in EDITOR.commands():
             if cmd.startswith("tool_"):
@@ -264,7 +265,8 @@ class EditorScene(Scene):
             cmd = EDITOR.command_for(event)
             if cmd is None:
                 return event
-            self._confirm_close = False
+            if cmd != "quit":  # a second Ctrl+Q in a row confirms discarding unsaved changes
+                self._confirm_close = False
             self.command(cmd)
             return None
         if t == pygame.MOUSEMOTION:

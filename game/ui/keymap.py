@@ -187,6 +187,7 @@ EDITOR = Keymap("editor", (
     Binding("nudge_down", pygame.K_DOWN, 0, "Nudge the selection down"),
     Binding("fit", pygame.K_f, 0, "Fit the table in the view"),
     Binding("help", pygame.K_F1, 0, "This help"),
+    Binding("quit", pygame.K_q, CTRL, "Quit (with unsaved changes: press it again to discard them)"),
 ), mouse=(
     ("Left click / drag", "Use the tool; drag a piece to move it, a corner handle to resize it"),
     ("Shift+click", "Add to the selection (select tool)"),

@@ -121,7 +121,7 @@ class SightLayer:
         font = get_font(12, "regular")
         row_w = sum(font.size(t)[0] + 28 for _k, t in items)
         width = max(get_font(12, "bold").size(head)[0], font.size(note)[0], row_w) + 16
-        box = self._key_place(camera, (width, 58))
+        box = self._key_place(camera, (width, 58), surface.get_rect())
         panel = pygame.Surface(box.size, pygame.SRCALPHA)
         panel.fill((255, 255, 255, 215))
         surface.blit(panel, box.topleft)
@@ -134,25 +134,39 @@ class SightLayer:
             text_at(surface, text, (x + 16, box.y + 38), 12, theme.INK, "regular", anchor="topleft")
             x += font.size(text)[0] + 28
 
-    def _key_place(self, camera: Camera, size: tuple[int, int]) -> pygame.Rect:
-        """The table corner where the key hides the fewest bases (top left on a tie)."""
+    def _key_place(self, camera: Camera, size: tuple[int, int], area: pygame.Rect | None = None) -> pygame.Rect:
+        """Where the key hides the fewest bases (never the viewer): beside the table when
+        the view has room there, else a table corner (top left on a tie), else a place
+        along the table's left or right edge (the middle of a table, between the
+        deployment zones, is often clear when every corner has units in it)."""
         board = self.sight.board
         x0, y0 = camera.to_px(0, 0)
         x1, y1 = camera.to_px(board.width, board.height)
         w, h = size
-        corners = [(x0 + 8, y0 + 8), (x1 - 8 - w, y0 + 8), (x0 + 8, y1 - 8 - h), (x1 - 8 - w, y1 - 8 - h)]
+        places = []
+        if area is not None:
+            if x1 + 8 + w <= area.right:
+                places.append((x1 + 8, max(area.y + 4, y0)))
+            if x0 - 8 - w >= area.x:
+                places.append((x0 - 8 - w, max(area.y + 4, y0)))
+        places += [(x0 + 8, y0 + 8), (x1 - 8 - w, y0 + 8), (x0 + 8, y1 - 8 - h), (x1 - 8 - w, y1 - 8 - h)]
+        step = max(12, h // 2)
+        for y in range(round(y0 + 8 + step), round(y1 - 8 - h), step):
+            places += [(x0 + 8, y), (x1 - 8 - w, y)]
         bases = [(camera.to_px(u.x, u.y), camera.length(u.r) + 8) for u in self.state.units.values() if u.on_table]
 
         me = self.state.units[self.viewer]
 
-        def hidden(corner):
-            r = pygame.Rect(round(corner[0]), round(corner[1]), w, h)
+        def hidden(i_place):
+            i, place = i_place
+            r = pygame.Rect(round(place[0]), round(place[1]), w, h)
             mine = r.inflate(2 * camera.length(me.r) + 16, 2 * camera.length(me.r) + 16).collidepoint(camera.to_px(me.x, me.y))
-            return 1000 * mine + sum(1 for (cx, cy), rad in bases if r.inflate(2 * rad, 2 * rad).collidepoint(cx, cy))
+            outside = area is not None and not area.contains(r)
+            covered = sum(1 for (cx, cy), rad in bases if r.inflate(2 * rad, 2 * rad).collidepoint(cx, cy))
+            return (1000 * mine + 100 * outside + covered, i)
 
-        best = min(corners, key=hidden)
+        _i, best = min(enumerate(places), key=hidden)
         return pygame.Rect(round(best[0]), round(best[1]), w, h)
-
 
 
 def los_layers(scenario, state: GameState, viewer: str, board=None) -> dict:

@@ -171,7 +171,7 @@ class Mover(Tracer):
             tr = self.check_path(state, unit, pts, descend)
         else:
             tr = self.nav.find(state, unit, pts[-1], allow, descend)
-        return self._finish(unit, allow, tr, descend)
+        return self._finish(unit, allow, tr, descend, given=path is not None)
 
     def plan_engage(self, state: GameState, uid: str, target_id: str, path: Sequence[Sequence[float]] | None = None,
                     descend: str = "climb") -> MovePlan:
@@ -245,9 +245,14 @@ class Mover(Tracer):
             if engage is not None:
                 what = f"the path into contact with {engage} costs" if given else f"the cheapest way into contact with {engage} is"
                 raise IllegalAction(rule or "E1", f"{what} {tr.cost:.2f}\" ({unit.id} may engage up to {total:g}\"{pen})")
-            if tr.difficult:
-                raise IllegalAction("M12", f"path costs {tr.cost:.2f}\" of {total:.2f}\"{pen}")
-            raise IllegalAction("M2" if allow.run else "M1", f"path costs {tr.cost:.2f}\" of {total:.2f}\"")
+            # The real limit, in numbers: what the (cheapest) path costs, what of it is
+            # climbing or ladders, against which allowance.
+            what = "the path costs" if given else "the cheapest path costs"
+            up = sum(t.cost for t in tr.transitions)
+            part = f" ({up:.2f}\" of it climbing)" if up > 1e-9 else ""
+            limit = f"more than the {total:.2f}\" {'Run' if allow.run else 'Move'} allowance{pen}"
+            rule = "M12" if tr.difficult else ("M2" if allow.run else "M1")
+            raise IllegalAction(rule, f"{what} {tr.cost:.2f}\"{part}, {limit}")
         pts3 = tuple((x, y, self.board.height_at(x, y)) for x, y in tr.points)
         return MovePlan(unit.id, allow.run, pts3, tr.cost, total, tuple(tr.transitions), tr.difficult, descend,
                         tr.length, tuple(tr.cum), engage=engage)

@@ -155,6 +155,21 @@ class Tracer:
         self._no_dazed(unit, "climb", "M6")
         return Transition("climb_down", at, s, -dz, z0, z1, needs_check=True, rule="M6", piece=name(p0), cost=-dz)
 
+    def _stacked(self, at: Point, z0: float, z1: float, piece: int | None) -> list[int]:
+        """The other solid pieces whose edge runs through the crossing ``at`` with a top
+        between the two levels: one climb (or ladder) from ``z0`` to ``z1`` passes them too
+        (a tower flush with the hall it stands on: its ladder climbs past the hall's wall)."""
+        board = self.board
+        if board.tree is None:
+            return []
+        lo, hi = min(z0, z1) + self.free + EPS, max(z0, z1) + EPS
+        out = []
+        for h in board.tree.query(ShPoint(at), predicate="dwithin", distance=10 * EPS).tolist():
+            t = board.terrain[h]
+            if h != piece and t.solid and lo < t.height <= hi:
+                out.append(h)
+        return out
+
     def _no_dazed(self, unit: Unit, what: str, rule: str) -> None:
         if unit.status == "dazed" and not self.rs.dazed_may_climb:
             raise IllegalAction(rule, f"{unit.id} is Dazed and may not {what} (note 13-04-25)")
@@ -230,6 +245,7 @@ class Tracer:
             if t.kind != "free":
                 transitions.append(t)
                 anchors.append((s, b.piece if dz > 0 else a.piece))
+                anchors.extend((s, h) for h in self._stacked(at, a.z, b.z, b.piece if dz > 0 else a.piece))
                 if t.kind == "jump_down":
                     airborne.append((s, self._landing(pts, cum, s, a.piece, unit.r)))
             i += 1

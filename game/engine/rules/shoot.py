@@ -25,11 +25,22 @@ def placeholder_only(ctx: Ctx, rule: str) -> None:
 
 def weapon_of(ctx: Ctx, u: Unit) -> tuple[str, dict] | None:
     """The unit's ranged weapon: the first keyword naming an entry of ``ranged_weapons``."""
-    table = ctx.rs.ranged_weapons or {}
+    return ranged_weapon(ctx.rs, u)
+
+
+def ranged_weapon(rs, u: Unit) -> tuple[str, dict] | None:
+    """:func:`weapon_of` by the ruleset alone (for a table asking about a unit)."""
+    table = rs.ranged_weapons or {}
     for k in u.keywords:
         if k in table:
             return k, table[k]
     return None
+
+
+def reloads(rs, u: Unit) -> bool:
+    """The unit has a ranged weapon that must Reload after it fires (M11, S1)."""
+    w = ranged_weapon(rs, u)
+    return bool(w and w[1].get("reload"))
 
 
 @dataclass(frozen=True)

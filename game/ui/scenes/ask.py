@@ -68,6 +68,14 @@ def engage_targets(game, uid: str) -> list[str]:
     return [v.id for v in enemies]
 
 
+def has_reload_weapon(game, uid: str) -> bool:
+    """The unit carries a ranged weapon that reloads (M11), so Reload means something for it."""
+    from game.engine.rules.shoot import reloads
+
+    u = game.state.units.get(uid)
+    return u is not None and reloads(game.scenario.ruleset, u)
+
+
 def is_manual_phase(game) -> bool:
     """A phase whose rules the players apply themselves (the table gives tools and a log)."""
     return game.scenario.ruleset.is_manual(game.state.phase)

@@ -138,10 +138,24 @@ class WinnerScene(Scene):
             self.elements.append(b)
             self.buttons[b] = value
 
+    LINE_SIZE = 16
+    LINE_H = 22
+
+    def _width(self, size) -> int:
+        return min(720, size[0] - 40)
+
+    def _wrapped(self, width: int) -> list[str]:
+        """The summary's lines wrapped to the box (a long treasure list goes on below)."""
+        out: list[str] = []
+        for line in self.lines:
+            out.extend(T.wrap(line, width - 60, self.LINE_SIZE))
+        return out
+
     def _box(self, size) -> pygame.Rect:
         w, h = size
-        bh = 170 + 24 * len(self.lines)
-        r = pygame.Rect(0, 0, min(720, w - 40), min(bh, h - 40))
+        width = self._width(size)
+        bh = 170 + self.LINE_H * len(self._wrapped(width))
+        r = pygame.Rect(0, 0, width, min(bh, h - 40))
         r.center = (w // 2, h // 2)
         return r
 
@@ -179,10 +193,14 @@ class WinnerScene(Scene):
         box = self._box((w, h))
         pygame.draw.rect(surface, (250, 246, 236), box, border_radius=8)
         pygame.draw.rect(surface, self.colour, box, 6, border_radius=8)
-        t = T.text(self.title, 32, self.colour, True)
+        size = 32
+        t = T.text(self.title, size, self.colour, True)
+        while t.get_width() > box.width - 40 and size > 16:
+            size -= 2
+            t = T.text(self.title, size, self.colour, True)
         surface.blit(t, t.get_rect(midtop=(box.centerx, box.y + 18)))
         y = box.y + 74
-        for line in self.lines:
-            s = T.text(line, 16, (40, 36, 32))
+        for line in self._wrapped(box.width):
+            s = T.text(line, self.LINE_SIZE, (40, 36, 32))
             surface.blit(s, (box.x + 30, y))
-            y += 24
+            y += self.LINE_H

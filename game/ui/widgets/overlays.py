@@ -18,16 +18,23 @@ YELLOW = (235, 190, 30)
 RED = (210, 40, 40)
 
 
-def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560) -> pygame.Rect:
-    """A boxed label centred at ``centre``, wrapped to ``max_width`` and kept inside the clip
-    area; returns its box (the rule tips hover the refusal's)."""
+def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560,
+          below: pygame.Rect | None = None) -> pygame.Rect:
+    """A boxed label centred at ``centre``, wrapped to ``max_width`` (every line of it: a
+    refusal is never cut mid-sentence) and kept inside the clip area. With ``below`` (a
+    box already drawn) the label goes under that box, or above it where there is no room
+    below, never over it. Returns the box drawn (the rule tips hover the refusal's)."""
     lines = T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
-    imgs = [T.text(line.strip(), size, colour, True) for line in lines[:4]]
+    imgs = [T.text(line.strip(), size, colour, True) for line in lines]
     w = max(i.get_width() for i in imgs)
     lh = T.font(size, True).get_linesize()
     box = pygame.Rect(0, 0, w + 10, lh * len(imgs) + 4)
     box.center = (round(centre[0]), round(centre[1]))
     area = surface.get_clip()
+    if below is not None:
+        box.top = below.bottom + 3
+        if box.bottom > area.bottom:
+            box.bottom = below.top - 3
     if area.width > box.width and area.height > box.height:
         box.clamp_ip(area)
     pygame.draw.rect(surface, bg, box, border_radius=4)

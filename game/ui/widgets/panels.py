@@ -20,38 +20,91 @@ GOOD = (30, 120, 50)
 class Banner:
     """Turn, player, phase and step, on the warband's colour."""
 
+    shown: list[str] = []
+
     def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
-             step: str | None, note: str = "", tags=()) -> None:
+             step: str | None, note: str = "", tags=(), over: bool = False) -> None:
         """``tags``: (text, colour) pills at the right end for what applies all game long
-        ("placeholder combat", who the bot plays)."""
+        ("placeholder combat", who the bot plays). ``over``: the game has ended, and the
+        banner says so in place of the phase.
+
+        What always shows: the turn and the phase (a long warband name gives way first,
+        then the pills); the hint (``note``) goes on one line, or two smaller ones, and is
+        never cut: what does not fit is left to the log."""
         surface.fill((40, 34, 28), rect)
+        #: The texts drawn, whole (tests and the window's readers look here).
+        self.shown: list[str] = []
+        chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
+        surface.fill(colour, chip)
+        gap = 18
+        head = T.text(f"Turn {turn}", 16, (255, 255, 255), True)
+        phase_img = (T.text("Game over", 16, (255, 150, 120), True) if over
+                     else T.text(f"{phase.capitalize()} phase", 16, (255, 230, 150), True))
+        who_colour = theme.mix(colour, (255, 255, 255), 0.45)
+        fixed = 18 + head.get_width() + gap + phase_img.get_width() + gap
+        # The pills, right to left, as many as leave room for the turn, a name and the phase.
+        pills = []
         right = rect.right - 8
         for text, pill_colour in tags:
             img = T.text(text, 13, (40, 34, 28), True)
+            width = img.get_width() + 14
+            if right - width - 6 < rect.x + fixed + 120:
+                break
+            pills.append((img, pill_colour, right))
+            right -= width + 6
+        right -= 2
+        self.shown += [text for text, _c in tags[:len(pills)]]
+        for img, pill_colour, r in pills:
             pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
-            pill.midright = (right, rect.centery)
+            pill.midright = (r, rect.centery)
             pygame.draw.rect(surface, pill_colour, pill, border_radius=9)
             surface.blit(img, img.get_rect(center=pill.center))
-            right = pill.x - 6
-        right -= 2
-        chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
-        surface.fill(colour, chip)
-        x = rect.x + 18
-        parts = [(f"Turn {turn}", (255, 255, 255), True), (f"Player {player}: {name}", theme.mix(colour, (255, 255, 255), 0.45), True),
-                 (f"{phase.capitalize()} phase", (255, 230, 150), True)]
-        if step:
-            parts.append((f"step: {step.replace('_', ' ')}", (220, 220, 220), False))
-        if note:
-            parts.append((note, (180, 200, 180), False))
-        for s, col, bold in parts:
-            img = T.text(s, 16 if bold else 14, col, bold)
-            while x + img.get_width() > right and not bold and len(s) > 12:  # a long note is cut, not dropped
-                s = s[:-6].rstrip() + "..."
-                img = T.text(s, 14, col, False)
-            if x + img.get_width() > right:
+        room = right - (rect.x + fixed)
+        who = ""
+        for cand in (f"Player {player}: {name}", f"P{player}: {name}", f"P{player}"):
+            if T.text(cand, 16, who_colour, True).get_width() <= room:
+                who = cand
                 break
+        x = rect.x + 18
+        self.shown += [f"Turn {turn}", who, "Game over" if over else f"{phase.capitalize()} phase"]
+        for img in (head, T.text(who, 16, who_colour, True) if who else None, phase_img):
+            if img is None:
+                continue
             surface.blit(img, (x, rect.centery - img.get_height() // 2))
-            x += img.get_width() + 18
+            x += img.get_width() + gap
+        rest = [t for t in ((f"step: {step.replace('_', ' ')}" if step else ""), note) if t]
+        if rest:
+            self.shown += self._hint(surface, "   ".join(rest), pygame.Rect(x, rect.y, max(0, right - x), rect.height))
+
+    @staticmethod
+    def _hint(surface, text: str, rect: pygame.Rect) -> list[str]:
+        """The hint in ``rect``: one line at 14 px, else two at 12 px, else three at 11 px,
+        else what fits of its clauses (split at ";" or ","), each whole."""
+        col = (180, 200, 180)
+        img = T.text(text, 14, col)
+        if img.get_width() <= rect.width:
+            surface.blit(img, (rect.x, rect.centery - img.get_height() // 2))
+            return [text]
+        for size, most in ((12, 2), (11, 3)):
+            lines = [line.strip() for line in T.wrap(text, rect.width, size)]
+            lh = T.font(size).get_linesize() - (2 if most == 3 else 0)
+            if len(lines) <= most and lh * len(lines) <= rect.height - 2:
+                top = rect.centery - lh * len(lines) // 2
+                for i, line in enumerate(lines):
+                    surface.blit(T.text(line, size, col), (rect.x, top + i * lh))
+                return lines
+        shown = ""
+        for part in text.replace(";", ",").split(","):
+            trial = (shown + "," + part) if shown else part
+            if T.font(12).size(trial)[0] > rect.width:
+                break
+            shown = trial
+        while shown.count("(") != shown.count(")"):  # never half a bracket: whole clauses only
+            shown = shown.rpartition(",")[0]
+        if shown:
+            img = T.text(shown.strip(), 12, col)
+            surface.blit(img, (rect.x, rect.centery - img.get_height() // 2))
+        return [shown.strip()] if shown else []
 
 
 def _flag(name: str, on: bool) -> tuple[str, Any]:
@@ -86,7 +139,8 @@ class UnitCard:
             wname, player = u.warband, "?"
         surface.blit(T.text(f"{wname} (player {player}), base {u.base_mm:g} mm", 12, SOFT), (x, y))
         y += 18
-        stats = "   ".join(f"{k.capitalize()} {v:g}" for k, v in u.stats.items())
+        # a stat and its value stay on one line (a no-break space between them)
+        stats = "   ".join(f"{k.capitalize()}\u00a0{v:g}" for k, v in u.stats.items())
         for line in T.wrap(stats, rect.width - 20, 13, True):
             surface.blit(T.text(line, 13, (30, 30, 30), True), (x, y))
             y += 17

@@ -28,18 +28,26 @@ def text(s: str, size: int = 14, colour=theme.INK, bold: bool = False) -> pygame
 
 
 def wrap(s: str, width: int, size: int = 14, bold: bool = False) -> list[str]:
-    """Split ``s`` into lines that fit ``width`` pixels."""
+    """Split ``s`` into lines that fit ``width`` pixels: at spaces, and inside a word
+    longer than a line (a path, a file name), so no line runs past ``width``. A line that
+    goes on from the one above starts with two spaces."""
     f = font(size, bold)
+    fits = lambda t: f.size(t)[0] <= width  # noqa: E731
     out: list[str] = []
     for para in s.split("\n"):
-        words = para.split(" ")
         line = ""
-        for w in words:
+        for w in para.split(" "):
             trial = w if not line else line + " " + w
-            if f.size(trial)[0] <= width or not line:
+            if fits(trial) or not line.strip():
                 line = trial
             else:
                 out.append(line)
                 line = "  " + w
+            while not fits(line) and len(line.strip()) > 1:  # a word longer than a line: cut it
+                cut = len(line) - 1
+                while cut > 3 and not fits(line[:cut]):
+                    cut -= 1
+                out.append(line[:cut])
+                line = "  " + line[cut:]
         out.append(line)
     return out

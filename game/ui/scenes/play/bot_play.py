@@ -9,7 +9,8 @@ on drawing. Its decision is checked and applied to the real game on the window's
 thread (``PlayScene.act``), its reason goes into the log, and a move or an Engage is
 animated along the path it took at a readable speed (``.`` speeds it up, ``S`` skips,
 ``P`` pauses the bot; the player may act for a paused side, take a side back, and undo a
-bot's action, which pauses the bot). Nothing here changes the game but through ``act``.
+bot's action, which pauses the bot; undoing one's own leaves it playing). Nothing here
+changes the game but through ``act``.
 """
 
 from __future__ import annotations
@@ -174,11 +175,13 @@ class BotPlayer:
             self.anim = None
 
     def undone(self) -> None:
-        """The player undid an action: the bot stops, so it does not play it again at once."""
+        """The player undid an action (the game is back before it). A bot's action: the bot
+        pauses, so it does not play it again at once. The player's own: the bot goes on as
+        it was (it plays when its side's turn comes)."""
         self.anim = None
-        if self.seats or ask.neutrals_by_bot(self.scene.game):
+        self._asked = None
+        if self.controls(ask.turn_player(self.scene.game)):
             self.paused = True
-            self._asked = None
 
     # --- each frame -----------------------------------------------------------------------
     def update(self, dt: float) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from game.engine.errors import IllegalAction
 from game.ui.scenes import ask
 from game.ui.scenes.play.planner import PlanWorker
+from game.ui.scenes.play.words import phase_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from game.ui.scenes.play.scene import PlayScene
@@ -157,8 +158,10 @@ class DragTool:
         straight = [d.origin, *d.waypoints, d.cursor]
         legal = scene.engine.legal(d.uid, scene.version)  # may it move at all now (turn, phase, status)?
         if "move" not in legal.kinds and "run" not in legal.kinds:
-            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [],
-                           legal.refused["move"])
+            err = legal.refused["move"]
+            if not {"move", "run"} & ask.legal_kinds(game):  # not this phase: say what is, and how
+                err = IllegalAction(err.rule, phase_words(game))
+            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err)
         body = self.move_action(d, False)["move"]  # what the drop applies (rounded to 0.001")
         where: dict[str, Any] = {"descend": d.descend}
         if "path" in body:

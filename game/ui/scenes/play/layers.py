@@ -218,12 +218,15 @@ class BoardLayers:
         if a.label or b.label:
             text += f"  ({a.label or 'point'} to {b.label or 'point'})"
         mid = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
-        label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
         los = scene.sight_tool.ruler_sight(r)
-        if los is not None:
+        if los is not None:  # the sight box under the distance, never over it
             colour = MARKS[los.status][0]
+            box = label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
             label(surface, los.text, (mid[0], mid[1] + 14), RULER, size=13, bg=theme.mix(colour, (255, 255, 255), 0.7),
-                  max_width=420)
+                  max_width=420, below=box)
+            label(surface, text, box.center, RULER, size=15, bg=RULER_BG)  # on top, whatever the clip did
+        else:
+            label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
 
     def draw_refusal(self, surface: pygame.Surface, view: pygame.Rect) -> None:
         scene = self.scene

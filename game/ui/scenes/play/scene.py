@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 import pygame
 
-from game.engine.actions import describe
 from game.engine.errors import IllegalAction
 from game.ui import theme, userdata
 from game.ui.keymap import PLAY
@@ -38,7 +37,7 @@ from game.ui.scenes.play.rule_tips import RuleTips
 from game.ui.scenes.play.ruler import RulerTool
 from game.ui.scenes.play.sight_tool import SightTool
 from game.ui.scenes.play.sidebar import BANNER_H, SIDEBAR_W, Sidebar
-from game.ui.scenes.play.words import game_summary
+from game.ui.scenes.play.words import action_words, game_summary
 
 SNAP_PX = 10  # a click this close to a base or token hits it
 
@@ -160,7 +159,7 @@ class PlayScene(Scene):
 
     def refuse(self, exc: IllegalAction, action: dict | None = None) -> None:
         self.refusal = (exc.rule, exc.reason, time.monotonic())
-        what = f" {describe(action)}" if action else ""
+        what = f" {action_words(action)}" if action else ""
         self.note(f"refused{what}: {exc.rule}: {exc.reason}", "refusal")
 
     def note(self, text: str, kind: str = "info", log: bool = True) -> None:
@@ -280,7 +279,7 @@ class PlayScene(Scene):
         if not self.game.can_undo:
             self.note("nothing to undo", "info", log=False)
             return
-        what = describe(self.game.log[-1].action) if self.game.log else "the last action"
+        what = action_words(self.game.log[-1].action) if self.game.log else "the last action"
         with self.engine.lock:
             self.game.undo()
         self.bot.undone()
@@ -298,7 +297,7 @@ class PlayScene(Scene):
             self.game.redo()
         self.changed()
         self.autosave()
-        what = describe(self.game.log[-1].action) if self.game.log else "an action"
+        what = action_words(self.game.log[-1].action) if self.game.log else "an action"
         self.note(f"redone: {what}", "info")
         self.check_winner()
 

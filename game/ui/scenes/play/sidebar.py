@@ -31,6 +31,10 @@ TOOLBAR = (
     ("Report", "sim_report"), ("Help", "help"), ("P1: you", "bot_1"), ("P2: you", "bot_2"), ("Pause", "bot_pause"),
 )
 
+#: Captions the switches change to (update_captions), which must fit their buttons too.
+SWITCHED_CAPTIONS = ("P1: bot", "P2: bot", "Resume")
+BUTTON_PAD = 12  # a caption's room inside its button: borders and a margin each side
+
 
 class Sidebar:
     def __init__(self, scene: "PlayScene"):
@@ -61,8 +65,7 @@ class Sidebar:
             self._button(pygame.Rect(w - SIDEBAR_W + 4, 4, SIDEBAR_W - 8, BANNER_H - 8),
                          f"Back to the editor ({PLAY.label('back_to_editor')})", "back_to_editor")
         sb = self.rect()
-        cols = 6
-        bw = (SIDEBAR_W - 8 - (cols - 1) * 3) // cols
+        cols, bw = self.toolbar_grid()
         for i, (caption, cmd) in enumerate(TOOLBAR):
             r, c = divmod(i, cols)
             self._button(pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27), caption, cmd,
@@ -72,6 +75,17 @@ class Sidebar:
         self.tray_rect = pygame.Rect(sb.x + 4, self.card_rect.bottom + 4, SIDEBAR_W - 8, 74)
         self.log_view.set_rect(pygame.Rect(sb.x + 4, self.tray_rect.bottom + 4, SIDEBAR_W - 8,
                                            sb.bottom - self.tray_rect.bottom - 8))
+
+    def toolbar_grid(self) -> tuple[int, int]:
+        """Columns and button width of the tool bar: as many columns as let every caption
+        a button can show (its switched ones too: "Resume", "P1: bot") fit whole."""
+        font = self.scene.app.ui.get_theme().get_font(["button"])
+        widest = max(font.size(c)[0] for c in [c for c, _ in TOOLBAR] + list(SWITCHED_CAPTIONS))
+        for cols in (6, 5, 4, 3):
+            bw = (SIDEBAR_W - 8 - (cols - 1) * 3) // cols
+            if widest + BUTTON_PAD <= bw:
+                return cols, bw
+        return cols, bw
 
     def _button(self, rect: pygame.Rect, caption: str, cmd: str, **kw) -> UIButton:
         b = UIButton(rect, caption, self.scene.app.ui, **kw)
@@ -95,14 +109,23 @@ class Sidebar:
         w = scene.scenario.warband_of_player(st.player)
         colour = scene.painter.warband_colour(w.id) if w else theme.INK
         name = (w.name or w.id) if w else ("Neutrals" if st.player == 0 else f"Player {st.player}")
+        over = ask.outcome(game) is not None
         caption = "End step (Space)" if ask.end_kind(game) == "end_step" else "End phase (Space)"
-        if self.end_button is not None and self.end_button.text != caption:
-            self.end_button.set_text(caption)
+        if self.end_button is not None:
+            if self.end_button.text != caption:
+                self.end_button.set_text(caption)
+            if over and self.end_button.visible:  # nothing is left to end: the game is over
+                self.end_button.hide()
+            elif not over and not self.end_button.visible:
+                self.end_button.show()
         width = scene.app.size[0]
-        self.banner.draw(surface, pygame.Rect(0, 0, width - SIDEBAR_W - END_W, BANNER_H), st.turn, st.player, name,
-                         colour, st.phase, st.step, self.phase_note(), self.tags())
+        # Once the game is over the banner may take the End button's place too.
+        banner_w = width - SIDEBAR_W - (0 if over else END_W)
+        self.banner.draw(surface, pygame.Rect(0, 0, banner_w, BANNER_H), st.turn, st.player, name,
+                         colour, st.phase, None if over else st.step, self.phase_note(), () if over else self.tags(),
+                         over=over)  # once over, who won and how take the pills' room too
         self.update_captions()
-        surface.fill(theme.CHROME, pygame.Rect(width - SIDEBAR_W - END_W, 0, SIDEBAR_W + END_W, BANNER_H))
+        surface.fill(theme.CHROME, pygame.Rect(banner_w, 0, width - banner_w, BANNER_H))
 
     def tags(self) -> list[tuple[str, tuple[int, int, int]]]:
         """The banner's pills, right to left: the combat mode, then who the bot plays."""
@@ -136,7 +159,12 @@ class Sidebar:
         if self.scene.bot.in_charge() and outcome is None:
             return "P pauses the bot, . speeds it up, S skips"
         if outcome is not None:
-            return f"game over: {outcome.winner} wins" if outcome.winner else f"game over: a draw, {outcome.reason}"
+            try:
+                winner = self.scene.scenario.warband(outcome.winner).name or outcome.winner if outcome.winner else None
+            except KeyError:
+                winner = outcome.winner
+            head = f"{winner} wins ({outcome.reason})" if winner else f"a draw ({outcome.reason})"
+            return f"{head}; Ctrl+Z takes the last action back"
         placeholder = ask.combat_mode(game) == "placeholder"
         kinds = ask.legal_kinds(game)
         if placeholder and "shoot" in kinds:

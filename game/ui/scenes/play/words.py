@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import math
+
 from game.engine.actions import describe
 from game.engine.decisions import Decision
 from game.engine.model import STATUSES
@@ -48,11 +50,16 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
     if e.action is None:
         lines.append(("Game start", "turn"))
     else:
-        what = describe(e.action)
+        what = action_words(e.action, e if e.ok else None)
         if e.ok:
             cost = e.extra.get("cost")
             who = actor if actor is not None else e.player
-            lines.append((f"P{who} {what}" + (f' ({float(cost):.2f}")' if cost is not None else ""), "action"))
+            shown = f'{float(cost):.2f}"' if cost is not None else None
+            if shown is not None and what.endswith(f'{shown} long'):
+                shown = None  # a flat path costs its length, said once
+            elif shown is not None and what.endswith(" long"):
+                shown = f"cost {shown}"  # climbing, ladders, difficult ground: the cost differs
+            lines.append((f"P{who} {what}" + (f" ({shown})" if shown else ""), "action"))
         else:
             lines.append((f"illegal {what}: {e.rule}: {e.reason}", "refusal"))
     # The engine's order (as ActionResult.text): rolls, automatic steps, then what happened.
@@ -68,6 +75,66 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
     if winner:
         lines.append((f"   winner: {winner}", "turn"))
     return lines
+
+
+#: Actions that walk a path: the log gives their start, end and length, not every waypoint.
+PATH_KINDS = ("move", "run", "engage")
+
+
+def _xy(p) -> str:
+    return f"[{float(p[0]):.2f}, {float(p[1]):.2f}]"
+
+
+def action_words(action: Any, result: Any = None) -> str:
+    """An action as a log line: :func:`describe`, but a move, Run or Engage as its start,
+    its end and its length (the path it took when ``result`` is an applied one). Every
+    waypoint stays in the action, so the save (and the replay) has the full path."""
+    if not isinstance(action, dict) or len(action) != 1:
+        return describe(action)
+    (kind, body), = action.items()
+    if kind not in PATH_KINDS or not isinstance(body, dict):
+        return describe(action)
+    pts = ask.path_taken(result) if result is not None else None
+    given = body.get("path")
+    if not pts and isinstance(given, list) and len(given) > 2:
+        pts = given
+    if not pts or len(pts) < 2:
+        return describe(action)
+    rest = {k: v for k, v in body.items() if k not in ("path", "to")}
+    try:
+        length = sum(math.hypot(float(b[0]) - float(a[0]), float(b[1]) - float(a[1])) for a, b in zip(pts, pts[1:]))
+        where = f"from {_xy(pts[0])} to {_xy(pts[-1])}"
+    except (TypeError, ValueError, IndexError):
+        return describe(action)
+    bends = len(pts) - 2
+    bent = f" ({bends} bend{'s' if bends > 1 else ''})" if bends > 0 else ""
+    return f'{describe({kind: rest})} {where}{bent}, {length:.2f}" long'
+
+
+
+#: How each kind of action is taken at the table, for a refusal that says what may be
+#: done in this phase (kinds the phase allows, in this order; the rest go unsaid).
+HOW = (
+    (("move", "run"), "Move (drag a unit, M1)"),
+    (("engage",), "Engage (right-click a unit: Engage..., E1)"),
+    (("shoot",), "Shoot (select a shooter, right-click an enemy, S1)"),
+    (("attack",), "Attack (select a unit, right-click an enemy, F1)"),
+    (("disengage",), "Disengage (right-click an engaged unit)"),
+    (("pick_up", "grab"), "pick up treasure (right-click a unit)"),
+    (("set_status", "incapacitate", "check", "roll"), "set a status or roll a check (right-click a unit)"),
+)
+
+
+def phase_words(game, what: str = "Moving a unit") -> str:
+    """Why ``what`` is not for now, in a player's words: the phase, what may be done in it
+    and how, and how to go on (the kinds come from the engine)."""
+    kinds = ask.legal_kinds(game)
+    phase = str(game.state.phase or "").replace("_", " ").capitalize()
+    ways = [how for group, how in HOW if any(k in kinds for k in group)]
+    head = f"{what} is not part of the {phase} phase." if phase else f"{what} is not allowed now."
+    body = (" Now you may " + ", ".join(ways) + ".") if ways else ""
+    end = " Space ends the phase." if "end_phase" in kinds else (" Space ends the step." if "end_step" in kinds else "")
+    return head + body + end
 
 
 def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
@@ -96,7 +163,8 @@ def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
           for v in sorted(targets, key=lambda v: (v not in u.engaged_with, board.distance(u, st.units[v])))[:12]]
     items.append(("Incapacitate...", ("submenu", f"{u.name} is incapacitated",
                                       [("by nobody / other", {"incapacitate": {"unit": uid}})] + by)))
-    items.append(("Reload (M11)", {"reload": {"unit": uid}}))
+    if ask.has_reload_weapon(game, uid):  # only a weapon that reloads is ever reloaded
+        items.append(("Reload (M11)", {"reload": {"unit": uid}}))
     for action in ask.pick_up_actions(game, unit=uid):
         items.append((f"Pick up {action['pick_up']['token']}", action))
     stats = [k for k in u.stats if k != "move"]
