@@ -31,8 +31,9 @@ def plan_from_args(args: Any) -> Plan:
         value = getattr(args, key)
         if value is not None:
             setattr(plan, key, value)
-    if args.bots is not None:
-        plan.bots = parse_bots(args.bots, "--bots")
+    if args.bots:
+        given = args.bots if isinstance(args.bots, list) else [args.bots]
+        plan.bots = [parse_bots(b, "--bots") for b in given]
     plan.swap = plan.swap or args.swap
     plan.keep_logs = plan.keep_logs or args.keep_logs
     return plan
@@ -92,7 +93,7 @@ def simulate(args: Any) -> int:
     def sink(job: Job, record: dict, log: str | None) -> None:
         out.games.append(record)
         if log is not None:
-            write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_name), log)
+            write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_sub, job.log_name), log)
 
     try:
         result = run_jobs(jobs, todo, sink, workers=args.workers, cluster=args.cluster, keep_logs=spec.keep_logs)
