@@ -160,8 +160,11 @@ def test_study_file_problems_have_lines(tmp_path):
 def test_bundled_rout_study_resolves():
     plan = load_study(os.path.join(ROOT, "studies", "rout.yaml"))
     spec, _ = resolve(plan)
-    assert plan.scenario == DEFAULT_MAP
+    assert plan.scenario == os.path.join(ROOT, "maps", "crossroads.yaml")
     assert [v.label for v in spec.variants] == ["default", "rout-legacy", "rout-breakpoint"]
+    # every variant changes the rout rule, and the table's rout count stays with the standard rule
+    assert [v.rules_changed for v in spec.variants] == [[], ["U2"], ["U2"]]
+    assert load_scenario(plan.scenario).ruleset.rout_threshold == 3
 
 
 def test_plan_defaults():
