@@ -55,7 +55,7 @@ def test_same_seeds_give_the_same_games(tmp_path, capsys):
         assert FORMAT_KEYS <= set(r)
         assert r["illegal"] == 0 and r["actions"] > 0 and r["turns"] <= 3
         assert sum(r["lost"].values()) == sum(n for t in r["lost_types"].values() for n in t.values())
-        assert r["end"] in ("rout", "turn_limit", "eliminated")
+        assert r["end"] in ("rout", "turn_limit", "eliminated") and 0 <= r["quiet"]["turns"] <= r["turns"]
         assert (r["end"] == "rout") == bool(r["routed"]) and (r["end"] == "turn_limit") == (r["rules_fired"].get("T1") == 1)
         assert all(isinstance(k, str) and isinstance(n, int) and n > 0 for k, n in r["rules_fired"].items())
         # a loss fires U6 (the loss is counted) at least once per unit lost

@@ -232,3 +232,23 @@ def test_latest_report_is_the_newest(tmp_path):
         path.write_text("<html></html>")
         os.utime(path, (1000 + i, 1000 + i))
     assert latest_report(str(tmp_path)) == str(new)
+
+
+def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
+    from game.sim.gaps import find_gaps
+
+    def rec(seed, quiet, gaps=(), end="turn_limit"):
+        return {"variant": "default", "seed": seed, "swapped": seed == 2, "bots": ["greedy", "utility"],
+                "quiet": {"turns": quiet, "from": 4}, "gaps": list(gaps), "end": end,
+                "scenario_file": "scenarios/v0-default" + ("-swapped" if seed == 2 else "") + ".yaml"}
+    g = find_gaps([rec(1, 2), rec(2, 5), rec(3, 0, [{"turn": 3, "reason": "internal error (KeyError)"}]),
+                   rec(4, 0, end="capped")], 3, root="runs/a")
+    assert g["stalls"] == 1 and [x["seed"] for x in g["stall_games"]] == [2]
+    assert g["stall_games"][0]["quiet_turns"] == 5 and g["stall_games"][0]["from_turn"] == 4
+    play, replay = g["stall_games"][0]["commands"]
+    assert play == ("speedheim simulate runs/a/scenarios/v0-default-swapped.yaml --games 1 --seed 2 --bots greedy,utility "
+                    "--workers 1 --keep-logs --out sim-out/replay-2-swapped")
+    assert replay == ("speedheim replay runs/a/scenarios/v0-default-swapped.yaml "
+                      "sim-out/replay-2-swapped/logs/v0-default/seed-2.yaml")
+    assert g["rule_gaps"] == 2 and [x["seed"] for x in g["gap_games"]] == [3, 4]
+    assert "internal error" in g["gap_games"][0]["problems"][0]["reason"]
