@@ -48,7 +48,11 @@ def test_mcnemar_exact_known_values():
     assert four.mean == pytest.approx(0.004) and four.low < 0 < four.high
     twenty = mcnemar([True] * 20 + [False] * 980, base)
     assert twenty.flipped == (20, 0) and twenty.p == pytest.approx(2 * 0.5 ** 20) and twenty.clear
-    assert 0 < twenty.low < twenty.mean == pytest.approx(0.02) and twenty.high == pytest.approx(0.02)
+    assert 0 < twenty.low < twenty.mean < twenty.high and twenty.mean == pytest.approx(0.02)
+    # Newcombe's interval by hand for 4 of 1,000: the Wilson intervals of 4/1000 [0.001556, 0.010240] and
+    # 0/1000 [0, 0.003827]; no pair has both, so the correlation term is 0:
+    # 0.004 - sqrt(0.002444^2 + 0.003827^2) = -0.000540, 0.004 + sqrt(0.006240^2 + 0) = 0.010240
+    assert close(four.low, -0.000540, 2e-6) and close(four.high, 0.010240, 2e-6)
     # both ways: 10 up and 10 down is no difference at all (p = 1)
     both = mcnemar([True] * 10 + [False] * 990, [False] * 10 + [True] * 10 + [False] * 980)
     assert both.flipped == (10, 10) and both.mean == 0 and both.p == pytest.approx(1.0) and not both.clear
@@ -103,13 +107,15 @@ def test_paired_differences_by_hand(summary):
     assert t["p"] == pytest.approx(2 / 1024)       # Wilcoxon: all ten pairs shorter
     assert t["sentence"] == ("rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1, p = 0.002) compared with "
                              "default, over 10 paired games.")
-    # red: won seed 1 swapped only under rout_threshold=3: one pair flipped, none back: McNemar p = 1;
-    # the exact interval: Clopper-Pearson of 1/1 is [0.025, 1], times 1/10 pairs: 0.1 * (2 * 0.025 - 1) = -0.095
+    # red: won seed 1 swapped only under rout_threshold=3: one pair flipped, none back: McNemar p = 1.
+    # Newcombe: red wins 6/10 [0.3127, 0.8318] against 5/10 [0.2366, 0.7634]; pairs: 5 both, 1 + 0 flipped,
+    # 4 neither: phi = (5*4 - 0) / sqrt(6*4*5*5) = 0.8165;
+    # low = 0.1 - sqrt(0.2873^2 - 2*0.8165*0.2873*0.2634 + 0.2634^2) = -0.0684, high = 0.1 + 0.1530 = 0.2530
     red = c["win_rate"]["red"]
     assert red["flipped"] == [1, 0] and red["p"] == pytest.approx(1.0) and red["clear"] is False
-    assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.095, 0.1)))
+    assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.0684, 0.2530)))
     assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red (+10.0 points, "
-                               "95% CI -9.5 to +10.0, p = 1, 1 pair flipped up and 0 down) compared with default, "
+                               "95% CI -6.8 to +25.3, p = 1, 1 pair flipped up and 0 down) compared with default, "
                                "over 10 paired games.")
     # coverage: the variant changes U2, which fired (a rout) in all ten pairs
     assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 10, True, 10)
