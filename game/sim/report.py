@@ -251,7 +251,8 @@ def plot_differences(summary: dict) -> str | None:
             elif d.get("identical"):
                 ax.text(0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555")
             else:
-                _forest(ax, y, scale * d["mean"], scale * d["ci"][0], scale * d["ci"][1], d["clear"], colour)
+                _forest(ax, y, scale * d["mean"], scale * d["ci"][0], scale * d["ci"][1], d["clear"], colour,
+                        digits=1 if key != "count" else 2)
         ax.set_yticks(range(len(mine)), [r[1] for r in mine], fontsize=9)
         ax.axvline(0, color="#333", lw=0.9, zorder=0)
         ax.set_ylim(len(mine) - 0.4, -0.7)
@@ -264,14 +265,15 @@ def plot_differences(summary: dict) -> str | None:
     return _png(fig)
 
 
-def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str) -> None:
+def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str, digits: int = 1) -> None:
     """A dot at the mean (filled when the difference is clear), a line over the interval,
     and the numbers above it."""
     finite = math.isfinite(low) and math.isfinite(high)
     if finite:
         ax.plot([low, high], [y, y], color=colour, lw=2.6, solid_capstyle="butt")
     ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8, zorder=3)
-    label = f"{mean:+.1f}  [{low:+.1f}, {high:+.1f}]" if finite else f"{mean:+.1f}  (too few pairs)"
+    label = (f"{mean:+.{digits}f}  [{low:+.{digits}f}, {high:+.{digits}f}]" if finite
+             else f"{mean:+.{digits}f}  (too few pairs)")
     ax.annotate(label, (mean, y), xytext=(0, 7), textcoords="offset points", ha="center", va="bottom", fontsize=8,
                 color="#333" if clear else "#777", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
@@ -287,8 +289,8 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:18px;margin:34px 0 10px;border-bot
 .findings{list-style:none;padding:0;margin:0}
 .findings li{padding:9px 14px;margin:6px 0;border-left:4px solid #c5ccd6;background:#f7f8fa;border-radius:3px}
 .findings li.clear{border-left-color:#0072B2;background:#eef5fb;font-weight:600}
-table{border-collapse:collapse;width:100%;font-size:14px;margin:8px 0}
-th,td{padding:6px 10px;text-align:right;border-bottom:1px solid #e9ecf0;white-space:nowrap}
+table{border-collapse:collapse;width:100%;font-size:13px;margin:8px 0}
+th,td{padding:6px 7px;text-align:right;border-bottom:1px solid #e9ecf0;white-space:nowrap}
 th{white-space:normal}
 th:first-child,td:first-child{text-align:left}th{background:#f2f4f7;font-weight:600}
 td .ci{color:#6b7685;font-size:12px}
@@ -323,7 +325,7 @@ def _row(cells: list[str], head: bool = False) -> str:
 def _table(summary: dict) -> str:
     warbands = summary["warbands"]
     head = ["variant", "games"] + [f"{html.escape(w)} wins" for w in warbands] + [
-        "draws", "seat 1 wins", "mean turns", "games with a rout", "games with a rout check", "illegal"]
+        "draws", "seat 1 wins", "mean turns", "games with a rout", "games with a rout check (U2 fired)", "illegal"]
     out = ["<table>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         cells = [_swatch(j, v["variant"]), str(v["games"])]
@@ -392,8 +394,9 @@ def _coverage(summary: dict) -> str:
             text = f"<b>{name}</b> changes no rule of {base}."
             verdict = "<span class='tag untested'>untested</span>"
         else:
-            per = "; ".join(f"{html.escape(r)} fired in {f['pairs']} of {n} pairs ({f['base_per_game']:.2f} times per game "
-                            f"under {base}, {f['variant_per_game']:.2f} under {name})"
+            per = "; ".join(f"{html.escape(r)} fired in {f['pairs']} of the {n} paired games (in one game of the pair or "
+                            f"both; {f['base_per_game']:.2f} times per game under {base}, {f['variant_per_game']:.2f} "
+                            f"under {name})"
                             for r, f in (c.get("fired_by_rule") or {}).items())
             verdict = ("<span class='tag tested'>tested</span>" if c["tested"]
                        else "<span class='tag untested'>untested: the changed rule never came into play</span>")
@@ -526,7 +529,10 @@ def _played_under(summary: dict) -> str:
     if u.get("neutral_act"):
         bits.append(f"Neutrals acting by '{u['neutral_act']}' (U1)")
     if u.get("rout_variant"):
-        bits.append(f"rout rule '{u['rout_variant']}' in {v0.get('variant')}")
+        rule = f"rout rule '{u['rout_variant']}'"
+        if u.get("rout_variant") == "standard" and u.get("rout_threshold") is not None:
+            rule += f" with rout_threshold {u['rout_threshold']} (U2: units lost + tokens the opponent holds)"
+        bits.append(f"{rule} in {v0.get('variant')}")
     return "; ".join(bits)
 
 

@@ -39,7 +39,7 @@ DEFAULT_OUT = "sim-out"
 DEFAULT_GAMES = 100
 #: The parameters the report's header names: what the bots played under.
 UNDER_KEYS = ("turn_limit", "turn_limit_winner", "combat", "injury_table_placeholder", "event_table_placeholder",
-              "neutral_act", "rout_variant")
+              "neutral_act", "rout_variant", "rout_threshold")
 
 
 def is_study(path: str) -> bool:
