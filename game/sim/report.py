@@ -419,7 +419,7 @@ def _findings(summary: dict) -> str:
         for path in difference_paths(summary["warbands"]):
             d = get_path(c, path)
             if d["clear"]:
-                note = robustness_note(d, pairings)
+                note = robustness_note(d, pairings) if pairings > 1 else ""
                 clear.append(("clear" if d.get("robust") or pairings == 1 else "clear depends",
                               d["sentence"] + (" " + note if note else "")))
             else:
@@ -427,6 +427,9 @@ def _findings(summary: dict) -> str:
     if not summary["comparisons"]:
         return "<p class=note>One variant only: nothing to compare. Give more with <code>--variant</code>.</p>"
     out = "<ul class=findings>" + "".join(f"<li class='{cls}'>{html.escape(s)}</li>" for cls, s in clear) + "</ul>"
+    if pairings == 1 and any(cls.startswith("clear") for cls, _ in clear):
+        out = ("<p class=note>One bot pairing played: whether these findings hold for other bots is not tested "
+               "(give <code>--bots</code> more than once).</p>") + out
     if not clear:
         out = "<p class=note>No clear difference in any outcome, and no untested comparison.</p>"
     if unclear:
