@@ -177,7 +177,7 @@ def plot_treasure(summary: dict) -> str:
     for ax, w in zip(axes[0], warbands):
         _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
                       f"tokens {w} holds at the end", keys=keys)
-        ax.set_title(f"Treasure captured: {w}")
+        ax.set_title(f"Tokens held at the end: {w}")
     _legend(fig, variants)
     return _png(fig)
 
@@ -325,7 +325,7 @@ def _row(cells: list[str], head: bool = False) -> str:
 def _table(summary: dict) -> str:
     warbands = summary["warbands"]
     head = ["variant", "games"] + [f"{html.escape(w)} wins" for w in warbands] + [
-        "draws", "seat 1 wins", "mean turns", "games with a rout", "games with a rout check (U2 fired)", "illegal"]
+        "draws", "seat 1 wins", "mean turns", "games with a rout", "games in which the rout rule (U2) fired", "illegal"]
     out = ["<table>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         cells = [_swatch(j, v["variant"]), str(v["games"])]
@@ -351,7 +351,7 @@ def _ends_table(summary: dict) -> str:
             if k not in kinds:
                 kinds.append(k)
     head = ["variant"] + [html.escape(ENDS.get(k, k)) for k in kinds] + [f"{html.escape(w)} routed" for w in warbands]
-    head += ["rout checks per game"]
+    head += ["rout rule (U2) decisions per game"]
     out = ["<table>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         n = v["games"] or 1
@@ -527,7 +527,8 @@ def _played_under(summary: dict) -> str:
         bits.append("placeholder combat (S1, S2, F1: not the designers' rules yet)")
     if u.get("injury_table_placeholder"):
         bits.append("the placeholder Injury chart (M7)")
-    if u.get("event_table_placeholder"):
+    fired = {r for v in summary["variants"] for r in (v.get("rules_fired") or {})}
+    if u.get("event_table_placeholder") and "U7" in fired:
         bits.append("the placeholder Event table (U7)")
     if u.get("neutral_act"):
         bits.append(f"Neutrals acting by '{u['neutral_act']}' (U1)")

@@ -322,8 +322,9 @@ def _quantities(warbands: list[str]) -> list[tuple]:
     for w in warbands:
         out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"how often {w} routs",
                     f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0))
-    out.append((("rout_checks",), "count", rout_checks, "rout checks", "adds rout checks", "removes rout checks",
-                "checks per game", 1.0))
+    out.append((("rout_checks",), "count", rout_checks, "the rout rule's decisions (U2: rout checks, morale rolls)",
+                "adds decisions of the rout rule (U2: rout checks, morale rolls)",
+                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0))
     return out
 
 
