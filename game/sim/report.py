@@ -530,7 +530,7 @@ def _played_under(summary: dict) -> str:
     fired = {r for v in summary["variants"] for r in (v.get("rules_fired") or {})}
     if u.get("event_table_placeholder") and "U7" in fired:
         bits.append("the placeholder Event table (U7)")
-    if u.get("neutral_act"):
+    if u.get("neutral_act") and "U7" in fired:
         bits.append(f"Neutrals acting by '{u['neutral_act']}' (U1)")
     if u.get("rout_variant"):
         rule = f"rout rule '{u['rout_variant']}'"

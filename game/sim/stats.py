@@ -297,8 +297,11 @@ def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, 
     if d.low == d.high:
         return (f"{label}: {quantity} {scale * d.mean:+.1f} {unit} in every one of the {d.n} paired games with {base}, "
                 f"too few pairs to call it clear ({p}).")
-    return (f"{label}: no clear difference in {quantity} ({scale * d.mean:+.1f} {unit}, "
-            f"95% CI {scale * d.low:+.1f} to {scale * d.high:+.1f}, {p}{flips}) {tail}.")
+    def signed(x: float) -> str:
+        return f"{scale * x:+.1f}" if scale != 1.0 or abs(x) >= 1 else f"{x:+.2f}"
+
+    return (f"{label}: no clear difference in {quantity} ({signed(d.mean)} {unit}, "
+            f"95% CI {signed(d.low)} to {signed(d.high)}, {p}{flips}) {tail}.")
 
 
 def _quantities(warbands: list[str]) -> list[tuple]:
