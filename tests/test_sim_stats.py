@@ -258,3 +258,23 @@ def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
                       "sim-out/replay-2-swapped/logs/v0-default/seed-2.yaml")
     assert g["rule_gaps"] == 2 and [x["seed"] for x in g["gap_games"]] == [3, 4]
     assert "internal error" in g["gap_games"][0]["problems"][0]["reason"]
+
+
+def test_a_tested_change_with_identical_games_is_written_out_not_drawn():
+    """The changed rule fired, but every pair ended the same: "identical in all N pairs",
+    never a zero-width interval, and never "untested"."""
+    def recs(label, index, rules):
+        return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": "red", "draw": False,
+                 "turns": 12, "seats": ["red", "blue"], "lost": {"red": 1, "blue": 0}, "treasure": {"red": 1, "blue": 0},
+                 "rout_turn": None, "rules_fired": {"U6": 2}, "variant_rules": rules, "end": "turn_limit",
+                 "bots": ["utility", "utility"]} for k in range(8)]
+    s = summarize(recs("default", 0, []) + recs("treasure_denial_range=1", 1, ["U6"]))
+    c = s["comparisons"][0]
+    assert (c["tested"], c["fired_pairs"], c["changed_pairs"]) == (True, 8, 0)
+    assert c["turns"]["verdict"] == "identical" and c["win_rate"]["red"]["verdict"] == "identical"
+    assert c["turns"]["sentence"] == "treasure_denial_range=1: game length identical in all 8 paired games with default."
+    from game.sim.report import render_html
+
+    page = render_html(s)
+    assert "identical in all 8 pairs" in page and "never came into play" not in page
+    assert "game length identical in all 8 paired games" in page

@@ -208,7 +208,7 @@ class _Observed(Game):
             return "rout"
         if self._turn_limit_reached():
             return "turn_limit"
-        return "eliminated" if self.outcome() is not None else "not finished"
+        return "eliminated" if self.outcome() is not None else "unfinished"
 
     def quiet(self) -> dict[str, int]:
         """The longest run of game turns in which nothing changed: ``{"turns", "from"}``."""

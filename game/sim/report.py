@@ -339,7 +339,7 @@ def _table(summary: dict) -> str:
 
 
 ENDS = {"rout": "a warband routed", "turn_limit": "the turn limit", "eliminated": "a side eliminated",
-        "capped": "stopped at the decision cap", "not finished": "not finished"}
+        "capped": "stopped at the decision cap", "unfinished": "not finished"}
 
 
 def _ends_table(summary: dict) -> str:
