@@ -55,8 +55,8 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
     if plan is not None and plan.scenario is not None:
         new, new_texts = resolve(plan)
         free = ("games", "keep_logs")   # a resumed run may play more seeds, and keep logs from now on
-        mine = {k: v for k, v in spec.to_json().items() if k not in free}
-        theirs = {k: v for k, v in new.to_json().items() if k not in free}
+        mine = _comparable({k: v for k, v in spec.to_json().items() if k not in free})
+        theirs = _comparable({k: v for k, v in new.to_json().items() if k not in free})
         if mine != theirs or new_texts != texts:
             diff = sorted(k for k in mine if mine[k] != theirs.get(k)) or ["the scenario or a ruleset it uses"]
             raise LoadError([Problem(out.file("run.json"), 1, f"--resume: this run was started with other options "
@@ -64,6 +64,13 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
     if games is not None:
         spec.games = games
     return spec, texts
+
+
+def _comparable(d: dict) -> dict:
+    """A run's options without what is derived from the variants' scenarios (compared as
+    texts): a run started before the variants knew their changed rules resumes too."""
+    derived = ("rules_changed", "under")
+    return {**d, "variants": [{k: v for k, v in x.items() if k not in derived} for x in d.get("variants", [])]}
 
 
 def simulate(args: Any) -> int:

@@ -159,7 +159,7 @@ def plot_lengths(summary: dict) -> str:
     """Game length and the turn of the first rout."""
     plt = _plt()
     variants = summary["variants"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True)
     _grouped_hist(a, [(v["variant"], v["turns"]["histogram"], v["games"]) for v in variants], "game turns played")
     a.set_title("Game length")
     _grouped_hist(b, [(v["variant"], v["rout_turn"]["histogram"], v["games"]) for v in variants], "game turn of the first rout",
