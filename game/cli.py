@@ -218,7 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="bot-versus-bot games in batch, and a balance report (docs/simulate.md)")
     p.add_argument("scenario", nargs="?", help="a scenario, or a study file (studies/*.yaml)")
     p.add_argument("--games", type=int, metavar="N", help="seeds per variant (default 100)")
-    p.add_argument("--bots", metavar="A,B", help="the bots of player 1 and player 2 (default utility,utility)")
+    p.add_argument("--bots", metavar="A,B", action="append",
+                   help="the bots of player 1 and player 2 (default utility,utility); repeatable: every pairing "
+                        "plays every variant on the same seeds")
     p.add_argument("--variant", action="append", metavar="SPEC",
                    help="repeatable: a ruleset name or path, or key=value overrides joined by commas")
     p.add_argument("--seed", type=int, metavar="S", help="game k of a variant uses seed S+k (default 0)")

@@ -99,3 +99,14 @@ def test_scenario_names_a_ruleset_file_beside_it(tmp_path):
     path = tmp_path / "map.yaml"
     path.write_text("name: M\ntable: {width: 24, height: 24}\nruleset: house.yaml\nwarbands: []\n")
     assert load_scenario(str(path)).ruleset.run_denial_range == 10
+
+
+def test_every_parameter_belongs_to_a_rule_and_variants_name_theirs():
+    from game.engine.ruleset import NOT_RULES, PARAMETER_RULES, load_ruleset, rule_of, rules_changed
+
+    base = load_ruleset("speedheim")
+    assert [k for k in base if k not in PARAMETER_RULES and k not in NOT_RULES] == []
+    assert rules_changed(base, load_ruleset("rout-legacy")) == ["U2"]
+    assert rules_changed(base, load_ruleset("rout-breakpoint")) == ["U2"]
+    assert rules_changed(base, base.with_overrides({"treasure_denial_range": 1, "run_denial_range": 4})) == ["M2", "U6"]
+    assert rules_changed(base, base) == [] and rule_of("break_point_table") == "U2" and rule_of("homebrew") == "homebrew"

@@ -28,7 +28,7 @@ DUEL = os.path.join(ROOT, "tests", "scripts", "duel.yaml")
 #: Short games: the duel map, 3 game turns.
 FAST = [DUEL, "--turn-limit", "3"]
 FORMAT_KEYS = {"variant", "seed", "swapped", "bots", "winner", "draw", "turns", "lost", "treasure", "rout_turn",
-               "illegal", "actions", "seconds"}
+               "illegal", "actions", "seconds", "end", "rules_fired", "seats"}
 
 
 def records(path) -> list[dict]:
@@ -55,6 +55,11 @@ def test_same_seeds_give_the_same_games(tmp_path, capsys):
         assert FORMAT_KEYS <= set(r)
         assert r["illegal"] == 0 and r["actions"] > 0 and r["turns"] <= 3
         assert sum(r["lost"].values()) == sum(n for t in r["lost_types"].values() for n in t.values())
+        assert r["end"] in ("rout", "turn_limit", "eliminated") and 0 <= r["quiet"]["turns"] <= r["turns"]
+        assert (r["end"] == "rout") == bool(r["routed"]) and (r["end"] == "turn_limit") == (r["rules_fired"].get("T1") == 1)
+        assert all(isinstance(k, str) and isinstance(n, int) and n > 0 for k, n in r["rules_fired"].items())
+        # a loss fires U6 (the loss is counted) at least once per unit lost
+        assert r["rules_fired"].get("U6", 0) >= sum(r["lost"].values())
     assert "12 game(s) played" in capsys.readouterr().out
 
 
@@ -72,6 +77,42 @@ def test_variants_play_paired_games(tmp_path):
         assert r["bots"] == (["utility", "random"] if r["swapped"] else ["random", "utility"])
         assert r["seats"] == (["blue", "red"] if r["swapped"] else ["red", "blue"])
     assert len(set(keys(recs))) == len(recs) == 18
+
+
+def test_two_bot_pairings_play_every_variant_on_the_same_seeds(tmp_path):
+    """--bots twice: each pairing plays each variant on each seed and seats; the summary
+    holds each pairing's comparison (by_bots) and marks every pooled difference robust or not."""
+    assert main(["simulate", *FAST, "--games", "2", "--swap", "--bots", "utility,utility", "--bots", "random,random",
+                 "--variant", "default", "--variant", "rout_threshold=2", "--workers", "2", "--out", str(tmp_path)]) == 0
+    recs = records(tmp_path)
+    assert len(recs) == 2 * 2 * 2 * 2
+    played = {}
+    for r in recs:
+        played.setdefault(tuple(r["pairing"]), set()).add((r["variant"], r["seed"], r["swapped"]))
+    assert played[("utility", "utility")] == played[("random", "random")] and len(played) == 2
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["bots"] == [["utility", "utility"], ["random", "random"]]
+    assert [b["bots"] for b in summary["by_bots"]] == summary["bots"]
+    c = summary["comparisons"][0]
+    assert c["pairs"] == 8 and all(b["comparisons"][0]["pairs"] == 4 for b in summary["by_bots"])
+    for d in list(c["win_rate"].values()) + [c["turns"], c["routs"]]:
+        signs = [x["sign"] for x in d["clear_in"]]
+        assert d["robust"] == (d["clear"] and d["verdict"] != "untested"
+                               and all(s == (d["mean"] > 0) - (d["mean"] < 0) for s in signs))
+    page = (tmp_path / "report.html").read_text()
+    assert "Bots by variant" in page and "random vs random" in page
+
+
+def test_a_variant_whose_rule_cannot_fire_is_untested(tmp_path):
+    """jump_gap_max (M8) on a map with no gap to jump: M8 never fires, so the comparison is
+    untested, whatever its games did."""
+    assert main(["simulate", *FAST, "--games", "2", "--variant", "default", "--variant", "jump_gap_max=1",
+                 "--workers", "2", "--out", str(tmp_path)]) == 0
+    assert all("M8" not in r["rules_fired"] for r in records(tmp_path))
+    c = json.loads((tmp_path / "summary.json").read_text())["comparisons"][0]
+    assert (c["rules_changed"], c["fired_pairs"], c["tested"]) == (["M8"], 0, False)
+    page = (tmp_path / "report.html").read_text()
+    assert "never came into play" in page and "no clear difference" not in page
 
 
 def test_kept_logs_replay_exactly(tmp_path, capsys):
@@ -218,11 +259,11 @@ def test_whole_last_record_without_newline_is_kept(tmp_path):
     path = tmp_path / "games.jsonl"
     path.write_text('{"variant": "v", "seed": 0, "swapped": false}\n{"variant": "v", "seed": 1, "swapped": false}')
     f = GamesFile(str(path))
-    assert f.keys() == {("v", 0, False), ("v", 1, False)}
+    assert f.keys() == {("v", 0, False, ("?", "?")), ("v", 1, False, ("?", "?"))}
     assert f.repair() is False
     f.append({"variant": "v", "seed": 2, "swapped": False})
     f.close()
-    assert f.keys() == {("v", s, False) for s in range(3)}
+    assert f.keys() == {("v", s, False, ("?", "?")) for s in range(3)}
 
 
 def test_resume_refuses_other_options_and_a_fresh_run_refuses_a_used_folder(tmp_path, capsys):

@@ -14,7 +14,7 @@ import pytest
 from game.cli import main
 from game.sim.report import write_report
 from game.sim.results import GamesFile
-from game.sim.stats import Diff, paired_diff, summarize, t975, wilson
+from game.sim.stats import Diff, mcnemar, paired_counts, paired_diff, summarize, wilson
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXED = os.path.join(ROOT, "tests", "data", "sim-games.jsonl")
@@ -39,10 +39,38 @@ def test_wilson_by_hand():
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0 and wilson(0, 0) == (0.0, 1.0)
 
 
-def test_t_quantiles():
-    assert t975(9) == 2.262 and t975(30) == 2.042
-    assert close(t975(31), 2.0395, 2e-4) and close(t975(120), 1.9799, 2e-4) and close(t975(10 ** 6), 1.96, 1e-3)
-    assert t975(0) == math.inf
+def test_mcnemar_exact_known_values():
+    """The issue's case: 4 flipped pairs of 1,000, all one way, is not clear (McNemar's exact
+    p = 2 * 0.5^4 = 0.125); 20 of 1,000 all one way is (p = 2 * 0.5^20)."""
+    base = [False] * 1000
+    four = mcnemar([True] * 4 + [False] * 996, base)
+    assert four.flipped == (4, 0) and four.p == pytest.approx(0.125) and not four.clear
+    assert four.mean == pytest.approx(0.004) and four.low < 0 < four.high
+    twenty = mcnemar([True] * 20 + [False] * 980, base)
+    assert twenty.flipped == (20, 0) and twenty.p == pytest.approx(2 * 0.5 ** 20) and twenty.clear
+    assert 0 < twenty.low < twenty.mean < twenty.high and twenty.mean == pytest.approx(0.02)
+    # Newcombe's interval by hand for 4 of 1,000: the Wilson intervals of 4/1000 [0.001556, 0.010240] and
+    # 0/1000 [0, 0.003827]; no pair has both, so the correlation term is 0:
+    # 0.004 - sqrt(0.002444^2 + 0.003827^2) = -0.000540, 0.004 + sqrt(0.006240^2 + 0) = 0.010240
+    assert close(four.low, -0.000540, 2e-6) and close(four.high, 0.010240, 2e-6)
+    # both ways: 10 up and 10 down is no difference at all (p = 1)
+    both = mcnemar([True] * 10 + [False] * 990, [False] * 10 + [True] * 10 + [False] * 980)
+    assert both.flipped == (10, 10) and both.mean == 0 and both.p == pytest.approx(1.0) and not both.clear
+    # 9 of 10 one way: binomial two-sided p = 2 * 11 / 1024
+    nine = mcnemar([True] * 9 + [False], [False] * 9 + [True])
+    assert nine.flipped == (9, 1) and nine.p == pytest.approx(22 / 1024) and nine.clear
+    same = mcnemar([True, False], [True, False])
+    assert same.identical and same.flipped == (0, 0) and not same.clear
+
+
+def test_paired_counts_t_interval_and_wilcoxon():
+    # differences 1..5: mean 3, sd sqrt(2.5), se 0.7071, t(0.975, 4) = 2.7764: 3 +- 1.9632
+    d = paired_counts([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert d.mean == 3 and close(d.low, 1.0368) and close(d.high, 4.9632)
+    assert d.p == pytest.approx(0.0625) and not d.clear          # exact Wilcoxon, n = 5: 2 / 32
+    six = paired_counts([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    assert six.p == pytest.approx(2 / 64) and six.clear
+    assert paired_counts([0.0, 0.0, 0.0]).identical and not paired_counts([0.0, 0.0]).clear
 
 
 def test_per_variant_numbers_by_hand(summary):
@@ -76,19 +104,49 @@ def test_paired_differences_by_hand(summary):
     t = c["turns"]
     assert t["mean"] == pytest.approx(-3.0) and all(map(close, t["ci"], (-4.1184, -1.8816)))
     assert t["clear"] is True
-    assert t["sentence"] == ("rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1) compared with default, "
-                             "over 10 paired games.")
-    # red: won seed 1 swapped only under rout_threshold=3: differences nine 0 and one 1: mean 0.1,
-    # variance 0.9/9 = 0.1, standard error 0.1, 0.1 +- 0.2262
+    assert t["p"] == pytest.approx(2 / 1024)       # Wilcoxon: all ten pairs shorter
+    assert t["sentence"] == ("rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1, p = 0.002) compared with "
+                             "default, over 10 paired games.")
+    # red: won seed 1 swapped only under rout_threshold=3: one pair flipped, none back: McNemar p = 1.
+    # Newcombe: red wins 6/10 [0.3127, 0.8318] against 5/10 [0.2366, 0.7634]; pairs: 5 both, 1 + 0 flipped,
+    # 4 neither: phi = (5*4 - 0) / sqrt(6*4*5*5) = 0.8165;
+    # low = 0.1 - sqrt(0.2873^2 - 2*0.8165*0.2873*0.2634 + 0.2634^2) = -0.0684, high = 0.1 + 0.1530 = 0.2530
     red = c["win_rate"]["red"]
-    assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.1262, 0.3262))) and red["clear"] is False
+    assert red["flipped"] == [1, 0] and red["p"] == pytest.approx(1.0) and red["clear"] is False
+    assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.0684, 0.2530)))
     assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red (+10.0 points, "
-                               "95% CI -12.6 to +32.6) compared with default, over 10 paired games.")
+                               "95% CI -6.8 to +25.3, p = 1, 1 pair flipped up and 0 down) compared with default, "
+                               "over 10 paired games.")
+    # coverage: the variant changes U2, which fired (a rout) in all ten pairs
+    assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 10, True, 10)
     same = summary["comparisons"][1]
-    assert same["variant"] == "same"
-    assert same["turns"]["ci"] == [0.0, 0.0] and not same["turns"]["clear"]
-    assert "no clear difference in game length" in same["turns"]["sentence"]
-    assert not any(w["clear"] for w in same["win_rate"].values())
+    assert same["variant"] == "same" and same["tested"] is False and same["rules_changed"] == []
+    assert same["changed_pairs"] == 0
+    assert same["turns"]["verdict"] == "untested" and not same["turns"]["clear"]
+    assert not any("no clear difference" in x for x in same["sentences"] + [same["turns"]["sentence"]])
+    assert "changes no rule" in same["sentences"][0]
+
+
+def test_untested_when_the_changed_rule_never_fires():
+    """A variant whose rule cannot fire (U2 with a threshold no game reaches): "untested",
+    never "no clear difference", even though its games differ by chance."""
+    def recs(label, index, rules, turns):
+        return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": "red", "draw": False,
+                 "turns": t, "seats": ["red", "blue"], "lost": {"red": 0, "blue": 0}, "treasure": {"red": 1, "blue": 0},
+                 "rout_turn": None, "rules_fired": {"M2": 3, "U6": 2}, "variant_rules": rules, "end": "turn_limit",
+                 "bots": ["utility", "utility"]} for k, t in enumerate(turns)]
+    s = summarize(recs("default", 0, [], [12] * 8) + recs("rout_threshold=99", 1, ["U2"], [12] * 7 + [11]))
+    c = s["comparisons"][0]
+    assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 0, False, 1)
+    assert all(d["verdict"] == "untested" for d in c["win_rate"].values())
+    assert c["turns"]["verdict"] == "untested"
+    assert c["sentences"] == ["rout_threshold=99: untested against default: the changed rule (U2) never came into "
+                              "play in any of the 8 paired games; its outcomes say nothing about the rule (1 of 8 "
+                              "paired games differ at all)."]
+    from game.sim.report import render_html
+
+    page = render_html(s)
+    assert "never came into play" in page and "no clear difference" not in page
 
 
 def _records(label: str, winners: list, turns: list[int], index: int) -> list[dict]:
@@ -109,13 +167,13 @@ def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
     s = summarize(recs)
     differ, same = s["comparisons"]
     assert differ["turns"]["clear"] and differ["turns"]["ci"][1] < 0
-    assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games by 3.5 turns (95% CI 3.3 to 3.7)")
+    assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games by 3.5 turns (95% CI 3.3 to 3.7, p < 0.001)")
     red = differ["win_rate"]["red"]
     assert red["clear"] and red["ci"][1] < 0 and red["mean"] == pytest.approx(-0.5)
     assert red["sentence"].startswith("rout_threshold=3 lowers the win rate of red by 50.0 points")
     assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises the win rate of blue by 50.0 points")
     assert not same["turns"]["clear"] and not any(w["clear"] for w in same["win_rate"].values())
-    assert same["turns"]["sentence"].startswith("rout_threshold=9 again: no clear difference in game length")
+    assert same["turns"]["sentence"] == "rout_threshold=9 again: game length identical in all 40 paired games with rout_threshold=9."
     # one game of forty that differs is not a clear difference either
     one_w = list(base_w)
     one_w[0] = "red"
@@ -123,11 +181,13 @@ def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
     assert not s["comparisons"][0]["win_rate"]["red"]["clear"]
 
 
-def test_clear_means_the_interval_leaves_out_zero():
-    assert not Diff(10, 0.5, 0.0, 1.0).clear and Diff(10, 0.5, 1e-9, 1.0).clear
-    assert not Diff(10, -0.5, -1.0, 0.0).clear and Diff(10, -0.5, -1.0, -1e-9).clear
+def test_clear_needs_p_and_an_interval_that_leaves_out_zero():
+    assert not Diff(10, 0.5, 0.0, 1.0, 0.01).clear and Diff(10, 0.5, 1e-9, 1.0, 0.01).clear
+    assert not Diff(10, -0.5, -1.0, 0.0, 0.01).clear and Diff(10, -0.5, -1.0, -1e-9, 0.01).clear
+    assert not Diff(10, 0.5, 0.1, 1.0, 0.05).clear     # the interval alone is not enough
     assert not paired_diff([1.0]).clear and paired_diff([]).n == 0
-    assert paired_diff([1.0, 1.0]).clear   # every pair moved the same way by the same amount
+    # every pair moved the same way by the same amount: clear only with enough pairs (Wilcoxon 2 / 2^n)
+    assert not paired_diff([1.0, 1.0]).clear and paired_diff([1.0] * 6).clear
 
 
 def test_report_files_are_self_contained(tmp_path, summary):
@@ -136,13 +196,32 @@ def test_report_files_are_self_contained(tmp_path, summary):
     assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(summary))
     assert page.count("src='data:image/png;base64,") == 5
     assert "http://" not in page and "https://" not in page and "<script" not in page
-    assert "rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1)" in page
+    assert "rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1, p = 0.002)" in page
+    assert "same changes no rule of default" in page and "untested" in page
     assert "50.0% <span class=ci>[23.7–76.3]</span>" in page   # red's wins under default
+
+
+def test_report_files_take_their_mode_from_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_report(FIXED, str(tmp_path / "summary.json"), str(tmp_path / "report.html"))
+        modes = {name: os.stat(tmp_path / name).st_mode & 0o777 for name in ("summary.json", "report.html")}
+        assert modes == {"summary.json": 0o644, "report.html": 0o644}
+        os.umask(0o027)
+        write_report(FIXED, str(tmp_path / "summary.json"), str(tmp_path / "report.html"))
+        assert os.stat(tmp_path / "report.html").st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
 
 
 def test_report_command_rebuilds_from_games_alone(tmp_path, capsys):
     shutil.copy(FIXED, tmp_path / "games.jsonl")
     assert main(["simulate", "--report", str(tmp_path)]) == 0
+    rebuilt = json.loads((tmp_path / "summary.json").read_text())
+    c = rebuilt["comparisons"][0]
+    assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 10, True, 10)
+    assert c["win_rate"]["red"]["flipped"] == [1, 0] and "p" in c["turns"] and "robust" in c["turns"]
+    assert rebuilt["by_bots"][0]["bots"] == ["utility", "utility"] and rebuilt["bots"] == [["utility", "utility"]]
     assert (tmp_path / "report.html").exists()
     assert json.loads((tmp_path / "summary.json").read_text())["comparisons"][0]["turns"]["clear"] is True
     assert main(["simulate", "--report", str(tmp_path / "nothing")]) == 2
@@ -159,3 +238,43 @@ def test_latest_report_is_the_newest(tmp_path):
         path.write_text("<html></html>")
         os.utime(path, (1000 + i, 1000 + i))
     assert latest_report(str(tmp_path)) == str(new)
+
+
+def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
+    from game.sim.gaps import find_gaps
+
+    def rec(seed, quiet, gaps=(), end="turn_limit"):
+        return {"variant": "default", "seed": seed, "swapped": seed == 2, "bots": ["greedy", "utility"],
+                "quiet": {"turns": quiet, "from": 4}, "gaps": list(gaps), "end": end,
+                "scenario_file": "scenarios/v0-default" + ("-swapped" if seed == 2 else "") + ".yaml"}
+    g = find_gaps([rec(1, 2), rec(2, 5), rec(3, 0, [{"turn": 3, "reason": "internal error (KeyError)"}]),
+                   rec(4, 0, end="capped")], 3, root="runs/a")
+    assert g["stalls"] == 1 and [x["seed"] for x in g["stall_games"]] == [2]
+    assert g["stall_games"][0]["quiet_turns"] == 5 and g["stall_games"][0]["from_turn"] == 4
+    play, replay = g["stall_games"][0]["commands"]
+    assert play == ("speedheim simulate runs/a/scenarios/v0-default-swapped.yaml --games 1 --seed 2 --bots greedy,utility "
+                    "--workers 1 --keep-logs --out sim-out/replay-2-swapped")
+    assert replay == ("speedheim replay runs/a/scenarios/v0-default-swapped.yaml "
+                      "sim-out/replay-2-swapped/logs/v0-default/seed-2.yaml")
+    assert g["rule_gaps"] == 2 and [x["seed"] for x in g["gap_games"]] == [3, 4]
+    assert "internal error" in g["gap_games"][0]["problems"][0]["reason"]
+
+
+def test_a_tested_change_with_identical_games_is_written_out_not_drawn():
+    """The changed rule fired, but every pair ended the same: "identical in all N pairs",
+    never a zero-width interval, and never "untested"."""
+    def recs(label, index, rules):
+        return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": "red", "draw": False,
+                 "turns": 12, "seats": ["red", "blue"], "lost": {"red": 1, "blue": 0}, "treasure": {"red": 1, "blue": 0},
+                 "rout_turn": None, "rules_fired": {"U6": 2}, "variant_rules": rules, "end": "turn_limit",
+                 "bots": ["utility", "utility"]} for k in range(8)]
+    s = summarize(recs("default", 0, []) + recs("treasure_denial_range=1", 1, ["U6"]))
+    c = s["comparisons"][0]
+    assert (c["tested"], c["fired_pairs"], c["changed_pairs"]) == (True, 8, 0)
+    assert c["turns"]["verdict"] == "identical" and c["win_rate"]["red"]["verdict"] == "identical"
+    assert c["turns"]["sentence"] == "treasure_denial_range=1: game length identical in all 8 paired games with default."
+    from game.sim.report import render_html
+
+    page = render_html(s)
+    assert "identical in all 8 pairs" in page and "never came into play" not in page
+    assert "game length identical in all 8 paired games" in page

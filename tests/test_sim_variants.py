@@ -9,7 +9,7 @@ import pytest
 from game.cli import main
 from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario
-from game.sim.study import Plan, load_study, resolve
+from game.sim.study import Plan, RunSpec, load_study, resolve
 from game.sim.variants import DEFAULT_TURN_LIMIT, parse_variant, split_top, swap_seats, variant_scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -109,12 +109,38 @@ def test_study_file_and_command_line_override(tmp_path):
                      "bots: [random, utility]\nseed: 40\nswap: true\nturn_limit: 3\n")
     plan = load_study(str(study))
     assert (plan.scenario, plan.games, plan.variants, plan.bots, plan.seed, plan.swap, plan.turn_limit) == (
-        DUEL, 7, ["default", "rout_threshold=2"], ("random", "utility"), 40, True, 3)
+        DUEL, 7, ["default", "rout_threshold=2"], [("random", "utility")], 40, True, 3)
     assert plan.out == os.path.join("sim-out", "s")
     spec, texts = resolve(plan)
     assert [v.label for v in spec.variants] == ["default", "rout_threshold=2"]
     assert set(texts) == {(v.slug, s) for v in spec.variants for s in (False, True)}
     assert spec.total == 7 * 2 * 2
+    # what each variant changes, from the rulesets: rout_threshold belongs to U2
+    assert [v.rules_changed for v in spec.variants] == [[], ["U2"]]
+    assert spec.variants[1].under["turn_limit"] == 3 and spec.variants[1].under["combat"] == "placeholder"
+
+
+def test_study_lists_several_bot_pairings(tmp_path):
+    """A study's ``bots`` may list pairings; every pairing plays every variant on the same
+    seeds and seats, the first pairing's games first on each seed."""
+    study = tmp_path / "s.yaml"
+    study.write_text(f"scenario: {os.path.relpath(DUEL, tmp_path)}\ngames: 2\nvariants: [default, rout_threshold=2]\n"
+                     "bots: [[utility, utility], [random, utility]]\nswap: true\n")
+    plan = load_study(str(study))
+    assert plan.bots == [("utility", "utility"), ("random", "utility")]
+    spec, texts = resolve(plan)
+    assert spec.total == 2 * 2 * 2 * 2
+    keys = list(spec.keys())
+    assert len(set(keys)) == spec.total
+    assert {(seed, swapped) for _, seed, swapped, p in keys if p == ("random", "utility")} == {
+        (seed, swapped) for _, seed, swapped, p in keys if p == ("utility", "utility")}
+    jobs = list(spec.jobs(texts, lambda slug, swapped: slug, set()))
+    swapped = next(j for j in jobs if j.swapped and j.pairing == ("random", "utility"))
+    assert swapped.bots == ("utility", "random") and swapped.log_sub == "random-vs-utility"
+    assert RunSpec.from_json(spec.to_json()).bots == spec.bots
+    study.write_text(f"scenario: {DUEL}\ngames: 2\nbots: [[utility, utility], [random, clever]]\n")
+    with pytest.raises(LoadError, match="unknown bot 'clever'"):
+        load_study(str(study))
 
 
 def test_study_file_problems_have_lines(tmp_path):
@@ -134,12 +160,15 @@ def test_study_file_problems_have_lines(tmp_path):
 def test_bundled_rout_study_resolves():
     plan = load_study(os.path.join(ROOT, "studies", "rout.yaml"))
     spec, _ = resolve(plan)
-    assert plan.scenario == DEFAULT_MAP
+    assert plan.scenario == os.path.join(ROOT, "maps", "crossroads.yaml")
     assert [v.label for v in spec.variants] == ["default", "rout-legacy", "rout-breakpoint"]
+    # every variant changes the rout rule, and the table's rout count stays with the standard rule
+    assert [v.rules_changed for v in spec.variants] == [[], ["U2"], ["U2"]]
+    assert load_scenario(plan.scenario).ruleset.rout_threshold == 3
 
 
 def test_plan_defaults():
     plan = Plan(scenario=DUEL)
     spec, _ = resolve(plan)
     assert spec.variants[0].label == "default" and spec.variants[0].turn_limit == DEFAULT_TURN_LIMIT
-    assert spec.bots == ("utility", "utility") and spec.seed == 0 and not spec.swap
+    assert spec.bots == [("utility", "utility")] and spec.seed == 0 and not spec.swap

@@ -31,7 +31,7 @@ MAP = os.path.join(ROOT, "maps", "default.yaml")
 
 
 def jobs(n: int, seed: int = 1000) -> list:
-    spec, texts = resolve(Plan(scenario=MAP, games=n, seed=seed, bots=("utility", "utility")))
+    spec, texts = resolve(Plan(scenario=MAP, games=n, seed=seed, bots=[("utility", "utility")]))
     return list(spec.jobs(texts, lambda slug, swapped: f"{slug}.yaml", set()))
 
 

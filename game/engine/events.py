@@ -82,6 +82,14 @@ class RoutChecked(Automatic):
     roll: Roll | None = None
 
 
+@dataclass(frozen=True)
+class TreasureDenied(Automatic):
+    """U6: the Treasure step found no pick-up it allows; ``denied`` says which were refused
+    (an opposing unit too near the token, ...)."""
+
+    denied: tuple[str, ...] = ()
+
+
 # --- units and tokens ---------------------------------------------------------------------
 
 @dataclass(frozen=True)

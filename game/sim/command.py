@@ -31,8 +31,9 @@ def plan_from_args(args: Any) -> Plan:
         value = getattr(args, key)
         if value is not None:
             setattr(plan, key, value)
-    if args.bots is not None:
-        plan.bots = parse_bots(args.bots, "--bots")
+    if args.bots:
+        given = args.bots if isinstance(args.bots, list) else [args.bots]
+        plan.bots = [parse_bots(b, "--bots") for b in given]
     plan.swap = plan.swap or args.swap
     plan.keep_logs = plan.keep_logs or args.keep_logs
     return plan
@@ -54,8 +55,8 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
     if plan is not None and plan.scenario is not None:
         new, new_texts = resolve(plan)
         free = ("games", "keep_logs")   # a resumed run may play more seeds, and keep logs from now on
-        mine = {k: v for k, v in spec.to_json().items() if k not in free}
-        theirs = {k: v for k, v in new.to_json().items() if k not in free}
+        mine = _comparable({k: v for k, v in spec.to_json().items() if k not in free})
+        theirs = _comparable({k: v for k, v in new.to_json().items() if k not in free})
         if mine != theirs or new_texts != texts:
             diff = sorted(k for k in mine if mine[k] != theirs.get(k)) or ["the scenario or a ruleset it uses"]
             raise LoadError([Problem(out.file("run.json"), 1, f"--resume: this run was started with other options "
@@ -63,6 +64,13 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
     if games is not None:
         spec.games = games
     return spec, texts
+
+
+def _comparable(d: dict) -> dict:
+    """A run's options without what is derived from the variants' scenarios (compared as
+    texts): a run started before the variants knew their changed rules resumes too."""
+    derived = ("rules_changed", "under")
+    return {**d, "variants": [{k: v for k, v in x.items() if k not in derived} for x in d.get("variants", [])]}
 
 
 def simulate(args: Any) -> int:
@@ -92,7 +100,7 @@ def simulate(args: Any) -> int:
     def sink(job: Job, record: dict, log: str | None) -> None:
         out.games.append(record)
         if log is not None:
-            write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_name), log)
+            write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_sub, job.log_name), log)
 
     try:
         result = run_jobs(jobs, todo, sink, workers=args.workers, cluster=args.cluster, keep_logs=spec.keep_logs)

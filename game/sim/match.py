@@ -15,16 +15,20 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from game.bots import NAMES, make_bot, play_game
 from game.engine.dice import Dice
+from game.engine.errors import IllegalAction
+from game.engine.events import Incapacitated, LeftTable, RoutChecked, Routed, TokenDropped, TokenTaken
 from game.engine.game import ActionResult, Game
 from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import dump_yaml
+from game.sim.coverage import INTERNAL, fired, refused
 
 #: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least;
 #: the bundled personalities too).
@@ -47,10 +51,22 @@ class Job:
     scenario: str             # the variant's scenario, YAML text (rules and seats baked in)
     scenario_file: str = "scenario.yaml"   # shown in messages; where --keep-logs wrote it
     variant_index: int = 0    # the variant's place on the command line (0 = the baseline)
+    #: The rule ids this variant's ruleset changes against the baseline's (coverage).
+    rules_changed: tuple[str, ...] = ()
+    #: What the bots play under: turn limit, its tie-break, combat ... as (key, value) pairs.
+    under: tuple[tuple[str, Any], ...] = ()
+    #: The bot pairing as the study names it (seat 1, seat 2 before --swap); () = ``bots``.
+    pairing: tuple[str, ...] = ()
+    #: The pairing's place in the run (0 = the first), and the logs' sub-folder for it
+    #: ("" when the run has one pairing).
+    pairing_index: int = 0
+    log_sub: str = ""
 
     @property
-    def key(self) -> tuple[str, int, bool]:
-        return (self.variant, self.seed, self.swapped)
+    def key(self) -> tuple:
+        """(variant, seed, swapped, pairing): what a run plays once."""
+        pairing = tuple(self.pairing) or (self.bots[::-1] if self.swapped else tuple(self.bots))
+        return (self.variant, self.seed, self.swapped, pairing)
 
     @property
     def log_name(self) -> str:
@@ -69,7 +85,7 @@ def play_job(job: Job, log_dir: str | None = None) -> dict[str, Any]:
     its action script there (``speedheim replay SCENARIO LOG`` replays it exactly)."""
     record, script = play(job, keep_log=log_dir is not None)
     if log_dir is not None:
-        write_log(os.path.join(log_dir, job.log_name), script)
+        write_log(os.path.join(log_dir, job.log_sub, job.log_name), script)
     return record
 
 
@@ -104,30 +120,65 @@ def unit_type(name: str) -> str:
     return re.sub(r"\s+\d+$", "", name).strip() or name
 
 
+#: A game turn in which no token changed hands, no unit was lost and no rout check was
+#: made is quiet; this many quiet game turns in a row make a stall (game.sim.gaps).
+QUIET_EVENTS = (TokenTaken, TokenDropped, Incapacitated, RoutChecked, Routed, LeftTable)
+
+
 class _Observed(Game):
-    """A game that notes, after each accepted action, the units lost (by type) and the
-    turn of the first rout. Losses are matched to units by the ``lost`` counters the rules
-    keep, so the types always add up to ``lost``: Incapacitated units first, then units
-    that left the table (a break-point result), in the scenario's order."""
+    """A game that notes, after each accepted action, the units lost (by type), the turn of
+    the first rout, the rules that fired (:func:`game.sim.coverage.fired`), the game turns
+    in which something changed, and the refusals no rule covers. Losses are matched to
+    units by the ``lost`` counters the rules keep, so the types always add up to ``lost``:
+    Incapacitated units first, then units that left the table (a break-point result), in
+    the scenario's order."""
 
     def __init__(self, *args, **kwargs):
         self.lost_types: dict[str, dict[str, int]] = {}
         self.rout_turn: int | None = None
+        self.fired: Counter = Counter()
+        self.busy_turns: set[int] = set()
+        self.gaps: list[dict[str, Any]] = []
         self._seen_lost: dict[str, int] = {}
         self._standing: set[str] = set()
         super().__init__(*args, **kwargs)
+        self._entry(self.start)
         self._note()
 
     def apply(self, action):
         try:
-            return super().apply(action)
+            result = super().apply(action)
+        except IllegalAction as why:
+            self._refused(why.rule, why.reason)
+            raise
         finally:
             self._note()
+        self._entry(result)
+        return result
 
     def try_apply(self, action):
         result = super().try_apply(action)
         self._note()
+        if result.ok:
+            self._entry(result)
+        else:
+            self._refused(result.rule, result.reason)
         return result
+
+    def _refused(self, rule: str | None, reason: str | None) -> None:
+        self.fired.update(refused(rule))
+        if rule == INTERNAL:
+            self.gaps.append({"turn": self.state.turn, "player": self.state.player, "phase": self.state.phase,
+                              "reason": reason})
+
+    def _turn_limit_reached(self) -> bool:
+        limit = self.rs.get("turn_limit")
+        return bool(limit) and not self.state.routed and self.state.turn >= int(limit) and self.outcome() is not None
+
+    def _entry(self, entry: ActionResult) -> None:
+        self.fired.update(fired(entry, self._turn_limit_reached()))
+        if any(isinstance(e, QUIET_EVENTS) for e in entry.events):
+            self.busy_turns.add(self.state.turn)
 
     def _note(self) -> None:
         st = self.state
@@ -139,6 +190,7 @@ class _Observed(Game):
             new = n - self._seen_lost.get(wid, 0)
             if new <= 0:
                 continue
+            self.busy_turns.add(st.turn)
             mine = [st.units[uid] for uid in st.units if uid in gone and st.units[uid].warband == wid]
             mine.sort(key=lambda u: u.status != "incapacitated")
             types = self.lost_types.setdefault(wid, {})
@@ -147,6 +199,30 @@ class _Observed(Game):
                 types[t] = types.get(t, 0) + 1
             self._seen_lost[wid] = n
         self._standing = standing
+
+    def end_kind(self, capped: bool) -> str:
+        """``end`` (FORMATS.md): rout, turn_limit, eliminated, capped."""
+        if capped:
+            return "capped"
+        if self.state.routed:
+            return "rout"
+        if self._turn_limit_reached():
+            return "turn_limit"
+        return "eliminated" if self.outcome() is not None else "unfinished"
+
+    def quiet(self) -> dict[str, int]:
+        """The longest run of game turns in which nothing changed: ``{"turns", "from"}``."""
+        best, start, run = (0, 0), 0, 0
+        for t in range(1, self.state.turn + 1):
+            if t in self.busy_turns:
+                run = 0
+                continue
+            if run == 0:
+                start = t
+            run += 1
+            if run > best[0]:
+                best = (run, start)
+        return {"turns": best[0], "from": best[1]}
 
 
 def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -> dict[str, Any]:
@@ -173,12 +249,19 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "illegal": int(counts.get("illegal", 0)),
         "actions": sum(1 for e in game.log if e.ok),
         "seconds": round(seconds, 4),
+        "end": game.end_kind(bool(counts.get("capped"))),
+        "rules_fired": dict(sorted(game.fired.items())),
+        "seats": sides,
         # extra keys (FORMATS.md allows them)
         "variant_index": job.variant_index,
-        "seats": sides,
-        "end": outcome.reason if outcome else "not finished",
+        "pairing": list(job.pairing or (job.bots[::-1] if job.swapped else job.bots)),
+        "variant_rules": list(job.rules_changed),
+        "scenario_file": os.path.join("scenarios", os.path.basename(job.scenario_file)),   # under the run's folder
+        "under": dict(job.under),
         "routed": list(st.routed),
         "lost_types": {w: dict(sorted(game.lost_types.get(w, {}).items())) for w in sides},
+        "quiet": game.quiet(),
+        "gaps": game.gaps,
     }
     for key, value in counts.items():
         record.setdefault(key, value)
@@ -197,6 +280,4 @@ def _drive(game: Game, bots: tuple[str, str]) -> dict[str, int]:
     undo. ``illegal`` counts bot actions the engine refused (0 for a correct bot)."""
     played = play_game(game.scenario, {1: make_bot(bots[0]), 2: make_bot(bots[1])}, game=game,
                        max_decisions=MAX_ACTIONS)
-    if played.capped:
-        raise RuntimeError(f"the game did not end after {MAX_ACTIONS} bot decisions (turn {game.state.turn})")
-    return {"illegal": played.refused, "decisions": played.decisions}
+    return {"illegal": played.refused, "decisions": played.decisions, "capped": bool(played.capped)}

@@ -27,7 +27,7 @@ WARBAND_COLOURS = ("#33415c", "#c97b2a")
 
 
 def write_report(games_path: str, summary_path: str, html_path: str) -> str:
-    summary = summarize(GamesFile(games_path).read())
+    summary = summarize(GamesFile(games_path).read(), root=os.path.dirname(games_path) or ".")
     atomic_write(summary_path, json.dumps(summary, indent=2) + "\n")
     atomic_write(html_path, render_html(summary, title=_title(os.path.dirname(games_path))))
     return html_path
@@ -139,9 +139,11 @@ def plot_outcomes(summary: dict) -> str:
     return _png(fig)
 
 
-def _grouped_hist(ax, series: list[tuple[str, dict[str, int], int]], xlabel: str, extra: dict | None = None) -> None:
-    """Bars of the share of games per value, one colour per variant."""
-    keys = sorted({int(k) for _, h, _ in series for k in h})
+def _grouped_hist(ax, series: list[tuple[str, dict[str, int], int]], xlabel: str, extra: dict | None = None,
+                  keys: list[int] | None = None) -> None:
+    """Bars of the share of games per value, one colour per variant (``keys``: the values on
+    the axis, the same for panels that share it)."""
+    keys = keys if keys is not None else sorted({int(k) for _, h, _ in series for k in h})
     labels = [str(k) for k in keys] + (list(extra[0].keys()) if extra else [])
     width = 0.8 / max(len(series), 1)
     for j, (name, hist, n) in enumerate(series):
@@ -157,7 +159,7 @@ def plot_lengths(summary: dict) -> str:
     """Game length and the turn of the first rout."""
     plt = _plt()
     variants = summary["variants"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True)
     _grouped_hist(a, [(v["variant"], v["turns"]["histogram"], v["games"]) for v in variants], "game turns played")
     a.set_title("Game length")
     _grouped_hist(b, [(v["variant"], v["rout_turn"]["histogram"], v["games"]) for v in variants], "game turn of the first rout",
@@ -170,11 +172,12 @@ def plot_lengths(summary: dict) -> str:
 def plot_treasure(summary: dict) -> str:
     plt = _plt()
     variants, warbands = summary["variants"], summary["warbands"]
-    fig, axes = plt.subplots(1, max(len(warbands), 1), figsize=(11, 3.4), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, max(len(warbands), 1), figsize=(11, 3.4), sharey=True, sharex=True, squeeze=False)
+    keys = sorted({int(k) for v in variants for w in warbands for k in v["treasure"][w]["histogram"]})
     for ax, w in zip(axes[0], warbands):
         _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
-                      f"tokens {w} holds at the end")
-        ax.set_title(f"Treasure captured: {w}")
+                      f"tokens {w} holds at the end", keys=keys)
+        ax.set_title(f"Tokens held at the end: {w}")
     _legend(fig, variants)
     return _png(fig)
 
@@ -192,7 +195,7 @@ def plot_losses(summary: dict) -> str:
     types = {w: most_lost_first(w) for w in warbands}
     tallest = max([len(t) for t in types.values()] + [1])
     fig, axes = plt.subplots(1, max(len(warbands), 1), figsize=(11, 0.45 * tallest * max(len(variants), 1) + 1.4),
-                             squeeze=False)
+                             squeeze=False, sharex=True)
     for ax, w in zip(axes[0], warbands):
         names = types[w]
         height = 0.8 / max(len(variants), 1)
@@ -210,45 +213,67 @@ def plot_losses(summary: dict) -> str:
     return _png(fig)
 
 
+def _diff_rows(summary: dict) -> list[tuple[str, str, dict, int]]:
+    """(panel, row label, difference, comparison index) of the differences plotted."""
+    rows = []
+    warbands = summary["warbands"]
+    for i, c in enumerate(summary["comparisons"]):
+        for w in warbands:
+            rows.append(("win", f"{c['variant']}: {w} wins", c["win_rate"][w], i))
+        rows.append(("turns", c["variant"], c["turns"], i))
+        for w in warbands:
+            rows.append(("count", f"{c['variant']}: tokens {w} holds", c["treasure"][w], i))
+            rows.append(("count", f"{c['variant']}: units {w} loses", c["lost"][w], i))
+    return rows
+
+
 def plot_differences(summary: dict) -> str | None:
-    """Each variant against the first: paired differences with 95% intervals."""
+    """Each variant against the first: paired differences with 95% intervals. A difference
+    that is the same in every pair is written out ("identical in all N pairs"), and an
+    untested one says so, never drawn as a zero-width interval."""
     comps = summary["comparisons"]
     if not comps:
         return None
     plt = _plt()
-    warbands = summary["warbands"]
-    rows = [(c, w) for c in comps for w in warbands]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 0.42 * len(rows) + 1.6), gridspec_kw={"wspace": 0.45})
-    for i, (c, w) in enumerate(rows):
-        d = c["win_rate"][w]
-        _forest(a, i, 100 * d["mean"], 100 * d["ci"][0], 100 * d["ci"][1], d["clear"], _colour(comps.index(c) + 1))
-    a.set_yticks(range(len(rows)), [f"{c['variant']}: {w} wins" for c, w in rows], fontsize=9)
-    a.set_xlabel(f"percentage points (vs {comps[0]['against']})")
-    a.set_title("Win rate, paired difference")
-    for i, c in enumerate(comps):
-        d = c["turns"]
-        _forest(b, i, d["mean"], d["ci"][0], d["ci"][1], d["clear"], _colour(i + 1))
-    b.set_yticks(range(len(comps)), [c["variant"] for c in comps], fontsize=9)
-    b.set_xlabel(f"game turns (vs {comps[0]['against']})")
-    b.set_title("Game length, paired difference")
-    for ax, n in ((a, len(rows)), (b, len(comps))):
+    rows = _diff_rows(summary)
+    panels = [("win", "Win rate", "percentage points", 100.0), ("turns", "Game length", "game turns", 1.0),
+              ("count", "Tokens held and units lost at the end", "per game", 1.0)]
+    sizes = [sum(1 for r in rows if r[0] == key) for key, *_ in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 0.36 * sum(sizes) + 1.2 * len(panels) + 0.6),
+                             gridspec_kw={"height_ratios": [max(n, 1) + 1.2 for n in sizes], "hspace": 0.75})
+    base = comps[0]["against"]
+    for ax, (key, title, unit, scale) in zip(axes, panels):
+        mine = [r for r in rows if r[0] == key]
+        for y, (_, _, d, i) in enumerate(mine):
+            colour = _colour(i + 1)
+            if d.get("verdict") == "untested":
+                ax.text(0, y, "untested: the changed rule never fired", ha="center", va="center", fontsize=8, color="#777")
+            elif d.get("identical"):
+                ax.text(0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555")
+            else:
+                _forest(ax, y, scale * d["mean"], scale * d["ci"][0], scale * d["ci"][1], d["clear"], colour,
+                        digits=1 if key != "count" else 2)
+        ax.set_yticks(range(len(mine)), [r[1] for r in mine], fontsize=9)
         ax.axvline(0, color="#333", lw=0.9, zorder=0)
-        ax.set_ylim(n - 0.4, -0.6)
+        ax.set_ylim(len(mine) - 0.4, -0.7)
         ax.tick_params(axis="y", length=0)
         lo, hi = ax.get_xlim()
-        pad = max(hi - lo, 1e-6) * 0.08
-        ax.set_xlim(min(lo, -pad) - pad, max(hi, pad) + pad)
+        span = max(abs(lo), abs(hi), 1.0 if key != "win" else 10.0)
+        ax.set_xlim(-span * 1.15, span * 1.15)
+        ax.set_xlabel(f"{unit} (vs {base})")
+        ax.set_title(f"{title}, paired difference", loc="left")
     return _png(fig)
 
 
-def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str) -> None:
+def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str, digits: int = 1) -> None:
     """A dot at the mean (filled when the difference is clear), a line over the interval,
     and the numbers above it."""
     finite = math.isfinite(low) and math.isfinite(high)
     if finite:
         ax.plot([low, high], [y, y], color=colour, lw=2.6, solid_capstyle="butt")
     ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8, zorder=3)
-    label = f"{mean:+.1f}  [{low:+.1f}, {high:+.1f}]" if finite else f"{mean:+.1f}  (too few pairs)"
+    label = (f"{mean:+.{digits}f}  [{low:+.{digits}f}, {high:+.{digits}f}]" if finite
+             else f"{mean:+.{digits}f}  (too few pairs)")
     ax.annotate(label, (mean, y), xytext=(0, 7), textcoords="offset points", ha="center", va="bottom", fontsize=8,
                 color="#333" if clear else "#777", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
@@ -264,14 +289,22 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:18px;margin:34px 0 10px;border-bot
 .findings{list-style:none;padding:0;margin:0}
 .findings li{padding:9px 14px;margin:6px 0;border-left:4px solid #c5ccd6;background:#f7f8fa;border-radius:3px}
 .findings li.clear{border-left-color:#0072B2;background:#eef5fb;font-weight:600}
-table{border-collapse:collapse;width:100%;font-size:14px;margin:8px 0}
-th,td{padding:6px 10px;text-align:right;border-bottom:1px solid #e9ecf0;white-space:nowrap}
+table{border-collapse:collapse;width:100%;font-size:13px;margin:8px 0}
+th,td{padding:6px 7px;text-align:right;border-bottom:1px solid #e9ecf0;white-space:nowrap}
+th{white-space:normal}
 th:first-child,td:first-child{text-align:left}th{background:#f2f4f7;font-weight:600}
 td .ci{color:#6b7685;font-size:12px}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:7px;vertical-align:-1px}
 figure{margin:16px 0 8px}figure img{max-width:100%;display:block}
 figcaption{color:#5b6573;font-size:13px;margin-top:4px}
 .note{color:#5b6573;font-size:13px}
+.findings li.untested{border-left-color:#D55E00;background:#fdf1ea;font-weight:600}
+.findings li.depends{border-left-color:#E69F00}
+.coverage{padding-left:18px}.coverage li{margin:6px 0}
+.tag{display:inline-block;font-size:12px;font-weight:700;padding:1px 7px;border-radius:9px;margin-right:4px}
+.tag.untested{background:#D55E00;color:#fff}.tag.tested{background:#009E73;color:#fff}
+table.games td{white-space:normal;text-align:left}code{font-size:12px}
+details summary{cursor:pointer;color:#33415c;margin:8px 0}
 """
 
 
@@ -280,32 +313,231 @@ def _pct(s: dict) -> str:
     return f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}]</span>"
 
 
+def _swatch(j: int, text: str) -> str:
+    return f"<span class=swatch style='background:{_colour(j)}'></span>{html.escape(text)}"
+
+
+def _row(cells: list[str], head: bool = False) -> str:
+    tag = "th" if head else "td"
+    return "<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>"
+
+
 def _table(summary: dict) -> str:
     warbands = summary["warbands"]
-    head = ["variant", "games"] + [f"{html.escape(w)} wins" for w in warbands] + ["draws", "seat 1 wins", "mean turns",
-                                                                                 "games with a rout", "illegal"]
-    out = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    head = ["variant", "games"] + [f"{html.escape(w)} wins" for w in warbands] + [
+        "draws", "seat 1 wins", "mean turns", "games with a rout", "games in which the rout rule (U2) fired", "illegal"]
+    out = ["<table>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
-        cells = [f"<span class=swatch style='background:{_colour(j)}'></span>{html.escape(v['variant'])}", str(v["games"])]
+        cells = [_swatch(j, v["variant"]), str(v["games"])]
         cells += [_pct(v["wins"][w]) for w in warbands] + [_pct(v["draws"]), _pct(v["first_seat"])]
-        n = v["games"] or 1
-        cells += [f"{v['turns']['mean']:.2f}", f"{100 * v['rout_turn']['games_with_rout'] / n:.1f}%", str(v["illegal"])]
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        checks = (v.get("rout_checks") or {}).get("games")
+        cells += [f"{v['turns']['mean']:.2f}", _pct(v["routs"]) if "routs" in v else "–",
+                  _pct(checks) if checks else "not recorded", str(v["illegal"])]
+        out.append(_row(cells))
     out.append("</table>")
     return "\n".join(out)
 
 
-def _findings(summary: dict) -> str:
+ENDS = {"rout": "a warband routed", "turn_limit": "the turn limit", "eliminated": "a side eliminated",
+        "capped": "stopped at the decision cap", "unfinished": "not finished"}
+
+
+def _ends_table(summary: dict) -> str:
+    """How games ended, and which warband routed, per variant."""
+    warbands = summary["warbands"]
+    kinds = []
+    for v in summary["variants"]:
+        for k in v.get("ends", {}):
+            if k not in kinds:
+                kinds.append(k)
+    head = ["variant"] + [html.escape(ENDS.get(k, k)) for k in kinds] + [f"{html.escape(w)} routed" for w in warbands]
+    head += ["rout rule (U2) decisions per game"]
+    out = ["<table>", _row(head, True)]
+    for j, v in enumerate(summary["variants"]):
+        n = v["games"] or 1
+        cells = [_swatch(j, v["variant"])]
+        cells += [f"{v['ends'].get(k, 0)} <span class=ci>({100 * v['ends'].get(k, 0) / n:.0f}%)</span>" for k in kinds]
+        cells += [_pct(v["routed"][w]) if "routed" in v else "–" for w in warbands]
+        cells += [f"{(v.get('rout_checks') or {}).get('mean', 0):.2f}"]
+        out.append(_row(cells))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _seat_table(summary: dict) -> str:
+    """Warband by seat: each warband's win rate when it moves first and when second."""
+    warbands = summary["warbands"]
+    head = ["variant", "warband", "wins in seat 1 (moves first)", "wins in seat 2"]
+    out = ["<table>", _row(head, True)]
+    for j, v in enumerate(summary["variants"]):
+        for w in warbands:
+            seats = (v.get("by_seat") or {}).get(w)
+            if not seats:
+                continue
+            cells = [_swatch(j, v["variant"]), html.escape(w)]
+            cells += [f"{_pct(seats[s])} <span class=ci>of {seats[s]['games']}</span>" for s in ("1", "2")]
+            out.append(_row(cells))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _coverage(summary: dict) -> str:
+    """Per comparison: the rules it changes, how often they fired, how many pairs changed."""
     items = []
     for c in summary["comparisons"]:
-        for w in summary["warbands"]:
-            d = c["win_rate"][w]
-            items.append((d["clear"], d["sentence"]))
-        items.append((c["turns"]["clear"], c["turns"]["sentence"]))
-    if not items:
+        name, base, n = html.escape(c["variant"]), html.escape(c["against"]), c["pairs"]
+        rules = c.get("rules_changed") or []
+        if c.get("tested") is None:
+            text = f"<b>{name}</b> vs {base}: which rules fired was not recorded in these games (an older run)."
+            verdict = ""
+        elif not rules:
+            text = f"<b>{name}</b> changes no rule of {base}."
+            verdict = "<span class='tag untested'>untested</span>"
+        else:
+            per = "; ".join(f"{html.escape(r)} fired in {f['pairs']} of the {n} paired games (in one game of the pair or "
+                            f"both; {f['base_per_game']:.2f} times per game under {base}, {f['variant_per_game']:.2f} "
+                            f"under {name})"
+                            for r, f in (c.get("fired_by_rule") or {}).items())
+            verdict = ("<span class='tag tested'>tested</span>" if c["tested"]
+                       else "<span class='tag untested'>untested: the changed rule never came into play</span>")
+            text = f"<b>{name}</b> changes {', '.join(map(html.escape, rules))} against {base}: {per}."
+        changed = f" {c['changed_pairs']} of {n} paired games differ in winner, turns, losses or treasure."
+        items.append(f"<li>{verdict} {text}{changed}</li>")
+    return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
+
+
+def _findings(summary: dict) -> str:
+    from game.sim.robust import robustness_note
+    from game.sim.stats import difference_paths, get_path
+
+    pairings = len(summary.get("bots") or []) or 1
+    clear, unclear = [], []
+    for c in summary["comparisons"]:
+        if c.get("tested") is False:
+            clear.append(("untested", c["sentences"][0]))
+            continue
+        for path in difference_paths(summary["warbands"]):
+            d = get_path(c, path)
+            if d["clear"]:
+                note = robustness_note(d, pairings) if pairings > 1 else ""
+                clear.append(("clear" if d.get("robust") or pairings == 1 else "clear depends",
+                              d["sentence"] + (" " + note if note else "")))
+            else:
+                unclear.append(d["sentence"])
+    if not summary["comparisons"]:
         return "<p class=note>One variant only: nothing to compare. Give more with <code>--variant</code>.</p>"
-    return "<ul class=findings>" + "".join(f"<li class='{'clear' if clear else ''}'>{html.escape(s)}</li>"
-                                          for clear, s in items) + "</ul>"
+    out = "<ul class=findings>" + "".join(f"<li class='{cls}'>{html.escape(s)}</li>" for cls, s in clear) + "</ul>"
+    if pairings == 1 and any(cls.startswith("clear") for cls, _ in clear):
+        out = ("<p class=note>One bot pairing played: whether these findings hold for other bots is not tested "
+               "(give <code>--bots</code> more than once).</p>") + out
+    if not clear:
+        out = "<p class=note>No clear difference in any outcome, and no untested comparison.</p>"
+    if unclear:
+        out += (f"<details><summary>{len(unclear)} outcome(s) without a clear difference</summary><ul class=findings>"
+                + "".join(f"<li>{html.escape(s)}</li>" for s in unclear) + "</ul></details>")
+    return out
+
+
+def _matrix(summary: dict) -> str:
+    """Bots by variant: each pairing's win rate of the first warband under every variant
+    (95% Wilson interval), and its paired difference with the first variant."""
+    by_bots = summary.get("by_bots") or []
+    if not by_bots or not summary["warbands"]:
+        return ""
+    w = summary["warbands"][0]
+    labels = [v["variant"] for v in summary["variants"]]
+    out = ["<table>", _row(["bots (seat 1 vs seat 2)"] + [_swatch(j, lab) for j, lab in enumerate(labels)], True)]
+    for b in by_bots:
+        cells = [html.escape(" vs ".join(b["bots"]))]
+        for lab in labels:
+            v = next((x for x in b["variants"] if x["variant"] == lab), None)
+            c = next((x for x in b["comparisons"] if x["variant"] == lab), None)
+            if v is None:
+                cells.append("–")
+                continue
+            cell = f"{html.escape(w)} wins {_pct(v['wins'][w])}"
+            if c is not None:
+                d = c["win_rate"][w]
+                if d["verdict"] == "untested":
+                    cell += "<br><span class=ci>untested</span>"
+                elif d["identical"]:
+                    cell += f"<br><span class=ci>identical in all {d['pairs']} pairs</span>"
+                else:
+                    cell += (f"<br><span class=ci>{100 * d['mean']:+.1f} pts [{100 * d['ci'][0]:+.1f}, "
+                             f"{100 * d['ci'][1]:+.1f}], p = {d['p']:.2g}{' (clear)' if d['clear'] else ''}</span>")
+            cells.append(cell)
+        out.append(_row(cells))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _rules_table(summary: dict) -> str:
+    """Share of games in which each rule fired, per variant."""
+    variants = [v for v in summary["variants"] if v.get("rules_fired") is not None]
+    if not variants:
+        return "<p class=note>Which rules fired was not recorded in these games.</p>"
+    rules = sorted({r for v in variants for r in v["rules_fired"]})
+    out = ["<table>", _row(["rule"] + [_swatch(j, v["variant"]) for j, v in enumerate(variants)], True)]
+    for r in rules:
+        out.append(_row([html.escape(r)] + [_pct(v["rules_fired"][r]) if r in v["rules_fired"] else "0%" for v in variants]))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _gaps(summary: dict) -> str:
+    g = summary.get("gaps") or {}
+    if not g.get("recorded"):
+        return "<p class=note>Stalls were not recorded in these games (an older run).</p>"
+    parts = [f"<p>{g['stalls']} game(s) with a stall: {g['stall_turns']} or more game turns in a row in which no token "
+             f"changed hands, no unit was lost and no rout check was made. {g['rule_gaps']} game(s) met a situation no "
+             f"rule covers (an action refused as an internal error, or a game stopped at the decision cap).</p>"]
+
+    def listing(games: list, what) -> str:
+        rows = []
+        for x in games:
+            cmds = "<br>".join(f"<code>{html.escape(c)}</code>" for c in x["commands"]) or "–"
+            rows.append(_row([html.escape(x["variant"]), str(x["seed"]), "yes" if x["swapped"] else "no",
+                              html.escape(",".join(x["bots"] or [])), what(x), cmds]))
+        return ("<table class=games>" + _row(["variant", "seed", "swapped", "bots", "what", "replay"], True)
+                + "".join(rows) + "</table>")
+
+    if g.get("stall_games"):
+        shown = len(g["stall_games"])
+        parts.append(f"<details><summary>Stalls (the first {shown})</summary>"
+                     + listing(g["stall_games"], lambda x: f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}")
+                     + "</details>")
+    if g.get("gap_games"):
+        parts.append("<h3>Rule gaps</h3>" + listing(g["gap_games"], lambda x: html.escape(
+            "; ".join(f"turn {p.get('turn')}: {p.get('reason')}" for p in x["problems"]))))
+    return "\n".join(parts)
+
+
+def _played_under(summary: dict) -> str:
+    """What the bots played under: the turn limit and its tie-break, combat, placeholders."""
+    v0 = summary["variants"][0] if summary["variants"] else {}
+    u = v0.get("under") or {}
+    if not u:
+        return "the scenario's rules (not recorded in these games)"
+    bits = []
+    if u.get("turn_limit"):
+        tie = ("the side holding the most treasure wins, then the one that lost fewer units"
+               if u.get("turn_limit_winner") == "treasure" else "a draw")
+        bits.append(f"a turn limit of {u['turn_limit']} game turns (T1; at the limit: {tie})")
+    if u.get("combat") == "placeholder":
+        bits.append("placeholder combat (S1, S2, F1: not the designers' rules yet)")
+    if u.get("injury_table_placeholder"):
+        bits.append("the placeholder Injury chart (M7)")
+    fired = {r for v in summary["variants"] for r in (v.get("rules_fired") or {})}
+    if u.get("event_table_placeholder") and "U7" in fired:
+        bits.append("the placeholder Event table (U7)")
+    if u.get("neutral_act") and "U7" in fired:
+        bits.append(f"Neutrals acting by '{u['neutral_act']}' (U1)")
+    if u.get("rout_variant"):
+        rule = f"rout rule '{u['rout_variant']}'"
+        if u.get("rout_variant") == "standard" and u.get("rout_threshold") is not None:
+            rule += f" with rout_threshold {u['rout_threshold']} (U2: units lost + tokens the opponent holds)"
+        bits.append(f"{rule} in {v0.get('variant')}")
+    return "; ".join(bits)
 
 
 def _figure(png: str | None, caption: str) -> str:
@@ -315,29 +547,50 @@ def _figure(png: str | None, caption: str) -> str:
 
 
 def render_html(summary: dict, title: str = "") -> str:
-    bots = summary.get("bots") or ["?", "?"]
-    meta = (f"{summary['games']} games · {len(summary['variants'])} variant(s) · bots {html.escape(bots[0])} "
-            f"(seat 1) vs {html.escape(bots[1])} (seat 2) · warbands {', '.join(map(html.escape, summary['warbands']))}")
+    pairings = summary.get("bots") or []
+    if pairings and isinstance(pairings[0], str):
+        pairings = [pairings]
+    bots = "; ".join(f"{html.escape(p[0])} (seat 1) vs {html.escape(p[1])} (seat 2)" for p in pairings) or "?"
+    meta = (f"{summary['games']} games · {len(summary['variants'])} variant(s) · "
+            f"{len(pairings)} bot pairing(s): {bots} · warbands {', '.join(map(html.escape, summary['warbands']))}")
     parts = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         f"<title>Speedheim simulation: {html.escape(title)}</title><style>{CSS}</style></head><body><main>",
         f"<h1>Simulation report{': ' + html.escape(title) if title else ''}</h1><p class=meta>{meta}</p>",
+        f"<p class=meta>Played under: {html.escape(_played_under(summary))}. Every finding below is about the rules "
+        "<i>as these bots play them</i>.</p>",
+        "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
         "<h2>Findings</h2>", _findings(summary),
-        "<p class=note>Each variant is compared with the first on paired games (same seed, same seats); "
-        "95% intervals. Highlighted: the interval leaves out 0.</p>",
+        "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats). "
+        "Win, draw and rout rates: McNemar's exact test on the pairs that flipped; counts: a t interval and "
+        "Wilcoxon's signed-rank test. Highlighted: clear (p &lt; 0.05 and a 95% interval that leaves out 0). "
+        "Untested: the rule the variant changes never fired, so its games say nothing about it.</p>",
+    ]
+    if pairings:
+        parts += ["<h2>Bots by variant</h2>", _matrix(summary),
+                  "<p class=note>Each pairing plays every variant on the same seeds and seats. Under each rate: the "
+                  "paired difference with the first variant and its 95% interval.</p>"]
+    parts += [
         "<h2>Per variant</h2>", _table(summary),
         "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 moves first.</p>",
+        "<h2>How games ended</h2>", _ends_table(summary),
+        "<h2>Warband by seat</h2>", _seat_table(summary),
+        "<h2>Rules that fired</h2>", _rules_table(summary),
+        "<p class=note>Share of games in which each rule decided something: a check rolled, a result applied, an "
+        "action it governs taken or refused. A rule a bot avoided by asking first (a Run it was denied) is not seen.</p>",
         "<h2>Outcomes</h2>", _figure(plot_outcomes(summary), "Win rate of each warband, draws, and the first seat's win rate."),
     ]
     diff = plot_differences(summary)
     if diff:
         parts += ["<h2>Differences between variants</h2>",
                   _figure(diff, "Paired difference with the first variant: dot = mean, line = 95% interval; "
-                                "a filled dot is a clear difference.")]
+                                "a filled dot is a clear difference. A difference that is the same in every pair "
+                                "is written out.")]
     parts += [
         "<h2>Game length and routs</h2>", _figure(plot_lengths(summary), "Share of games by game turns played, and by the turn of the first rout."),
         "<h2>Treasure</h2>", _figure(plot_treasure(summary), "Tokens each warband holds when the game ends."),
         "<h2>Losses</h2>", _figure(plot_losses(summary), "Units lost per game, by unit type (the unit's name without its number)."),
+        "<h2>Stalls and rule gaps</h2>", _gaps(summary),
         "</main></body></html>",
     ]
     return "\n".join(parts)

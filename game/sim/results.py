@@ -62,8 +62,11 @@ class GamesFile:
                 raise LoadError([Problem(self.path, i + 1, "not a game record (one JSON object per line)")])
             yield rec
 
-    def keys(self) -> set[tuple[str, int, bool]]:
-        return {(r["variant"], int(r["seed"]), bool(r["swapped"])) for r in self.read()}
+    def keys(self) -> set[tuple]:
+        """(variant, seed, swapped, pairing) of every game played (as :attr:`Job.key`)."""
+        from game.sim.stats import pairing_of
+
+        return {(r["variant"], int(r["seed"]), bool(r["swapped"]), pairing_of(r)) for r in self.read()}
 
     def repair(self) -> bool:
         """Before appending again: cut a torn last line off (True when there was one), and

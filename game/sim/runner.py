@@ -202,7 +202,7 @@ def _run_dask(jobs: Iterator[Job], finished, result: RunResult, address: str, ke
                 job = next(jobs, None)
                 if job is None:
                     break
-                key = f"speedheim-{run_id}-{job.variant_index}-{job.seed}-{int(job.swapped)}"
+                key = f"speedheim-{run_id}-{job.pairing_index}-{job.variant_index}-{job.seed}-{int(job.swapped)}"
                 fut = client.submit(fn, job, keep_logs, key=key, pure=False, retries=MAX_ATTEMPTS - 1)
                 inflight[fut.key] = job
                 new.append(fut)

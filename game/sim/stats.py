@@ -1,12 +1,28 @@
 """The numbers of the report, from ``games.jsonl`` records (``summary.json``).
 
-* A rate (a warband's wins, draws, seat 1's wins) gets a 95% Wilson score interval.
-* Variants are compared with the first one on paired games: the same seed and the same
-  seats. For each pair the difference ``other - first`` (1/0 for "this warband won", or the
-  turns played) is taken; the interval is the mean difference +- t(0.975, n-1) standard
-  errors. A difference is *clear* when its interval leaves out 0.
+Every test and interval comes from :mod:`scipy.stats`, no hand tables:
 
-Memory: one small entry per game and variant (for the pairing), never a game log.
+* A rate (a warband's wins, draws, seat 1's wins, games with a rout) gets a 95% Wilson
+  score interval (``binomtest(k, n).proportion_ci(method="wilson")``).
+* Variants are compared with the first one on paired games: the same bot pairing, the same
+  seed and the same seats.
+* A yes/no outcome (this warband won, a draw, a rout) is compared by the pairs that
+  *flipped*: ``flipped = [a, b]``, a the pairs the variant has it and the first has not, b
+  the other way. ``p`` is McNemar's exact test (``binomtest(a, a + b, 0.5)``), and the
+  interval on the difference ``(a - b) / pairs`` is Newcombe's hybrid score interval for
+  paired rates (1998, method 10: the two Wilson intervals combined with the pairs'
+  correlation). Four flips of 1,000, all one way, give p = 0.125: not clear.
+* A count (turns, tokens held, units lost, rout checks) is compared by its paired
+  differences: the interval is mean +- t(0.975, n - 1) standard errors
+  (``scipy.stats.t``), ``p`` is the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``;
+  exact for small samples without ties).
+* A difference is *clear* when ``p < 0.05`` and its interval leaves out 0.
+* A comparison whose changed rules never fired in any pair is *untested* (see
+  :mod:`game.sim.coverage`); its sentences say so, never "no clear difference".
+* Under several bot pairings every difference of the pooled comparison says whether it is
+  *robust*: clear, with the same sign, under every pairing (:mod:`game.sim.robust`).
+
+Memory: one small entry per game (for the pairing), never a game log.
 """
 
 from __future__ import annotations
@@ -16,63 +32,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-#: The 0.975 quantile of the standard normal distribution (a two-sided 95% interval).
-Z95 = 1.959963984540054
-#: The 0.975 quantiles of Student's t for 1..30 degrees of freedom (standard tables).
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+from scipy import stats as st
+
+from game.sim.coverage import coverage
+
+#: The significance level of "clear" and the confidence of every interval.
+ALPHA = 0.05
+#: Game turns in a row in which nothing changed that make a stall (game.sim.gaps).
+STALL_TURNS = 3
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``k`` successes in ``n`` trials; (0, 1) for n = 0."""
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``k`` successes in ``n`` trials; (0, 1) for n = 0."""
     if n <= 0:
         return (0.0, 1.0)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = 0.0 if k == 0 else max(0.0, centre - half)
-    high = 1.0 if k == n else min(1.0, centre + half)
-    return (low, high)
-
-
-def t975(df: int) -> float:
-    """Student's t 0.975 quantile; a Cornish-Fisher expansion past the table (error < 1e-4)."""
-    if df < 1:
-        return math.inf
-    if df <= len(T975):
-        return T975[df - 1]
-    z = Z95
-    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df)
-
-
-@dataclass(frozen=True)
-class Diff:
-    """A paired difference: its mean and 95% interval over ``n`` pairs."""
-
-    n: int
-    mean: float
-    low: float
-    high: float
-
-    @property
-    def clear(self) -> bool:
-        return self.n > 0 and (self.low > 0 or self.high < 0)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"pairs": self.n, "mean": self.mean, "ci": [self.low, self.high], "clear": self.clear}
-
-
-def paired_diff(diffs: list[float]) -> Diff:
-    n = len(diffs)
-    if n == 0:
-        return Diff(0, 0.0, -math.inf, math.inf)
-    mean = sum(diffs) / n
-    if n == 1:
-        return Diff(1, mean, -math.inf, math.inf)
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    half = t975(n - 1) * math.sqrt(var / n)
-    return Diff(n, mean, mean - half, mean + half)
+    ci = st.binomtest(int(k), int(n)).proportion_ci(confidence_level=1 - ALPHA, method="wilson")
+    return (max(0.0, float(ci.low)), min(1.0, float(ci.high)))
 
 
 def rate(k: int, n: int) -> dict[str, Any]:
@@ -80,7 +55,101 @@ def rate(k: int, n: int) -> dict[str, Any]:
     return {"n": k, "rate": k / n if n else 0.0, "ci": [lo, hi]}
 
 
+@dataclass(frozen=True)
+class Diff:
+    """A paired difference: its mean, 95% interval and two-sided p over ``n`` pairs;
+    ``flipped`` for a yes/no outcome."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    p: float = 1.0
+    flipped: tuple[int, int] | None = None
+    identical: bool = False        # every pair had the same value in both games
+
+    @property
+    def clear(self) -> bool:
+        return self.n > 0 and self.p < ALPHA and (self.low > 0 or self.high < 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"pairs": self.n, "mean": self.mean, "ci": [self.low, self.high], "p": self.p, "clear": self.clear,
+             "identical": self.identical}
+        if self.flipped is not None:
+            d["flipped"] = list(self.flipped)
+        return d
+
+
+def mcnemar(variant: list[bool], base: list[bool]) -> Diff:
+    """A yes/no outcome on paired games: McNemar's exact test on the flipped pairs, and
+    Newcombe's hybrid score interval (his method 10, from the two Wilson intervals and the
+    pairs' correlation) on the difference of the two rates."""
+    n = len(variant)
+    both = sum(1 for x, y in zip(variant, base) if x and y)
+    a = sum(1 for x, y in zip(variant, base) if x and not y)
+    b = sum(1 for x, y in zip(variant, base) if y and not x)
+    neither = n - both - a - b
+    if n == 0:
+        return Diff(0, 0.0, -math.inf, math.inf, 1.0, (0, 0))
+    if a + b == 0:
+        return Diff(n, 0.0, 0.0, 0.0, 1.0, (0, 0), identical=True)
+    p_value = float(st.binomtest(a, a + b, 0.5).pvalue)
+    p1, p2 = (both + a) / n, (both + b) / n
+    l1, u1 = wilson(both + a, n)
+    l2, u2 = wilson(both + b, n)
+    denom = math.sqrt((both + a) * (b + neither) * (both + b) * (a + neither))
+    phi = (both * neither - a * b) / denom if denom > 0 else 0.0
+    d = p1 - p2
+    low = d - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    high = d + math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
+    return Diff(n, d, max(-1.0, low), min(1.0, high), p_value, (a, b))
+
+
+def paired_counts(diffs: list[float]) -> Diff:
+    """A count on paired games: a t interval on the mean difference, Wilcoxon's p."""
+    n = len(diffs)
+    if n == 0:
+        return Diff(0, 0.0, -math.inf, math.inf)
+    mean = sum(diffs) / n
+    if all(d == 0 for d in diffs):
+        return Diff(n, 0.0, 0.0, 0.0, 1.0, identical=True)
+    if n == 1:
+        return Diff(1, mean, -math.inf, math.inf)
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    half = float(st.t.ppf(1 - ALPHA / 2, n - 1)) * math.sqrt(var / n)
+    p = float(st.wilcoxon(diffs, zero_method="wilcox").pvalue)
+    return Diff(n, mean, mean - half, mean + half, p if math.isfinite(p) else 1.0)
+
+
+# legacy name (a mean difference and its interval)
+def paired_diff(diffs: list[float]) -> Diff:
+    return paired_counts(diffs)
+
+
 # --- per variant ------------------------------------------------------------------------------
+
+def _seats(r: dict[str, Any]) -> list[str]:
+    """The warbands of seat 1 and seat 2 (``seats``; else the order of ``lost``)."""
+    return list(r.get("seats") or r.get("lost") or [])
+
+
+def _scenario_order(r: dict[str, Any]) -> list[str]:
+    seats = _seats(r)
+    return seats[::-1] if r.get("swapped") else seats
+
+
+def pairing_of(r: dict[str, Any]) -> tuple[str, ...]:
+    """The bot pairing as the study names it (seat 1, seat 2 before the swap)."""
+    if r.get("pairing"):
+        return tuple(r["pairing"])
+    bots = tuple(r.get("bots") or ("?", "?"))
+    return bots[::-1] if r.get("swapped") else bots
+
+
+def rout_checks(r: dict[str, Any]) -> int:
+    """How often the rout rule (U2) decided something in the game."""
+    return int((r.get("rules_fired") or {}).get("U2", 0))
+
 
 @dataclass
 class _Acc:
@@ -90,28 +159,52 @@ class _Acc:
     wins: Counter = field(default_factory=Counter)
     draws: int = 0
     seat_wins: Counter = field(default_factory=Counter)   # 1 | 2
+    seat_games: Counter = field(default_factory=Counter)  # (warband, seat) -> games
+    seat_won: Counter = field(default_factory=Counter)    # (warband, seat) -> wins
     turns: Counter = field(default_factory=Counter)
     rout_turn: Counter = field(default_factory=Counter)   # None: no rout
+    routed: Counter = field(default_factory=Counter)      # warband -> games it routed in
+    checks: Counter = field(default_factory=Counter)      # U2 fired n times -> games
+    ends: Counter = field(default_factory=Counter)
     treasure: dict = field(default_factory=dict)          # warband -> Counter(n held)
     lost: Counter = field(default_factory=Counter)
     lost_types: dict = field(default_factory=dict)        # warband -> Counter(type)
+    fired: Counter = field(default_factory=Counter)       # rule -> games it fired in
     illegal: int = 0
     actions: int = 0
     seconds: float = 0.0
-    pairs: dict = field(default_factory=dict)             # (seed, swapped) -> (winner, turns)
+    coverage_known: bool = True
+    rules_changed: list = field(default_factory=list)
+    under: dict = field(default_factory=dict)
+    pairs: dict = field(default_factory=dict)             # (pairing, seed, swapped) -> record
 
     def add(self, r: dict[str, Any]) -> None:
         self.games += 1
         winner = r.get("winner")
+        seats = _seats(r)
+        for s, w in enumerate(seats[:2], start=1):
+            self.seat_games[(w, s)] += 1
+            if winner == w:
+                self.seat_won[(w, s)] += 1
         if winner:
             self.wins[winner] += 1
-            seats = _seats(r)
             if winner in seats:
                 self.seat_wins[seats.index(winner) + 1] += 1
         if r.get("draw") or not winner:
             self.draws += 1
         self.turns[int(r["turns"])] += 1
         self.rout_turn[r.get("rout_turn")] += 1
+        for w in r.get("routed") or []:
+            self.routed[w] += 1
+        self.ends[str(r.get("end", "unknown"))] += 1
+        if "rules_fired" not in r:
+            self.coverage_known = False
+        for rule, n in (r.get("rules_fired") or {}).items():
+            if n:
+                self.fired[rule] += 1
+        self.checks[rout_checks(r)] += 1
+        self.rules_changed = list(r.get("variant_rules", self.rules_changed))
+        self.under = dict(r.get("under") or self.under)
         for w, n in (r.get("treasure") or {}).items():
             self.treasure.setdefault(w, Counter())[int(n)] += 1
         for w, n in (r.get("lost") or {}).items():
@@ -123,22 +216,34 @@ class _Acc:
         self.illegal += int(r.get("illegal", 0))
         self.actions += int(r.get("actions", 0))
         self.seconds += float(r.get("seconds", 0.0))
-        self.pairs[(int(r["seed"]), bool(r["swapped"]))] = (winner, int(r["turns"]))
+        slim = {k: r.get(k) for k in ("winner", "draw", "turns", "lost", "treasure", "rout_turn", "routed", "rules_fired")}
+        self.pairs[(pairing_of(r), int(r["seed"]), bool(r["swapped"]))] = slim
 
     def summary(self, warbands: list[str]) -> dict[str, Any]:
         n = self.games
         turns_total = sum(t * c for t, c in self.turns.items())
         routs = sum(c for t, c in self.rout_turn.items() if t is not None)
+        checked = sum(c for k, c in self.checks.items() if k > 0)
         return {
             "variant": self.label,
             "games": n,
+            "rules_changed": self.rules_changed,
+            "under": self.under,
             "wins": {w: rate(self.wins[w], n) for w in warbands},
             "draws": rate(self.draws, n),
             "first_seat": rate(self.seat_wins[1], n),
             "second_seat": rate(self.seat_wins[2], n),
+            "by_seat": {w: {str(s): rate(self.seat_won[(w, s)], self.seat_games[(w, s)]) | {"games": self.seat_games[(w, s)]}
+                            for s in (1, 2)} for w in warbands},
             "turns": {"mean": turns_total / n if n else 0.0, "histogram": _hist(self.turns)},
             "rout_turn": {"games_with_rout": routs, "histogram": _hist({t: c for t, c in self.rout_turn.items() if t is not None}),
                           "no_rout": self.rout_turn.get(None, 0)},
+            "routs": rate(routs, n),
+            "routed": {w: rate(self.routed[w], n) for w in warbands},
+            "rout_checks": {"games": rate(checked, n) if self.coverage_known else None,
+                            "mean": sum(k * c for k, c in self.checks.items()) / n if n else 0.0},
+            "ends": dict(sorted(self.ends.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "rules_fired": ({r: rate(c, n) for r, c in sorted(self.fired.items())} if self.coverage_known else None),
             "treasure": {w: {"mean": _mean(self.treasure.get(w, Counter())), "histogram": _hist(self.treasure.get(w, Counter()))}
                          for w in warbands},
             "lost": {w: {"mean": self.lost[w] / n if n else 0.0} for w in warbands},
@@ -162,78 +267,176 @@ def _mean(c: Counter) -> float:
 
 # --- comparisons ----------------------------------------------------------------------------------
 
-def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0) -> str:
-    """One plain sentence on a paired difference, e.g. "treasure_denial_range=3 lengthens
-    games by 1.2 turns (95% CI 0.8 to 1.6) ...", or "no clear difference" when the
-    interval contains 0."""
+def _num(x: float, scale: float) -> str:
+    return f"{scale * x:.1f}" if scale != 1.0 or abs(x) >= 0.05 or x == 0 else f"{x:.2f}"
+
+
+def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0,
+             untested: str | None = None) -> str:
+    """One plain sentence on a paired difference: a clear change with its interval and p,
+    "no clear difference", "the same in all N paired games", or, when the changed rules
+    never came into play (``untested`` says which), that and nothing else."""
+    if untested is not None:
+        return f"{label}: untested for {quantity}: {untested}."
     tail = f"compared with {base}, over {d.n} paired games"
     if d.n < 2:
         return f"{label}: too few paired games with {base} to compare {quantity} ({d.n})."
+    if d.identical:
+        return f"{label}: {quantity} identical in all {d.n} paired games with {base}."
+    flips = ""
+    if d.flipped is not None:
+        a, b = d.flipped
+        flips = f", {a} pair{'' if a == 1 else 's'} flipped up and {b} down"
+    p = f"p = {d.p:.2g}" if d.p >= 0.001 else "p < 0.001"
 
-    if d.low == d.high == 0:
-        return f"{label}: no clear difference in {quantity} (the same in all {d.n} paired games with {base})."
+    if d.clear and d.mean > 0:
+        return f"{label} {up} by {_num(d.mean, scale)} {unit} (95% CI {_num(d.low, scale)} to {_num(d.high, scale)}, {p}{flips}) {tail}."
+    if d.clear and d.mean < 0:
+        return (f"{label} {down} by {_num(-d.mean, scale)} {unit} (95% CI {_num(-d.high, scale)} to {_num(-d.low, scale)}, "
+                f"{p}{flips}) {tail}.")
+    if d.low == d.high:
+        return (f"{label}: {quantity} {scale * d.mean:+.1f} {unit} in every one of the {d.n} paired games with {base}, "
+                f"too few pairs to call it clear ({p}).")
+    def signed(x: float) -> str:
+        return f"{scale * x:+.1f}" if scale != 1.0 or abs(x) >= 1 else f"{x:+.2f}"
 
-    def num(x: float) -> str:
-        return f"{scale * x:.1f}"
+    return (f"{label}: no clear difference in {quantity} ({signed(d.mean)} {unit}, "
+            f"95% CI {signed(d.low)} to {signed(d.high)}, {p}{flips}) {tail}.")
 
-    if d.low > 0:
-        return f"{label} {up} by {num(d.mean)} {unit} (95% CI {num(d.low)} to {num(d.high)}) {tail}."
-    if d.high < 0:
-        return f"{label} {down} by {num(-d.mean)} {unit} (95% CI {num(-d.high)} to {num(-d.low)}) {tail}."
-    return (f"{label}: no clear difference in {quantity} ({scale * d.mean:+.1f} {unit}, "
-            f"95% CI {scale * d.low:+.1f} to {scale * d.high:+.1f}) {tail}.")
+
+def _quantities(warbands: list[str]) -> list[tuple]:
+    """(path, kind, getter, quantity, up, down, unit, scale) of every compared outcome."""
+    out = []
+    for w in warbands:
+        out.append((("win_rate", w), "yes", lambda r, w=w: r.get("winner") == w, f"the win rate of {w}",
+                    f"raises the win rate of {w}", f"lowers the win rate of {w}", "points", 100.0))
+    out.append((("draws",), "yes", lambda r: bool(r.get("draw")), "draws", "raises the draw rate", "lowers the draw rate",
+                "points", 100.0))
+    out.append((("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns", 1.0))
+    for w in warbands:
+        out.append((("treasure", w), "count", lambda r, w=w: (r.get("treasure") or {}).get(w, 0),
+                    f"the tokens {w} holds at the end", f"raises the tokens {w} holds at the end",
+                    f"lowers the tokens {w} holds at the end", "tokens per game", 1.0))
+    for w in warbands:
+        out.append((("lost", w), "count", lambda r, w=w: (r.get("lost") or {}).get(w, 0), f"the units {w} loses",
+                    f"raises the units {w} loses", f"lowers the units {w} loses", "units per game", 1.0))
+    out.append((("routs",), "yes", lambda r: r.get("rout_turn") is not None, "the rout rate", "raises the rout rate",
+                "lowers the rout rate", "points", 100.0))
+    for w in warbands:
+        out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"how often {w} routs",
+                    f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0))
+    out.append((("rout_checks",), "count", rout_checks, "the rout rule's decisions (U2: rout checks, morale rolls)",
+                "adds decisions of the rout rule (U2: rout checks, morale rolls)",
+                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0))
+    return out
+
+
+def _put(d: dict, path: tuple, value: Any) -> None:
+    for k in path[:-1]:
+        d = d.setdefault(k, {})
+    d[path[-1]] = value
+
+
+def get_path(d: dict, path: tuple) -> Any:
+    for k in path:
+        d = d[k]
+    return d
 
 
 def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
     keys = sorted(set(base.pairs) & set(other.pairs))
-    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(keys), "win_rate": {}}
+    b, o = base.pairs, other.pairs
+    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(keys)}
+    known = base.coverage_known and other.coverage_known
+    rules = list(other.rules_changed)
+    if known:
+        out.update(coverage(b, o, keys, rules))
+    else:
+        out.update({"rules_changed": rules, "fired_pairs": None, "tested": None,
+                    "changed_pairs": sum(1 for k in keys if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
+    untested = None
+    if out["tested"] is False:
+        untested = (f"{other.label} changes no rule of {base.label}" if not rules else
+                    f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)}) never came into play "
+                    f"in any of the {len(keys)} paired games")
+    out["untested_reason"] = untested
     sentences = []
-    for w in warbands:
-        d = paired_diff([float(other.pairs[k][0] == w) - float(base.pairs[k][0] == w) for k in keys])
-        said = sentence(other.label, base.label, d, f"the win rate of {w}", f"raises the win rate of {w}",
-                        f"lowers the win rate of {w}", "points", scale=100.0)
-        out["win_rate"][w] = {**d.to_dict(), "sentence": said}
+    for path, kind, get, quantity, up, down, unit, scale in _quantities(warbands):
+        if kind == "yes":
+            d = mcnemar([bool(get(o[k])) for k in keys], [bool(get(b[k])) for k in keys])
+        else:
+            d = paired_counts([float(get(o[k])) - float(get(b[k])) for k in keys])
+        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested)
+        verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
+        _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested})
         sentences.append(said)
-    d = paired_diff([float(other.pairs[k][1] - base.pairs[k][1]) for k in keys])
-    out["turns"] = {**d.to_dict(), "sentence": sentence(other.label, base.label, d, "game length", "lengthens games",
-                                                        "shortens games", "turns")}
-    sentences.append(out["turns"]["sentence"])
     out["sentences"] = sentences
+    if untested:
+        out["sentences"] = [f"{other.label}: untested against {base.label}: {untested}; its outcomes say nothing "
+                            f"about the rule ({out['changed_pairs']} of {len(keys)} paired games differ at all)."]
     return out
 
 
-def _seats(r: dict[str, Any]) -> list[str]:
-    """The warbands of seat 1 and seat 2 (``seats``; else the order of ``lost``)."""
-    return list(r.get("seats") or r.get("lost") or [])
+def difference_paths(warbands: list[str]) -> list[tuple]:
+    return [q[0] for q in _quantities(warbands)]
 
 
-def _scenario_order(r: dict[str, Any]) -> list[str]:
-    seats = _seats(r)
-    return seats[::-1] if r.get("swapped") else seats
+# --- the whole run ----------------------------------------------------------------------------------
 
-
-def summarize(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """``summary.json``: per variant, then each variant against the first."""
-    accs: dict[str, _Acc] = {}
+def _accumulate(records: Iterable[dict[str, Any]]) -> tuple[dict, list[str], list[tuple], dict]:
+    """Accumulators per pairing and variant, and pooled per variant; the warbands in the
+    scenario's order; the pairings in the order met."""
+    pooled: dict[str, _Acc] = {}
+    per: dict[tuple, dict[str, _Acc]] = {}
     warbands: list[str] = []
-    bots = None
+    pairings: list[tuple] = []
     for r in records:
         label = str(r["variant"])
-        acc = accs.get(label)
-        if acc is None:
-            acc = accs[label] = _Acc(label, int(r.get("variant_index", len(accs))))
-        acc.add(r)
-        if bots is None and not r.get("swapped"):
-            bots = r.get("bots")
+        index = int(r.get("variant_index", len(pooled)))
+        pair = pairing_of(r)
+        if pair not in pairings:
+            pairings.append(pair)
+        for accs in (pooled, per.setdefault(pair, {})):
+            acc = accs.get(label)
+            if acc is None:
+                acc = accs[label] = _Acc(label, index)
+            acc.add(r)
         for w in _scenario_order(r):
             if w not in warbands:
                 warbands.append(w)
-    order = sorted(accs.values(), key=lambda a: (a.index, a.label))
+    return pooled, warbands, pairings, per
+
+
+def _ordered(accs: dict[str, _Acc]) -> list[_Acc]:
+    return sorted(accs.values(), key=lambda a: (a.index, a.label))
+
+
+def summarize(records: Iterable[dict[str, Any]], root: str | None = None) -> dict[str, Any]:
+    """``summary.json``: per variant, then each variant against the first; per bot pairing
+    the same (``by_bots``), and every pooled difference marked ``robust``; the stalls and
+    rule gaps with the commands that replay them (``root``: the run's folder)."""
+    from game.sim.gaps import find_gaps
+    from game.sim.robust import mark_robust
+
+    records = list(records)
+    pooled, warbands, pairings, per = _accumulate(records)
+    order = _ordered(pooled)
     summary: dict[str, Any] = {
         "games": sum(a.games for a in order),
         "warbands": warbands,
-        "bots": bots,
+        "bots": [list(p) for p in pairings],
         "variants": [a.summary(warbands) for a in order],
-        "comparisons": [compare(order[0], a, warbands) for a in order[1:]],
+        "comparisons": [compare(order[0], a, warbands) for a in order[1:]] if order else [],
+        "by_bots": [],
     }
+    for pair in pairings:
+        accs = _ordered(per[pair])
+        base = next((a for a in accs if a.label == order[0].label), None)
+        summary["by_bots"].append({
+            "bots": list(pair),
+            "variants": [a.summary(warbands) for a in accs],
+            "comparisons": [compare(base, a, warbands) for a in accs if a is not base] if base else [],
+        })
+    mark_robust(summary, difference_paths(warbands))
+    summary["gaps"] = find_gaps(records, STALL_TURNS, root)
     return summary

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator
 
 from game.engine.errors import LoadError, Problem
+from game.engine.ruleset import rules_changed
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import describe_value, load_yaml, read_text
 from game.sim.match import BOTS, DEFAULT_BOTS, Job
@@ -36,6 +37,9 @@ from game.sim.variants import (ArgProblem, DEFAULT_LABEL, parse_variant, scenari
 STUDY_KEYS = ("scenario", "games", "variants", "bots", "seed", "swap", "turn_limit", "out", "keep_logs", "name", "description")
 DEFAULT_OUT = "sim-out"
 DEFAULT_GAMES = 100
+#: The parameters the report's header names: what the bots played under.
+UNDER_KEYS = ("turn_limit", "turn_limit_winner", "combat", "injury_table_placeholder", "event_table_placeholder",
+              "neutral_act", "rout_variant", "rout_threshold")
 
 
 def is_study(path: str) -> bool:
@@ -54,7 +58,8 @@ class Plan:
     scenario: str | None
     games: int = DEFAULT_GAMES
     variants: list[str] = field(default_factory=lambda: [DEFAULT_LABEL])
-    bots: tuple[str, str] = DEFAULT_BOTS
+    #: The bot pairings: every pairing plays every variant on the same seeds and seats.
+    bots: list[tuple[str, str]] = field(default_factory=lambda: [DEFAULT_BOTS])
     seed: int = 0
     swap: bool = False
     turn_limit: int | None = None
@@ -112,8 +117,10 @@ def load_study(path: str) -> Plan:
             else:
                 setattr(plan, key, data[key])
     if "bots" in data:
+        value = data["bots"]
+        given = value if isinstance(value, list) and value and all(isinstance(b, list) for b in value) else [value]
         try:
-            plan.bots = parse_bots(data["bots"], f"{path}:{src.line(('bots',))}")
+            plan.bots = [parse_bots(b, f"{path}:{src.line(('bots',))}") for b in given]
         except LoadError as exc:
             problems += exc.problems
     if "out" in data:
@@ -142,6 +149,10 @@ class VariantRun:
     index: int
     slug: str                 # folder and file name: scenarios/SLUG.yaml, logs/SLUG/
     turn_limit: int
+    #: The rule ids its ruleset changes against the first variant's (game.sim.coverage).
+    rules_changed: list = field(default_factory=list)
+    #: What the bots play under (UNDER_KEYS of its ruleset), for the report's header.
+    under: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -153,49 +164,66 @@ class RunSpec:
     games: int
     seed: int
     swap: bool
-    bots: tuple[str, str]
+    bots: list[tuple[str, str]]         # the pairings
     keep_logs: bool
     variants: list[VariantRun]
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        d["bots"] = list(self.bots)
+        d["bots"] = [list(p) for p in self.bots]
         return {"speedheim_simulate": 1, **d}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "RunSpec":
         return cls(scenario=d["scenario"], games=int(d["games"]), seed=int(d["seed"]), swap=bool(d["swap"]),
-                   bots=tuple(d["bots"]), keep_logs=bool(d.get("keep_logs", False)),
+                   bots=pairings(d["bots"]), keep_logs=bool(d.get("keep_logs", False)),
                    variants=[VariantRun(**v) for v in d["variants"]])
 
     @property
     def total(self) -> int:
-        return self.games * len(self.variants) * (2 if self.swap else 1)
+        return self.games * len(self.variants) * (2 if self.swap else 1) * len(self.bots)
 
     def sides(self) -> list[bool]:
         return [False, True] if self.swap else [False]
 
-    def keys(self) -> Iterator[tuple[str, int, bool]]:
-        """Every game of the run, in the order they are played."""
+    def keys(self) -> Iterator[tuple]:
+        """Every game of the run, in the order they are played: (variant, seed, swapped,
+        pairing), every pairing and variant on each seed and seats before the next."""
         for k in range(self.games):
             for swapped in self.sides():
-                for v in self.variants:
-                    yield (v.label, self.seed + k, swapped)
+                for pairing in self.bots:
+                    for v in self.variants:
+                        yield (v.label, self.seed + k, swapped, tuple(pairing))
 
     def jobs(self, texts: dict[tuple[str, bool], str], path_of: Callable[[str, bool], str],
              done: set) -> Iterator[Job]:
         """The games not in ``done``, lazily; ``texts[(slug, swapped)]`` is each variant's
         scenario text and ``path_of(slug, swapped)`` the file it is kept in."""
-        for label, seed, swapped in self.keys():
-            if (label, seed, swapped) in done:
+        for label, seed, swapped, pairing in self.keys():
+            if (label, seed, swapped, pairing) in done:
                 continue
             v = self.variant(label)
-            bots = (self.bots[1], self.bots[0]) if swapped else self.bots
+            bots = (pairing[1], pairing[0]) if swapped else pairing
+            index = [tuple(p) for p in self.bots].index(pairing)
+            sub = f"{pairing[0]}-vs-{pairing[1]}" if len(self.bots) > 1 else ""
             yield Job(variant=label, seed=seed, swapped=swapped, bots=bots, turn_limit=v.turn_limit,
-                      scenario=texts[(v.slug, swapped)], scenario_file=path_of(v.slug, swapped), variant_index=v.index)
+                      scenario=texts[(v.slug, swapped)], scenario_file=path_of(v.slug, swapped), variant_index=v.index,
+                      rules_changed=tuple(v.rules_changed), under=tuple(v.under.items()), pairing=tuple(pairing),
+                      pairing_index=index, log_sub=sub)
 
     def variant(self, label: str) -> VariantRun:
         return next(v for v in self.variants if v.label == label)
+
+
+def pairings(value: Any) -> list[tuple[str, str]]:
+    """The pairings of a plan or run.json: one pair ``[A, B]`` (older runs) or a list of pairs;
+    a pairing given twice plays once."""
+    items = [value] if value and isinstance(value[0], str) else value
+    out: list[tuple[str, str]] = []
+    for p in items:
+        if tuple(p) not in out:
+            out.append(tuple(p))
+    return out
 
 
 def slug(label: str, index: int) -> str:
@@ -215,7 +243,7 @@ def resolve(plan: Plan) -> tuple[RunSpec, dict[tuple[str, bool], str]]:
         raise LoadError([ArgProblem(plan.scenario, 0, f"a simulation plays two sides; this map has {len(players)} "
                                                       f"players ({', '.join(map(str, players))})")])
     problems: list[Problem] = []
-    variants, texts, seen = [], {}, {}
+    variants, texts, seen, rulesets = [], {}, {}, []
     where = plan.where if len(plan.where) == len(plan.variants) else [f"--variant {v!r}" for v in plan.variants]
     for i, spec in enumerate(plan.variants):
         try:
@@ -229,11 +257,14 @@ def resolve(plan: Plan) -> tuple[RunSpec, dict[tuple[str, bool], str]]:
             texts[(s, False)] = scenario_text(data, f"{s}.yaml")
             if plan.swap:
                 texts[(s, True)] = scenario_text(swap_seats(data), f"{s}-swapped.yaml")
-            variants.append(VariantRun(variant.label, i, s, limit))
+            rs = load_scenario(f"{s}.yaml", text=texts[(s, False)]).ruleset
+            rulesets.append(rs)
+            variants.append(VariantRun(variant.label, i, s, limit, rules_changed(rulesets[0], rs),
+                                       {k: rs.get(k) for k in UNDER_KEYS if k in rs}))
         except LoadError as exc:
             problems += exc.problems
     if problems:
         raise LoadError(problems)
     spec = RunSpec(scenario=os.path.abspath(plan.scenario), games=plan.games, seed=plan.seed, swap=plan.swap,
-                   bots=tuple(plan.bots), keep_logs=plan.keep_logs, variants=variants)
+                   bots=pairings(plan.bots), keep_logs=plan.keep_logs, variants=variants)
     return spec, texts

@@ -14,7 +14,7 @@ import math
 
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.errors import IllegalAction
-from game.engine.events import LeftTable, PlayedOn, RoutChecked, Routed, Won
+from game.engine.events import LeftTable, PlayedOn, RoutChecked, Routed, TreasureDenied, Won
 from game.engine.rules import effects, engage
 from game.engine.rules.context import DONE, RULE_ACTION, RULE_TURN, WAIT, Ctx, PassTurn, Rule
 from game.engine.tolerance import EPS, within
@@ -350,7 +350,8 @@ def step_treasure(ctx: Ctx):
     options, denied = effects.pickup_options(ctx, st.units_of(w.id) if w else [])
     if not options:
         if not prog.noted:
-            ctx.auto("U6", "Treasure step: no unit can pick up a token" + (f" ({'; '.join(denied)})" if denied else ""))
+            ctx.auto("U6", "Treasure step: no unit can pick up a token" + (f" ({'; '.join(denied)})" if denied else ""),
+                     TreasureDenied, denied=tuple(denied))
         return DONE
     prog.noted = True
     ctx.set_pending(PickUp(st.player, "U6", "pick up treasure, or end the step", tuple(options), tuple(denied)))

@@ -1,0 +1,90 @@
+"""Which rules came into play: ``rules_fired`` of a game, read off the typed log, and the
+coverage of a comparison (the rules a variant changes, and in how many paired games they
+fired).
+
+A rule *fires* when it decides something (FORMATS.md): a check rolled under it (every
+:class:`~game.engine.dice.Roll` names its rule), a result applied (a loss counted, a
+token handed over, a rout check decided without a roll), an action it governs taken (a
+Run, an Engage, a pick-up) or an action or a pick-up refused by it. A step that found
+nothing to do does not count: an upkeep whose rout count is under the threshold logs "no
+Rout Check" and does not fire U2. Nothing here reads a sentence: only event types, the
+rolls' rule ids and the refusals' rule ids.
+
+Known blind spot: a bot that asks ``legal_actions`` never tries what a rule forbids, so a
+refusal it avoided is not seen (the Run a denial range forbade). The Treasure step's
+refusals are typed (:class:`~game.engine.events.TreasureDenied`) and do count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from game.engine.events import Incapacitated, RoutChecked, TokenTaken, TreasureDenied, Won
+
+#: The rule an accepted action of each kind applies (the movement engine's own checks
+#: roll under their rules and count through their rolls).
+ACTION_RULES = {"run": "M2", "reload": "M11", "engage": "E1", "disengage": "E1", "shoot": "S1", "attack": "F1",
+                "pick_up": "U6", "grab": "U4", "rout": "U3", "play_on": "U3"}
+#: A TokenTaken that is neither a pick-up nor a grab is the U6 hand-over of a lost unit's token.
+_OWN_ACTION_HOW = ("picks up", "grabs")
+#: The refusal of an engine bug: a situation no rule covers (see :mod:`game.sim.gaps`).
+INTERNAL = "internal"
+
+
+def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
+    """The rules one log entry (an :class:`~game.engine.game.ActionResult`) fired."""
+    out: Counter = Counter()
+    if not entry.ok:
+        if entry.rule:
+            out[entry.rule] += 1
+        return out
+    kind = next(iter(entry.action), None) if isinstance(entry.action, dict) else None
+    if kind in ACTION_RULES:
+        out[ACTION_RULES[kind]] += 1
+    for roll in entry.rolls:
+        if roll.rule:
+            out[roll.rule] += 1
+    for e in entry.events:
+        if isinstance(e, RoutChecked) and e.roll is None:
+            out["U2"] += 1                      # decided without a roll (no hero: rout_no_hero)
+        elif isinstance(e, TreasureDenied):
+            out["U6"] += len(e.denied)
+        elif isinstance(e, Incapacitated):
+            out["U6"] += 1                      # the loss is counted (and the token dropped or handed)
+        elif isinstance(e, TokenTaken) and e.how not in _OWN_ACTION_HOW:
+            out["U6"] += 1
+        elif isinstance(e, Won) and turn_limit_reached:
+            out["T1"] += 1
+    return out
+
+
+def refused(rule: str | None) -> Counter:
+    return Counter({rule: 1}) if rule else Counter()
+
+
+# --- a comparison ---------------------------------------------------------------------------------
+
+def fired_any(record: dict[str, Any], rules: Iterable[str]) -> bool:
+    got = record.get("rules_fired") or {}
+    return any(got.get(r, 0) > 0 for r in rules)
+
+
+def record_changed(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two paired games differ in winner, turns, lost or treasure (``changed_pairs``)."""
+    return any(a.get(k) != b.get(k) for k in ("winner", "turns", "lost", "treasure"))
+
+
+def coverage(base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple], rules: list[str]) -> dict[str, Any]:
+    """``rules_changed``, ``fired_pairs``, ``tested``, ``changed_pairs`` (FORMATS.md), and
+    per changed rule the pairs in which it fired and the mean times per game in each."""
+    fired_pairs = sum(1 for k in keys if fired_any(base[k], rules) or fired_any(other[k], rules))
+    per_rule = {}
+    for r in rules:
+        pairs = sum(1 for k in keys if fired_any(base[k], [r]) or fired_any(other[k], [r]))
+        n = len(keys) or 1
+        per_rule[r] = {"pairs": pairs,
+                       "base_per_game": sum((base[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n,
+                       "variant_per_game": sum((other[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n}
+    return {"rules_changed": list(rules), "fired_pairs": fired_pairs, "tested": fired_pairs > 0,
+            "changed_pairs": sum(1 for k in keys if record_changed(base[k], other[k])), "fired_by_rule": per_rule}
