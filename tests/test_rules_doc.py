@@ -182,3 +182,20 @@ def test_find_ids_in_a_refusal_and_a_log_line():
     assert [r for _, _, r in rules_doc.find_ids(line)] == ["turn", "U6"]
     assert rules_doc.lookup("M5").title == "Units block"
     assert "`" not in rules_doc.lookup("M2").text and "run_multiplier (1.5)" in rules_doc.lookup("M2").text
+
+
+def test_the_parameter_table_names_the_rule_the_engine_gives_each_parameter():
+    """The reference and ``ruleset.rules_of`` (which studies use to say what a variant changes)
+    agree on the rule each parameter belongs to."""
+    from game.engine.ruleset import rules_of
+
+    with open(rules_doc.path(), encoding="utf-8") as fh:
+        text = fh.read()
+    rules = {}
+    for line in text.split("## Every parameter", 1)[1].splitlines():
+        m = re.match(r"^\|\s*`([a-z_]+)`\s*\|[^|]*\|\s*([^|]*?)\s*\|", line)
+        if m:
+            rules[m.group(1)] = {r.strip() for r in m.group(2).split(",")}
+    assert len(rules) > 40
+    wrong = {p: (rules_of(p), sorted(r)) for p, r in rules.items() if not set(rules_of(p)) <= r}
+    assert wrong == {}

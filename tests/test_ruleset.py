@@ -102,11 +102,14 @@ def test_scenario_names_a_ruleset_file_beside_it(tmp_path):
 
 
 def test_every_parameter_belongs_to_a_rule_and_variants_name_theirs():
-    from game.engine.ruleset import NOT_RULES, PARAMETER_RULES, load_ruleset, rule_of, rules_changed
+    from game.engine.ruleset import NOT_RULES, PARAMETER_RULES, load_ruleset, rules_changed, rules_of
 
     base = load_ruleset("speedheim")
     assert [k for k in base if k not in PARAMETER_RULES and k not in NOT_RULES] == []
     assert rules_changed(base, load_ruleset("rout-legacy")) == ["U2"]
     assert rules_changed(base, load_ruleset("rout-breakpoint")) == ["U2"]
     assert rules_changed(base, base.with_overrides({"treasure_denial_range": 1, "run_denial_range": 4})) == ["M2", "U6"]
-    assert rules_changed(base, base) == [] and rule_of("break_point_table") == "U2" and rule_of("homebrew") == "homebrew"
+    assert rules_changed(base, base) == [] and rules_of("break_point_table") == ("U2",) and rules_of("homebrew") == ("homebrew",)
+    # a parameter that sets several rules names them all; the check die names the checks
+    assert rules_changed(base, base.with_overrides({"combat": "placeholder"})) == ["F1", "S1", "S2"]
+    assert rules_changed(base, base.with_overrides({"check_die": 12})) == ["check"]

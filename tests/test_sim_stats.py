@@ -278,3 +278,19 @@ def test_a_tested_change_with_identical_games_is_written_out_not_drawn():
     page = render_html(s)
     assert "identical in all 8 pairs" in page and "never came into play" not in page
     assert "game length identical in all 8 paired games" in page
+
+
+def test_a_check_fires_check_and_a_flow_action_fires_turn():
+    """A variant of check_die names ``check`` and one of the phases ``turn``: both must be able
+    to fire, or such a variant would always read as untested."""
+    from types import SimpleNamespace
+
+    from game.engine.dice import Roll
+    from game.sim.coverage import fired
+
+    climb = Roll(20, [7], 7, "climb", rule="M6", unit="a", stat="agility", target=12, success=True)
+    injury = Roll(6, [3], 3, "injury", rule="M7")
+    move = SimpleNamespace(ok=True, rule=None, action={"move": {"unit": "a"}}, rolls=[climb, injury], events=[])
+    assert fired(move) == {"M6": 1, "M7": 1, "check": 1}
+    end = SimpleNamespace(ok=True, rule=None, action={"end_phase": {}}, rolls=[], events=[])
+    assert fired(end) == {"turn": 1}

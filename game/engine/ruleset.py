@@ -263,25 +263,25 @@ def check_overrides(base: Ruleset, overrides: Any, src: Source, path: tuple) -> 
 
 # --- which rule each parameter belongs to -------------------------------------------------------
 
-#: The rule id (shared rules/RULES.md) each parameter of the base ruleset belongs to, so two
-#: rulesets can say which rules they differ in (a rout variant names U2). Pseudo ids where
-#: RULES.md has none: ``checks`` (the die and the success rule of every check), ``combat``
-#: (placeholder or manual combat as a whole), ``turn`` (the phases and steps).
-PARAMETER_RULES: dict[str, str] = {
+#: The rule id (docs/rules.md) each parameter of the base ruleset belongs to, or the ids when
+#: it sets several rules, so two rulesets can say which rules they differ in (a rout variant
+#: names U2). Ids beside the numbered rules: ``check`` (the die and the success rule of every
+#: check), ``turn`` (the phases and steps).
+PARAMETER_RULES: dict[str, str | tuple[str, ...]] = {
     "mm_per_inch": "G1", "base_sizes_mm": "G1", "height_mode": "G2", "contact_tolerance": "G4", "token_size_mm": "G4",
     "eye_height": "L1", "los_samples": "L1", "bases_block_los": "L1", "base_height": "L1", "cover_wall_range": "L2",
     "staggered_move_factor": "M1", "dazed_move": "M1", "dazed_move_factor": "M1",
     "run_multiplier": "M2", "run_denial_range": "M2", "free_height": "M4",
     "climb_down_fail": "M6", "dazed_may_climb": "M6", "wall_climb_max_thickness": "M6",
     "fall_free_height": "M7", "fall_modifier_per_inch": "M7", "injury_die": "M7", "injury_table": "M7",
-    "injury_table_placeholder": "M7", "jump_gap_max": "M8", "jump_height_max": "M8",
+    "injury_table_placeholder": "M7", "jump_gap_max": "M8", "jump_height_max": "M8", "gap_fall_no_room": "M8",
     "jump_down_disadvantage_from": "M9", "jump_down_landing_max": "M9", "animals_use_ladders": "M10",
     "ladder_reach": "M10", "difficult_penalty": "M12", "engage_move_factor": "E1",
     "neutral_act": "U1", "rout_threshold": "U2", "rout_no_hero": "U2", "rout_variant": "U2",
     "treasure_grab_range": "U4", "treasure_denial_range": "U6", "treasure_per_unit": "U6",
     "treasure_first_turn_skipped": "U6", "event_die": "U7", "event_table": "U7", "event_table_placeholder": "U7",
     "plague_stat": "U7", "plague_fail_status": "U7",
-    "check_die": "checks", "check_success": "checks", "combat": "combat",
+    "check_die": "check", "check_success": "check", "combat": ("S1", "S2", "F1"),
     "ranged_weapons": "S1", "shoot_stat": "S1", "long_range_fraction": "S1", "shoot_into_melee": "S1",
     "shots_per_turn": "S1", "wound_stat": "S2", "wound_modifier": "S2", "melee_stat": "F1", "attacks_per_turn": "F1",
     "turn_limit": "T1", "turn_limit_winner": "T1", "manual_actions": "turn", "phases": "turn", "upkeep_steps": "turn",
@@ -292,17 +292,17 @@ PARAMETER_PREFIX_RULES: tuple[tuple[str, str], ...] = (("rout_legacy_", "U2"), (
 NOT_RULES = frozenset({"name", "description", "extends"})
 
 
-def rule_of(parameter: str) -> str:
-    """The rule id ``parameter`` belongs to; a parameter the base ruleset does not know
+def rules_of(parameter: str) -> tuple[str, ...]:
+    """The rule ids ``parameter`` belongs to; a parameter the base ruleset does not know
     names itself (a ruleset file may carry extra data)."""
     rule = PARAMETER_RULES.get(parameter)
-    if rule is not None:
-        return rule
-    return next((r for prefix, r in PARAMETER_PREFIX_RULES if parameter.startswith(prefix)), parameter)
+    if rule is None:
+        rule = next((r for prefix, r in PARAMETER_PREFIX_RULES if parameter.startswith(prefix)), parameter)
+    return (rule,) if isinstance(rule, str) else rule
 
 
 def rules_changed(a: Any, b: Any) -> list[str]:
     """The rule ids whose parameters or tables differ between two rulesets (mappings of
     parameter: value), sorted."""
     keys = (set(a) | set(b)) - NOT_RULES
-    return sorted({rule_of(k) for k in keys if a.get(k) != b.get(k)})
+    return sorted({r for k in keys if a.get(k) != b.get(k) for r in rules_of(k)})

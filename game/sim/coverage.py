@@ -26,6 +26,8 @@ from game.engine.events import Incapacitated, RoutChecked, TokenTaken, TreasureD
 #: roll under their rules and count through their rolls).
 ACTION_RULES = {"run": "M2", "reload": "M11", "engage": "E1", "disengage": "E1", "shoot": "S1", "attack": "F1",
                 "pick_up": "U6", "grab": "U4", "rout": "U3", "play_on": "U3"}
+#: Flow actions: the phases and steps (``turn``) decided what comes next.
+FLOW_KINDS = ("end_step", "end_phase", "end_turn")
 #: A TokenTaken that is neither a pick-up nor a grab is the U6 hand-over of a lost unit's token.
 _OWN_ACTION_HOW = ("picks up", "grabs")
 #: The refusal of an engine bug: a situation no rule covers (see :mod:`game.sim.gaps`).
@@ -42,13 +44,17 @@ def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
     kind = next(iter(entry.action), None) if isinstance(entry.action, dict) else None
     if kind in ACTION_RULES:
         out[ACTION_RULES[kind]] += 1
+    elif kind in FLOW_KINDS:
+        out["turn"] += 1                        # the phases and steps ran
     for roll in entry.rolls:
         if roll.rule:
             out[roll.rule] += 1
+        if roll.stat is not None:
+            out["check"] += 1                   # a check: check_die and check_success decided it
     for e in entry.events:
         if isinstance(e, RoutChecked) and e.roll is None:
             out["U2"] += 1                      # decided without a roll (no hero: rout_no_hero)
-        elif isinstance(e, TreasureDenied):
+        elif isinstance(e, TreasureDenied) and e.denied:
             out["U6"] += len(e.denied)
         elif isinstance(e, Incapacitated):
             out["U6"] += 1                      # the loss is counted (and the token dropped or handed)
