@@ -10,9 +10,9 @@ count). It then plays the turn by the best plan (:class:`GoalPolicy`), and says 
 reason what it weighed.
 
 The budget (``planner:250ms``, ``planner:2s``; default :data:`DEFAULT_BUDGET_MS`) is the
-planning time of one player-turn. It is turned into a number of rollouts at
-:data:`ROLLOUT_MS` each (the median measured on the project's 2-core machine, default
-map), not read off a clock: the same seed gives the same game on any machine and under
+planning time of one player-turn. It is turned into a number of decisions played in
+rollouts at :data:`STEP_MS` each (the median measured on the project's 2-core machine,
+default map), not read off a clock: the same seed gives the same game on any machine and under
 any load. The search is anytime: it scores plans likeliest first and stops when the
 rollouts run out, with the best plan so far.
 """
@@ -28,12 +28,13 @@ from game.bots.planner.portfolio import Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
-#: Planning time of one player-turn by default (ms), and what one rollout costs (ms).
+#: Planning time of one player-turn by default (ms), and what one decision played in a
+#: rollout costs (ms, the median measured on the 2-core machine, maps/default.yaml).
 DEFAULT_BUDGET_MS = 1200
-ROLLOUT_MS = 120
+STEP_MS = 6
 #: Samples (dice sequences) per plan, and the fewest rollouts a search gets.
 SAMPLES = 2
-MIN_ROLLOUTS = 8
+MIN_STEPS = 60
 
 _BUDGET = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$")
 
@@ -60,7 +61,7 @@ class PlannerBot:
     def __init__(self, budget_ms: int = DEFAULT_BUDGET_MS, samples: int = SAMPLES):
         self.budget_ms = int(budget_ms)
         self.samples = samples
-        self.rollouts = max(MIN_ROLLOUTS, self.budget_ms // ROLLOUT_MS)
+        self.steps = max(MIN_STEPS, self.budget_ms // STEP_MS)
         self.name = "planner" if self.budget_ms == DEFAULT_BUDGET_MS else f"planner:{self.budget_ms}ms"
         self.base = UtilityBot()
         self.cautious = UtilityBot("cautious")
@@ -94,7 +95,7 @@ class PlannerBot:
         side = UtilityBot._side(view)
         if side is None:
             return None
-        return Searcher(view, side, self.base, self.cautious, self.reply, self.rollouts, self.samples).run()
+        return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples).run()
 
     def _plan(self, view) -> None:
         st = view.state
@@ -130,24 +131,54 @@ class PlannerBot:
 
     # --- advise: the top K first actions ---------------------------------------------------------
     def options(self, view, k: int) -> list[Decision]:
-        """The first actions of the ``k`` best plans (distinct actions), best first:
-        ``score`` is the plan's value in points, ``reason`` what it weighed."""
+        """The first actions of the ``k`` best plans, best first: ``score`` is the plan's
+        value in points, ``reason`` what it weighed. When a plan's first action ends a
+        phase or step (the Engage phase with nothing to engage), the reason names the unit
+        action that follows on a copy, and ``extra["then"]`` holds it; plans are told
+        apart by that first unit action."""
         s = self.search(view)
         if s is None:
             return [self.base.choose(view)][:k]
         out: list[Decision] = []
         seen = set()
         for plan in s.scored:
-            d = GoalPolicy(plan.plan, self.base, self.cautious).choose(view)
-            key = repr(d.action)
+            policy = GoalPolicy(plan.plan, self.base, self.cautious)
+            d = policy.choose(view)
+            then = self._then(view, policy, d)
+            key = repr(then.action if then is not None else d.action)
             if key in seen:
                 continue
             seen.add(key)
             why = self.explain(s, plan)
-            out.append(Decision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=plan.mean, extra=d.extra))
+            extra = dict(d.extra)
+            reason = d.reason
+            if then is not None:
+                extra["then"] = then.action
+                reason = f"{d.reason}, then {then.reason}"
+            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.mean, extra=extra))
             if len(out) >= k:
                 break
         return out
+
+    @staticmethod
+    def _then(view, policy: GoalPolicy, d: Decision) -> Decision | None:
+        """After a flow action, the first unit action of the same turn (on a copy)."""
+        if d.unit is not None:
+            return None
+        from game.bots.view import view as view_of
+
+        game = view.sandbox(0)
+        start = (game.state.turn, game.state.player)
+        for _ in range(8):
+            if game.is_over() or (game.state.turn, game.state.player) != start or game.why_illegal(d.action) is not None:
+                return None
+            game.apply(d.action)
+            if game.is_over() or (game.state.turn, game.state.player) != start:
+                return None
+            d = policy.choose(view_of(game, view.player))
+            if d.unit is not None:
+                return d
+        return None
 
 
 def make_planner(spec: str) -> PlannerBot:

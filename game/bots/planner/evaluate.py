@@ -12,7 +12,8 @@ Anyone may call it (``advise``, a report's "what mattered"). It knows:
 * the rout count (U2: units lost + tokens held by the opponent, the engine's
   ``rout_condition``): a side at its threshold must check, and one more point nearer to it
   costs more;
-* statuses (Stunned, Dazed, Staggered: a share of a unit);
+* statuses (Stunned, Dazed, Staggered: a share of a unit, and of a carrier's token);
+* carriers pinned in a fight (they cannot walk their token away; two foes on one more so);
 * the race for the free tokens: who reaches each token first, in Runs (the next turn is
   the side's own, so a tie goes to it);
 * carriers within reach of an enemy's Engage next turn.
@@ -42,6 +43,8 @@ URGENCY = 2.0
 ROUT_RISK = 0.05
 #: Share of a unit's points a status takes away.
 STATUS_SHARE = {"staggered": 0.1, "dazed": 0.35, "stunned": 0.6}
+#: Share of a carrier's token at stake when Engaged (two foes on it: all of it).
+PINNED = 0.4
 #: Share of a token's points for being first in the race to a free token.
 RACE = 0.45
 #: Share of a carrier's token an enemy in Engage reach next turn puts at risk.
@@ -101,13 +104,19 @@ def evaluate(game, side: str) -> Value:
     terms["treasure"] = TOKEN * urgency * (mine_held - their_held)
     # T1's tie-break and the units themselves.
     terms["losses"] = UNIT * (their_lost - mine_lost) * (1.0 + (0.5 if left <= 2 else 0.0))
-    status = 0.0
+    status = pinned = 0.0
     for u in st.units.values():
         if not u.active or u.warband == neutral:
             continue
+        sign = -1.0 if u.warband == side else 1.0
         share = STATUS_SHARE.get(u.status, 0.0)
-        status += (-share if u.warband == side else share) * UNIT
+        # A carrier's status puts its token at stake too.
+        status += sign * share * (UNIT + (TOKEN * urgency if u.carrying else 0.0))
+        if u.carrying and u.engaged_with:
+            # A carrier in a fight cannot walk its token away; each foe on it raises the stake.
+            pinned += sign * PINNED * TOKEN * urgency * min(len(u.engaged_with), 2) / 2
     terms["status"] = status
+    terms["pinned"] = pinned
     rout = 0.0
     threshold = float(rs.rout_threshold)
     for w in bands:
@@ -135,6 +144,7 @@ def _race(game, side: str, left: int) -> float:
         if tok.carried_by:
             continue
         best = {True: math.inf, False: math.inf}
+        blocked = {True: _denied(game, tok, side, True), False: _denied(game, tok, side, False)}
         for u in st.units.values():
             if not u.active or u.warband == neutral or u.engaged_with or not can_pick_up(ctx, u):
                 continue
@@ -148,7 +158,8 @@ def _race(game, side: str, left: int) -> float:
             g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r - contact)
             turns = math.ceil(g / move) if g > 0 else 0
             mine = u.warband == side
-            best[mine] = min(best[mine], turns)
+            if not blocked[mine]:
+                best[mine] = min(best[mine], turns)
         me, them = best[True], best[False]
         if me == math.inf and them == math.inf:
             continue
@@ -159,6 +170,21 @@ def _race(game, side: str, left: int) -> float:
         else:
             total -= RACE * TOKEN
     return total
+
+
+def _denied(game, tok, side: str, mine: bool) -> bool:
+    """Is ``tok`` denied now (U6) to ``side`` (``mine``) or to its opponents: a unit of the
+    other sides within ``treasure_denial_range`` (the board's G1 distance)?"""
+    st, rs = game.state, game.rs
+    lim = float(rs.treasure_denial_range)
+    for o in st.units.values():
+        if not o.active or (o.warband == side) == mine:
+            continue
+        if not mine and o.warband == game.neutral_id:
+            continue
+        if game.board.distance(o, tok) <= lim + 1e-9:
+            return True
+    return False
 
 
 def _carriers(game, side: str) -> float:

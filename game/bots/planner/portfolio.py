@@ -26,6 +26,8 @@ MAX_CANDIDATES = 30
 PER_UNIT = 5
 #: Screened plans that get every sample.
 FINALISTS = 2
+#: Points a change must gain over the plan it changes (see :func:`better`).
+MIN_GAIN = 1.5
 
 
 @dataclass
@@ -72,6 +74,8 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
     out: list[tuple[float, Goal]] = []
     engage_now = sense.state.phase == "engage"
     my_carriers = [u for u in sense.mine if u.carrying]
+    behind = _behind(sense)
+    urgent = 1.5 if behind and turn_left <= 3 else 0.0
     for u in sense.mine:
         if not can_act(u):
             continue
@@ -92,9 +96,12 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
             if their_turns <= 3:
                 mine.append((3.0 - turns + (2.0 if their_turns <= 1 else 0.5), Goal("deny", u.id, tok.id)))
         reach = sense.engage_reach(u)
+        lim = float(rs.treasure_denial_range)
         for e in sense.enemies:
             g = gap(u.x, u.y, u.r, e)
             juicy = (3.0 if e.carrying else 0.0) + (1.5 if e.status in ("stunned", "dazed") else 0.0)
+            if any(gap(e.x, e.y, e.r, tok) <= lim for tok in sense.free_tokens):
+                juicy += 2.0 + urgent   # it denies a token: only a fight frees it
             if engage_now and reach > 0 and g <= reach + 0.1:
                 mine.append((3.0 + juicy, Goal("engage", u.id, e.id)))
             elif e.carrying and g <= 2 * run + sense.engage_reach(u, next_status(u.status)):
@@ -111,15 +118,28 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
     return out[:MAX_CANDIDATES]
 
 
+def _behind(sense: Sense) -> bool:
+    """Would the side lose at the turn limit as things stand (T1: treasure, then losses)?"""
+    st = sense.state
+    mine = sum(1 for u in sense.mine if u.carrying)
+    foes = {u.warband for u in sense.enemies if u.warband != sense.neutral}
+    for w in foes:
+        theirs = sum(1 for u in sense.enemies if u.warband == w and u.carrying)
+        if (theirs, -st.lost.get(w, 0)) > (mine, -st.lost.get(sense.side, 0)):
+            return True
+    return False
+
+
 class Searcher:
     """Runs the search for one decision point (see the module's docstring)."""
 
     def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply: UtilityBot,
-                 rollouts: int, samples: int):
+                 budget_steps: int, samples: int):
         self.view, self.side = view, side
         self.base, self.cautious, self.reply = base, cautious, reply
-        self.budget, self.samples = rollouts, samples
-        self.used = 0
+        self.budget, self.samples = budget_steps, samples
+        self.used = 0          # rollouts played
+        self.steps = 0         # decisions played in them (the budget's unit)
         self.player = view.player
         self.key = f"{view.seed}:{view.state.turn}:{view.state.player}:{len(view.log)}"
         self.mover = None
@@ -131,9 +151,16 @@ class Searcher:
         policy = GoalPolicy(s.plan, self.base, self.cautious)
         for i in range(len(s.values), samples or self.samples):
             game = self.view.sandbox(sample_seed(self.key, i))
-            s.values.append(rollout(game, self.player, self.side, policy, self.reply).value)
+            r = rollout(game, self.player, self.side, policy, self.reply)
+            s.values.append(r.value)
             self.used += 1
+            self.steps += r.steps
         return s
+
+    def affords(self, rollouts: int) -> bool:
+        """Would ``rollouts`` more rollouts (at the mean cost so far) fit in the budget?"""
+        per = self.steps / self.used if self.used else 0.0
+        return self.steps + per * rollouts <= self.budget
 
     def run(self) -> Search:
         """Screen every candidate on one sample (likeliest first, while the budget lasts,
@@ -149,7 +176,7 @@ class Searcher:
         done = {base.key(): base}
         singles: list[Scored] = []
         for _, goal in cands:
-            if self.used + 1 + reserve > self.budget:
+            if not self.affords(1 + reserve):
                 break
             s = self.score({goal.unit: goal}, 1)
             if s.key() not in done:
@@ -158,14 +185,18 @@ class Searcher:
         self.score({}, into=base)
         finalists = sorted(singles, key=lambda s: -s.mean)[:FINALISTS]
         for s in finalists:
-            if self.used + extra <= self.budget:
+            if self.affords(extra):
                 self.score(s.plan, into=s)
         full = [s for s in done.values() if len(s.values) >= self.samples]
-        best = max(full, key=lambda s: s.mean)
+        best = base
+        for s in sorted(full, key=lambda s: -s.mean):
+            if better(s, best):
+                best = s
+                break
         # Hill climbing: add to the best plan one more unit's change, among the good singles.
         good = sorted((s for s in singles if s.mean > base.mean and s is not best), key=lambda s: -s.mean)
         for s in good:
-            if not best.plan or self.used + self.samples > self.budget:
+            if not best.plan or not self.affords(self.samples):
                 break
             (unit, goal), = s.plan.items()
             if unit in best.plan:
@@ -174,12 +205,23 @@ class Searcher:
             if trial.key() in done:
                 continue
             done[trial.key()] = trial
-            if trial.mean > best.mean + 1e-9:
+            if better(trial, best):
                 best = trial
         # Plans scored on every sample first (best first), then those only screened.
-        scored = sorted(done.values(), key=lambda s: (len(s.values) < self.samples, -s.mean, len(s.plan), s.key()))
+        scored = sorted(done.values(), key=lambda s: (s is not best, len(s.values) < self.samples, -s.mean,
+                                                      len(s.plan), s.key()))
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
         return Search(self.side, self.player, now, scored, self.used, len(cands), names)
+
+
+def better(a: Scored, b: Scored) -> bool:
+    """Does plan ``a`` beat plan ``b``: by :data:`MIN_GAIN` points on average over the
+    same samples, and no worse in any one (the dice are common to both)?"""
+    n = min(len(a.values), len(b.values))
+    if n == 0:
+        return False
+    diffs = [a.values[i].total - b.values[i].total for i in range(n)]
+    return min(diffs) >= 0 and sum(diffs) / n >= MIN_GAIN
 
 
 def evaluate_view(view, side: str) -> Value:
