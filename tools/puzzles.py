@@ -17,7 +17,8 @@ conditions are read from that turn's log and the position it leaves:
   ruleset parameter (``treasure_denial_range``);
 * ``{carries: {unit: U}}`` (any token) / ``{side_holds: N}`` (tokens held by the side);
 * ``{out_of_reach: {unit: U, of: [E...]}}``: U ends beyond each E's Engage reach next
-  turn (the engine's ``engage_inches``), edge to edge.
+  turn (the engine's ``engage_inches``), edge to edge;
+* ``{in_reach: {unit: U, of: T}}``: U ends within its own Engage reach of T for next turn.
 
 It prints, per bot, which puzzles it solves and the count. The tests (tests/test_puzzles.py)
 assert that the planner solves every one.
@@ -48,7 +49,7 @@ from game.engine.scenario import load_scenario  # noqa: E402
 from game.engine.yamlsrc import dump_yaml, load_yaml, read_text  # noqa: E402
 
 PUZZLE_DIR = os.path.join(ROOT, "tests", "puzzles")
-CONDITIONS = ("engage", "near", "carries", "side_holds", "out_of_reach")
+CONDITIONS = ("engage", "near", "carries", "side_holds", "out_of_reach", "in_reach")
 
 
 @dataclass
@@ -112,6 +113,9 @@ def holds(game: Game, turn_log: list, side: int, cond: dict[str, Any]) -> bool:
             if e.active and _gap(u, e) <= engage_inches(rs, e, next_status(e.status)):
                 return False
         return True
+    if kind == "in_reach":
+        u, t = st.units[arg["unit"]], st.units[arg["of"]]
+        return u.active and t.active and _gap(u, t) <= engage_inches(rs, u, next_status(u.status))
     raise ValueError(kind)
 
 

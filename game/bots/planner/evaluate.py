@@ -16,7 +16,7 @@ Anyone may call it (``advise``, a report's "what mattered"). It knows:
 * carriers pinned in a fight (they cannot walk their token away; two foes on one more so);
 * the race for the free tokens: who reaches each token first, in Runs (the next turn is
   the side's own, so a tie goes to it);
-* carriers within reach of an enemy's Engage next turn.
+* carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase).
 
 Every rule number comes from the ruleset (turn limit, threshold, run multiplier, contact
 tolerance); the weights below are the planner's own, in points (a token = :data:`TOKEN`).
@@ -48,7 +48,9 @@ PINNED = 0.4
 #: Share of a token's points for being first in the race to a free token.
 RACE = 0.45
 #: Share of a carrier's token an enemy in Engage reach next turn puts at risk.
-CARRIER_RISK = 0.35
+CARRIER_RISK = 0.5
+#: Runs within which a hunter still counts against a carrier.
+CHASE_TURNS = 2
 
 
 @dataclass
@@ -126,7 +128,7 @@ def evaluate(game, side: str) -> Value:
         rout += pressure if w != side else -pressure
     terms["rout"] = rout
     terms["race"] = _race(game, side, left)
-    terms["carriers"] = _carriers(game, side)
+    terms["carriers"] = urgency * _carriers(game, side, left)
     return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), left, False, None)
 
 
@@ -187,18 +189,27 @@ def _denied(game, tok, side: str, mine: bool) -> bool:
     return False
 
 
-def _carriers(game, side: str) -> float:
-    """Carriers an enemy could Engage next turn (a rough bound: the crow flies)."""
+def _carriers(game, side: str, left: int) -> float:
+    """Carriers within an enemy's Engage reach next turn (a rough bound: the crow flies),
+    or closer to it the nearer a hunter stands (at most half as much, within two Runs)."""
     st, rs = game.state, game.rs
+    mult = float(rs.run_multiplier)
     total = 0.0
     for c in st.units.values():
         if not c.active or not c.carrying:
             continue
+        best = 0.0
         for e in st.units.values():
-            if not e.active or e.warband == c.warband or e.engaged_with:
+            if not e.active or e.warband == c.warband or e.engaged_with or e.warband == game.neutral_id:
                 continue
-            reach = engage_inches(rs, e, next_status(e.status))
-            if reach > 0 and math.hypot(c.x - e.x, c.y - e.y) - c.r - e.r <= reach:
-                total += (-1 if c.warband == side else 1) * CARRIER_RISK * TOKEN
-                break
+            status = next_status(e.status)
+            reach = engage_inches(rs, e, status)
+            run = float(e.stats.get("move", 0)) * mult
+            if reach <= 0 or run <= 0:
+                continue
+            g = math.hypot(c.x - e.x, c.y - e.y) - c.r - e.r - reach
+            if g > run * min(left, CHASE_TURNS):
+                continue
+            best = max(best, 1.0 if g <= 0 else 0.5 * run / (run + g))
+        total += (-1 if c.warband == side else 1) * CARRIER_RISK * TOKEN * best
     return total
