@@ -103,7 +103,9 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
             if any(gap(e.x, e.y, e.r, tok) <= lim for tok in sense.free_tokens):
                 juicy += 2.0 + urgent   # it denies a token: only a fight frees it
             if engage_now and reach > 0 and g <= reach + 0.1:
-                mine.append((3.0 + juicy, Goal("engage", u.id, e.id)))
+                # Asked of the rules (the path search of E1) before a rollout is spent on it.
+                if sense.view.why_illegal({"engage": {"unit": u.id, "target": e.id}}) is None:
+                    mine.append((3.0 + juicy, Goal("engage", u.id, e.id)))
             elif e.carrying and g <= 2 * run + sense.engage_reach(u, next_status(u.status)):
                 mine.append((2.0 + juicy - g / max(run, 1.0), Goal("engage", u.id, e.id)))
         for c in my_carriers:
