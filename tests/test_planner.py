@@ -88,17 +88,24 @@ def test_same_seed_same_game_and_no_refusals():
 def test_options_are_legal_distinct_and_explained():
     g = _puzzle_game("hound-race.yaml")
     bot = PlannerBot(600)
+    # The Engage phase has nothing to engage: one option, ending it, naming the move after.
+    opts = bot.options(view(g), 3)
+    assert len(opts) == 1 and "end_phase" in opts[0].action
+    assert opts[0].extra["then"]["run"]["unit"] == "blue-hound"
+    assert "samples" in opts[0].reason and "turns left" in opts[0].reason
+    g.apply(opts[0].action)
+    assert g.state.phase == "move"
     opts = bot.options(view(g), 3)
     assert 2 <= len(opts) <= 3
-    # The Engage phase has nothing to engage: each option ends it, and names the move after.
-    firsts = [repr(d.extra.get("then", d.action)) for d in opts]
-    assert len(set(firsts)) == len(opts)
+    assert len({repr(d.action) for d in opts}) == len(opts)
     for d in opts:
         assert g.why_illegal(d.action) is None
         assert "samples" in d.reason and "turns left" in d.reason
-    # Best first: the plan the bot plays (the Hound denies the middle token) opens the list.
-    assert opts[0].extra["then"]["run"]["unit"] == "blue-hound" or opts[0].extra["then"]["move"]["unit"] == "blue-hound"
-    assert opts[0].score == max(d.score for d in opts)
+    # Best first: the plan the bot plays (the Hound denies the middle token) opens the list,
+    # and it is what ``choose`` returns here.
+    first = opts[0].action
+    assert next(iter(first.values()))["unit"] == "blue-hound"
+    assert bot.choose(view(g)).action == first
 
 
 def test_reason_says_what_it_weighed():

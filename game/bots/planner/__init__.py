@@ -132,10 +132,11 @@ class PlannerBot:
     # --- advise: the top K first actions ---------------------------------------------------------
     def options(self, view, k: int) -> list[Decision]:
         """The first actions of the ``k`` best plans, best first: ``score`` is the plan's
-        value in points, ``reason`` what it weighed. When a plan's first action ends a
-        phase or step (the Engage phase with nothing to engage), the reason names the unit
-        action that follows on a copy, and ``extra["then"]`` holds it; plans are told
-        apart by that first unit action."""
+        value in points, ``reason`` what it weighed; no action twice (a worse plan that
+        starts alike is left out), the first is the best plan's (what ``choose`` plays).
+        When a plan's first action ends a phase or step (the Engage phase with nothing to
+        engage), the reason names the unit action that follows on a copy, and
+        ``extra["then"]`` holds it."""
         s = self.search(view)
         if s is None:
             return [self.base.choose(view)][:k]
@@ -144,10 +145,10 @@ class PlannerBot:
         for plan in s.scored:
             policy = GoalPolicy(plan.plan, self.base, self.cautious)
             d = policy.choose(view)
-            then = self._then(view, policy, d)
-            key = repr(then.action if then is not None else d.action)
+            key = repr(d.action)
             if key in seen:
                 continue
+            then = self._then(view, policy, d)
             seen.add(key)
             why = self.explain(s, plan)
             extra = dict(d.extra)
