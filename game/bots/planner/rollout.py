@@ -35,9 +35,10 @@ def sample_seed(base: str, i: int) -> int:
     return zlib.crc32(f"{base}:{i}".encode())
 
 
-def rollout(game, player: int, side: str, policy, reply) -> Sample:
+def rollout(game, player: int, side: str, policy, reply, reply_turn: bool = True) -> Sample:
     """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
-    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that."""
+    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that.
+    ``reply_turn=False`` stops when the side's own turn passes (a screening rollout)."""
     start = (game.state.turn, game.state.player)
     bots = with_neutrals({player: policy, 3 - player: reply})
     steps = refused = 0
@@ -46,6 +47,8 @@ def rollout(game, player: int, side: str, policy, reply) -> Sample:
         now = (game.state.turn, game.state.player)
         if now != start:
             if not mine_done:
+                if not reply_turn:
+                    break
                 mine_done = True
                 start_reply = now
             elif now != start_reply:
