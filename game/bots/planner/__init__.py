@@ -30,7 +30,7 @@ from game.engine.errors import LoadError, Problem
 
 #: Planning time of one player-turn by default (ms), and what one decision played in a
 #: rollout costs (ms, the median measured on the 2-core machine, maps/default.yaml).
-DEFAULT_BUDGET_MS = 1500
+DEFAULT_BUDGET_MS = 1200
 STEP_MS = 6
 #: Samples (dice sequences) per plan, and the fewest rollouts a search gets.
 SAMPLES = 2
@@ -120,12 +120,6 @@ class PlannerBot:
         ahead = plan.share(lambda v: v.held[0] > v.held[1])
         lose = plan.share(lambda v: v.lost[0] > s.now.lost[0])
         parts = [f"{what}: {_score_text(s.now)} with {clock}"]
-        if not plan.values:
-            seen = plan.screen.total if plan.screen is not None else 0.0
-            ref = base.screen.total if base.screen is not None else 0.0
-            parts.append(f"screened on this turn alone: {seen:+.1f} vs {ref:+.1f} for the utility plan "
-                         f"(one sample, {s.rollouts} rollouts); not played out against the reply")
-            return "; ".join(parts)
         if plan.plan:
             parts.append(f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
                          f"{n} samples each, {s.rollouts} rollouts)")
@@ -162,8 +156,7 @@ class PlannerBot:
             if then is not None:
                 extra["then"] = then.action
                 reason = f"{d.reason}, then {then.reason}"
-            value = plan.mean if plan.values else (plan.screen.total if plan.screen is not None else 0.0)
-            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=value, extra=extra))
+            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.mean, extra=extra))
             if len(out) >= k:
                 break
         return out

@@ -36,11 +36,9 @@ class Scored:
 
     plan: dict[str, Goal]
     values: list[Value] = field(default_factory=list)
-    screen: Value | None = None     # the screening rollout (this turn only, sample 0)
 
     @property
     def mean(self) -> float:
-        """The mean over the full samples (a plan only screened: -inf)."""
         return statistics.fmean(v.total for v in self.values) if self.values else -math.inf
 
     def share(self, test) -> float:
@@ -74,7 +72,6 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
     st, rs = sense.state, sense.rs
     mult = float(rs.run_multiplier)
     out: list[tuple[float, Goal]] = []
-    per_unit: list[list[tuple[float, Goal]]] = []
     engage_now = sense.state.phase == "engage"
     my_carriers = [u for u in sense.mine if u.carrying]
     behind = _behind(sense)
@@ -118,11 +115,8 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
             w = 2.5 if u.carrying else 1.0
             mine += [(w, Goal("cover", u.id)), (w - 0.2, Goal("fall_back", u.id)), (w - 0.5, Goal("hold", u.id))]
         mine.sort(key=lambda pg: -pg[0])
-        per_unit.append(mine[:PER_UNIT])
-    # Round robin: every unit's likeliest goal first (by prior), then every unit's second...
-    order = lambda pg: (-pg[0], sense.view.unit_order(pg[1].unit), pg[1].kind, pg[1].target or "")  # noqa: E731
-    for rank in range(PER_UNIT):
-        out += sorted((m[rank] for m in per_unit if len(m) > rank), key=order)
+        out += mine[:PER_UNIT]
+    out.sort(key=lambda pg: (-pg[0], sense.view.unit_order(pg[1].unit), pg[1].kind, pg[1].target or ""))
     return out[:MAX_CANDIDATES]
 
 
@@ -148,7 +142,6 @@ class Searcher:
         self.budget, self.samples = budget_steps, samples
         self.used = 0          # rollouts played
         self.steps = 0         # decisions played in them (the budget's unit)
-        self.screens = self.screen_steps = 0
         self.player = view.player
         self.key = f"{view.seed}:{view.state.turn}:{view.state.player}:{len(view.log)}"
         self.mover = None
@@ -166,62 +159,44 @@ class Searcher:
             self.steps += r.steps
         return s
 
-    def screen(self, plan: dict[str, Goal]) -> Value:
-        """One rollout of this turn only (sample 0's dice): the quick look of a screen."""
-        game = self.view.sandbox(sample_seed(self.key, 0))
-        r = rollout(game, self.player, self.side, GoalPolicy(plan, self.base, self.cautious), self.reply,
-                    reply_turn=False)
-        self.used += 1
-        self.steps += r.steps
-        self.screen_steps += r.steps
-        self.screens += 1
-        return r.value
-
-    def affords(self, full: int, screens: int = 0) -> bool:
-        """Would ``full`` more full rollouts and ``screens`` screens (at the mean cost of each
-        so far) fit in the budget?"""
-        fulls = self.used - self.screens
-        per_full = (self.steps - self.screen_steps) / fulls if fulls else 0.0
-        per_screen = self.screen_steps / self.screens if self.screens else per_full / 2
-        return self.steps + per_full * full + per_screen * screens <= self.budget
+    def affords(self, rollouts: int) -> bool:
+        """Would ``rollouts`` more rollouts (at the mean cost so far) fit in the budget?"""
+        per = self.steps / self.used if self.used else 0.0
+        return self.steps + per * rollouts <= self.budget
 
     def run(self) -> Search:
-        """Score the utility plan on every sample; screen the one-unit changes (each unit's
-        likeliest goal first) on this turn alone, while the budget lasts and keeps enough
-        for the rest; score the best few screened changes that beat the utility plan's
-        screen on every sample; then hill-climb: the best plan with one more unit changed."""
+        """Screen every candidate on one sample (likeliest first, while the budget lasts,
+        keeping enough for the rest), give the best few and the utility plan all the samples,
+        then hill-climb: the best plan with one more unit changed."""
         view = self.view
         sense = Sense(view, self.side, self.base.personality, self.base.book)
         now = evaluate_view(view, self.side)
         cands = candidates(sense, now.turns_left)
-        base = self.score({})
-        base.screen = self.screen({})
+        extra = self.samples - 1
+        reserve = extra * (FINALISTS + 1) + self.samples
+        base = self.score({}, 1)
         done = {base.key(): base}
-        reserve = self.samples   # at least one finalist
-        screened: list[Scored] = []
+        singles: list[Scored] = []
         for _, goal in cands:
-            if not self.affords(reserve, 1):
+            if not self.affords(1 + reserve):
                 break
-            s = Scored({goal.unit: goal})
-            if s.key() in done:
-                continue
-            s.screen = self.screen(s.plan)
-            done[s.key()] = s
-            screened.append(s)
-        promising = sorted((s for s in screened if s.screen.total > base.screen.total + 1e-9),
-                           key=lambda s: -s.screen.total)
-        singles = []
-        for s in promising[:FINALISTS]:
-            if self.affords(self.samples):
-                self.score(s.plan, into=s)
+            s = self.score({goal.unit: goal}, 1)
+            if s.key() not in done:
+                done[s.key()] = s
                 singles.append(s)
+        self.score({}, into=base)
+        finalists = sorted(singles, key=lambda s: -s.mean)[:FINALISTS]
+        for s in finalists:
+            if self.affords(extra):
+                self.score(s.plan, into=s)
+        full = [s for s in done.values() if len(s.values) >= self.samples]
         best = base
-        for s in sorted(singles, key=lambda s: -s.mean):
+        for s in sorted(full, key=lambda s: -s.mean):
             if better(s, best):
                 best = s
                 break
         # Hill climbing: add to the best plan one more unit's change, among the good singles.
-        good = [s for s in sorted(singles, key=lambda s: -s.mean) if s is not best and better(s, base)]
+        good = sorted((s for s in singles if s.mean > base.mean and s is not best), key=lambda s: -s.mean)
         for s in good:
             if not best.plan or not self.affords(self.samples):
                 break
@@ -234,10 +209,8 @@ class Searcher:
             done[trial.key()] = trial
             if better(trial, best):
                 best = trial
-        # Plans scored on every sample first (the chosen one, then by value), then those only
-        # screened (by their screen).
-        scored = sorted(done.values(), key=lambda s: (s is not best, not s.values, -s.mean,
-                                                      -(s.screen.total if s.screen else -math.inf),
+        # Plans scored on every sample first (best first), then those only screened.
+        scored = sorted(done.values(), key=lambda s: (s is not best, len(s.values) < self.samples, -s.mean,
                                                       len(s.plan), s.key()))
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
         return Search(self.side, self.player, now, scored, self.used, len(cands), names)

@@ -35,10 +35,9 @@ def sample_seed(base: str, i: int) -> int:
     return zlib.crc32(f"{base}:{i}".encode())
 
 
-def rollout(game, player: int, side: str, policy, reply, reply_turn: bool = True) -> Sample:
+def rollout(game, player: int, side: str, policy, reply) -> Sample:
     """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
-    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that.
-    ``reply_turn=False`` stops when the side's own turn passes (a screening rollout)."""
+    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that."""
     start = (game.state.turn, game.state.player)
     bots = with_neutrals({player: policy, 3 - player: reply})
     steps = refused = 0
@@ -47,8 +46,6 @@ def rollout(game, player: int, side: str, policy, reply, reply_turn: bool = True
         now = (game.state.turn, game.state.player)
         if now != start:
             if not mine_done:
-                if not reply_turn:
-                    break
                 mine_done = True
                 start_reply = now
             elif now != start_reply:
