@@ -155,3 +155,17 @@ def test_a_puzzle_can_be_failed():
     finally:
         tp.make_bot = real
     assert not ok and "none of the answers" in why
+
+
+def test_thinks_on_a_copy_and_leaves_the_game_alone():
+    """The window's way (driver.snapshot / think): the planner plans on a copy; the game it
+    was given a copy of is untouched, and the action it returns is legal there."""
+    from game.bots import snapshot, think
+
+    g = _puzzle_game("hound-race.yaml")
+    g.apply({"end_phase": {}})                      # the Move phase: the planner's move
+    before = (g.state.copy(), len(g.log), g.dice.getstate())
+    d = think(PlannerBot(300), snapshot(g))
+    assert (len(g.log), g.dice.getstate()) == before[1:]
+    assert {u.id: (u.x, u.y) for u in g.state.units.values()} == {u.id: (u.x, u.y) for u in before[0].units.values()}
+    assert g.why_illegal(d.action) is None
