@@ -11,8 +11,8 @@ reason what it weighed.
 
 The budget (``planner:250ms``, ``planner:2s``; default :data:`DEFAULT_BUDGET_MS`) is the
 planning time of one player-turn. It is turned into a number of decisions played in
-rollouts at :data:`STEP_MS` each (the median measured on the project's 2-core machine,
-default map), not read off a clock: the same seed gives the same game on any machine and under
+rollouts at :data:`STEP_MS` each (an estimate on the project's 2-core machine, default
+map), not read off a clock: the same seed gives the same game on any machine and under
 any load. The search is anytime: it scores plans likeliest first and stops when the
 rollouts run out, with the best plan so far.
 """
@@ -29,7 +29,8 @@ from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
 #: Planning time of one player-turn by default (ms), and what one decision played in a
-#: rollout costs (ms, the median measured on the 2-core machine, maps/default.yaml).
+#: rollout costs (ms: an estimate on the 2-core machine, maps/default.yaml, with little
+#: else running; under the load of a shared day it is nearer 8, see docs/bots.md).
 DEFAULT_BUDGET_MS = 1200
 STEP_MS = 6
 #: Samples (dice sequences) per plan, and the fewest rollouts a search gets.
