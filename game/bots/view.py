@@ -20,6 +20,7 @@ import random
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
+from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game, Legal
 from game.engine.model import GameState
@@ -183,6 +184,20 @@ class View:
             return None
         except Exception:
             return None
+
+    def sandbox(self, seed: int, mover: Any = None) -> Game:
+        """A copy of the game to play forward on (a planner's rollouts): its own state, in
+        which every unrevealed token's event is masked as ``none`` (what lies under it is
+        hidden from the player), its own dice seeded by ``seed`` (never the game's own
+        sequence: a bot does not see the rolls to come) and no undo history. Applying
+        actions to it touches nothing of this game."""
+        game = self._game.clone(mover=mover)
+        game.dice = Dice(seed=seed)
+        game.history = False
+        for tok in game.state.treasure.values():
+            if not tok.revealed:
+                tok.event = "none"
+        return game
 
     @contextmanager
     def what_if(self, units: Iterable[str] | None = None) -> Iterator[GameState]:

@@ -30,6 +30,7 @@ from game.engine.errors import LoadError, Problem
 from game.engine.ruleset import rules_changed
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import describe_value, load_yaml, read_text
+from game.bots import is_bot_name
 from game.sim.match import BOTS, DEFAULT_BOTS, Job
 from game.sim.variants import (ArgProblem, DEFAULT_LABEL, parse_variant, scenario_text, swap_seats,
                                variant_scenario)
@@ -75,9 +76,9 @@ def parse_bots(value: Any, where: str) -> tuple[str, str]:
     names = [b.strip() for b in value.split(",")] if isinstance(value, str) else value
     if not isinstance(names, list) or len(names) != 2 or not all(isinstance(b, str) for b in names):
         raise LoadError([ArgProblem(where, 0, f"bots must be two bot names A,B, not {describe_value(value)}")])
-    bad = [b for b in names if b not in BOTS]
+    bad = [b for b in names if not is_bot_name(b)]
     if bad:
-        raise LoadError([ArgProblem(where, 0, f"unknown bot {bad[0]!r} (known: {', '.join(BOTS)})")])
+        raise LoadError([ArgProblem(where, 0, f"unknown bot {bad[0]!r} (known: {', '.join(BOTS)}, planner:BUDGET)")])
     return (names[0], names[1])
 
 

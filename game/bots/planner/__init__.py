@@ -1,0 +1,193 @@
+"""The ``planner`` bot: it chooses a goal per unit by playing plans forward on copies.
+
+At the first Engage or Move decision of its turn the planner searches joint plans
+(:mod:`portfolio`: the utility bot's choice, then one-unit changes to it: take a token,
+deny one, engage a unit, escort a carrier, take cover, hold, fall back), scores each by
+playing the rest of this turn and the opponent's reply turn on a sandbox copy of the game
+(:mod:`rollout`, common random numbers, several samples a plan) and valuing where that
+leaves it (:func:`evaluate`: the score, the T1 tie-break, the turns left, the rout
+count). It then plays the turn by the best plan (:class:`GoalPolicy`), and says in each
+reason what it weighed.
+
+The budget (``planner:250ms``, ``planner:2s``; default :data:`DEFAULT_BUDGET_MS`) is the
+planning time of one player-turn. It is turned into a number of decisions played in
+rollouts at :data:`STEP_MS` each (an estimate on the project's 2-core machine, default
+map), not read off a clock: the same seed gives the same game on any machine and under
+any load. The search is anytime: it scores plans likeliest first and stops when the
+rollouts run out, with the best plan so far.
+"""
+
+from __future__ import annotations
+
+import re
+
+from game.bots.base import Decision
+from game.bots.planner.evaluate import Value, evaluate
+from game.bots.planner.goals import Goal, GoalPolicy
+from game.bots.planner.portfolio import Scored, Search, Searcher
+from game.bots.utility import UtilityBot
+from game.engine.errors import LoadError, Problem
+
+#: Planning time of one player-turn by default (ms), and what one decision played in a
+#: rollout costs (ms: an estimate on the 2-core machine, maps/default.yaml, with little
+#: else running; under the load of a shared day it is nearer 8, see docs/bots.md).
+DEFAULT_BUDGET_MS = 1200
+STEP_MS = 6
+#: Samples (dice sequences) per plan, and the fewest rollouts a search gets.
+SAMPLES = 2
+MIN_STEPS = 60
+
+_BUDGET = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$")
+
+
+def parse_budget(text: str) -> int:
+    """``250ms`` / ``2s`` / ``1.5s`` -> milliseconds; a bad budget raises LoadError."""
+    m = _BUDGET.match(text or "")
+    if not m or float(m.group(1)) <= 0:
+        raise LoadError([Problem("planner", 0, f"bad planner budget {text!r} (e.g. planner:250ms, planner:2s)")])
+    value = float(m.group(1))
+    return int(round(value * (1000 if m.group(2) == "s" else 1)))
+
+
+def _score_text(v: Value) -> str:
+    mine, theirs = v.held
+    if mine == theirs:
+        return f"level {mine}-{theirs}"
+    return f"{'ahead' if mine > theirs else 'behind'} {mine}-{theirs}"
+
+
+class PlannerBot:
+    """Searches unit goals against the opponent's reply (see the module's docstring)."""
+
+    def __init__(self, budget_ms: int = DEFAULT_BUDGET_MS, samples: int = SAMPLES):
+        self.budget_ms = int(budget_ms)
+        self.samples = samples
+        self.steps = max(MIN_STEPS, self.budget_ms // STEP_MS)
+        self.name = "planner" if self.budget_ms == DEFAULT_BUDGET_MS else f"planner:{self.budget_ms}ms"
+        self.base = UtilityBot()
+        self.cautious = UtilityBot("cautious")
+        self.reply = UtilityBot()
+        self._key = None
+        self._search: Search | None = None
+        self._why: dict[str, str] = {}
+        self._policy = GoalPolicy({}, self.base, self.cautious)
+
+    # --- the one question -----------------------------------------------------------------------
+    def choose(self, view) -> Decision:
+        st = view.state
+        mine = view.pending is None and view.player == st.player and view.player > 0
+        if mine and st.phase in ("engage", "move") and self._key != (st.turn, st.player):
+            kinds = set(view.legal_action_kinds())
+            if "engage" in kinds or "move" in kinds:
+                self._plan(view)
+        if not mine or self._key != (st.turn, st.player):
+            return self.base.choose(view)
+        d = self._policy.choose(view)
+        why = self._why.get(d.unit or "")
+        if why:
+            d = Decision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
+        elif self._search is not None and d.unit:
+            d = Decision(d.action, f"{d.reason} (the utility choice; plan {self._search.best.mean:+.1f})",
+                         unit=d.unit, path=d.path, score=d.score, extra=d.extra)
+        return d
+
+    def search(self, view) -> Search | None:
+        """The search at this decision point (for the side whose turn it is)."""
+        side = UtilityBot._side(view)
+        if side is None:
+            return None
+        return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples).run()
+
+    def _plan(self, view) -> None:
+        st = view.state
+        self._key = (st.turn, st.player)
+        self._search = s = self.search(view)
+        plan = s.best.plan if s is not None else {}
+        self._policy = GoalPolicy(plan, self.base, self.cautious)
+        self._why = {uid: self.explain(s, s.best, g) for uid, g in plan.items()} if s is not None else {}
+
+    # --- reasons ----------------------------------------------------------------------------------
+    def explain(self, s: Search, plan: Scored, goal: Goal | None = None) -> str:
+        """What the search weighed for ``plan``: the score, the clock, the samples."""
+        base = s.baseline
+        names = s.names
+        what = goal.text(names) if goal is not None else (
+            "; ".join(g.text(names) for g in plan.plan.values()) or "the utility bot's choice")
+        n = len(plan.values)
+        left = s.now.turns_left
+        clock = f"{left} turn{'s' if left != 1 else ''} left" if left < 99 else "no turn limit"
+        mine_now = s.now.held[0]
+        gain = plan.share(lambda v: v.held[0] > mine_now)
+        ahead = plan.share(lambda v: v.held[0] > v.held[1])
+        lose = plan.share(lambda v: v.lost[0] > s.now.lost[0])
+        parts = [f"{what}: {_score_text(s.now)} with {clock}"]
+        if plan.plan:
+            parts.append(f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
+                         f"{n} samples each, {s.rollouts} rollouts)")
+        else:
+            parts.append(f"worth {plan.mean:+.1f} ({n} samples; {len(s.scored) - 1} changes tried, none better)")
+        parts.append(f"holds more tokens in {gain:.0%} of samples, ahead on treasure in {ahead:.0%}, "
+                     f"loses a unit in {lose:.0%}")
+        return "; ".join(parts)
+
+    # --- advise: the top K first actions ---------------------------------------------------------
+    def options(self, view, k: int) -> list[Decision]:
+        """The first actions of the ``k`` best plans, best first: ``score`` is the plan's
+        value in points, ``reason`` what it weighed; no action twice (a worse plan that
+        starts alike is left out), the first is the best plan's (what ``choose`` plays).
+        When a plan's first action ends a phase or step (the Engage phase with nothing to
+        engage), the reason names the unit action that follows on a copy, and
+        ``extra["then"]`` holds it."""
+        s = self.search(view)
+        if s is None:
+            return [self.base.choose(view)][:k]
+        out: list[Decision] = []
+        seen = set()
+        for plan in s.scored:
+            policy = GoalPolicy(plan.plan, self.base, self.cautious)
+            d = policy.choose(view)
+            key = repr(d.action)
+            if key in seen:
+                continue
+            then = self._then(view, policy, d)
+            seen.add(key)
+            why = self.explain(s, plan)
+            extra = dict(d.extra)
+            reason = d.reason
+            if then is not None:
+                extra["then"] = then.action
+                reason = f"{d.reason}, then {then.reason}"
+            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.mean, extra=extra))
+            if len(out) >= k:
+                break
+        return out
+
+    @staticmethod
+    def _then(view, policy: GoalPolicy, d: Decision) -> Decision | None:
+        """After a flow action, the first unit action of the same turn (on a copy)."""
+        if d.unit is not None:
+            return None
+        from game.bots.view import view as view_of
+
+        game = view.sandbox(0)
+        start = (game.state.turn, game.state.player)
+        for _ in range(8):
+            if game.is_over() or (game.state.turn, game.state.player) != start or game.why_illegal(d.action) is not None:
+                return None
+            game.apply(d.action)
+            if game.is_over() or (game.state.turn, game.state.player) != start:
+                return None
+            d = policy.choose(view_of(game, view.player))
+            if d.unit is not None:
+                return d
+        return None
+
+
+def make_planner(spec: str) -> PlannerBot:
+    """``planner`` or ``planner:BUDGET`` (``250ms``, ``2s``)."""
+    if spec == "planner":
+        return PlannerBot()
+    return PlannerBot(parse_budget(spec.split(":", 1)[1]))
+
+
+__all__ = ["DEFAULT_BUDGET_MS", "Goal", "GoalPolicy", "PlannerBot", "Value", "evaluate", "make_planner", "parse_budget"]

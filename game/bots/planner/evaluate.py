@@ -1,0 +1,215 @@
+"""The planner's value of a position for one side, in points: one function, its terms named.
+
+:func:`evaluate` reads a game (a real one or a rollout's copy) and answers how good it
+stands for the warband ``side``, as a :class:`Value` whose ``terms`` add up to ``total``.
+Anyone may call it (``advise``, a report's "what mattered"). It knows:
+
+* the result: a game that has ended is worth :data:`WIN` to the winner (T1, a rout);
+* the score: treasure held by each side (T1 ``turn_limit_winner: treasure`` counts it),
+  worth more as the turns run out (``urgency``: the last turns leave no time to win a
+  token back);
+* the T1 tie-break: fewer units lost wins a level count, so each unit lost counts;
+* the rout count (U2: units lost + tokens held by the opponent, the engine's
+  ``rout_condition``): a side at its threshold must check, and one more point nearer to it
+  costs more;
+* statuses (Stunned, Dazed, Staggered: a share of a unit, and of a carrier's token);
+* carriers pinned in a fight (they cannot walk their token away; two foes on one more so);
+* the race for the free tokens: who reaches each token first, in Runs (the next turn is
+  the side's own, so a tie goes to it);
+* carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase).
+
+Every rule number comes from the ruleset (turn limit, threshold, run multiplier, contact
+tolerance); the weights below are the planner's own, in points (a token = :data:`TOKEN`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from game.bots.sense import next_status
+from game.engine.movement.mover import engage_inches
+from game.engine.rules.effects import can_pick_up
+from game.engine.rules.upkeep import rout_condition
+
+#: Points of a won (lost) game.
+WIN = 1000.0
+#: Points of one token held (the treasure score) and of one unit (kill or loss).
+TOKEN = 12.0
+UNIT = 8.0
+#: A token held is worth ``TOKEN * (1 + URGENCY / (turns_left + 1))``.
+URGENCY = 2.0
+#: A side that must make a Rout Check (U2) loses this share of a won game's points.
+ROUT_RISK = 0.05
+#: Share of a unit's points a status takes away.
+STATUS_SHARE = {"staggered": 0.1, "dazed": 0.35, "stunned": 0.6}
+#: Share of a carrier's token at stake when Engaged (two foes on it: all of it).
+PINNED = 0.4
+#: Share of a token's points for being first in the race to a free token.
+RACE = 0.45
+#: Share of a carrier's token an enemy in Engage reach next turn puts at risk.
+CARRIER_RISK = 0.5
+#: Runs within which a hunter still counts against a carrier.
+CHASE_TURNS = 2
+
+
+@dataclass
+class Value:
+    """A position's value for one side: ``total`` points and the terms that make it."""
+
+    total: float
+    terms: dict[str, float] = field(default_factory=dict)
+    held: tuple[int, int] = (0, 0)        # tokens held (this side, the others)
+    lost: tuple[int, int] = (0, 0)        # units lost (this side, the others)
+    turns_left: int = 0
+    over: bool = False
+    won: bool | None = None               # True won, False lost, None draw / not over
+
+    def text(self) -> str:
+        parts = [f"{k} {v:+.1f}" for k, v in sorted(self.terms.items(), key=lambda kv: -abs(kv[1])) if abs(v) >= 0.05]
+        return f"{self.total:+.1f} ({', '.join(parts) or 'level'})"
+
+
+def turns_left(game, side: str) -> int:
+    """The game turns still to start after this one (T1), or a large number without a limit."""
+    limit = game.rs.turn_limit
+    if limit is None:
+        return 99
+    return max(0, int(limit) - int(game.state.turn))
+
+
+def _held(st, wid: str) -> int:
+    return sum(1 for u in st.units.values() if u.warband == wid and u.carrying and u.on_table)
+
+
+def evaluate(game, side: str) -> Value:
+    """The value of ``game`` as it stands for the warband ``side`` (see the module)."""
+    st, rs = game.state, game.rs
+    neutral = game.neutral_id
+    bands = [w.id for w in game.scenario.warbands if w.player > 0]
+    others = [w for w in bands if w != side]
+    left = turns_left(game, side)
+    terms: dict[str, float] = {}
+    mine_held = _held(st, side)
+    their_held = sum(_held(st, w) for w in others)
+    mine_lost = int(st.lost.get(side, 0))
+    their_lost = sum(int(st.lost.get(w, 0)) for w in others)
+    o = game.outcome()
+    if o is not None:
+        won = None if o.winner is None else o.winner == side
+        terms["result"] = 0.0 if won is None else (WIN if won else -WIN)
+        # Even a decided game keeps the score: a bigger margin is a safer one.
+        terms["treasure"] = TOKEN * (mine_held - their_held)
+        terms["losses"] = UNIT * (their_lost - mine_lost)
+        return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), 0, True, won)
+    urgency = 1.0 + URGENCY / (left + 1)
+    terms["treasure"] = TOKEN * urgency * (mine_held - their_held)
+    # T1's tie-break and the units themselves.
+    terms["losses"] = UNIT * (their_lost - mine_lost) * (1.0 + (0.5 if left <= 2 else 0.0))
+    status = pinned = 0.0
+    for u in st.units.values():
+        if not u.active or u.warband == neutral:
+            continue
+        sign = -1.0 if u.warband == side else 1.0
+        share = STATUS_SHARE.get(u.status, 0.0)
+        # A carrier's status puts its token at stake too.
+        status += sign * share * (UNIT + (TOKEN * urgency if u.carrying else 0.0))
+        if u.carrying and u.engaged_with:
+            # A carrier in a fight cannot walk its token away; each foe on it raises the stake.
+            pinned += sign * PINNED * TOKEN * urgency * min(len(u.engaged_with), 2) / 2
+    terms["status"] = status
+    terms["pinned"] = pinned
+    rout = 0.0
+    threshold = float(rs.rout_threshold)
+    for w in bands:
+        must, _ = rout_condition(game.ctx, w)
+        count = int(st.lost.get(w, 0)) + sum(_held(st, x) for x in bands if x != w)
+        pressure = count / max(1.0, threshold) * 2.0 + (ROUT_RISK * WIN if must else 0.0)
+        rout += pressure if w != side else -pressure
+    terms["rout"] = rout
+    terms["race"] = _race(game, side, left)
+    terms["carriers"] = urgency * _carriers(game, side, left)
+    return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), left, False, None)
+
+
+def _race(game, side: str, left: int) -> float:
+    """Who gets to each free token first, in Runs of its next turns (ours come first)."""
+    st, rs = game.state, game.rs
+    if left <= 0:
+        return 0.0
+    mult = float(rs.run_multiplier)
+    contact = float(rs.contact_tolerance)
+    neutral = game.neutral_id
+    total = 0.0
+    ctx = game.ctx
+    for tok in st.treasure.values():
+        if tok.carried_by:
+            continue
+        best = {True: math.inf, False: math.inf}
+        blocked = {True: _denied(game, tok, side, True), False: _denied(game, tok, side, False)}
+        for u in st.units.values():
+            if not u.active or u.warband == neutral or u.engaged_with or not can_pick_up(ctx, u):
+                continue
+            status = next_status(u.status)
+            if status == "stunned":
+                continue
+            slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
+            move = float(u.stats.get("move", 0)) * slow * mult
+            if move <= 0:
+                continue
+            g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r - contact)
+            turns = math.ceil(g / move) if g > 0 else 0
+            mine = u.warband == side
+            if not blocked[mine]:
+                best[mine] = min(best[mine], turns)
+        me, them = best[True], best[False]
+        if me == math.inf and them == math.inf:
+            continue
+        if me > left and them > left:
+            continue
+        if me <= them:   # our turn comes first: a tie is ours
+            total += RACE * TOKEN * (1.0 if them > me else 0.5)
+        else:
+            total -= RACE * TOKEN
+    return total
+
+
+def _denied(game, tok, side: str, mine: bool) -> bool:
+    """Is ``tok`` denied now (U6) to ``side`` (``mine``) or to its opponents: a unit of the
+    other sides within ``treasure_denial_range`` (the board's G1 distance)?"""
+    st, rs = game.state, game.rs
+    lim = float(rs.treasure_denial_range)
+    for o in st.units.values():
+        if not o.active or (o.warband == side) == mine:
+            continue
+        if not mine and o.warband == game.neutral_id:
+            continue
+        if game.board.distance(o, tok) <= lim + 1e-9:
+            return True
+    return False
+
+
+def _carriers(game, side: str, left: int) -> float:
+    """Carriers within an enemy's Engage reach next turn (a rough bound: the crow flies),
+    or closer to it the nearer a hunter stands (at most half as much, within two Runs)."""
+    st, rs = game.state, game.rs
+    mult = float(rs.run_multiplier)
+    total = 0.0
+    for c in st.units.values():
+        if not c.active or not c.carrying:
+            continue
+        best = 0.0
+        for e in st.units.values():
+            if not e.active or e.warband == c.warband or e.engaged_with or e.warband == game.neutral_id:
+                continue
+            status = next_status(e.status)
+            reach = engage_inches(rs, e, status)
+            run = float(e.stats.get("move", 0)) * mult
+            if reach <= 0 or run <= 0:
+                continue
+            g = math.hypot(c.x - e.x, c.y - e.y) - c.r - e.r - reach
+            if g > run * min(left, CHASE_TURNS):
+                continue
+            best = max(best, 1.0 if g <= 0 else 0.5 * run / (run + g))
+        total += (-1 if c.warband == side else 1) * CARRIER_RISK * TOKEN * best
+    return total

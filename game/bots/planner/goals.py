@@ -1,0 +1,208 @@
+"""Unit goals and the policy that pursues them for one player-turn.
+
+A :class:`Goal` is what one unit sets out to do this turn: ``take`` a token, ``deny`` one,
+``engage`` a unit, ``escort`` a carrier, take ``cover``, ``hold`` where it stands, or
+``fall_back``. A plan gives some units a goal; :class:`GoalPolicy` plays a turn by it:
+those units pursue their goal (an Engage on the target when the rules allow it, else a
+move or Run towards the goal's place, through the movement engine), the others do what
+the ``utility`` bot would. Pending decisions, shooting and melee are the utility bot's.
+
+Every action is checked with ``why_illegal`` before it is returned; a goal that cannot be
+pursued leaves the unit where it is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import shapely
+from shapely.ops import nearest_points
+
+from game.bots.base import Decision, end_decision
+from game.bots.sense import Sense, gap
+from game.bots.utility import UtilityBot, acted_now
+from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
+
+KINDS = ("take", "deny", "engage", "escort", "cover", "hold", "fall_back")
+#: Fractions of the way to the chosen point tried when the point itself is refused.
+BACKOFF = (1.0, 0.92, 0.8, 0.6, 0.4)
+
+
+@dataclass(frozen=True)
+class Goal:
+    kind: str            # one of KINDS
+    unit: str
+    target: str | None = None
+
+    def text(self, names: dict[str, str] | None = None) -> str:
+        n = (lambda i: (names or {}).get(i, i))
+        if self.kind == "fall_back":
+            return f"{n(self.unit)} falls back"
+        if self.kind in ("cover", "hold"):
+            return f"{n(self.unit)} {'takes cover' if self.kind == 'cover' else 'holds'}"
+        verb = {"take": "takes", "deny": "denies", "engage": "engages", "escort": "escorts"}[self.kind]
+        return f"{n(self.unit)} {verb} {n(self.target)}"
+
+
+def can_act(u) -> bool:
+    """May ``u`` still move or Engage this turn (the utility bot's own filter)?"""
+    return u.active and not u.engaged_with and not u.moved and u.used <= 0 and not u.engage_attempted \
+        and not u.reloaded
+
+
+class GoalPolicy:
+    """Plays the side ``side``'s turn by ``plan`` (unit id -> :class:`Goal`); the units
+    without a goal play as ``base`` (a utility bot) would."""
+
+    def __init__(self, plan: dict[str, Goal], base: UtilityBot, cautious: UtilityBot):
+        self.plan = plan
+        self.base, self.cautious = base, cautious
+        self.name = "planner-policy"
+
+    def choose(self, view) -> Decision:
+        p = view.pending
+        if isinstance(p, (PickUp, Grab, VoluntaryRout, NeutralsAct)):
+            return self.base.choose(view)
+        kinds = set(view.legal_action_kinds())
+        side = UtilityBot._side(view)
+        if side is None:
+            return self.base.choose(view)
+        sense = Sense(view, side, self.base.personality, self.base.book)
+        if "attack" in kinds:
+            d = self.base._melee(sense)
+            if d is not None:
+                return d
+        if "shoot" in kinds:
+            d = self.base._shoot(sense)
+            if d is not None:
+                return d
+        if "engage" in kinds:
+            d = self._engage(sense)
+            if d is not None:
+                return d
+        if "move" in kinds:
+            d = self._move(sense)
+            if d is not None:
+                return d
+        return end_decision(view, f"ends the {view.state.phase} phase")
+
+    # --- Engage ---------------------------------------------------------------------------------
+    def _engage(self, sense: Sense) -> Decision | None:
+        view = sense.view
+        for u in sense.mine:
+            goal = self.plan.get(u.id)
+            if goal is None or goal.kind != "engage" or not can_act(u) or u.status in ("stunned", "dazed"):
+                continue
+            t = sense.state.units.get(goal.target)
+            if t is None or not t.active:
+                continue
+            if gap(u.x, u.y, u.r, t) > sense.engage_reach(u) + 0.1:
+                continue
+            action = {"engage": {"unit": u.id, "target": t.id}}
+            if view.why_illegal(action) is None:
+                return Decision(action, f"{sense.name(u.id)} engages {sense.name(t.id)}", unit=u.id)
+        free = [u for u in sense.mine if u.id not in self.plan and not u.engage_attempted and not u.moved
+                and u.used <= 0 and u.status not in ("stunned", "dazed") and not u.engaged_with]
+        return self.base._best_engage(sense, free, opportunity=True)
+
+    # --- Move -----------------------------------------------------------------------------------
+    def _move(self, sense: Sense) -> Decision | None:
+        view = sense.view
+        done = acted_now(view)
+        for u in sorted(sense.mine, key=lambda u: view.unit_order(u.id)):
+            goal = self.plan.get(u.id)
+            if goal is None or u.id in done or not can_act(u):
+                continue
+            d = self.pursue(sense, u, goal)
+            if d is not None:
+                return d
+        # The others as the utility bot moves them (it skips units already done).
+        planned = set(self.plan)
+        sense.mine = [u for u in sense.mine if u.id not in planned]
+        return self.base._move(sense)
+
+    def pursue(self, sense: Sense, u, goal: Goal) -> Decision | None:
+        """The move (or Run) of ``u`` towards its goal, or None (it stays)."""
+        st, rs = sense.state, sense.rs
+        if goal.kind == "hold":
+            return None
+        if goal.kind == "cover":
+            cs = Sense(sense.view, sense.side, self.cautious.personality, self.cautious.book)
+            return self.cautious._move_unit(cs, u, picker=None)
+        target = st.units.get(goal.target) if goal.target else None
+        tok = st.treasure.get(goal.target) if goal.target else None
+        if goal.kind == "fall_back":
+            foes = sorted(sense.enemies, key=lambda e: gap(u.x, u.y, u.r, e))[:3]
+            if not foes:
+                return None
+            cx = sum(e.x for e in foes) / len(foes)
+            cy = sum(e.y for e in foes) / len(foes)
+            dx, dy = u.x - cx, u.y - cy
+            d = math.hypot(dx, dy) or 1.0
+            far = float(u.stats.get("move", 0)) * float(rs.run_multiplier) * 2
+            point = (u.x + dx / d * far, u.y + dy / d * far)
+            return move_towards(sense, u, point, "falls back")
+        if tok is not None:
+            if tok.carried_by:
+                return None
+            ring = u.r + tok.r + (sense.contact * 0.4 if goal.kind == "take"
+                                  else float(rs.treasure_denial_range) * 0.5)
+            point = _towards(tok.x, tok.y, u.x, u.y, ring)
+            return move_towards(sense, u, point, f"towards {tok.id} ({goal.kind})")
+        if target is not None and target.active:
+            ring = u.r + target.r + (0.4 if goal.kind == "engage" else 1.0)
+            point = _towards(target.x, target.y, u.x, u.y, ring)
+            what = "closing on" if goal.kind == "engage" else "escorting"
+            return move_towards(sense, u, point, f"{what} {sense.name(target.id)}")
+        return None
+
+
+def _towards(x: float, y: float, fx: float, fy: float, dist: float) -> tuple[float, float]:
+    """The point ``dist`` from (x, y) in the direction of (fx, fy)."""
+    dx, dy = fx - x, fy - y
+    d = math.hypot(dx, dy)
+    if d < 1e-9:
+        return (x, y)
+    return (x + dx / d * dist, y + dy / d * dist)
+
+
+def _nearest(region, point) -> tuple[float, float] | None:
+    if region is None or region.is_empty:
+        return None
+    q = nearest_points(region, shapely.Point(point))[0]
+    return (q.x, q.y)
+
+
+def move_towards(sense: Sense, u, point: tuple[float, float], why: str) -> Decision | None:
+    """A move (or a Run, when it gets nearer by more than a step) of ``u`` to the place of
+    its reachable area nearest ``point``; None when it cannot get nearer."""
+    view = sense.view
+    reach = view.reachable(u.id)
+    if reach is None:
+        return None
+    here = math.hypot(u.x - point[0], u.y - point[1])
+    options = []
+    for region, kind in ((reach.walk_free, "move"), (reach.run_free, "run")):
+        q = _nearest(region, point)
+        if q is not None:
+            options.append((math.hypot(q[0] - point[0], q[1] - point[1]), kind, q))
+    if not options:
+        return None
+    options.sort(key=lambda o: o[0])
+    best = options[0]
+    walk = next((o for o in options if o[1] == "move"), None)
+    if walk is not None and walk[0] <= best[0] + 0.5:
+        best = walk   # a Run gains little: walk (and keep the shot)
+    dist, kind, q = best
+    if here - dist < 0.25:
+        return None
+    for f in BACKOFF:
+        x, y = u.x + (q[0] - u.x) * f, u.y + (q[1] - u.y) * f
+        if math.hypot(x - u.x, y - u.y) < 0.25:
+            break
+        action = {kind: {"unit": u.id, "to": [round(x, 3), round(y, 3)]}}
+        if view.why_illegal(action) is None:
+            verb = "runs" if kind == "run" else "moves"
+            return Decision(action, f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}], {why}", unit=u.id)
+    return None

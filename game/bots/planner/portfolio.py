@@ -1,0 +1,231 @@
+"""Joint plans, portfolio greedy search: the utility bot's choice, then one-unit changes.
+
+A plan gives some of the side's units a :class:`~game.bots.planner.goals.Goal`; the units
+without one play as the utility bot would, so the empty plan *is* the utility bot's
+choice. :func:`search` scores the empty plan, then each one-unit change to it (the goals
+:func:`candidates` proposes, the likeliest to matter first), then, while the budget lasts,
+the best plan with one more unit changed (hill climbing, one unit at a time). Every plan
+is scored by the same ``samples`` rollouts (common random numbers, :mod:`rollout`); the
+budget is counted in rollouts, so the same seed gives the same choice on any machine.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+from game.bots.planner.evaluate import Value, evaluate, turns_left
+from game.bots.planner.goals import Goal, GoalPolicy, can_act
+from game.bots.planner.rollout import rollout, sample_seed
+from game.bots.sense import Sense, gap, next_status
+from game.bots.utility import UtilityBot
+
+#: Candidate goals tried at most (by prior), and per unit.
+MAX_CANDIDATES = 30
+PER_UNIT = 5
+#: Screened plans that get every sample.
+FINALISTS = 2
+#: Points a change must gain over the plan it changes (see :func:`better`).
+MIN_GAIN = 1.5
+
+
+@dataclass
+class Scored:
+    """A plan and what its samples gave."""
+
+    plan: dict[str, Goal]
+    values: list[Value] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(v.total for v in self.values) if self.values else -math.inf
+
+    def share(self, test) -> float:
+        return sum(1 for v in self.values if test(v)) / len(self.values) if self.values else 0.0
+
+    def key(self) -> tuple:
+        return tuple(sorted((g.unit, g.kind, g.target or "") for g in self.plan.values()))
+
+
+@dataclass
+class Search:
+    side: str
+    player: int
+    now: Value
+    scored: list[Scored]            # best first
+    rollouts: int
+    candidates: int
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def best(self) -> Scored:
+        return self.scored[0]
+
+    @property
+    def baseline(self) -> Scored:
+        return next(s for s in self.scored if not s.plan)
+
+
+def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
+    """(prior, goal) for the units that may still act, likeliest to matter first."""
+    st, rs = sense.state, sense.rs
+    mult = float(rs.run_multiplier)
+    out: list[tuple[float, Goal]] = []
+    engage_now = sense.state.phase == "engage"
+    my_carriers = [u for u in sense.mine if u.carrying]
+    behind = _behind(sense)
+    urgent = 1.5 if behind and turn_left <= 3 else 0.0
+    for u in sense.mine:
+        if not can_act(u):
+            continue
+        mine: list[tuple[float, Goal]] = []
+        run = float(u.stats.get("move", 0)) * mult
+        picker = sense.can_pick_up(u)
+        threats = sense.threats_to(u, run)
+        for tok in sense.free_tokens:
+            g = gap(u.x, u.y, u.r, tok)
+            turns = math.ceil(max(0.0, g - sense.contact) / run) if run > 0 else 99
+            if turns > 3 or turns > turn_left + 1:
+                continue
+            theirs = [e for e in sense.enemies if e.warband != sense.neutral and sense.can_pick_up(e)]
+            their_turns = min((math.ceil(max(0.0, gap(e.x, e.y, e.r, tok) - sense.contact)
+                                         / max(0.1, float(e.stats.get("move", 0)) * mult)) for e in theirs), default=99)
+            if picker:
+                mine.append((3.0 - turns + (1.0 if their_turns <= turns + 1 else 0.0), Goal("take", u.id, tok.id)))
+            if their_turns <= 3:
+                mine.append((3.0 - turns + (2.0 if their_turns <= 1 else 0.5), Goal("deny", u.id, tok.id)))
+        reach = sense.engage_reach(u)
+        lim = float(rs.treasure_denial_range)
+        for e in sense.enemies:
+            g = gap(u.x, u.y, u.r, e)
+            juicy = (3.0 if e.carrying else 0.0) + (1.5 if e.status in ("stunned", "dazed") else 0.0)
+            if any(gap(e.x, e.y, e.r, tok) <= lim for tok in sense.free_tokens):
+                juicy += 2.0 + urgent   # it denies a token: only a fight frees it
+            if engage_now and reach > 0 and g <= reach + 0.1:
+                # Asked of the rules (the path search of E1) before a rollout is spent on it.
+                if sense.view.why_illegal({"engage": {"unit": u.id, "target": e.id}}) is None:
+                    mine.append((3.0 + juicy, Goal("engage", u.id, e.id)))
+            elif e.carrying and g <= 2 * run + sense.engage_reach(u, next_status(u.status)):
+                mine.append((2.0 + juicy - g / max(run, 1.0), Goal("engage", u.id, e.id)))
+        for c in my_carriers:
+            if c.id != u.id and gap(u.x, u.y, u.r, c) <= 2 * run:
+                mine.append((2.0, Goal("escort", u.id, c.id)))
+        if threats or u.carrying:
+            w = 2.5 if u.carrying else 1.0
+            mine += [(w, Goal("cover", u.id)), (w - 0.2, Goal("fall_back", u.id)), (w - 0.5, Goal("hold", u.id))]
+        mine.sort(key=lambda pg: -pg[0])
+        out += mine[:PER_UNIT]
+    out.sort(key=lambda pg: (-pg[0], sense.view.unit_order(pg[1].unit), pg[1].kind, pg[1].target or ""))
+    return out[:MAX_CANDIDATES]
+
+
+def _behind(sense: Sense) -> bool:
+    """Would the side lose at the turn limit as things stand (T1: treasure, then losses)?"""
+    st = sense.state
+    mine = sum(1 for u in sense.mine if u.carrying)
+    foes = {u.warband for u in sense.enemies if u.warband != sense.neutral}
+    for w in foes:
+        theirs = sum(1 for u in sense.enemies if u.warband == w and u.carrying)
+        if (theirs, -st.lost.get(w, 0)) > (mine, -st.lost.get(sense.side, 0)):
+            return True
+    return False
+
+
+class Searcher:
+    """Runs the search for one decision point (see the module's docstring)."""
+
+    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply: UtilityBot,
+                 budget_steps: int, samples: int):
+        self.view, self.side = view, side
+        self.base, self.cautious, self.reply = base, cautious, reply
+        self.budget, self.samples = budget_steps, samples
+        self.used = 0          # rollouts played
+        self.steps = 0         # decisions played in them (the budget's unit)
+        self.player = view.player
+        self.key = f"{view.seed}:{view.state.turn}:{view.state.player}:{len(view.log)}"
+        self.mover = None
+
+    def score(self, plan: dict[str, Goal], samples: int | None = None, into: Scored | None = None) -> Scored:
+        """Score ``plan`` on samples ``len(into.values)`` .. ``samples - 1`` (the same dice
+        for every plan: sample ``i`` is seeded alike)."""
+        s = into if into is not None else Scored(dict(plan))
+        policy = GoalPolicy(s.plan, self.base, self.cautious)
+        for i in range(len(s.values), samples or self.samples):
+            game = self.view.sandbox(sample_seed(self.key, i))
+            r = rollout(game, self.player, self.side, policy, self.reply)
+            s.values.append(r.value)
+            self.used += 1
+            self.steps += r.steps
+        return s
+
+    def affords(self, rollouts: int) -> bool:
+        """Would ``rollouts`` more rollouts (at the mean cost so far) fit in the budget?"""
+        per = self.steps / self.used if self.used else 0.0
+        return self.steps + per * rollouts <= self.budget
+
+    def run(self) -> Search:
+        """Screen every candidate on one sample (likeliest first, while the budget lasts,
+        keeping enough for the rest), give the best few and the utility plan all the samples,
+        then hill-climb: the best plan with one more unit changed."""
+        view = self.view
+        sense = Sense(view, self.side, self.base.personality, self.base.book)
+        now = evaluate_view(view, self.side)
+        cands = candidates(sense, now.turns_left)
+        extra = self.samples - 1
+        reserve = extra * (FINALISTS + 1) + self.samples
+        base = self.score({}, 1)
+        done = {base.key(): base}
+        singles: list[Scored] = []
+        for _, goal in cands:
+            if not self.affords(1 + reserve):
+                break
+            s = self.score({goal.unit: goal}, 1)
+            if s.key() not in done:
+                done[s.key()] = s
+                singles.append(s)
+        self.score({}, into=base)
+        finalists = sorted(singles, key=lambda s: -s.mean)[:FINALISTS]
+        for s in finalists:
+            if self.affords(extra):
+                self.score(s.plan, into=s)
+        full = [s for s in done.values() if len(s.values) >= self.samples]
+        best = base
+        for s in sorted(full, key=lambda s: -s.mean):
+            if better(s, best):
+                best = s
+                break
+        # Hill climbing: add to the best plan one more unit's change, among the good singles.
+        good = sorted((s for s in singles if s.mean > base.mean and s is not best), key=lambda s: -s.mean)
+        for s in good:
+            if not best.plan or not self.affords(self.samples):
+                break
+            (unit, goal), = s.plan.items()
+            if unit in best.plan:
+                continue
+            trial = self.score({**best.plan, unit: goal})
+            if trial.key() in done:
+                continue
+            done[trial.key()] = trial
+            if better(trial, best):
+                best = trial
+        # Plans scored on every sample first (best first), then those only screened.
+        scored = sorted(done.values(), key=lambda s: (s is not best, len(s.values) < self.samples, -s.mean,
+                                                      len(s.plan), s.key()))
+        names = {u.id: (u.name or u.id) for u in view.state.units.values()}
+        return Search(self.side, self.player, now, scored, self.used, len(cands), names)
+
+
+def better(a: Scored, b: Scored) -> bool:
+    """Does plan ``a`` beat plan ``b``: by :data:`MIN_GAIN` points on average over the
+    same samples, and no worse in any one (the dice are common to both)?"""
+    n = min(len(a.values), len(b.values))
+    if n == 0:
+        return False
+    diffs = [a.values[i].total - b.values[i].total for i in range(n)]
+    return min(diffs) >= 0 and sum(diffs) / n >= MIN_GAIN
+
+
+def evaluate_view(view, side: str) -> Value:
+    """The value of the position now (on a sandbox copy: the view does not hand out the game)."""
+    return evaluate(view.sandbox(0), side)

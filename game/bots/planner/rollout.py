@@ -1,0 +1,71 @@
+"""Scoring a plan: play the rest of this turn and the opponent's reply on a copy.
+
+:func:`rollout` takes a sandbox copy of the game (``View.sandbox``: hidden events masked,
+its own dice), plays the rest of the side's turn by a :class:`~game.bots.planner.goals.GoalPolicy`
+and then the opponent's whole reply turn by the utility bot (the cheap policy), through
+``Game.apply`` like any game, and values the position reached (:func:`evaluate`).
+
+Common random numbers: sample ``i`` of every plan rolls the same dice (the sandbox is
+seeded by ``sample_seed(base, i)``), so two plans differ by the plan, not by the luck.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+from game.bots.driver import with_neutrals
+from game.bots.planner.evaluate import Value, evaluate
+from game.bots.view import view as view_of
+from game.engine.errors import IllegalAction
+
+#: Decisions after which a rollout stops (a policy that never ends its phase is a bug).
+MAX_STEPS = 400
+
+
+@dataclass
+class Sample:
+    value: Value
+    steps: int
+    refused: int
+
+
+def sample_seed(base: str, i: int) -> int:
+    """The dice seed of sample ``i`` of a search keyed ``base`` (the same for every plan)."""
+    return zlib.crc32(f"{base}:{i}".encode())
+
+
+def rollout(game, player: int, side: str, policy, reply) -> Sample:
+    """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
+    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that."""
+    start = (game.state.turn, game.state.player)
+    bots = with_neutrals({player: policy, 3 - player: reply})
+    steps = refused = 0
+    mine_done = False
+    while not game.is_over() and steps < MAX_STEPS:
+        now = (game.state.turn, game.state.player)
+        if now != start:
+            if not mine_done:
+                mine_done = True
+                start_reply = now
+            elif now != start_reply:
+                break
+        who = game.turn_player()
+        bot = bots.get(who)
+        if bot is None:
+            break
+        if mine_done and who == player:
+            bot = reply   # our own pending decisions in their turn: the cheap policy
+        d = bot.choose(view_of(game, who))
+        steps += 1
+        try:
+            game.apply(d.action)
+        except IllegalAction:
+            refused += 1
+            for kind in ("end_step", "end_phase", "end_turn"):
+                if game.why_illegal({kind: {}}) is None:
+                    game.apply({kind: {}})
+                    break
+            else:
+                break
+    return Sample(evaluate(game, side), steps, refused)

@@ -1,0 +1,171 @@
+"""The ``planner`` bot (issue 21): its name in the registry, the evaluation, determinism,
+``options`` for ``advise``, reasons that say what it weighed, and the puzzles."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from game.bots import is_bot_name, make_bot, play_game, view
+from game.bots.planner import DEFAULT_BUDGET_MS, PlannerBot, parse_budget
+from game.bots.planner.evaluate import TOKEN, WIN, evaluate
+from game.engine.errors import LoadError
+from game.sim.study import parse_bots
+from tools.puzzles import load_puzzle, puzzle_paths, solve, start
+
+PUZZLES = puzzle_paths()
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+def test_planner_names_and_budgets():
+    assert make_bot("planner").budget_ms == DEFAULT_BUDGET_MS
+    assert make_bot("planner:250ms").budget_ms == 250
+    assert make_bot("planner:2s").budget_ms == 2000
+    assert make_bot("planner:1.5s").budget_ms == 1500
+    assert make_bot("planner:2s").steps > make_bot("planner:250ms").steps
+    assert is_bot_name("planner") and is_bot_name("planner:250ms")
+    assert not is_bot_name("planner:fast") and not is_bot_name("planner:0s") and not is_bot_name("plannerx")
+    assert parse_bots("planner:2s,utility", "--bots") == ("planner:2s", "utility")
+    with pytest.raises(LoadError):
+        parse_bots("planner:soon,utility", "--bots")
+    with pytest.raises(LoadError):
+        parse_budget("12 parsecs")
+    with pytest.raises(LoadError):
+        make_bot("planner:-1s")
+
+
+# --- the evaluation ----------------------------------------------------------------------------
+
+def _puzzle_game(name: str):
+    return start(load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), name)))
+
+
+def test_evaluation_terms_add_up_and_know_the_score():
+    g = _puzzle_game("two-on-one.yaml")          # red behind 0-1 on treasure
+    red, blue = evaluate(g, "red"), evaluate(g, "blue")
+    assert red.total == pytest.approx(sum(red.terms.values()))
+    assert red.held == (0, 1) and blue.held == (1, 0)
+    assert red.terms["treasure"] < 0 < blue.terms["treasure"]
+    assert red.turns_left == 3
+    # Taking the token back turns the treasure term round.
+    carrier = g.state.units["blue-carrier"]
+    tok = carrier.carrying
+    carrier.carrying, g.state.units["red-sword-1"].carrying = None, tok
+    g.state.treasure[tok].carried_by = "red-sword-1"
+    after = evaluate(g, "red")
+    assert after.held == (1, 0) and after.terms["treasure"] > 0 > red.terms["treasure"]
+
+
+def test_evaluation_weighs_the_clock_and_the_result():
+    g = _puzzle_game("two-on-one.yaml")
+    g.state.turn = 2
+    far = evaluate(g, "red").terms["treasure"]
+    g.state.turn = 10
+    near = evaluate(g, "red").terms["treasure"]
+    assert near < far < 0                  # the same 0-1 costs more with fewer turns left
+    assert abs(near) > TOKEN
+    g.state.winner, g.state.end_reason = "blue", "test"
+    over = evaluate(g, "red")
+    assert over.over and over.won is False and over.terms["result"] == -WIN
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+def test_same_seed_same_game_and_no_refusals():
+    pz = load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), "hound-race.yaml"))
+    logs = []
+    for _ in range(2):
+        played = play_game(pz.scenario, {1: make_bot("utility"), 2: make_bot("planner:300ms")}, seed=4, turn_limit=2)
+        assert played.refused == 0
+        assert played.game.is_over()
+        logs.append(([e.replayable for e in played.game.log], [e.texts for e in played.game.log],
+                     [s.decision.reason for s in played.steps]))
+    assert logs[0] == logs[1]
+
+
+def test_options_are_legal_distinct_and_explained():
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(600)
+    # The Engage phase has nothing to engage: one option, ending it, naming the move after.
+    opts = bot.options(view(g), 3)
+    assert len(opts) == 1 and "end_phase" in opts[0].action
+    assert opts[0].extra["then"]["run"]["unit"] == "blue-hound"
+    assert "samples" in opts[0].reason and "turns left" in opts[0].reason
+    g.apply(opts[0].action)
+    assert g.state.phase == "move"
+    opts = bot.options(view(g), 3)
+    assert 2 <= len(opts) <= 3
+    assert len({repr(d.action) for d in opts}) == len(opts)
+    for d in opts:
+        assert g.why_illegal(d.action) is None
+        assert "samples" in d.reason and "turns left" in d.reason
+    # Best first: the plan the bot plays (the Hound denies the middle token) opens the list,
+    # and it is what ``choose`` returns here.
+    first = opts[0].action
+    assert next(iter(first.values()))["unit"] == "blue-hound"
+    assert bot.choose(view(g)).action == first
+
+
+def test_reason_says_what_it_weighed():
+    ok, steps, _ = solve(load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), "hound-race.yaml")), "planner")
+    hound = [s for s in steps if s.decision.unit == "blue-hound"]
+    assert ok and hound
+    why = hound[0].decision.reason
+    assert "level 0-0 with 9 turns left" in why and "points over the utility plan" in why and "samples" in why
+
+
+# --- the puzzles (issue 21, item 3) --------------------------------------------------------------
+
+def test_there_are_at_least_twelve_puzzles():
+    assert len(PUZZLES) >= 12
+    names = {load_puzzle(p).name for p in PUZZLES}
+    for must in ("engage a Stunned carrier", "two on one against a lone carrier when behind on treasure",
+                 "send the fast unit early to deny a middle token (the Hound race)",
+                 "break a denial deadlock that would lose at the turn limit",
+                 "do not leave a token for an enemy to pick up unopposed", "do not walk a carrier into a charge"):
+        assert must in names
+
+
+@pytest.mark.parametrize("path", PUZZLES, ids=[os.path.basename(p) for p in PUZZLES])
+def test_the_planner_solves_the_puzzle(path):
+    ok, steps, why = solve(load_puzzle(path), "planner")
+    assert ok, f"{os.path.basename(path)}: {why}\n" + "\n".join(s.decision.reason for s in steps)
+    assert not any(s.refused for s in steps)
+
+
+def test_a_puzzle_can_be_failed():
+    """The checker is not a rubber stamp: standing still fails a puzzle that needs a move."""
+    pz = load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), "hound-race.yaml"))
+
+    class Idle:
+        name = "idle"
+
+        def choose(self, v):
+            from game.bots.base import end_decision
+            return end_decision(v, "idle")
+
+    import game.bots as bots
+    real = bots.make_bot
+    try:
+        import tools.puzzles as tp
+        tp.make_bot = lambda name: Idle() if name == "idle" else real(name)
+        ok, _, why = tp.solve(pz, "idle")
+    finally:
+        tp.make_bot = real
+    assert not ok and "none of the answers" in why
+
+
+def test_thinks_on_a_copy_and_leaves_the_game_alone():
+    """The window's way (driver.snapshot / think): the planner plans on a copy; the game it
+    was given a copy of is untouched, and the action it returns is legal there."""
+    from game.bots import snapshot, think
+
+    g = _puzzle_game("hound-race.yaml")
+    g.apply({"end_phase": {}})                      # the Move phase: the planner's move
+    before = (g.state.copy(), len(g.log), g.dice.getstate())
+    d = think(PlannerBot(300), snapshot(g))
+    assert (len(g.log), g.dice.getstate()) == before[1:]
+    assert {u.id: (u.x, u.y) for u in g.state.units.values()} == {u.id: (u.x, u.y) for u in before[0].units.values()}
+    assert g.why_illegal(d.action) is None
