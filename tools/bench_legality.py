@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from game.bots import UtilityBot, play_turn, with_neutrals  # noqa: E402
+from game.bots import UtilityBot, with_neutrals  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.game import Game  # noqa: E402

@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-from game.bots.planner.evaluate import Value, evaluate, turns_left
+from game.bots.planner.evaluate import Value, evaluate
 from game.bots.planner.goals import Goal, GoalPolicy, can_act
 from game.bots.planner.rollout import rollout, sample_seed
 from game.bots.sense import Sense, gap, next_status
@@ -69,7 +69,7 @@ class Search:
 
 def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
     """(prior, goal) for the units that may still act, likeliest to matter first."""
-    st, rs = sense.state, sense.rs
+    rs = sense.rs
     mult = float(rs.run_multiplier)
     out: list[tuple[float, Goal]] = []
     engage_now = sense.state.phase == "engage"

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 
+from game.ui import theme
+
 if TYPE_CHECKING:  # pragma: no cover
     from game.ui.app import App
 
@@ -77,3 +79,18 @@ class Scene:
             except Exception:  # noqa: BLE001 - killing twice is harmless
                 pass
         elements.clear()
+
+
+class DimmedScene(Scene):
+    """An overlay drawn on a dimmed copy of the screen below it (the F1 help, the rules)."""
+
+    opaque = False
+    _dim: pygame.Surface | None = None
+
+    def dim(self, surface: pygame.Surface) -> None:
+        """Dim the whole of ``surface`` (the dimming layer is kept per window size)."""
+        size = surface.get_size()
+        if self._dim is None or self._dim.get_size() != size:
+            self._dim = pygame.Surface(size, pygame.SRCALPHA)
+            self._dim.fill(theme.HELP_DIM)
+        surface.blit(self._dim, (0, 0))

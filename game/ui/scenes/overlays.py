@@ -8,23 +8,19 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton
 
-from game.ui import theme
 from game.ui.keymap import DIALOG, PLAY, Keymap
-from game.ui.scenes.base import Scene
+from game.ui.scenes.base import DimmedScene, Scene
 from game.ui.widgets import text as T
 
 
-class HelpScene(Scene):
+class HelpScene(DimmedScene):
     """F1: a screen's keymap, one line per command, then the mouse gestures, on a dimmed screen."""
-
-    opaque = False
 
     def __init__(self, app, keys: Keymap = PLAY, heading: str = "Speedheim Table"):
         super().__init__(app)
         self.keys = keys
         self.heading = heading
         self.rows = keys.help_rows()
-        self._dim: pygame.Surface | None = None
 
     def handle_event(self, event):
         cmd = self.keys.command_for(event)
@@ -43,10 +39,7 @@ class HelpScene(Scene):
 
     def draw(self, surface):
         w, h = surface.get_size()
-        if self._dim is None or self._dim.get_size() != (w, h):
-            self._dim = pygame.Surface((w, h), pygame.SRCALPHA)
-            self._dim.fill(theme.HELP_DIM)
-        surface.blit(self._dim, (0, 0))
+        self.dim(surface)
         rules = f"; {self.keys.label('rules')}: the rules" if self.keys.bindings("rules") else ""
         title = T.text(f"{self.heading} - every key and mouse gesture (F1 or Esc closes{rules})", 20, (255, 255, 255), True)
         surface.blit(title, (32, 18))

@@ -13,7 +13,7 @@ import pygame
 from game import rules_doc
 from game.ui import theme
 from game.ui.keymap import RULES
-from game.ui.scenes.base import Scene
+from game.ui.scenes.base import DimmedScene
 from game.ui.widgets import text as T
 
 SIZE = 14
@@ -21,8 +21,7 @@ LIST_W = 300  # the narrowest list, pixels
 ID_W = 76  # the id column
 
 
-class RulesScene(Scene):
-    opaque = False
+class RulesScene(DimmedScene):
 
     def __init__(self, app, rule: str | None = None):
         super().__init__(app)
@@ -30,7 +29,6 @@ class RulesScene(Scene):
         ids = [e.rule for e in self.entries]
         self.index = ids.index(rule) if rule in ids else 0
         self.top = 0  # first list row shown
-        self._dim: pygame.Surface | None = None
 
     @property
     def rule(self) -> str:
@@ -82,10 +80,7 @@ class RulesScene(Scene):
 
     def draw(self, surface):
         w, h = surface.get_size()
-        if self._dim is None or self._dim.get_size() != (w, h):
-            self._dim = pygame.Surface((w, h), pygame.SRCALPHA)
-            self._dim.fill(theme.HELP_DIM)
-        surface.blit(self._dim, (0, 0))
+        self.dim(surface)
         panel, listing, row_h = self._layout((w, h))
         pygame.draw.rect(surface, (252, 249, 240), panel, border_radius=8)
         pygame.draw.rect(surface, (90, 80, 60), panel, 1, border_radius=8)
