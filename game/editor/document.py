@@ -24,12 +24,14 @@ from game.editor.edits import SNAP_STEPS, EditError, Point, Ref, check_table_siz
 from game.editor.history import UndoStack
 from game.editor.item_ops import ItemCommands
 from game.editor.piece_ops import PieceCommands
+from game.editor.roundtrip import Tree, dump, file_line, item_ids, merge
 from game.editor.terrain_ops import TerrainCommands
 from game.editor.validate import LiveValidator
 from game.engine.errors import LoadError, Problem
 from game.engine.geometry import Board
 from game.engine.model import Ladder, Scenario, Terrain, Token, Unit, Warband
-from game.engine.scenario import load_scenario, parse_scenario, save_scenario, scenario_to_dict
+from game.engine.files import atomic_write
+from game.engine.scenario import load_scenario, parse_scenario, scenario_to_dict
 from game.engine.yamlsrc import dump_yaml
 
 
@@ -68,6 +70,16 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         self.last_validation_ms = 0.0
         #: Problems the file had when opened (items with bad fields were left out).
         self.opened_with: list[Problem] = []
+        #: The file as last opened or saved (None: a new map, written out whole).
+        self.file_text: str | None = None
+        self.file_tree: Tree | None = None
+        #: The model as file data when the file was read: what a save compares against.
+        self.base: dict = {}
+        #: Problems of the file on disk that the model cannot show: items and keys it
+        #: could not read, kept in the file as written (FILE:LINE of the file).
+        self.unread: list[Problem] = []
+        #: Ids of those unread items (new items never take them).
+        self.kept_ids: set[str] = set()
         self.validator = LiveValidator()
 
     # --- opening ----------------------------------------------------------------------
@@ -75,19 +87,54 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
     def open(cls, path: str) -> "Document":
         """Open a scenario file, also one saved with problems (``opened_with`` lists them).
 
-        Items whose fields are bad are left out (the problems say which). A file that
-        cannot be read as a map at all (YAML syntax, no usable table) raises LoadError.
+        Items whose fields are bad are left out of the model (``unread`` lists their
+        problems, with the file's lines); saving keeps them in the file as they were
+        written, with every comment (:mod:`game.editor.roundtrip`). A file that cannot
+        be read as a map at all (YAML syntax, no usable table) raises LoadError.
         """
         from game.engine.yamlsrc import load_yaml, read_text
 
+        text = read_text(path)
         try:
-            return cls(load_scenario(path, playable=True), path)
+            doc = cls(load_scenario(path, text=text, playable=True), path)
         except LoadError:
             found: list[Problem] = []
-            sc = parse_scenario(load_yaml(read_text(path), path), collect=found, playable=True)
+            sc = parse_scenario(load_yaml(text, path), collect=found, playable=True)
+            sc.file = path
             doc = cls(sc, path)
             doc.opened_with = found
-            return doc
+        doc._read_file(text)
+        return doc
+
+    def _read_file(self, text: str) -> None:
+        """Remember the file as it is on disk: its text, its round-trip tree, the model as
+        file data, and what in it the model does not hold (``unread``)."""
+        self.file_text = text
+        self.file_tree = Tree.read(text)
+        self.base = self.to_dict()
+        self._findings = None
+        try:
+            load_scenario(self.path or "untitled.yaml", text=text, playable=True)
+            file_problems: list[Problem] = []
+        except LoadError as exc:
+            file_problems = list(exc.problems)
+        live = {p.message for p in self.validator.check(self.path or "untitled.yaml", self.base)}
+        self.unread = [p for p in file_problems if p.message not in live]
+        tree = self.file_tree
+        self.kept_ids = item_ids(tree.data) - set(self._model_ids(self.base)) if tree is not None else set()
+
+    @staticmethod
+    def _model_ids(data: dict) -> Iterator[str]:
+        for key in ("terrain", "ladders", "treasure", "warbands"):
+            for item in data.get(key) or ():
+                yield str(item["id"])
+                for u in item.get("units", ()) if key == "warbands" else ():
+                    yield str(u["id"])
+
+    @property
+    def has_unread(self) -> bool:
+        """The file on disk holds items or keys the model does not (saving keeps them)."""
+        return bool(self.unread)
 
     @classmethod
     def new(cls, width: float, height: float, name: str = "New map", path: str | None = None) -> "Document":
@@ -162,7 +209,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
     def all_ids(self) -> set[str]:
         sc = self.sc
         ids = {t.id for t in sc.terrain} | {l.id for l in sc.ladders} | {w.id for w in sc.warbands}
-        return ids | set(sc.state.units) | set(sc.state.treasure)
+        return ids | set(sc.state.units) | set(sc.state.treasure) | self.kept_ids
 
     def new_id(self, stem: str) -> str:
         ids = self.all_ids()
@@ -248,7 +295,12 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         return dump_yaml(self.to_dict())
 
     def validate(self) -> list[Finding]:
-        """The problems ``speedheim check`` would report for the saved file, with their items."""
+        """The problems ``speedheim check`` would report for the saved file, with their items.
+
+        The model's problems are checked live; those of items the model could not read
+        (kept in the file as written) are the file's own, with its lines. Lines are
+        those of the file on disk (as opened or last saved), where it holds the item.
+        """
         if self._findings is not None and self._findings_rev == self.revision:
             return self._findings
         t0 = time.perf_counter()
@@ -259,27 +311,56 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         try:
             data = self.to_dict()
             path = self.path or "untitled.yaml"
-            findings = [Finding(p, ref_of(data, p.where)) for p in self.validator.check(path, data)]
+            findings = [Finding(self._on_file(p, data), ref_of(data, p.where)) for p in self.validator.check(path, data)]
         finally:
             if paused:
                 gc.enable()
+        findings += [Finding(p, None) for p in self.unread]
+        findings.sort(key=lambda f: (f.problem.line, f.problem.message))
         self.last_validation_ms = (time.perf_counter() - t0) * 1000
         self._findings, self._findings_rev = findings, self.revision
         return findings
+
+    def _on_file(self, p: Problem, data: dict) -> Problem:
+        """``p`` with the line the file on disk has for what it names."""
+        if self.file_tree is None:
+            return p
+        line = file_line(self.file_tree.data, data, p.where) or (1 if not p.where else None)
+        return Problem(p.file, line, p.message, p.where) if line is not None else p
 
     @property
     def problems(self) -> list[Finding]:
         return self.validate()
 
+    def save_text(self) -> str:
+        """The text a save writes: the file as it was, with the edits applied (comments,
+        key order, layout and unread items kept), or the whole map for a new file."""
+        new = self.to_dict()
+        if self.file_text is None:
+            return dump_yaml(new)
+        tree = Tree.read(self.file_text)
+        if tree is None:
+            if self.unread:
+                raise EditError("this file's layout cannot be kept (ruamel.yaml cannot read it), and it has "
+                                f"{len(self.unread)} problem(s) the editor cannot show: fix it by hand")
+            return dump_yaml(new)
+        return dump(tree, merge(tree.data, self.base, new))
+
     def save(self, path: str | None = None) -> list[Finding]:
-        """Write the file atomically; returns the problems it still has (saving is allowed)."""
+        """Write the file atomically; returns the problems it still has (saving is allowed).
+
+        Nothing the file held is dropped: see :meth:`save_text`.
+        """
         path = path or self.path
         if not path:
             raise EditError("no file name to save to")
-        save_scenario(self.sc, path)
+        text = self.save_text()
+        atomic_write(path, text)
         self.path = path
         self.sc.file = path
         self.saved_revision = self.revision
+        if self.file_text is not None:
+            self._read_file(text)
         self._findings = None
         return self.validate()
 

@@ -475,9 +475,15 @@ def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
         return None
     ok = True
     out = {}
+    others = [k for k in stats if k not in REQUIRED_STATS]
     for key in REQUIRED_STATS:
         if key not in stats:
-            ck.bad(path + ("stats",), f"{what}: stats are missing {key!r}")
+            close = difflib.get_close_matches(key, [str(k) for k in others], n=1)
+            if close:  # a misspelled stat: point at it
+                ck.bad(path + ("stats", close[0]), f"{what}: stats are missing {key!r} "
+                                                   f"(is {close[0]!r} a misspelling of {key!r}?)")
+            else:
+                ck.bad(path + ("stats",), f"{what}: stats are missing {key!r}")
             ok = False
     for key, value in stats.items():
         v = ck.number(value, path + ("stats", key), f"{what} {key}")
