@@ -29,9 +29,11 @@ def open_editor(app: App, doc: Document) -> EditorScene:
     # full passes, which otherwise stall the frame after an edit on big maps.
     gc.collect()
     gc.freeze()
-    if doc.opened_with:
-        scene.say(f"opened with {len(doc.opened_with)} problem(s); items with bad fields were left out: "
-                  f"{doc.opened_with[0]}", bad=True)
+    if doc.unread:
+        scene.say(f"{len(doc.unread)} problem(s) in items the editor cannot read: they are listed on the right "
+                  "and kept as written when you save", bad=True)
+    elif doc.opened_with:
+        scene.say(f"opened with {len(doc.opened_with)} problem(s): see the list on the right", bad=True)
     elif doc.path and not os.path.exists(doc.path):
         scene.say(f"new map {doc.sc.width:g}\" x {doc.sc.height:g}\": Ctrl+S saves it to {doc.path}")
     return scene

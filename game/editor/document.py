@@ -41,6 +41,8 @@ class Finding:
 
     problem: Problem
     ref: Ref | None
+    #: In what the editor could not read (kept in the file as written).
+    unread: bool = False
 
     @property
     def message(self) -> str:
@@ -315,7 +317,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         finally:
             if paused:
                 gc.enable()
-        findings += [Finding(p, None) for p in self.unread]
+        findings += [Finding(p, None, unread=True) for p in self.unread]
         findings.sort(key=lambda f: (f.problem.line, f.problem.message))
         self.last_validation_ms = (time.perf_counter() - t0) * 1000
         self._findings, self._findings_rev = findings, self.revision
