@@ -95,3 +95,125 @@ def test_the_problems_name_their_file_line_before_any_edit(tmp_path):
     with pytest.raises(LoadError) as err:
         load_scenario(path, playable=True)
     assert sorted(str(p) for p in err.value.problems) == sorted(str(f.problem) for f in doc.validate())
+
+
+# --- fuzz: open, edit, save over the loader's own bad inputs --------------------------------------
+
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from game.editor.edits import EditError  # noqa: E402
+from game.editor.roundtrip import ITEM_LISTS, _read  # noqa: E402
+from tests.test_loader_properties import _delete, _paths, _set, yaml_values  # noqa: E402
+from tests.test_scenario_errors import GOOD  # noqa: E402
+
+FUZZ = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.function_scoped_fixture])
+DEFAULT_TEXT = open(DEFAULT, encoding="utf-8").read()
+
+
+def named(problems, path: tuple) -> bool:
+    """Some problem names ``path``, a part of the file holding it, or a part of it."""
+    where = ".".join(str(p) for p in path)
+    return any(p.where and (where == p.where or where.startswith(p.where + ".") or p.where.startswith(where + "."))
+               for p in problems)
+
+
+def lost_parts(before, after) -> list[tuple]:
+    """Paths of what ``before`` (file data) held that ``after`` does not: top-level keys by
+    value, items of the item lists by value (wherever they now stand)."""
+    if not isinstance(before, dict):
+        return []
+    lost = []
+    after = after if isinstance(after, dict) else {}
+    for key, value in before.items():
+        if key in ITEM_LISTS and isinstance(value, list) and isinstance(after.get(key), list):
+            left = list(after[key])
+            for i, item in enumerate(value):
+                if item in left:
+                    left.remove(item)
+                else:
+                    lost.append((key, i))
+        elif after.get(key, lost) != value:
+            lost.append((key,))
+    return lost
+
+
+def open_edit_save(tmp_path, text: str) -> None:
+    """The property: whatever a file held and a save does not write back is a problem
+    the editor listed for it (with a line); an unedited save writes the file as it was."""
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        doc = Document.open(str(path))
+    except LoadError as exc:  # not a map at all: the editor refuses it, nothing is written
+        event("refused: not a map")
+        assert exc.problems and all(p.line >= 1 for p in exc.problems)
+        assert path.read_text(encoding="utf-8") == text
+        return
+    event("opened with unread items" if doc.unread else "opened, all read")
+    if not doc.keeps_file:  # ruamel.yaml cannot read it: saving over it is refused
+        event("ruamel.yaml cannot read it")
+        with pytest.raises(EditError):
+            doc.save()
+        assert path.read_text(encoding="utf-8") == text and doc.keep_error
+        return
+    listed = [f.problem for f in doc.validate()]
+    assert all(p.line >= 1 and p.message for p in listed)
+    before = _read(text)
+    # An unedited save: the same text.
+    out = tmp_path / "same.yaml"
+    doc.save(str(out))
+    if doc.file_tree is not None:
+        assert out.read_text(encoding="utf-8") == text
+    # An edit (a new piece, a piece moved), then a save.
+    moved = doc.sc.terrain[0].id if doc.sc.terrain else None
+    try:
+        new = doc.add_rect("block", (0, 0), (min(1, doc.sc.width), min(1, doc.sc.height)), height=1)
+    except EditError:
+        new = None
+    if moved:
+        try:
+            doc.move([("terrain", moved)], 0, 0) if doc.sc.width < 1 else doc.move([("terrain", moved)], 0.0, 0.0)
+            doc.set_terrain(moved, height=7) if doc.terrain(moved).kind in ("block", "wall") else None
+        except EditError:
+            moved = None
+    out = tmp_path / "edited.yaml"
+    doc.save(str(out))
+    after = _read(out.read_text(encoding="utf-8"))
+    for part in lost_parts(before, after):
+        if moved and part[0] == "terrain" and len(part) == 2 and before["terrain"][part[1]].get("id") == moved:
+            continue  # the edit changed it
+        assert named(listed, part), (part, [str(p) for p in listed])
+    if new:
+        again = Document.open(str(out))
+        assert new in {t.id for t in again.sc.terrain}, "the edit was saved"
+
+
+@FUZZ
+@given(st.randoms(use_true_random=False), yaml_values, st.sampled_from(["set", "delete", "duplicate"]),
+       st.sampled_from(["good", "default"]))
+def test_fuzz_mutated_files_lose_nothing_unlisted(tmp_path_factory, rnd, replacement, how, which):
+    text = GOOD if which == "good" else DEFAULT_TEXT
+    data = yaml.safe_load(text)
+    path = rnd.choice([p for p in _paths(data) if p])
+    if how == "set":
+        _set(data, path, replacement)
+    elif how == "delete":
+        _delete(data, path)
+    else:
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, list):
+            parent.append(parent[path[-1]])
+    open_edit_save(tmp_path_factory.mktemp("fz"), yaml.safe_dump(data, sort_keys=False))
+
+
+@FUZZ
+@given(st.sampled_from(["good", "default"]), st.data())
+def test_fuzz_textual_mutations_lose_nothing_unlisted(tmp_path_factory, which, data):
+    text = GOOD if which == "good" else DEFAULT_TEXT
+    pos = data.draw(st.integers(0, len(text) - 1))
+    junk = data.draw(st.text(max_size=6))
+    open_edit_save(tmp_path_factory.mktemp("fz"), text[:pos] + junk + text[pos + 1:])

@@ -13,6 +13,7 @@ save would write and loaded with :func:`game.engine.scenario.load_scenario`; eve
 from __future__ import annotations
 
 import gc
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -75,6 +76,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         #: The file as last opened or saved (None: a new map, written out whole).
         self.file_text: str | None = None
         self.file_tree: Tree | None = None
+        self.keep_error = ""
         #: The model as file data when the file was read: what a save compares against.
         self.base: dict = {}
         #: Problems of the file on disk that the model cannot show: items and keys it
@@ -113,6 +115,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         file data, and what in it the model does not hold (``unread``)."""
         self.file_text = text
         self.file_tree = Tree.read(text)
+        self.keep_error = Tree.error if self.file_tree is None else ""
         self.base = self.to_dict()
         self._findings = None
         try:
@@ -334,7 +337,13 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
     def problems(self) -> list[Finding]:
         return self.validate()
 
-    def save_text(self) -> str:
+    @property
+    def keeps_file(self) -> bool:
+        """Saving over the file can keep all it holds (False: ruamel.yaml cannot read its
+        layout; :attr:`keep_error` says why, and only a save under a new name is allowed)."""
+        return self.file_text is None or self.file_tree is not None
+
+    def save_text(self, path: str | None = None) -> str:
         """The text a save writes: the file as it was, with the edits applied (comments,
         key order, layout and unread items kept), or the whole map for a new file."""
         new = self.to_dict()
@@ -342,10 +351,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
             return dump_yaml(new)
         tree = Tree.read(self.file_text)
         if tree is None:
-            if self.unread:
-                raise EditError("this file's layout cannot be kept (ruamel.yaml cannot read it), and it has "
-                                f"{len(self.unread)} problem(s) the editor cannot show: fix it by hand")
-            return dump_yaml(new)
+            if path is None or os.path.abspath(path) == os.path.abspath(self.path or ""):
+                raise EditError(f"cannot save over {os.path.basename(self.path or '')}: its layout cannot be kept "
+                                f"({self.keep_error}); save under a new name")
+            return dump_yaml(new)  # a new file: the old one stays as it was
         return dump(tree, merge(tree.data, self.base, new))
 
     def save(self, path: str | None = None) -> list[Finding]:
@@ -356,7 +365,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         path = path or self.path
         if not path:
             raise EditError("no file name to save to")
-        text = self.save_text()
+        text = self.save_text(path)
         atomic_write(path, text)
         self.path = path
         self.sc.file = path

@@ -38,6 +38,10 @@ class EditorFiles:
             self.save_as()
             return False
         target = path or doc.path
+        own = os.path.abspath(target) == os.path.abspath(doc.path or "")
+        if own and not doc.keeps_file:
+            self.ask_save_over(target)
+            return False
         if doc.has_unread and not confirmed and os.path.abspath(target) not in self.confirmed:
             self.ask_save_over(target)
             return False
@@ -69,13 +73,19 @@ class EditorFiles:
         """Saving over a file that holds items the editor could not read asks first."""
         scene, doc = self.scene, self.scene.doc
         name = os.path.basename(target)
-        n = len(doc.unread)
-        first = doc.unread[0]
-        message = (f"{name} holds {n} problem(s) in what the editor could not read, listed on the right "
-                   f"(first: line {first.line}: {first.message}).\n"
-                   "Saving keeps those items exactly as written, with every comment; only your edits change. "
-                   "Fix them by hand in the file.")
         stem, ext = os.path.splitext(target)
+        choices = [("Save under a new name...", "new"), ("Cancel", None)]
+        if not doc.keeps_file:
+            message = (f"{name} cannot be saved over: its layout cannot be kept ({doc.keep_error}), so its "
+                       "comments and what the editor could not read would be lost. Save under a new name: "
+                       f"{name} stays as it is.")
+        else:
+            first = doc.unread[0]
+            message = (f"{name} holds {len(doc.unread)} problem(s) in what the editor could not read, listed on "
+                       f"the right (first: line {first.line}: {first.message}).\n"
+                       "Saving keeps those items exactly as written, with every comment; only your edits change. "
+                       "Fix them by hand in the file.")
+            choices.insert(0, (f"Save over {name}, keeping them", "over"))
 
         def chosen(value) -> None:
             if value == "over":
@@ -88,9 +98,7 @@ class EditorFiles:
 
         app = scene.app
         return app.open_dialog(ChoiceDialog(app.ui, f"Save over {name}?", message,
-                                            [(f"Save over {name}, keeping them", "over"),
-                                             ("Save under a new name...", "new"), ("Cancel", None)],
-                                            chosen, width=560, default="new"))
+                                            choices, chosen, width=560, default="new"))
 
     def play(self) -> None:
         scene, doc = self.scene, self.scene.doc

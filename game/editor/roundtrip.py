@@ -67,15 +67,24 @@ class Tree:
         except Exception:  # noqa: BLE001 - an odd layout: no splicing, the round trip still keeps all
             self.spans = {}
 
+    #: Why the last :meth:`read` failed (a line and what ruamel.yaml said).
+    error = ""
+
     @staticmethod
     def read(text: str) -> "Tree | None":
-        """The tree of ``text``, or None when ruamel.yaml cannot read it (the editor then
-        refuses to save over the file)."""
+        """The tree of ``text``, or None when ruamel.yaml cannot read it (``Tree.error``
+        says why; the editor then refuses to save over the file)."""
         try:
             tree = Tree(text)
-        except (RuamelError, ValueError, TypeError, RecursionError):
+        except (RuamelError, ValueError, TypeError, RecursionError) as exc:
+            mark = getattr(exc, "problem_mark", None)
+            what = getattr(exc, "problem", None) or str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            Tree.error = f"line {mark.line + 1}: {what}" if mark is not None else str(what)
             return None
-        return tree if isinstance(tree.data, CommentedMap) else None
+        if not isinstance(tree.data, CommentedMap):
+            Tree.error = "the file is not a mapping of key: value"
+            return None
+        return tree
 
 
 # --- applying the edits ---------------------------------------------------------------------
@@ -234,10 +243,26 @@ def dump(tree: Tree, changed: set[int]) -> str:
     except Exception:  # noqa: BLE001 - the plain round trip is always there to fall back on
         return text
     try:
-        same = yaml.safe_load(spliced) == yaml.safe_load(text)
+        same = _same_shape(_read(spliced), _read(text))
     except yaml.YAMLError:
         same = False
     return spliced if same else text
+
+
+def _read(text: str) -> Any:
+    """Plain data, read the way the loader reads (libyaml when present)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    """The same mappings (keys, in order), lists (lengths) and ids: splicing lines back
+    cannot have moved anything. (Values may differ where ruamel.yaml re-wrote an
+    untouched scalar its own way: the spliced text has the file's own.)"""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same_shape(a[k], b[k]) and (k != "id" or a[k] == b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_shape(x, y) for x, y in zip(a, b))
+    return not isinstance(a, (dict, list)) and not isinstance(b, (dict, list))
 
 
 def _nlines(text: str) -> int:
