@@ -217,3 +217,108 @@ def test_fuzz_textual_mutations_lose_nothing_unlisted(tmp_path_factory, which, d
     pos = data.draw(st.integers(0, len(text) - 1))
     junk = data.draw(st.text(max_size=6))
     open_edit_save(tmp_path_factory.mktemp("fz"), text[:pos] + junk + text[pos + 1:])
+
+
+# --- comments and key order survive an open-edit-save round trip ------------------------------------
+
+HAND = """\
+# A hand-written map: a comment on every line.  # (this one too)
+name: Comment Town  # the name
+table: {width: 24, height: 24}  # inches
+# the pieces
+terrain:  # three of them
+  - id: tower  # the tall one
+    height: 3  # height before kind: the order is the writer's
+    kind: block  # a block
+    polygon: [[10, 10], [14, 10], [14, 14], [10, 14]]  # a square
+  # between the pieces
+  - {id: fence, kind: wall, height: 2, polygon: [[2, 20], [8, 20], [8, 20.5], [2, 20.5]]}  # flow style
+  - id: pool  # to be deleted
+    kind: impassable  # wet
+    polygon: [[18, 2], [22, 2], [22, 6], [18, 6]]  # deep
+ladders:  # one
+  - id: tower-ladder  # east side
+    foot: [14.5, 12]  # beside the tower
+    top: tower  # its top
+treasure:  # one token
+  - {id: t1, at: [6, 6], event: none}  # nothing in it
+warbands:  # two sides
+  - id: red  # player one
+    player: 1  # first
+    units:  # one unit
+      - id: red-captain  # the boss
+        name: Captain  # called
+        at: [3, 3]  # corner
+        base_mm: 25  # small
+        stats: {move: 6, agility: 12, morale: 14, defence: 10}  # the four
+  - id: blue  # player two
+    player: 2  # second
+    units:  # one unit
+      - {id: blue-captain, name: Captain, at: [21, 21], base_mm: 25, stats: {move: 6, agility: 12, morale: 14, defence: 10}}  # flow
+# the end
+"""
+
+
+def test_a_hand_written_file_keeps_every_comment_and_its_key_order_through_edits(tmp_path):
+    path = tmp_path / "hand.yaml"
+    path.write_text(HAND, encoding="utf-8")
+    doc = Document.open(str(path))
+    assert not doc.validate(), [str(f) for f in doc.validate()]
+    doc.save()
+    assert path.read_text(encoding="utf-8") == HAND
+    doc.move([("terrain", "tower")], 1, 0)  # the ladder goes with it
+    doc.set_unit("blue-captain", stats={"move": 7})
+    doc.delete([("terrain", "pool")])
+    new = doc.add_rect("difficult", (1, 1), (4, 4))
+    doc.save()
+    saved = path.read_text(encoding="utf-8")
+    gone = [ln for ln in HAND.splitlines() if "pool" in ln or "wet" in ln or "deep" in ln]
+    kept = [ln for ln in HAND.splitlines() if ln not in gone]
+    # Untouched lines are there byte for byte; edited ones keep their comments.
+    for ln in kept:
+        if "a square" in ln or "foot" in ln or "blue-captain" in ln:
+            continue
+        assert ln in saved, ln
+    assert "polygon: [[11, 10], [15, 10], [15, 14], [11, 14]]  # a square" in saved
+    assert "foot: [15.5, 12]  # beside the tower" in saved
+    assert "move: 7" in saved and "}  # flow" in saved
+    assert saved.count("#") == HAND.count("#") - 3
+    data = yaml.safe_load(saved)
+    assert list(data["terrain"][0]) == ["id", "height", "kind", "polygon"]  # the writer's order
+    assert [t["id"] for t in data["terrain"]] == ["tower", "fence", new]
+    again = Document.open(str(path))
+    assert again.sc == doc.sc and not again.validate()
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(maps_dir())))
+def test_bundled_maps_keep_their_comments_through_an_edit(tmp_path, name):
+    if not name.endswith(".yaml"):
+        pytest.skip("not a map")
+    text = open(os.path.join(maps_dir(), name), encoding="utf-8").read()
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    doc = Document.open(str(path))
+    doc.save()
+    assert path.read_text(encoding="utf-8") == text
+    first = doc.sc.terrain[0].id
+    doc.move([("terrain", first)], 0.5, 0)
+    doc.save()
+    saved = path.read_text(encoding="utf-8")
+    assert comments(saved) == comments(text)
+    changed = [ln for ln in saved.splitlines() if ln not in text.splitlines()]
+    assert len(changed) <= 3, changed  # the moved piece's polygon (and ladders on it), nothing else
+    assert load_scenario(str(path)) == doc.sc
+
+
+def test_loading_stays_safe_no_tag_builds_an_object(tmp_path):
+    from game.editor.roundtrip import Tree
+
+    marker = tmp_path / "ran"
+    evil = GOOD.replace("name: Test table", f"name: !!python/object/apply:os.system ['touch {marker}']")
+    path = tmp_path / "evil.yaml"
+    path.write_text(evil, encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        Document.open(str(path))
+    assert "tag" in str(err.value) and not marker.exists()
+    tree = Tree.read(evil)  # the round-trip reader alone builds no Python object either
+    assert not marker.exists() and (tree is None or not callable(tree.data["name"]))
