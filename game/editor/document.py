@@ -107,10 +107,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
             sc.file = path
             doc = cls(sc, path)
             doc.opened_with = found
-        doc._read_file(text)
+        doc._read_file(text, doc.opened_with)
         return doc
 
-    def _read_file(self, text: str) -> None:
+    def _read_file(self, text: str, file_problems: list[Problem] | None = None) -> None:
         """Remember the file as it is on disk: its text, its round-trip tree, the model as
         file data, and what in it the model does not hold (``unread``)."""
         self.file_text = text
@@ -118,11 +118,12 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         self.keep_error = Tree.error if self.file_tree is None else ""
         self.base = self.to_dict()
         self._findings = None
-        try:
-            load_scenario(self.path or "untitled.yaml", text=text, playable=True)
-            file_problems: list[Problem] = []
-        except LoadError as exc:
-            file_problems = list(exc.problems)
+        if file_problems is None:
+            try:
+                load_scenario(self.path or "untitled.yaml", text=text, playable=True)
+                file_problems = []
+            except LoadError as exc:
+                file_problems = list(exc.problems)
         live = {p.message for p in self.validator.check(self.path or "untitled.yaml", self.base)}
         self.unread = [p for p in file_problems if p.message not in live]
         tree = self.file_tree
@@ -349,7 +350,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         new = self.to_dict()
         if self.file_text is None:
             return dump_yaml(new)
-        tree = Tree.read(self.file_text)
+        tree, self.file_tree = self.file_tree, None  # merged into below: read again after the save
         if tree is None:
             if path is None or os.path.abspath(path) == os.path.abspath(self.path or ""):
                 raise EditError(f"cannot save over {os.path.basename(self.path or '')}: its layout cannot be kept "
@@ -365,8 +366,13 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         path = path or self.path
         if not path:
             raise EditError("no file name to save to")
-        text = self.save_text(path)
-        atomic_write(path, text)
+        try:
+            text = self.save_text(path)
+            atomic_write(path, text)
+        except BaseException:
+            if self.file_text is not None and self.file_tree is None:
+                self.file_tree = Tree.read(self.file_text)
+            raise
         self.path = path
         self.sc.file = path
         self.saved_revision = self.revision

@@ -30,7 +30,6 @@ import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError as RuamelError
-from ruamel.yaml.util import load_yaml_guess_indent
 
 #: Lists of items with an ``id`` (matched by id, item for item).
 ITEM_LISTS = ("terrain", "ladders", "treasure", "warbands")
@@ -50,16 +49,30 @@ def _yaml(indent: int | None = None, seq_offset: int | None = None) -> YAML:
     return y
 
 
+def guess_indent(text: str) -> tuple[int | None, int | None]:
+    """How the file indents its block lists: (sequence indent, offset of the dash), from
+    the first ``- `` item under a ``key:`` line (ruamel.yaml's own guess reads the whole
+    file once more)."""
+    prev = None
+    for line in text.splitlines():
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        col = len(line) - len(line.lstrip(" "))
+        if body.startswith("- ") and prev is not None and prev[1].rstrip().split("#")[0].rstrip().endswith(":"):
+            offset = col - prev[0]
+            if offset >= 0:
+                return offset + 2, offset
+        prev = (col, body)
+    return None, None
+
+
 class Tree:
     """A file's round-trip tree, with the indentation it was written with."""
 
     def __init__(self, text: str):
         self.text = text
-        try:
-            _, indent, seq_offset = load_yaml_guess_indent(text)
-        except Exception:  # noqa: BLE001 - guessing only; the load below reports errors
-            indent, seq_offset = None, None
-        self.yaml = _yaml(indent, seq_offset)
+        self.yaml = _yaml(*guess_indent(text))
         self.data = self.yaml.load(text)
         #: Where each list item was in the text (before any edit), for :func:`dump`.
         try:
