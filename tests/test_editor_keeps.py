@@ -103,13 +103,18 @@ from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from game.editor.edits import EditError  # noqa: E402
-from game.editor.roundtrip import ITEM_LISTS, _read  # noqa: E402
 from tests.test_loader_properties import _delete, _paths, _set, yaml_values  # noqa: E402
 from tests.test_scenario_errors import GOOD  # noqa: E402
 
 FUZZ = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                         HealthCheck.function_scoped_fixture])
 DEFAULT_TEXT = open(DEFAULT, encoding="utf-8").read()
+ITEM_LISTS = ("terrain", "ladders", "treasure", "warbands")
+
+
+def _read(text: str):
+    """Plain data, read as the loader reads it (libyaml)."""
+    return yaml.load(text, Loader=yaml.CSafeLoader)
 
 
 def named(problems, path: tuple) -> bool:
@@ -322,3 +327,23 @@ def test_loading_stays_safe_no_tag_builds_an_object(tmp_path):
     assert "tag" in str(err.value) and not marker.exists()
     tree = Tree.read(evil)  # the round-trip reader alone builds no Python object either
     assert not marker.exists() and (tree is None or not callable(tree.data["name"]))
+
+
+def test_a_misspelled_optional_key_is_listed_and_kept_when_its_item_is_edited(tmp_path):
+    text = (GOOD.replace("  - id: red\n", "  - id: red\n    colur: '#123456'\n")
+            .replace("    kind: impassable\n", "    kind: difficult\n    heigth: 2\n")
+            + "rulez: {turn_limit: 4}  # a misspelled top-level key\n")
+    path = tmp_path / "optional.yaml"
+    path.write_text(text, encoding="utf-8")
+    doc = Document.open(str(path))
+    unread = {p.message: p.line for p in doc.unread}
+    assert unread == {"unknown field 'colur' in warband #1 (did you mean 'colour'?)": line_of(text, "colur"),
+                      "unknown field 'heigth' in terrain #3 (did you mean 'height'?)": line_of(text, "heigth"),
+                      "unknown field 'rulez' in a scenario (did you mean 'rules'?)": line_of(text, "rulez")}
+    assert "pool" in {t.id for t in doc.sc.terrain} and doc.sc.warband("red")  # the items themselves are read
+    doc.set_warband("red", name="Reds")
+    doc.move([("terrain", "pool")], 0.5, 0)
+    doc.save()
+    saved = path.read_text(encoding="utf-8")
+    assert "colur: '#123456'" in saved and "heigth: 2" in saved and "rulez: {turn_limit: 4}  # a misspelled" in saved
+    assert {p.message for p in doc.unread} == set(unread)
