@@ -64,6 +64,9 @@ def test_the_issue_scenario_lists_the_broken_items_and_saving_loses_nothing(tmp_
         assert re.search(rf"broken\.yaml:{line_of(original, f'top: {top}{chr(10)}')}: ladder {lid}", text), text
     assert all(p.file == path and p.line >= 1 for p in found)
     assert doc.has_unread and len(doc.unread) >= 6
+    # The editor draws where the file puts them (labelled 'not read').
+    assert {name for name, _, _ in doc.unread_shapes} == {"townhall", "townhall-tower", "hall-ladder", "tower-ladder",
+                                                          "red-captain", "red-ogre"}
 
     doc.save()
     saved = open(path, encoding="utf-8").read()

@@ -25,7 +25,7 @@ from game.editor.edits import SNAP_STEPS, EditError, Point, Ref, check_table_siz
 from game.editor.history import UndoStack
 from game.editor.item_ops import ItemCommands
 from game.editor.piece_ops import PieceCommands
-from game.editor.roundtrip import Tree, dump, file_line, item_ids, merge
+from game.editor.roundtrip import Tree, dump, file_line, item_ids, merge, unread_shapes
 from game.editor.terrain_ops import TerrainCommands
 from game.editor.validate import LiveValidator
 from game.engine.errors import LoadError, Problem
@@ -84,6 +84,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         self.unread: list[Problem] = []
         #: Ids of those unread items (new items never take them).
         self.kept_ids: set[str] = set()
+        self.unread_shapes: list = []
         self.validator = LiveValidator()
 
     # --- opening ----------------------------------------------------------------------
@@ -127,7 +128,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         live = {p.message for p in self.validator.check(self.path or "untitled.yaml", self.base)}
         self.unread = [p for p in file_problems if p.message not in live]
         tree = self.file_tree
-        self.kept_ids = item_ids(tree.data) - set(self._model_ids(self.base)) if tree is not None else set()
+        model = set(self._model_ids(self.base))
+        self.kept_ids = item_ids(tree.data) - model if tree is not None else set()
+        #: Where the unread items stand as far as the file says (the editor draws them).
+        self.unread_shapes = unread_shapes(tree.data, model) if tree is not None and self.unread else []
 
     @staticmethod
     def _model_ids(data: dict) -> Iterator[str]:

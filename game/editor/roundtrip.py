@@ -24,6 +24,7 @@ Pure Python, no pygame.
 from __future__ import annotations
 
 import io
+import math
 from typing import Any
 
 import yaml
@@ -390,4 +391,41 @@ def item_ids(tree: CommentedMap) -> set[str]:
             for u in units if isinstance(units, list) else ():
                 if _ident(u) is not None:
                     out.add(_ident(u))
+    return out
+
+
+def _point(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        return (float(value[0]), float(value[1]))
+    return None
+
+
+def unread_shapes(tree: CommentedMap, model_ids: set[str]) -> list[tuple[str, str, Any]]:
+    """Where the items the model does not hold would stand, as far as the file says:
+    (label, "polygon" | "disc", points | (x, y, base_mm or None)). For drawing only."""
+    out: list[tuple[str, str, Any]] = []
+
+    def label(node: Any, what: str, i: int) -> str:
+        return _ident(node) or f"{what} #{i + 1}"
+
+    seqs: list[tuple[str, Any]] = [(k, tree.get(k)) for k in ("terrain", "ladders", "treasure")]
+    for w in tree.get("warbands") or () if isinstance(tree.get("warbands"), list) else ():
+        if isinstance(w, dict):
+            seqs.append(("unit", w.get("units")))
+    for what, seq in seqs:
+        for i, node in enumerate(seq if isinstance(seq, list) else ()):
+            if not isinstance(node, dict) or (_ident(node) in model_ids):
+                continue
+            if what == "terrain":
+                poly = node.get("polygon")
+                pts = [_point(p) for p in poly] if isinstance(poly, list) else []
+                if len(pts) >= 3 and all(pts):
+                    out.append((label(node, what, i), "polygon", pts))
+            else:
+                at = _point(node.get("foot") if what == "ladders" else node.get("at"))
+                size = node.get("base_mm") if what == "unit" else node.get("size_mm")
+                size = float(size) if isinstance(size, (int, float)) and not isinstance(size, bool) and size > 0 else None
+                if at:
+                    out.append((label(node, what, i), "disc", (at[0], at[1], size)))
     return out
