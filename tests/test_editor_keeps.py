@@ -120,6 +120,12 @@ def _read(text: str):
     return yaml.load(text, Loader=yaml.CSafeLoader)
 
 
+def exact(path) -> str:
+    """A file's text with its line ends as they are."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
 def named(problems, path: tuple) -> bool:
     """Some problem names ``path``, a part of the file holding it, or a part of it."""
     where = ".".join(str(p) for p in path)
@@ -151,20 +157,20 @@ def open_edit_save(tmp_path, text: str) -> None:
     """The property: whatever a file held and a save does not write back is a problem
     the editor listed for it (with a line); an unedited save writes the file as it was."""
     path = tmp_path / "fuzz.yaml"
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(text.encode("utf-8"))
     try:
         doc = Document.open(str(path))
     except LoadError as exc:  # not a map at all: the editor refuses it, nothing is written
         event("refused: not a map")
         assert exc.problems and all(p.line >= 1 for p in exc.problems)
-        assert path.read_text(encoding="utf-8") == text
+        assert exact(path) == text
         return
     event("opened with unread items" if doc.unread else "opened, all read")
     if not doc.keeps_file:  # ruamel.yaml cannot read it: saving over it is refused
         event("ruamel.yaml cannot read it")
         with pytest.raises(EditError):
             doc.save()
-        assert path.read_text(encoding="utf-8") == text and doc.keep_error
+        assert exact(path) == text and doc.keep_error
         return
     listed = [f.problem for f in doc.validate()]
     assert all(p.line >= 1 and p.message for p in listed)
@@ -173,7 +179,7 @@ def open_edit_save(tmp_path, text: str) -> None:
     out = tmp_path / "same.yaml"
     doc.save(str(out))
     if doc.file_tree is not None:
-        assert out.read_text(encoding="utf-8") == text
+        assert exact(out) == text
     # An edit (a new piece, a piece moved), then a save.
     moved = doc.sc.terrain[0].id if doc.sc.terrain else None
     try:
@@ -188,7 +194,7 @@ def open_edit_save(tmp_path, text: str) -> None:
             moved = None
     out = tmp_path / "edited.yaml"
     doc.save(str(out))
-    after = _read(out.read_text(encoding="utf-8"))
+    after = _read(exact(out))
     for part in lost_parts(before, after):
         if moved and part[0] == "terrain" and len(part) == 2 and before["terrain"][part[1]].get("id") == moved:
             continue  # the edit changed it
@@ -350,3 +356,19 @@ def test_a_misspelled_optional_key_is_listed_and_kept_when_its_item_is_edited(tm
     saved = path.read_text(encoding="utf-8")
     assert "colur: '#123456'" in saved and "heigth: 2" in saved and "rulez: {turn_limit: 4}  # a misspelled" in saved
     assert {p.message for p in doc.unread} == set(unread)
+
+
+def test_windows_line_ends_are_kept(tmp_path):
+    text = HAND.replace("\n", "\r\n")
+    path = tmp_path / "crlf.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    doc = Document.open(str(path))
+    doc.save()
+    assert exact(path) == text
+    doc.move([("terrain", "tower")], 1, 0)
+    doc.save()
+    saved = exact(path)
+    assert saved.count("\r\n") == saved.count("\n") == text.count("\n")
+    assert "    polygon: [[11, 10], [15, 10], [15, 14], [11, 14]]  # a square\r\n" in saved
+    assert [ln for ln in saved.split("\r\n") if ln not in text.split("\r\n")] == [
+        "    polygon: [[11, 10], [15, 10], [15, 14], [11, 14]]  # a square", "    foot: [15.5, 12]  # beside the tower"]

@@ -99,7 +99,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         """
         from game.engine.yamlsrc import load_yaml, read_text
 
-        text = read_text(path)
+        text = read_text(path, exact=True)
         try:
             doc = cls(load_scenario(path, text=text, playable=True), path)
         except LoadError:

@@ -72,6 +72,13 @@ class Tree:
     """A file's round-trip tree, with the indentation it was written with."""
 
     def __init__(self, text: str):
+        #: The file's text exactly (an unedited save writes it back).
+        self.raw = text
+        #: Windows line ends are worked on as ``\n`` and written back as they were.
+        self.newline = "\r\n" if "\r\n" in text and text.count("\r") == text.count("\r\n") else "\n"
+        text = text.replace("\r\n", "\n") if self.newline == "\r\n" else text
+        #: Splicing counts lines by ``\n``: only when YAML counts no other line break.
+        self.splice = not any(c in text for c in "\r\x85\u2028\u2029")
         self.text = text
         self.yaml = _yaml(*guess_indent(text))
         self.data = self.yaml.load(text)
@@ -248,19 +255,19 @@ _MISSING = _Missing()
 def dump(tree: Tree, changed: set[int]) -> str:
     """The text of the merged tree; untouched list items keep their original lines."""
     if not changed:
-        return tree.text
+        return tree.raw
     out = io.StringIO()
     tree.yaml.dump(tree.data, out)
     text = out.getvalue()
-    try:
-        spliced = _splice(tree, text, tree.spans, changed)
-    except Exception:  # noqa: BLE001 - the plain round trip is always there to fall back on
-        return text
-    try:
-        same = _same_shape(_read(spliced), _read(text))
-    except yaml.YAMLError:
-        same = False
-    return spliced if same else text
+    result = text
+    if tree.splice:
+        try:
+            spliced = _splice(tree, text, tree.spans, changed)
+            if _same_shape(_read(spliced), _read(text)):
+                result = spliced
+        except Exception:  # noqa: BLE001 - the plain round trip is always there to fall back on
+            pass
+    return result.replace("\n", "\r\n") if tree.newline == "\r\n" else result
 
 
 def _read(text: str) -> Any:
@@ -277,6 +284,13 @@ def _same_shape(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same_shape(x, y) for x, y in zip(a, b))
     return not isinstance(a, (dict, list)) and not isinstance(b, (dict, list))
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, each with its ``\n`` (only ``\n`` ends a line)."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    return out + [parts[-1]] if parts[-1] else out
 
 
 def _nlines(text: str) -> int:
@@ -316,8 +330,8 @@ def _splice(tree: Tree, text: str, spans: dict, changed: set[int]) -> str:
     """Put the original lines of every untouched item back into the emitted text."""
     emitted = _yaml().load(text)
     new_spans = _spans(emitted, _nlines(text))
-    old_lines = tree.text.splitlines(keepends=True)
-    lines = text.splitlines(keepends=True)
+    old_lines = _lines(tree.text)
+    lines = _lines(text)
     swaps: list[tuple[tuple[int, int], list[str]]] = []
 
     def walk(mine: Any, theirs: Any) -> None:

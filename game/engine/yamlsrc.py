@@ -154,10 +154,13 @@ def load_yaml(text: str, file: str) -> Source:
     return src
 
 
-def read_text(path: str) -> str:
-    """Read a UTF-8 file; unreadable files become a LoadError on line 1."""
+def read_text(path: str, exact: bool = False) -> str:
+    """Read a UTF-8 file; unreadable files become a LoadError on line 1.
+
+    ``exact``: line ends as they are in the file (the editor writes an unedited file
+    back byte for byte); otherwise they are read as ``\n``."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline="" if exact else None) as fh:
             return fh.read()
     except FileNotFoundError:
         raise LoadError([Problem(path, 1, "no such file")]) from None
