@@ -85,6 +85,9 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         #: Ids of those unread items (new items never take them).
         self.kept_ids: set[str] = set()
         self.unread_shapes: list = []
+        #: Items renamed since the file was read: new id -> the id the file has (a save
+        #: keeps the renamed item's node: its comments and the keys the model does not hold).
+        self.renames: dict[str, str] = {}
         self.validator = LiveValidator()
 
     # --- opening ----------------------------------------------------------------------
@@ -118,6 +121,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         self.file_tree = Tree.read(text)
         self.keep_error = Tree.error if self.file_tree is None else ""
         self.base = self.to_dict()
+        self.renames = {}
         self._findings = None
         if file_problems is None:
             try:
@@ -153,6 +157,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         sc = load_scenario(path or "new-map.yaml", text=text)
         sc.file = path or ""
         return cls(sc, path)
+
+    def renamed(self, old: str, new: str) -> None:
+        """Note a rename (``old`` -> ``new``) for the next save."""
+        self.renames[new] = self.renames.pop(old, old)
 
     # --- undo and redo (the history does the work) --------------------------------------
     def changed(self) -> None:
@@ -360,7 +368,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
                 raise EditError(f"cannot save over {os.path.basename(self.path or '')}: its layout cannot be kept "
                                 f"({self.keep_error}); save under a new name")
             return dump_yaml(new)  # a new file: the old one stays as it was
-        return dump(tree, merge(tree.data, self.base, new))
+        return dump(tree, merge(tree.data, self.base, new, self.renames))
 
     def save(self, path: str | None = None) -> list[Finding]:
         """Write the file atomically; returns the problems it still has (saving is allowed).

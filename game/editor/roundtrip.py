@@ -143,22 +143,26 @@ def _set(node: CommentedMap, key: Any, value: Any, order: list) -> None:
 
 
 def _ident(node: Any) -> str | None:
-    if isinstance(node, dict) and "id" in node and node["id"] is not None and not isinstance(node["id"], (dict, list)):
+    """The id an item has for the loader (which refuses yes/no and null as an id)."""
+    if isinstance(node, dict) and "id" in node and node["id"] is not None \
+            and not isinstance(node["id"], (dict, list, bool)):
         return str(node["id"])
     return None
 
 
-def merge(tree: CommentedMap, base: dict, new: dict, changed: set[int] | None = None) -> set[int]:
-    """Apply to ``tree`` what changed from ``base`` to ``new`` (both model file data).
+def merge(tree: CommentedMap, base: dict, new: dict, renames: dict[str, str] | None = None) -> set[int]:
+    """Apply to ``tree`` what changed from ``base`` to ``new`` (both model file data);
+    ``renames`` maps an item's new id to the id it had in ``base``.
 
     Returns the ids (``id()``) of the tree's nodes that were changed or added.
     """
-    changed = set() if changed is None else changed
-    _merge_map(tree, base, new, changed, top=True)
+    changed: set[int] = set()
+    _merge_map(tree, base, new, changed, renames or {}, top=True)
     return changed
 
 
-def _merge_map(node: CommentedMap, base: dict, new: dict, changed: set[int], top: bool = False) -> bool:
+def _merge_map(node: CommentedMap, base: dict, new: dict, changed: set[int], renames: dict[str, str],
+               top: bool = False) -> bool:
     touched = False
     order = list(new)
     for key, value in new.items():
@@ -167,7 +171,7 @@ def _merge_map(node: CommentedMap, base: dict, new: dict, changed: set[int], top
             continue
         if (top or key == "units") and (key in ITEM_LISTS or key == "units") and isinstance(node.get(key), list) \
                 and isinstance(value, list) and isinstance(old, list):
-            touched |= _merge_items(node[key], old, value, changed)
+            touched |= _merge_items(node[key], old, value, changed, renames)
         elif key in NAMED_MAPS and top and isinstance(node.get(key), dict) and isinstance(value, dict) \
                 and isinstance(old, dict):
             touched |= _merge_named(node[key], old, value, changed)
@@ -198,7 +202,7 @@ def _merge_named(node: CommentedMap, base: dict, new: dict, changed: set[int]) -
     return touched
 
 
-def _merge_items(seq: CommentedSeq, base: list, new: list, changed: set[int]) -> bool:
+def _merge_items(seq: CommentedSeq, base: list, new: list, changed: set[int], renames: dict[str, str]) -> bool:
     """Match items by id: change the changed ones, drop the deleted, insert the new ones
     after the item before them. Items the model never held stay where they are."""
     where: dict[str, int] = {}
@@ -210,17 +214,22 @@ def _merge_items(seq: CommentedSeq, base: list, new: list, changed: set[int]) ->
     new_ids = {str(n.get("id")) for n in new if isinstance(n, dict)}
     touched = False
     nodes: dict[str, Any] = {k: seq[i] for k, i in where.items() if k in base_by_id}
+    # A renamed item (a new id where the model had one it no longer has) stays the same
+    # node: its comments and the keys the model does not hold go with it.
+    renamed = {k: old for k, old in renames.items()
+               if k in new_ids and k not in base_by_id and old in nodes and old not in new_ids}
     for key, node in nodes.items():
-        if key not in new_ids:
+        if key not in new_ids and key not in renamed.values():
             seq.remove(node)
             touched = True
     prev = None
     for item in new:
         key = str(item.get("id"))
-        node = nodes.get(key)
-        if node is not None and key in base_by_id:
-            if base_by_id[key] != item:
-                _merge_map(node, base_by_id[key], item, changed)
+        old_key = renamed.get(key, key)
+        node = nodes.get(old_key)
+        if node is not None and old_key in base_by_id:
+            if base_by_id[old_key] != item:
+                _merge_map(node, base_by_id[old_key], item, changed, renames)
                 touched = True
         else:
             node = to_rt(item)
