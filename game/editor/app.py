@@ -1,7 +1,8 @@
 """``speedheim edit [FILE]``: the map editor, a scene of the one app shell.
 
-With a file that exists, it opens it (a file with problems is refused with
-``FILE:LINE`` lines, exit 2: fix it by hand or start a new map). With no file, or a
+With a file that exists, it opens it, also with problems: what it cannot read is
+listed and kept in the file (:mod:`game.editor.roundtrip`). A file that is not a map
+at all (YAML syntax, an unsafe tag, no table) is refused with ``FILE:LINE`` lines, exit 2. With no file, or a
 file that does not exist yet, it first asks for the table size (24x24 to 72x48").
 Ctrl+P plays the map in the same window; leaving the game gives the editor back.
 """
