@@ -220,7 +220,7 @@ def _merge_items(seq: CommentedSeq, base: list, new: list, changed: set[int], re
                if k in new_ids and k not in base_by_id and old in nodes and old not in new_ids}
     for key, node in nodes.items():
         if key not in new_ids and key not in renamed.values():
-            seq.remove(node)
+            del seq[next(i for i, n in enumerate(seq) if n is node)]  # this node, not an equal one
             touched = True
     prev = None
     for item in new:
