@@ -341,6 +341,10 @@ def test_a_broken_map_lists_what_was_not_read_and_saving_over_it_asks(tmp_path):
     lines, size, x = scene.chrome.message_lines(scene.message, 1280)
     assert "kept as written" in " ".join(lines)
     assert all(x + get_font(size, "regular").size(ln)[0] <= 1280 - 8 for ln in lines)
+    for width in (1000, 760):  # a narrower window: the whole bar, then two lines of a smaller font
+        lines, size, x = scene.chrome.message_lines(scene.message, width)
+        assert " ".join(lines) == scene.message and len(lines) <= 2
+        assert all(x + get_font(size, "regular").size(ln)[0] <= width - 8 for ln in lines)
     # Ctrl+S asks first; Cancel saves nothing.
     scene.doc.move([("unit", "red-sword-1")], 1, 0)
     d.ctrl(K.K_s)
