@@ -318,3 +318,58 @@ def test_a_bug_in_a_handler_is_reported_and_the_editor_goes_on(tmp_path, monkeyp
     d.key(K.K_b)
     d.drag((2, 2), (5, 5))
     assert d.scene.doc.sc.terrain, "still editing after the error"
+
+
+# --- a map with items the editor cannot read (issue 22) -----------------------------------------
+
+def test_a_broken_map_lists_what_was_not_read_and_saving_over_it_asks(tmp_path):
+    from game.ui.draw import get_font
+    from game.ui.widgets.dialogs import ChoiceDialog
+    from tests.test_editor_keeps import broken_default, comments
+
+    path = broken_default(tmp_path)
+    original = open(path, encoding="utf-8").read()
+    app = App((1280, 800))
+    scene = open_editor_scene(app, Document.open(path))
+    d = Driver(app)
+    d.frame()
+    # The panel lists every unread item's problem, with FILE:LINE; never "No problems".
+    rows = [finding for _, finding in scene.problems.rects]
+    assert len([f for f in rows if f.unread]) == len(scene.doc.unread) == 7
+    assert any(f.unread and "'blok'" in f.message for f in rows)
+    # The status bar's message is drawn whole (no line of it is wider than the window).
+    lines, size, x = scene.chrome.message_lines(scene.message, 1280)
+    assert "kept as written" in " ".join(lines)
+    assert all(x + get_font(size, "regular").size(ln)[0] <= 1280 - 8 for ln in lines)
+    for width in (1000, 760):  # a narrower window: the whole bar, then two lines of a smaller font
+        lines, size, x = scene.chrome.message_lines(scene.message, width)
+        assert " ".join(lines) == scene.message and len(lines) <= 2
+        assert all(x + get_font(size, "regular").size(ln)[0] <= width - 8 for ln in lines)
+    # Ctrl+S asks first; Cancel saves nothing.
+    scene.doc.move([("unit", "red-sword-1")], 1, 0)
+    d.ctrl(K.K_s)
+    assert isinstance(app.modal, ChoiceDialog) and "Save over broken.yaml?" in app.modal.title
+    app.modal.choose(None)
+    assert open(path, encoding="utf-8").read() == original and scene.doc.dirty
+    # Saving over it, once agreed, keeps the unread items as written.
+    d.ctrl(K.K_s)
+    app.modal.choose("over")
+    saved = open(path, encoding="utf-8").read()
+    assert saved != original and "kind: blok" in saved and "base_mm: 5O" in saved
+    assert comments(saved) == comments(original)
+    assert "WITH" in scene.message and not scene.doc.dirty
+    scene.doc.move([("unit", "red-sword-1")], 1, 0)
+    d.ctrl(K.K_s)  # asked once per file
+    assert app.modal is None and not scene.doc.dirty
+    # A new name: the prompt offers one next to the file; that file keeps everything too.
+    scene.doc.move([("unit", "red-sword-1")], 1, 0)
+    scene.files.confirmed.clear()
+    d.ctrl(K.K_s)
+    app.modal.choose("new")
+    assert isinstance(app.modal, TextPrompt) and app.modal.entry.get_text() == str(tmp_path / "broken-edited.yaml")
+    before = open(path, encoding="utf-8").read()
+    d.key(K.K_RETURN)
+    other = open(tmp_path / "broken-edited.yaml", encoding="utf-8").read()
+    assert "kind: blok" in other and "agilty" in other and comments(other) == comments(original)
+    assert open(path, encoding="utf-8").read() == before
+    assert scene.doc.path == str(tmp_path / "broken-edited.yaml") and not scene.doc.dirty

@@ -1,7 +1,8 @@
 """``speedheim edit [FILE]``: the map editor, a scene of the one app shell.
 
-With a file that exists, it opens it (a file with problems is refused with
-``FILE:LINE`` lines, exit 2: fix it by hand or start a new map). With no file, or a
+With a file that exists, it opens it, also with problems: what it cannot read is
+listed and kept in the file (:mod:`game.editor.roundtrip`). A file that is not a map
+at all (YAML syntax, an unsafe tag, no table) is refused with ``FILE:LINE`` lines, exit 2. With no file, or a
 file that does not exist yet, it first asks for the table size (24x24 to 72x48").
 Ctrl+P plays the map in the same window; leaving the game gives the editor back.
 """
@@ -29,9 +30,11 @@ def open_editor(app: App, doc: Document) -> EditorScene:
     # full passes, which otherwise stall the frame after an edit on big maps.
     gc.collect()
     gc.freeze()
-    if doc.opened_with:
-        scene.say(f"opened with {len(doc.opened_with)} problem(s); items with bad fields were left out: "
-                  f"{doc.opened_with[0]}", bad=True)
+    if doc.unread:
+        scene.say(f"{len(doc.unread)} problem(s) in items the editor cannot read: they are listed on the right "
+                  "and kept as written when you save", bad=True)
+    elif doc.opened_with:
+        scene.say(f"opened with {len(doc.opened_with)} problem(s): see the list on the right", bad=True)
     elif doc.path and not os.path.exists(doc.path):
         scene.say(f"new map {doc.sc.width:g}\" x {doc.sc.height:g}\": Ctrl+S saves it to {doc.path}")
     return scene

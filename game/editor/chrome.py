@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from game.editor.tools import fmt
+from game.editor.problems import wrap
 from game.ui import theme
 from game.ui.draw import get_font
 from game.ui.keymap import EDITOR
@@ -83,6 +84,29 @@ class EditorChrome:
         left = (f"{scene.tool} | {scene.kind} | snap {fmt(s) + chr(34) if s else 'off'} | "
                 f"x {mx:6.2f}\" y {my:6.2f}\" | {'*' if doc.dirty else ''}{os.path.basename(doc.path or 'untitled')}")
         font = get_font(13, "regular")
-        surface.blit(font.render(left, True, theme.STATUS_TEXT), (8, r.y + 5))
         colour = theme.STATUS_BAD if scene.message_bad else theme.STATUS_TEXT
-        surface.blit(font.render(scene.message, True, colour), (440, r.y + 5))
+        lines, size, x = self.message_lines(scene.message, w)
+        if x > 8:  # the message fits beside the tool, snapping, cursor and file
+            surface.blit(font.render(left, True, theme.STATUS_TEXT), (8, r.y + 5))
+        small = get_font(size, "regular")
+        step = STATUS_H // max(1, len(lines))
+        for i, ln in enumerate(lines):
+            img = small.render(ln, True, colour)
+            surface.blit(img, (x, r.y + i * step + (step - img.get_height()) // 2))
+
+    #: Where the message starts when it fits beside the rest of the status bar.
+    MESSAGE_X = 440
+
+    def message_lines(self, text: str, width: int) -> tuple[list[str], int, int]:
+        """The status message as drawn: (lines, font size, x). Never cut off: a long one
+        takes the whole bar, then two lines of a smaller font."""
+        font = get_font(13, "regular")
+        if font.size(text)[0] <= width - self.MESSAGE_X - 8:
+            return [text], 13, self.MESSAGE_X
+        if font.size(text)[0] <= width - 16:
+            return [text], 13, 8
+        for size in (12, 11, 10):
+            lines = wrap(text, get_font(size, "regular"), width - 16)
+            if len(lines) <= 2:
+                return lines, size, 8
+        return lines[:1] + [" ".join(lines[1:])], 10, 8

@@ -13,6 +13,7 @@ save would write and loaded with :func:`game.engine.scenario.load_scenario`; eve
 from __future__ import annotations
 
 import gc
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,12 +25,14 @@ from game.editor.edits import SNAP_STEPS, EditError, Point, Ref, check_table_siz
 from game.editor.history import UndoStack
 from game.editor.item_ops import ItemCommands
 from game.editor.piece_ops import PieceCommands
+from game.editor.roundtrip import Tree, dump, file_line, item_ids, merge, unread_shapes
 from game.editor.terrain_ops import TerrainCommands
 from game.editor.validate import LiveValidator
 from game.engine.errors import LoadError, Problem
 from game.engine.geometry import Board
 from game.engine.model import Ladder, Scenario, Terrain, Token, Unit, Warband
-from game.engine.scenario import load_scenario, parse_scenario, save_scenario, scenario_to_dict
+from game.engine.files import atomic_write
+from game.engine.scenario import load_scenario, parse_scenario, scenario_to_dict
 from game.engine.yamlsrc import dump_yaml
 
 
@@ -39,6 +42,8 @@ class Finding:
 
     problem: Problem
     ref: Ref | None
+    #: In what the editor could not read (kept in the file as written).
+    unread: bool = False
 
     @property
     def message(self) -> str:
@@ -68,6 +73,21 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         self.last_validation_ms = 0.0
         #: Problems the file had when opened (items with bad fields were left out).
         self.opened_with: list[Problem] = []
+        #: The file as last opened or saved (None: a new map, written out whole).
+        self.file_text: str | None = None
+        self.file_tree: Tree | None = None
+        self.keep_error = ""
+        #: The model as file data when the file was read: what a save compares against.
+        self.base: dict = {}
+        #: Problems of the file on disk that the model cannot show: items and keys it
+        #: could not read, kept in the file as written (FILE:LINE of the file).
+        self.unread: list[Problem] = []
+        #: Ids of those unread items (new items never take them).
+        self.kept_ids: set[str] = set()
+        self.unread_shapes: list = []
+        #: Items renamed since the file was read: new id -> the id the file has (a save
+        #: keeps the renamed item's node: its comments and the keys the model does not hold).
+        self.renames: dict[str, str] = {}
         self.validator = LiveValidator()
 
     # --- opening ----------------------------------------------------------------------
@@ -75,19 +95,60 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
     def open(cls, path: str) -> "Document":
         """Open a scenario file, also one saved with problems (``opened_with`` lists them).
 
-        Items whose fields are bad are left out (the problems say which). A file that
-        cannot be read as a map at all (YAML syntax, no usable table) raises LoadError.
+        Items whose fields are bad are left out of the model (``unread`` lists their
+        problems, with the file's lines); saving keeps them in the file as they were
+        written, with every comment (:mod:`game.editor.roundtrip`). A file that cannot
+        be read as a map at all (YAML syntax, no usable table) raises LoadError.
         """
         from game.engine.yamlsrc import load_yaml, read_text
 
+        text = read_text(path, exact=True)
         try:
-            return cls(load_scenario(path, playable=True), path)
+            doc = cls(load_scenario(path, text=text, playable=True), path)
         except LoadError:
             found: list[Problem] = []
-            sc = parse_scenario(load_yaml(read_text(path), path), collect=found, playable=True)
+            sc = parse_scenario(load_yaml(text, path), collect=found, playable=True)
+            sc.file = path
             doc = cls(sc, path)
             doc.opened_with = found
-            return doc
+        doc._read_file(text, doc.opened_with)
+        return doc
+
+    def _read_file(self, text: str, file_problems: list[Problem] | None = None) -> None:
+        """Remember the file as it is on disk: its text, its round-trip tree, the model as
+        file data, and what in it the model does not hold (``unread``)."""
+        self.file_text = text
+        self.file_tree = Tree.read(text)
+        self.keep_error = Tree.error if self.file_tree is None else ""
+        self.base = self.to_dict()
+        self.renames = {}
+        self._findings = None
+        if file_problems is None:
+            try:
+                load_scenario(self.path or "untitled.yaml", text=text, playable=True)
+                file_problems = []
+            except LoadError as exc:
+                file_problems = list(exc.problems)
+        live = {p.message for p in self.validator.check(self.path or "untitled.yaml", self.base)}
+        self.unread = [p for p in file_problems if p.message not in live]
+        tree = self.file_tree
+        model = set(self._model_ids(self.base))
+        self.kept_ids = item_ids(tree.data) - model if tree is not None else set()
+        #: Where the unread items stand as far as the file says (the editor draws them).
+        self.unread_shapes = unread_shapes(tree.data, model) if tree is not None and self.unread else []
+
+    @staticmethod
+    def _model_ids(data: dict) -> Iterator[str]:
+        for key in ("terrain", "ladders", "treasure", "warbands"):
+            for item in data.get(key) or ():
+                yield str(item["id"])
+                for u in item.get("units", ()) if key == "warbands" else ():
+                    yield str(u["id"])
+
+    @property
+    def has_unread(self) -> bool:
+        """The file on disk holds items or keys the model does not (saving keeps them)."""
+        return bool(self.unread)
 
     @classmethod
     def new(cls, width: float, height: float, name: str = "New map", path: str | None = None) -> "Document":
@@ -96,6 +157,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         sc = load_scenario(path or "new-map.yaml", text=text)
         sc.file = path or ""
         return cls(sc, path)
+
+    def renamed(self, old: str, new: str) -> None:
+        """Note a rename (``old`` -> ``new``) for the next save."""
+        self.renames[new] = self.renames.pop(old, old)
 
     # --- undo and redo (the history does the work) --------------------------------------
     def changed(self) -> None:
@@ -162,7 +227,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
     def all_ids(self) -> set[str]:
         sc = self.sc
         ids = {t.id for t in sc.terrain} | {l.id for l in sc.ladders} | {w.id for w in sc.warbands}
-        return ids | set(sc.state.units) | set(sc.state.treasure)
+        return ids | set(sc.state.units) | set(sc.state.treasure) | self.kept_ids
 
     def new_id(self, stem: str) -> str:
         ids = self.all_ids()
@@ -248,7 +313,12 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         return dump_yaml(self.to_dict())
 
     def validate(self) -> list[Finding]:
-        """The problems ``speedheim check`` would report for the saved file, with their items."""
+        """The problems ``speedheim check`` would report for the saved file, with their items.
+
+        The model's problems are checked live; those of items the model could not read
+        (kept in the file as written) are the file's own, with its lines. Lines are
+        those of the file on disk (as opened or last saved), where it holds the item.
+        """
         if self._findings is not None and self._findings_rev == self.revision:
             return self._findings
         t0 = time.perf_counter()
@@ -259,27 +329,67 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         try:
             data = self.to_dict()
             path = self.path or "untitled.yaml"
-            findings = [Finding(p, ref_of(data, p.where)) for p in self.validator.check(path, data)]
+            findings = [Finding(self._on_file(p, data), ref_of(data, p.where)) for p in self.validator.check(path, data)]
         finally:
             if paused:
                 gc.enable()
+        findings += [Finding(p, None, unread=True) for p in self.unread]
+        findings.sort(key=lambda f: (f.problem.line, f.problem.message))
         self.last_validation_ms = (time.perf_counter() - t0) * 1000
         self._findings, self._findings_rev = findings, self.revision
         return findings
+
+    def _on_file(self, p: Problem, data: dict) -> Problem:
+        """``p`` with the line the file on disk has for what it names."""
+        if self.file_tree is None:
+            return p
+        line = file_line(self.file_tree.data, data, p.where) or (1 if not p.where else None)
+        return Problem(p.file, line, p.message, p.where) if line is not None else p
 
     @property
     def problems(self) -> list[Finding]:
         return self.validate()
 
+    @property
+    def keeps_file(self) -> bool:
+        """Saving over the file can keep all it holds (False: ruamel.yaml cannot read its
+        layout; :attr:`keep_error` says why, and only a save under a new name is allowed)."""
+        return self.file_text is None or self.file_tree is not None
+
+    def save_text(self, path: str | None = None) -> str:
+        """The text a save writes: the file as it was, with the edits applied (comments,
+        key order, layout and unread items kept), or the whole map for a new file."""
+        new = self.to_dict()
+        if self.file_text is None:
+            return dump_yaml(new)
+        tree, self.file_tree = self.file_tree, None  # merged into below: read again after the save
+        if tree is None:
+            if path is None or os.path.abspath(path) == os.path.abspath(self.path or ""):
+                raise EditError(f"cannot save over {os.path.basename(self.path or '')}: its layout cannot be kept "
+                                f"({self.keep_error}); save under a new name")
+            return dump_yaml(new)  # a new file: the old one stays as it was
+        return dump(tree, merge(tree.data, self.base, new, self.renames))
+
     def save(self, path: str | None = None) -> list[Finding]:
-        """Write the file atomically; returns the problems it still has (saving is allowed)."""
+        """Write the file atomically; returns the problems it still has (saving is allowed).
+
+        Nothing the file held is dropped: see :meth:`save_text`.
+        """
         path = path or self.path
         if not path:
             raise EditError("no file name to save to")
-        save_scenario(self.sc, path)
+        try:
+            text = self.save_text(path)
+            atomic_write(path, text)
+        except BaseException:
+            if self.file_text is not None and self.file_tree is None:
+                self.file_tree = Tree.read(self.file_text)
+            raise
         self.path = path
         self.sc.file = path
         self.saved_revision = self.revision
+        if self.file_text is not None:
+            self._read_file(text)
         self._findings = None
         return self.validate()
 

@@ -15,7 +15,7 @@ from game.bundled import rosters_dir
 from game.editor.edits import EditError
 from game.editor.roster import load_roster
 from game.engine.errors import LoadError
-from game.ui.widgets.dialogs import FileDialog, TextPrompt
+from game.ui.widgets.dialogs import ChoiceDialog, FileDialog, TextPrompt
 
 if TYPE_CHECKING:  # pragma: no cover
     from game.editor.scene import EditorScene
@@ -29,11 +29,21 @@ class EditorFiles:
         self.scene = scene
         self.roster_dir = roster_dir
         self.played: list[str] = []  # every map played from this editor
+        #: Files the user agreed to save over although they hold items the editor cannot read.
+        self.confirmed: set[str] = set()
 
-    def save(self, path: str | None = None) -> bool:
+    def save(self, path: str | None = None, confirmed: bool = False) -> bool:
         scene, doc = self.scene, self.scene.doc
         if not (path or doc.path):
             self.save_as()
+            return False
+        target = path or doc.path
+        own = os.path.abspath(target) == os.path.abspath(doc.path or "")
+        if own and not doc.keeps_file:
+            self.ask_save_over(target)
+            return False
+        if doc.has_unread and not confirmed and os.path.abspath(target) not in self.confirmed:
+            self.ask_save_over(target)
             return False
         try:
             findings = doc.save(path)
@@ -47,10 +57,48 @@ class EditorFiles:
             scene.say(f"saved {doc.path}")
         return True
 
-    def save_as(self) -> None:
+    def save_as(self, initial: str = NEW_MAP_PATH) -> None:
         app = self.scene.app
-        app.open_dialog(TextPrompt(app.ui, "Save the map as", "File name of the map:", NEW_MAP_PATH,
-                                   lambda v: v and self.save(v[0].strip()), [("Save", "save"), ("Cancel", None)]))
+        app.open_dialog(TextPrompt(app.ui, "Save the map as", "File name of the map:", initial,
+                                   lambda v: v and self.save_as_chosen(v[0].strip()),
+                                   [("Save", "save"), ("Cancel", None)]))
+
+    def save_as_chosen(self, path: str) -> bool:
+        """Save under a name typed in the save-as prompt (another file: nothing to ask)."""
+        if not path:
+            return False
+        return self.save(path, confirmed=True)
+
+    def ask_save_over(self, target: str) -> ChoiceDialog:
+        """Saving over a file that holds items the editor could not read asks first."""
+        scene, doc = self.scene, self.scene.doc
+        name = os.path.basename(target)
+        stem, ext = os.path.splitext(target)
+        choices = [("Save under a new name...", "new"), ("Cancel", None)]
+        if not doc.keeps_file:
+            message = (f"{name} cannot be saved over: its layout cannot be kept ({doc.keep_error}), so its "
+                       "comments and what the editor could not read would be lost. Save under a new name: "
+                       f"{name} stays as it is.")
+        else:
+            first = doc.unread[0]
+            message = (f"{name} holds {len(doc.unread)} problem(s) in what the editor could not read, listed on "
+                       f"the right (first: line {first.line}: {first.message}).\n"
+                       "Saving keeps those items exactly as written, with every comment; only your edits change. "
+                       "Fix them by hand in the file.")
+            choices.insert(0, (f"Save over {name}, keeping them", "over"))
+
+        def chosen(value) -> None:
+            if value == "over":
+                self.confirmed.add(os.path.abspath(target))
+                self.save(target, confirmed=True)
+            elif value == "new":
+                self.save_as(f"{stem}-edited{ext or '.yaml'}")
+            else:
+                scene.say("not saved", bad=True)
+
+        app = scene.app
+        return app.open_dialog(ChoiceDialog(app.ui, f"Save over {name}?", message,
+                                            choices, chosen, width=560, default="new"))
 
     def play(self) -> None:
         scene, doc = self.scene, self.scene.doc

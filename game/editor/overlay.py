@@ -13,7 +13,7 @@ from shapely.geometry import Polygon
 from game.editor.edits import Ref, rect, wall_polygon
 from game.editor.tools import HANDLE_PX, fmt
 from game.ui import theme
-from game.ui.draw import draw_geometry, get_font
+from game.ui.draw import draw_geometry, get_font, text_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from game.editor.scene import EditorScene
@@ -30,6 +30,7 @@ class EditorOverlay:
         dr = scene.tools.drag
         moving = dr is not None and dr["mode"] == "move"
         dx, dy = scene.tools.delta() if moving else (0.0, 0.0)
+        self.draw_unread(surface)
         if moving:
             self.draw_moving(surface, dx, dy)
         for ref in scene.selection:
@@ -40,6 +41,25 @@ class EditorOverlay:
         if len(scene.selection) == 1 and scene.selection[0][0] in ("terrain", "zone") and not moving:
             self.draw_handles(surface)
         self.draw_draft(surface, dx, dy)
+
+    def draw_unread(self, surface: pygame.Surface) -> None:
+        """Items of the file the editor could not read, where the file puts them: a thin
+        red outline labelled 'not read' (they are kept in the file as written)."""
+        d, cam = self.scene.doc, self.scene.camera
+        for name, shape, where in d.unread_shapes:
+            if shape == "polygon":
+                pts = self._poly_px(where)
+                pygame.draw.polygon(surface, theme.PROBLEM, pts, 2)
+                cx = sum(p[0] for p in pts) / len(pts)
+                cy = sum(p[1] for p in pts) / len(pts)
+            else:
+                x, y, size = where
+                cx, cy = cam.to_px(x, y)
+                r = cam.length(d.sc.ruleset.radius(size) if size else 0.4)
+                pygame.draw.circle(surface, theme.PROBLEM, (cx, cy), max(3, r), 2)
+                cy -= max(3, r) + 8
+            text_at(surface, f"not read: {name}", (cx, cy), 11, theme.PROBLEM, box_colour=(255, 240, 240),
+                    box_edge=theme.PROBLEM)
 
     def _poly_px(self, pts, dx=0.0, dy=0.0):
         return self.scene.camera.points_px([(x + dx, y + dy) for x, y in pts])

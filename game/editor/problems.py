@@ -4,6 +4,7 @@ and highlights the item it names."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pygame
@@ -52,6 +53,8 @@ class ProblemsPanel:
             scene.select([finding.ref])
             scene.highlight = finding.ref
             scene.say(f"line {finding.problem.line}: {finding.message}", bad=True)
+        elif finding.unread:
+            scene.say(f"line {finding.problem.line}: not read, kept as written: {finding.message}", bad=True)
         else:
             scene.say(f"line {finding.problem.line}: {finding.message} (the whole map)", bad=True)
 
@@ -82,13 +85,24 @@ class ProblemsPanel:
             self._text(surface, "No problems: speedheim check passes", (x, top), 14, theme.GOOD, bold=True)
         self._text(surface, f"checked in {d.last_validation_ms:.0f} ms", (x, top + 18), 11, theme.INK_SOFT)
         y = top + 36
-        self.rects = []
         f = get_font(12, "regular")
-        for fd in findings:
-            if y > p.bottom - 20:
-                self._text(surface, "...", (x, y), 12)
+        unread = sum(1 for fd in findings if fd.unread)
+        if unread:
+            note = (f"{unread} of them in items the editor could not read (marked 'not read'): saving keeps "
+                    "them as written; fix them by hand in the file")
+            for ln in wrap(note, f, p.w - 24):
+                surface.blit(f.render(ln, True, theme.INK_SOFT), (x, y))
+                y += 16
+            y += 4
+        self.rects = []
+        name = os.path.basename(d.path or "untitled.yaml")
+        for i, fd in enumerate(findings):
+            if y > p.bottom - 36:
+                self._text(surface, f"... and {len(findings) - i} more (speedheim check {name} lists all)", (x, y), 12,
+                           PROBLEM_TEXT, bold=True)
                 break
-            lines = wrap(f"line {fd.problem.line}: {fd.message}", f, p.w - 24)
+            mark = "not read: " if fd.unread else ""
+            lines = wrap(f"{name}:{fd.problem.line}: {mark}{fd.message}", f, p.w - 24)
             r = pygame.Rect(x - 4, y - 1, p.w - 12, 16 * len(lines) + 2)
             if fd.ref is not None and fd.ref == scene.highlight:
                 surface.fill(PROBLEM_ROW, r)

@@ -66,6 +66,7 @@ class TerrainCommands:
                     if l.top == tid:
                         l.top = new_id
                 t.id = new_id
+                self.renamed(tid, new_id)
         return t.id
 
     def _ladder_foot(self, block: Terrain, near: Point) -> Point:

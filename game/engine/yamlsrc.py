@@ -154,11 +154,14 @@ def load_yaml(text: str, file: str) -> Source:
     return src
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, exact: bool = False) -> str:
     """Read a UTF-8 file; a missing or unreadable file is a LoadError with no line (``FILE: ...``),
-    text that is not UTF-8 one on line 1."""
+    text that is not UTF-8 one on line 1.
+
+    ``exact``: line ends as they are in the file (the editor writes an unedited file
+    back byte for byte); otherwise they are read as ``\n``."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline="" if exact else None) as fh:
             return fh.read()
     except FileNotFoundError:
         raise LoadError([Problem(path, NO_LINE, "no such file")]) from None
