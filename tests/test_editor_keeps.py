@@ -306,10 +306,8 @@ def test_a_hand_written_file_keeps_every_comment_and_its_key_order_through_edits
     assert again.sc == doc.sc and not again.validate()
 
 
-@pytest.mark.parametrize("name", sorted(os.listdir(maps_dir())))
+@pytest.mark.parametrize("name", sorted(n for n in os.listdir(maps_dir()) if n.endswith(".yaml")))
 def test_bundled_maps_keep_their_comments_through_an_edit(tmp_path, name):
-    if not name.endswith(".yaml"):
-        pytest.skip("not a map")
     text = open(os.path.join(maps_dir(), name), encoding="utf-8").read()
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
