@@ -109,7 +109,7 @@ from game.editor.edits import EditError  # noqa: E402
 from tests.test_loader_properties import _delete, _paths, _set, yaml_values  # noqa: E402
 from tests.test_scenario_errors import GOOD  # noqa: E402
 
-FUZZ = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+FUZZ = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                         HealthCheck.function_scoped_fixture])
 DEFAULT_TEXT = open(DEFAULT, encoding="utf-8").read()
 ITEM_LISTS = ("terrain", "ladders", "treasure", "warbands")

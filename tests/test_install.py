@@ -62,7 +62,7 @@ def installed(tmp_path_factory):
     out = _run([sys.executable, "-m", "venv", str(venv)], timeout=PIP_TIMEOUT)
     assert out.returncode == 0, out.stderr
     py = os.path.join(_bindir(str(venv)), "python")
-    out = _run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)], timeout=PIP_TIMEOUT)
+    out = _run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", str(wheel)], timeout=PIP_TIMEOUT)
     assert out.returncode == 0, out.stderr
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}

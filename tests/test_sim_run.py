@@ -157,8 +157,9 @@ def test_losses_by_unit_type_and_rout_turn_follow_the_game():
 
 
 def test_resume_after_sigkill_plays_each_game_once(tmp_path):
+    n = 12   # games per variant: the run is killed after 6 of the 24
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "game", "simulate", *FAST, "--games", "30", "--variant", "default",
+    cmd = [sys.executable, "-m", "game", "simulate", *FAST, "--games", str(n), "--variant", "default",
            "--variant", "rout_threshold=2", "--workers", "2", "--out", str(out)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     games = out / "games.jsonl"
@@ -177,14 +178,14 @@ def test_resume_after_sigkill_plays_each_game_once(tmp_path):
     finally:
         _killpg(proc.pid)
     before = records(out)
-    assert 6 <= len(before) < 60
+    assert 6 <= len(before) < 2 * n
     assert main(["simulate", "--resume", "--out", str(out), "--workers", "2"]) == 0
     after = records(out)
-    expected = {(v, s, False) for v in ("default", "rout_threshold=2") for s in range(30)}
-    assert len(after) == 60 and set(keys(after)) == expected          # none missing, none twice
+    expected = {(v, s, False) for v in ("default", "rout_threshold=2") for s in range(n)}
+    assert len(after) == 2 * n and set(keys(after)) == expected          # none missing, none twice
     assert without_seconds(after[:len(before)]) == without_seconds(before)  # finished games kept as they were
     fresh = tmp_path / "fresh"
-    assert main(["simulate", *FAST, "--games", "30", "--variant", "default", "--variant", "rout_threshold=2",
+    assert main(["simulate", *FAST, "--games", str(n), "--variant", "default", "--variant", "rout_threshold=2",
                  "--workers", "2", "--out", str(fresh)]) == 0
     assert without_seconds(after) == without_seconds(records(fresh))  # the same games as an uninterrupted run
 
