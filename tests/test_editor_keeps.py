@@ -106,7 +106,7 @@ from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from game.editor.edits import EditError  # noqa: E402
-from tests.test_loader_properties import _delete, _paths, _set, yaml_values  # noqa: E402
+from tests.test_loader_properties import mutate, yaml_values  # noqa: E402
 from tests.test_scenario_errors import GOOD  # noqa: E402
 
 FUZZ = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -211,19 +211,7 @@ def open_edit_save(tmp_path, text: str) -> None:
        st.sampled_from(["good", "default"]))
 def test_fuzz_mutated_files_lose_nothing_unlisted(tmp_path_factory, rnd, replacement, how, which):
     text = GOOD if which == "good" else DEFAULT_TEXT
-    data = yaml.safe_load(text)
-    path = rnd.choice([p for p in _paths(data) if p])
-    if how == "set":
-        _set(data, path, replacement)
-    elif how == "delete":
-        _delete(data, path)
-    else:
-        parent = data
-        for key in path[:-1]:
-            parent = parent[key]
-        if isinstance(parent, list):
-            parent.append(parent[path[-1]])
-    open_edit_save(tmp_path_factory.mktemp("fz"), yaml.safe_dump(data, sort_keys=False))
+    open_edit_save(tmp_path_factory.mktemp("fz"), mutate(text, rnd, replacement, how))
 
 
 @FUZZ

@@ -68,12 +68,11 @@ def _delete(node, path):
     del node[path[-1]]
 
 
-@SETTINGS
-@given(st.randoms(use_true_random=False), yaml_values, st.sampled_from(["set", "delete", "duplicate"]))
-def test_mutated_good_file_never_escapes(rnd: random.Random, replacement, how):
-    data = yaml.safe_load(GOOD)
-    paths = [p for p in _paths(data) if p]
-    path = rnd.choice(paths)
+def mutate(text: str, rnd: random.Random, replacement, how: str) -> str:
+    """``text`` (a map) with one value, chosen by ``rnd``, set to ``replacement``, deleted or
+    (in a list) duplicated: the loader's own bad inputs."""
+    data = yaml.safe_load(text)
+    path = rnd.choice([p for p in _paths(data) if p])
     if how == "set":
         _set(data, path, replacement)
     elif how == "delete":
@@ -84,7 +83,13 @@ def test_mutated_good_file_never_escapes(rnd: random.Random, replacement, how):
             parent = parent[key]
         if isinstance(parent, list):
             parent.append(parent[path[-1]])
-    load_or_error(yaml.safe_dump(data, sort_keys=False))
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False), yaml_values, st.sampled_from(["set", "delete", "duplicate"]))
+def test_mutated_good_file_never_escapes(rnd: random.Random, replacement, how):
+    load_or_error(mutate(GOOD, rnd, replacement, how))
 
 
 @SETTINGS

@@ -178,13 +178,7 @@ def _merge_map(node: CommentedMap, base: dict, new: dict, changed: set[int], ren
         else:
             _set(node, key, value, order)
             touched = True
-    for key in base:
-        if key not in new and key in node:
-            del node[key]
-            touched = True
-    if touched:
-        changed.add(id(node))
-    return touched
+    return _drop_removed(node, base, new, changed, touched)
 
 
 def _merge_named(node: CommentedMap, base: dict, new: dict, changed: set[int]) -> bool:
@@ -193,6 +187,12 @@ def _merge_named(node: CommentedMap, base: dict, new: dict, changed: set[int]) -
         if base.get(key, _MISSING) != value:
             _set(node, key, value, list(new))
             touched = True
+    return _drop_removed(node, base, new, changed, touched)
+
+
+def _drop_removed(node: CommentedMap, base: dict, new: dict, changed: set[int], touched: bool) -> bool:
+    """Delete from ``node`` the keys ``base`` had and ``new`` has not; mark ``node`` changed
+    if that or an earlier step touched it. Returns whether it was touched."""
     for key in base:
         if key not in new and key in node:
             del node[key]
