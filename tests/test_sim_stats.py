@@ -14,7 +14,7 @@ import pytest
 from game.cli import main
 from game.sim.report import write_report
 from game.sim.results import GamesFile
-from game.sim.stats import Diff, mcnemar, paired_counts, paired_diff, summarize, wilson
+from game.sim.stats import Diff, mcnemar, paired_counts, summarize, wilson
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXED = os.path.join(ROOT, "tests", "data", "sim-games.jsonl")
@@ -185,9 +185,9 @@ def test_clear_needs_p_and_an_interval_that_leaves_out_zero():
     assert not Diff(10, 0.5, 0.0, 1.0, 0.01).clear and Diff(10, 0.5, 1e-9, 1.0, 0.01).clear
     assert not Diff(10, -0.5, -1.0, 0.0, 0.01).clear and Diff(10, -0.5, -1.0, -1e-9, 0.01).clear
     assert not Diff(10, 0.5, 0.1, 1.0, 0.05).clear     # the interval alone is not enough
-    assert not paired_diff([1.0]).clear and paired_diff([]).n == 0
+    assert not paired_counts([1.0]).clear and paired_counts([]).n == 0
     # every pair moved the same way by the same amount: clear only with enough pairs (Wilcoxon 2 / 2^n)
-    assert not paired_diff([1.0, 1.0]).clear and paired_diff([1.0] * 6).clear
+    assert not paired_counts([1.0, 1.0]).clear and paired_counts([1.0] * 6).clear
 
 
 def test_report_files_are_self_contained(tmp_path, summary):

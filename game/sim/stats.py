@@ -121,11 +121,6 @@ def paired_counts(diffs: list[float]) -> Diff:
     return Diff(n, mean, mean - half, mean + half, p if math.isfinite(p) else 1.0)
 
 
-# legacy name (a mean difference and its interval)
-def paired_diff(diffs: list[float]) -> Diff:
-    return paired_counts(diffs)
-
-
 # --- per variant ------------------------------------------------------------------------------
 
 def _seats(r: dict[str, Any]) -> list[str]:
