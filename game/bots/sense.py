@@ -252,3 +252,14 @@ def odds_text(odds: Any) -> str:
         return ""
     inc = float(odds.results.get(INCAP, 0))
     return f"hit {float(odds.hit):.0%}, out {inc:.0%}"
+
+
+def legal_targets(sense: Sense, u, kind: str, within: float):
+    """(enemy, action) for each enemy within ``within`` inches (a quick bound) that ``u``
+    may take the action ``kind`` on now (``why_illegal`` says so)."""
+    for t in sense.enemies:
+        if gap(u.x, u.y, u.r, t) > within + 0.1:
+            continue
+        action = {kind: {"unit": u.id, "target": t.id}}
+        if sense.view.why_illegal(action) is None:
+            yield t, action

@@ -24,22 +24,11 @@ from __future__ import annotations
 from game.bots.base import Decision, end_decision
 from game.bots.personality import DEFAULT, Personality, load_personality
 from game.bots.positions import Option, PositionScorer
-from game.bots.sense import OddsBook, Sense, gap, next_status, odds_text
+from game.bots.sense import OddsBook, Sense, gap, legal_targets, next_status, odds_text
+from game.bots.utility_advice import candidates
+from game.bots.view import acted_now
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.legal import side_to_act
-
-
-def acted_now(view) -> set[str]:
-    """Units that took an action in the current phase (and step) of this turn, from the log."""
-    st = view.state
-    out: set[str] = set()
-    for entry in reversed(view.log):
-        if (entry.turn, entry.player, entry.phase, entry.step) != (st.turn, st.player, st.phase, st.step):
-            break
-        body = next(iter(entry.action.values())) if isinstance(entry.action, dict) and entry.action else None
-        if isinstance(body, dict) and body.get("unit"):
-            out.add(body["unit"])
-    return out
 
 
 class UtilityBot:
@@ -80,8 +69,6 @@ class UtilityBot:
         candidates it weighs now, by value: every legal attack and shot (its expected
         value), every engage worth ``engage_min`` (its net worth), each unit's best move
         or reload (its gain over standing still), and ending the phase or step (0)."""
-        from game.bots.utility_advice import candidates
-
         first = self.choose(view)
         others = [d for d in candidates(self, view) if view.why_illegal(d.action) is None]
         same = next((d for d in others if d.action == first.action), None)
@@ -323,7 +310,7 @@ class UtilityBot:
             w = sense.weapon(u)
             if w is None or u.shots or u.ran or u.engaged_with:
                 continue
-            for t, action in _legal_targets(sense, u, "shoot", float(w[1]["range"])):
+            for t, action in legal_targets(sense, u, "shoot", float(w[1]["range"])):
                 odds = view.odds(action)
                 value = sense.attack_value(odds, t) * sense.p.shoot
                 if best is None or value > best[0]:
@@ -357,14 +344,3 @@ class UtilityBot:
         return Decision({"attack": {"unit": u.id, "target": t.id}},
                         f"{u.name or u.id} attacks {t.name or t.id}{what}: {odds_text(odds)}, worth {value:.1f}",
                         unit=u.id, score=value)
-
-
-def _legal_targets(sense: Sense, u, kind: str, within: float):
-    """(enemy, action) for each enemy within ``within`` inches (a quick bound) that ``u``
-    may take the action ``kind`` on now (``why_illegal`` says so)."""
-    for t in sense.enemies:
-        if gap(u.x, u.y, u.r, t) > within + 0.1:
-            continue
-        action = {kind: {"unit": u.id, "target": t.id}}
-        if sense.view.why_illegal(action) is None:
-            yield t, action

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from game.bots.base import Decision, end_decision
 from game.bots.positions import PositionScorer
-from game.bots.sense import Sense, odds_text
-from game.bots.utility import _legal_targets, acted_now
+from game.bots.sense import Sense, legal_targets, odds_text
+from game.bots.view import acted_now
 from game.engine.decisions import Grab, PickUp
 
 
@@ -66,7 +66,7 @@ def scored_shots(sense: Sense) -> list[Decision]:
         w = sense.weapon(u)
         if w is None or u.shots or u.ran or u.engaged_with:
             continue
-        for t, action in _legal_targets(sense, u, "shoot", float(w[1]["range"])):
+        for t, action in legal_targets(sense, u, "shoot", float(w[1]["range"])):
             odds = sense.view.odds(action)
             value = sense.attack_value(odds, t) * sense.p.shoot
             out.append(Decision(action, f"{u.name or u.id} shoots {t.name or t.id} with its {w[0]}: "

@@ -219,3 +219,16 @@ class View:
 def view(game: Game, player: int | None = None) -> View:
     """The view of ``game`` for ``player`` (default: whoever must decide now)."""
     return View(game, game.turn_player() if player is None else player)
+
+
+def acted_now(view) -> set[str]:
+    """Units that took an action in the current phase (and step) of this turn, from the log."""
+    st = view.state
+    out: set[str] = set()
+    for entry in reversed(view.log):
+        if (entry.turn, entry.player, entry.phase, entry.step) != (st.turn, st.player, st.phase, st.step):
+            break
+        body = next(iter(entry.action.values())) if isinstance(entry.action, dict) and entry.action else None
+        if isinstance(body, dict) and body.get("unit"):
+            out.add(body["unit"])
+    return out

@@ -408,7 +408,8 @@ def _coverage(summary: dict) -> str:
 
 def _findings(summary: dict) -> str:
     from game.sim.robust import robustness_note
-    from game.sim.stats import difference_paths, get_path
+    from game.sim.robust import get_path
+    from game.sim.stats import difference_paths
 
     pairings = len(summary.get("bots") or []) or 1
     clear, unclear = [], []

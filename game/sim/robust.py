@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.sim.stats import get_path
+
+
+def get_path(d: dict, path: tuple) -> Any:
+    """The value at ``path`` (keys, one per level) in nested dicts."""
+    for k in path:
+        d = d[k]
+    return d
 
 
 def mark_robust(summary: dict[str, Any], paths: list[tuple]) -> None:

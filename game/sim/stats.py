@@ -35,6 +35,8 @@ from typing import Any, Iterable
 from scipy import stats as st
 
 from game.sim.coverage import coverage
+from game.sim.gaps import find_gaps
+from game.sim.robust import mark_robust
 
 #: The significance level of "clear" and the confidence of every interval.
 ALPHA = 0.05
@@ -332,12 +334,6 @@ def _put(d: dict, path: tuple, value: Any) -> None:
     d[path[-1]] = value
 
 
-def get_path(d: dict, path: tuple) -> Any:
-    for k in path:
-        d = d[k]
-    return d
-
-
 def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
     keys = sorted(set(base.pairs) & set(other.pairs))
     b, o = base.pairs, other.pairs
@@ -410,9 +406,6 @@ def summarize(records: Iterable[dict[str, Any]], root: str | None = None) -> dic
     """``summary.json``: per variant, then each variant against the first; per bot pairing
     the same (``by_bots``), and every pooled difference marked ``robust``; the stalls and
     rule gaps with the commands that replay them (``root``: the run's folder)."""
-    from game.sim.gaps import find_gaps
-    from game.sim.robust import mark_robust
-
     records = list(records)
     pooled, warbands, pairings, per = _accumulate(records)
     order = _ordered(pooled)

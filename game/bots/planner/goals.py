@@ -21,7 +21,8 @@ from shapely.ops import nearest_points
 
 from game.bots.base import Decision, end_decision
 from game.bots.sense import Sense, gap
-from game.bots.utility import UtilityBot, acted_now
+from game.bots.utility import UtilityBot
+from game.bots.view import acted_now
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 
 KINDS = ("take", "deny", "engage", "escort", "cover", "hold", "fall_back")
