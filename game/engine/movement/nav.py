@@ -49,6 +49,10 @@ from game.engine.tolerance import EPS
 DEFAULT_CELL = 0.5
 #: Answers of recent queries kept (:class:`_Memo`, an engine setting, not a rule).
 MEMO_SIZE = 128
+#: Inches between a path's cost and a search's limit within which an earlier search's
+#: answer is not reused for it (:meth:`NavCache._found`): a search keeps what lies within
+#: its limit plus a tolerance.
+_REUSE = 1e-6
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -301,13 +305,44 @@ class NavCache:
             lay._avoid_nodes = ok
         return ok
 
+    def _found(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+        """What the search finds (:class:`Found`, or None), or what an earlier search of
+        this query for the same goal says it would find (:data:`_REUSE`): the labels of an
+        A* below the limit do not depend on the limit, so its answer is the cheapest path
+        whatever the limit, when that path is within it, and nothing at a lower limit when
+        it found nothing; a run without checks that left none out (``skipped``) is the run
+        with checks."""
+        runs = ctx.runs.setdefault((id(goal), avoid), [])
+        for c, top, found, skipped in runs:
+            if c != checks and (c or skipped):
+                continue
+            if found is None:
+                if limit <= top:
+                    return None
+            elif found.cost + _REUSE <= limit:
+                return found
+            elif found.cost > limit + _REUSE:
+                return None
+        q = self._search(ctx, goal, limit, checks, avoid)
+        if q is None:
+            return None
+        found = result(q) if q.run() is not None else None
+        runs.append((checks, limit, found, q.skipped))
+        return found
+
     def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
         """The cheapest path the search finds, checked by the tracer (a Trace), or None."""
-        mover = self.mover
-        q = self._search(ctx, goal, limit, checks, avoid)
-        if q is None or q.run() is None:
+        found = self._found(ctx, goal, limit, checks, avoid)
+        if found is None:
             return None
-        found = result(q)
+        key = (id(found), allowance)
+        if key not in ctx.traced:
+            ctx.traced[key] = self._checked(ctx, found, allowance)
+        return ctx.traced[key]
+
+    def _checked(self, ctx: Ctx, found, allowance: float | None):
+        """The path found, checked by the tracer (a Trace), or None."""
+        mover = self.mover
         pts = polyline(found, ARC_EXCESS)
         try:
             tr = mover.check_path(ctx.state, ctx.unit, pts, ctx.descend, field=ctx.field, blockers=ctx.blockers)

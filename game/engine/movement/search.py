@@ -83,6 +83,10 @@ class Ctx:
         self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
         self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
         self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
+        #: What the searches of this query found, per goal (NavCache._found), and those
+        #: paths checked by the tracer (NavCache._path): the same query asks again.
+        self.runs: dict = {}
+        self.traced: dict = {}
 
 
 class _Band:
