@@ -49,10 +49,6 @@ from game.engine.tolerance import EPS
 DEFAULT_CELL = 0.5
 #: Answers of recent queries kept (:class:`_Memo`, an engine setting, not a rule).
 MEMO_SIZE = 128
-#: Inches between a path's cost and a search's limit within which an earlier search's
-#: answer is not reused for it (:meth:`NavCache._found`): a search keeps what lies within
-#: its limit plus a tolerance.
-_REUSE = 1e-6
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -307,27 +303,20 @@ class NavCache:
 
     def _found(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
         """What the search finds (:class:`Found`, or None), or what an earlier search of
-        this query for the same goal says it would find (:data:`_REUSE`): the labels of an
-        A* below the limit do not depend on the limit, so its answer is the cheapest path
-        whatever the limit, when that path is within it, and nothing at a lower limit when
-        it found nothing; a run without checks that left none out (``skipped``) is the run
-        with checks."""
-        runs = ctx.runs.setdefault((id(goal), avoid), [])
-        for c, top, found, skipped in runs:
-            if c != checks and (c or skipped):
-                continue
-            if found is None:
-                if limit <= top:
-                    return None
-            elif found.cost + _REUSE <= limit:
+        this query for the same goal and limit found when it is the same answer: the same
+        search, or one without checks that left out no transition needing a check that
+        the search with checks would have taken up (``Search.left_out``), which runs the
+        same steps in the same order. (A search's answer may change with its limit: the
+        points where it looks for contact follow what lies in range.)"""
+        runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
+        for c, found, left_out in runs:
+            if c == checks or (checks and not left_out):
                 return found
-            elif found.cost > limit + _REUSE:
-                return None
         q = self._search(ctx, goal, limit, checks, avoid)
         if q is None:
             return None
         found = result(q) if q.run() is not None else None
-        runs.append((checks, limit, found, q.skipped))
+        runs.append((checks, found, q.left_out))
         return found
 
     def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
