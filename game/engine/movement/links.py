@@ -290,14 +290,15 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         keep = ~hits_discs(T1, T2, B.blk_arr)
         T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
     out = []
-    for j in range(len(T1)):
-        x2, y2 = float(T2[j, 0]), float(T2[j, 1])
-        if end[j] == 2:
+    # as Python numbers (the rows are compared and hashed as such)
+    for e, i, s2, v, o, a_2, (x1, y1), (x2, y2), a in zip(end.tolist(), ID.tolist(), S2.astype(np.int64).tolist(),
+                                                         iv2.tolist(), off2.tolist(), a2.tolist(), T1.tolist(),
+                                                         T2.tolist(), a1.tolist()):
+        if e == 2:
             target = ("goal", x2, y2)
-        elif end[j] == 1:
-            target = ("node", int(ID[j]), x2, y2)
+        elif e == 1:
+            target = ("node", i, x2, y2)
         else:
-            s2 = int(S2[j])
-            target = ("circ", int(ID[j]), s2, int(iv2[j]), s2 * float(off2[j]), float(a2[j]), x2, y2)
-        out.append((float(a1[j]), (float(T1[j, 0]), float(T1[j, 1])), target))
+            target = ("circ", i, s2, v, s2 * o, a_2, x2, y2)
+        out.append((a, (x1, y1), target))
     return fixed + out

@@ -29,6 +29,7 @@ never entered. See docs/movement.md.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Sequence
 
 from game.engine.dice import Dice
@@ -78,8 +79,25 @@ class Mover(Tracer):
 
     def __init__(self, scenario: Scenario, board: Board, cell: float | None = None):
         super().__init__(scenario, board)
-        self.nav = NavCache(self, cell=cell)
-        self.nav.prepare({u.r for u in scenario.state.units.values()})
+        self._cell = cell
+        self._radii = {u.r for u in scenario.state.units.values()}
+        self._nav: NavCache | None = None
+        self._nav_lock = threading.Lock()
+
+    @property
+    def nav(self) -> NavCache:
+        """The map's navigation structures, built when a path is first searched for (a
+        question answered without a search, such as an Engage refused by the straight-line
+        bound, does not build them; a game on a map prepared before takes them from it)."""
+        nav = self._nav
+        if nav is None:
+            with self._nav_lock:
+                nav = self._nav
+                if nav is None:
+                    nav = NavCache(self, cell=self._cell)
+                    nav.prepare(self._radii)
+                    self._nav = nav
+        return nav
 
     # --- allowance (M1, M2, M11, M12) --------------------------------------------------------
     def run_denial(self, state: GameState, uid: str) -> IllegalAction | None:

@@ -301,13 +301,37 @@ class NavCache:
             lay._avoid_nodes = ok
         return ok
 
+    def _found(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+        """What the search finds (:class:`Found`, or None), or what an earlier search of
+        this query for the same goal and limit found when it is the same answer: the same
+        search, or one without checks that left out no transition needing a check that
+        the search with checks would have taken up (``Search.left_out``), which runs the
+        same steps in the same order. (A search's answer may change with its limit: the
+        points where it looks for contact follow what lies in range.)"""
+        runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
+        for c, found, left_out in runs:
+            if c == checks or (checks and not left_out):
+                return found
+        q = self._search(ctx, goal, limit, checks, avoid)
+        if q is None:
+            return None
+        found = result(q) if q.run() is not None else None
+        runs.append((checks, found, q.left_out))
+        return found
+
     def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
         """The cheapest path the search finds, checked by the tracer (a Trace), or None."""
-        mover = self.mover
-        q = self._search(ctx, goal, limit, checks, avoid)
-        if q is None or q.run() is None:
+        found = self._found(ctx, goal, limit, checks, avoid)
+        if found is None:
             return None
-        found = result(q)
+        key = (id(found), allowance)
+        if key not in ctx.traced:
+            ctx.traced[key] = self._checked(ctx, found, allowance)
+        return ctx.traced[key]
+
+    def _checked(self, ctx: Ctx, found, allowance: float | None):
+        """The path found, checked by the tracer (a Trace), or None."""
+        mover = self.mover
         pts = polyline(found, ARC_EXCESS)
         try:
             tr = mover.check_path(ctx.state, ctx.unit, pts, ctx.descend, field=ctx.field, blockers=ctx.blockers)

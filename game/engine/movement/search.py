@@ -83,6 +83,10 @@ class Ctx:
         self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
         self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
         self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
+        #: What the searches of this query found, per goal (NavCache._found), and those
+        #: paths checked by the tracer (NavCache._path): the same query asks again.
+        self.runs: dict = {}
+        self.traced: dict = {}
 
 
 class _Band:
@@ -252,6 +256,7 @@ class Search:
         self.record = False     # keep every arrival on a circle (the reachable area's fans)
         self.arrivals: list = []
         self.skipped = False    # was a transition needing a check within the limit left out?
+        self.left_out = False   # ... or one a run with checks would have taken up (see _transitions)?
 
     def rerun(self, checks: bool):
         """The same query again with transitions needing a check allowed or not: the
@@ -260,7 +265,7 @@ class Search:
         self.best, self.parent, self.heap = {}, {}, []
         self.found = None
         self.arrivals = []
-        self.skipped = False
+        self.skipped = self.left_out = False
         return self.run()
 
     # --- range -----------------------------------------------------------------------------
@@ -489,6 +494,9 @@ class Search:
                 continue
             if checks and not self.checks:
                 self.skipped = self.skipped or g + cost <= self.limit + EPS
+                # a run with checks pushes it (as _push bounds it) or lands a jump further out
+                self.left_out = self.left_out or (not node_ok[to] and self.descend == "jump") or \
+                    g + cost + self.h(self.nx[to], self.ny[to]) <= self.limit + EPS + 1e-9
                 continue
             if not node_ok[to]:
                 if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:
