@@ -179,3 +179,16 @@ def test_thinks_on_a_copy_and_leaves_the_game_alone():
     assert (len(g.log), g.dice.getstate()) == before[1:]
     assert {u.id: (u.x, u.y) for u in g.state.units.values()} == {u.id: (u.x, u.y) for u in before[0].units.values()}
     assert g.why_illegal(d.action) is None
+
+
+def test_calibration_tool_times_rollouts_inside_the_turn():
+    from game.bots.planner import portfolio
+    from tools import calibrate_planner
+
+    before = portfolio.Searcher.score
+    rows = calibrate_planner.measure("default", "planner:250ms", 1, [1])
+    assert portfolio.Searcher.score is before          # the meter is taken off again
+    assert rows and all(r["steps"] >= 1 and r["rollouts"] >= 1 for r in rows)
+    assert all(0 < r["rollout"] <= r["turn"] and 0 < r["rollout_cpu"] <= r["turn_cpu"] + 0.01 for r in rows)
+    s = calibrate_planner.summary(rows)
+    assert s["turns"] == len(rows) and s["step_ms"] > 0 and s["overhead_ms_median"] >= 0
