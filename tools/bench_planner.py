@@ -72,7 +72,7 @@ def run() -> list[dict]:
         # 2.05 s median over 16 turns of calibrate_planner at load 1.8, 2.31 s here at 2.8).
         limit = 1.25 * cap
         rows.append({"name": f"{spec} player-turn, median (default.yaml, {len(more)} turns)",
-                     "value": round(med, 2), "unit": "s", "target": f"<= {limit:g}", "ok": med <= limit})
+                     "value": round(med, 2), "unit": "s", "target": f"<= {limit:.2f}", "ok": med <= limit})
     for name in ("default", "mirror"):
         t = evaluate(os.path.join(ROOT, "maps", f"{name}.yaml"), "planner", "utility", GAMES)
         decided = t.games - t.draws

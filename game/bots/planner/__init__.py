@@ -29,15 +29,17 @@ from game.bots.planner.portfolio import Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
-#: Planning time of one player-turn by default (ms).
+#: Planning time of one player-turn by default (ms): a median player-turn of 0.85 s on
+#: maps/default.yaml (2026-11-25), room under issue 21's 1.5 s for a loaded machine.
 DEFAULT_BUDGET_MS = 1200
-#: The budget's conversion, measured with ``tools/calibrate_planner.py`` (2026-11-25,
-#: the 2-core machine, planner against utility, turns 1-4 of seeds 1-4, both seats, CPU
-#: time of the planner's process): one decision played in a rollout (the sandbox copy,
-#: the decision, ``Game.apply``, the value at the end) costs 6.6 ms on maps/default.yaml
-#: and 6.4 ms on maps/mirror.yaml; a player-turn spends about 55 ms outside its rollouts
-#: (the utility choices it plays, the sense, the candidates; 50 and 57 ms medians). On a
-#: loaded machine the wall clock stretches both (docs/bots.md, Figures).
+#: The budget's conversion, measured with ``tools/calibrate_planner.py --seeds 1 2 3 4``
+#: (2026-11-25, the 2-core machine, planner against utility, turns 1-4, both seats, CPU
+#: time of the planner's decisions): one decision played in a rollout (the sandbox copy,
+#: the decision, ``Game.apply``, the value at the end) costs 6.0-6.6 ms at the default
+#: budget on maps/default.yaml and maps/mirror.yaml (up to 7.5 ms at ``planner:2s``,
+#: whose longer searches play more fights); a player-turn spends about 55 ms outside its
+#: rollouts (the utility choices it plays, the sense, the candidates; medians 41-57 ms).
+#: A loaded machine's wall clock stretches both (docs/bots.md, Figures).
 STEP_MS = 6.5
 OVERHEAD_MS = 55
 #: Samples (dice sequences) per plan, and the fewest decisions a search gets (one
