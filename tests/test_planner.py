@@ -8,7 +8,7 @@ import os
 import pytest
 
 from game.bots import is_bot_name, make_bot, play_game, view
-from game.bots.planner import DEFAULT_BUDGET_MS, PlannerBot, parse_budget
+from game.bots.planner import DEFAULT_BUDGET_MS, MIN_STEPS, OVERHEAD_MS, STEP_MS, PlannerBot, budget_steps, parse_budget
 from game.bots.planner.evaluate import TOKEN, WIN, evaluate
 from game.engine.errors import LoadError
 from game.sim.study import parse_bots
@@ -25,6 +25,16 @@ def test_planner_names_and_budgets():
     assert make_bot("planner:2s").budget_ms == 2000
     assert make_bot("planner:1.5s").budget_ms == 1500
     assert make_bot("planner:2s").steps > make_bot("planner:250ms").steps
+
+
+def test_budget_is_the_measured_cost_of_its_decisions():
+    # The budget buys the fixed cost of a player-turn and then whole rollout decisions at
+    # the measured cost (tools/calibrate_planner.py): no more than it says, less one step.
+    for ms in (500, 1200, 2000, 5000):
+        spent = OVERHEAD_MS + budget_steps(ms) * STEP_MS
+        assert ms - STEP_MS < spent <= ms
+    assert budget_steps(250) >= MIN_STEPS and budget_steps(1) == MIN_STEPS
+    assert make_bot("planner").steps == budget_steps(DEFAULT_BUDGET_MS)
     assert is_bot_name("planner") and is_bot_name("planner:250ms")
     assert not is_bot_name("planner:fast") and not is_bot_name("planner:0s") and not is_bot_name("plannerx")
     assert parse_bots("planner:2s,utility", "--bots") == ("planner:2s", "utility")
@@ -87,7 +97,7 @@ def test_same_seed_same_game_and_no_refusals():
 
 def test_options_are_legal_distinct_and_explained():
     g = _puzzle_game("hound-race.yaml")
-    bot = PlannerBot(600)
+    bot = PlannerBot(1000)   # the Hound race needs about 100 rollout decisions (planner:700ms)
     # The Engage phase has nothing to engage: one option, ending it, naming the move after.
     opts = bot.options(view(g), 3)
     assert len(opts) == 1 and "end_phase" in opts[0].action
@@ -169,3 +179,16 @@ def test_thinks_on_a_copy_and_leaves_the_game_alone():
     assert (len(g.log), g.dice.getstate()) == before[1:]
     assert {u.id: (u.x, u.y) for u in g.state.units.values()} == {u.id: (u.x, u.y) for u in before[0].units.values()}
     assert g.why_illegal(d.action) is None
+
+
+def test_calibration_tool_times_rollouts_inside_the_turn():
+    from game.bots.planner import portfolio
+    from tools import calibrate_planner
+
+    before = portfolio.Searcher.score
+    rows = calibrate_planner.measure("default", "planner:250ms", 1, [1])
+    assert portfolio.Searcher.score is before          # the meter is taken off again
+    assert rows and all(r["steps"] >= 1 and r["rollouts"] >= 1 for r in rows)
+    assert all(0 < r["rollout"] <= r["turn"] and 0 < r["rollout_cpu"] <= r["turn_cpu"] + 0.01 for r in rows)
+    s = calibrate_planner.summary(rows)
+    assert s["turns"] == len(rows) and s["step_ms"] > 0 and s["overhead_ms_median"] >= 0

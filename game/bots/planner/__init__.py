@@ -11,10 +11,11 @@ reason what it weighed.
 
 The budget (``planner:250ms``, ``planner:2s``; default :data:`DEFAULT_BUDGET_MS`) is the
 planning time of one player-turn. It is turned into a number of decisions played in
-rollouts at :data:`STEP_MS` each (an estimate on the project's 2-core machine, default
-map), not read off a clock: the same seed gives the same game on any machine and under
-any load. The search is anytime: it scores plans likeliest first and stops when the
-rollouts run out, with the best plan so far.
+rollouts (:func:`budget_steps`: the budget less :data:`OVERHEAD_MS`, at :data:`STEP_MS`
+a decision, both measured on the project's 2-core machine by
+``tools/calibrate_planner.py``), not read off a clock: the same seed gives the same game
+on any machine and under any load. The search is anytime: it scores plans likeliest
+first and stops when the rollouts run out, with the best plan so far.
 """
 
 from __future__ import annotations
@@ -28,14 +29,28 @@ from game.bots.planner.portfolio import Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
-#: Planning time of one player-turn by default (ms), and what one decision played in a
-#: rollout costs (ms: an estimate on the 2-core machine, maps/default.yaml, with little
-#: else running; under the load of a shared day it is nearer 8, see docs/bots.md).
+#: Planning time of one player-turn by default (ms): a median player-turn of 0.85 s on
+#: maps/default.yaml (2026-11-25), room under issue 21's 1.5 s for a loaded machine.
 DEFAULT_BUDGET_MS = 1200
-STEP_MS = 6
-#: Samples (dice sequences) per plan, and the fewest rollouts a search gets.
+#: The budget's conversion, measured with ``tools/calibrate_planner.py --seeds 1 2 3 4``
+#: (2026-11-25, the 2-core machine, planner against utility, turns 1-4, both seats, CPU
+#: time of the planner's decisions): one decision played in a rollout (the sandbox copy,
+#: the decision, ``Game.apply``, the value at the end) costs 6.0-6.6 ms at the default
+#: budget on maps/default.yaml and maps/mirror.yaml (up to 7.5 ms at ``planner:2s``,
+#: whose longer searches play more fights); a player-turn spends about 55 ms outside its
+#: rollouts (the utility choices it plays, the sense, the candidates; medians 41-57 ms).
+#: A loaded machine's wall clock stretches both (docs/bots.md, Figures).
+STEP_MS = 6.5
+OVERHEAD_MS = 55
+#: Samples (dice sequences) per plan, and the fewest decisions a search gets (one
+#: sample of the utility plan on the default map is about 20).
 SAMPLES = 2
-MIN_STEPS = 60
+MIN_STEPS = 20
+
+
+def budget_steps(budget_ms: float) -> int:
+    """Decisions a search may play in rollouts within ``budget_ms`` of one player-turn."""
+    return max(MIN_STEPS, int((budget_ms - OVERHEAD_MS) / STEP_MS))
 
 _BUDGET = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$")
 
@@ -62,7 +77,7 @@ class PlannerBot:
     def __init__(self, budget_ms: int = DEFAULT_BUDGET_MS, samples: int = SAMPLES):
         self.budget_ms = int(budget_ms)
         self.samples = samples
-        self.steps = max(MIN_STEPS, self.budget_ms // STEP_MS)
+        self.steps = budget_steps(self.budget_ms)
         self.name = "planner" if self.budget_ms == DEFAULT_BUDGET_MS else f"planner:{self.budget_ms}ms"
         self.base = UtilityBot()
         self.cautious = UtilityBot("cautious")
@@ -190,4 +205,4 @@ def make_planner(spec: str) -> PlannerBot:
     return PlannerBot(parse_budget(spec.split(":", 1)[1]))
 
 
-__all__ = ["DEFAULT_BUDGET_MS", "Goal", "GoalPolicy", "PlannerBot", "Value", "evaluate", "make_planner", "parse_budget"]
+__all__ = ["DEFAULT_BUDGET_MS", "budget_steps", "Goal", "GoalPolicy", "PlannerBot", "Value", "evaluate", "make_planner", "parse_budget"]

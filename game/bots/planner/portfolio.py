@@ -184,7 +184,10 @@ class Searcher:
             if s.key() not in done:
                 done[s.key()] = s
                 singles.append(s)
-        self.score({}, into=base)
+        if singles:
+            # The utility plan's other samples matter only against a change (with none
+            # screened, the smallest budgets stop at one rollout: the utility choice).
+            self.score({}, into=base)
         finalists = sorted(singles, key=lambda s: -s.mean)[:FINALISTS]
         for s in finalists:
             if self.affords(extra):
