@@ -190,10 +190,23 @@ def test_clear_needs_p_and_an_interval_that_leaves_out_zero():
     assert not paired_counts([1.0, 1.0]).clear and paired_counts([1.0] * 6).clear
 
 
-def test_report_files_are_self_contained(tmp_path, summary):
-    html = write_report(FIXED, str(tmp_path / "summary.json"), str(tmp_path / "report.html"))
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """One report of FIXED (a report takes seconds: its tests share it), written under the
+    usual umask 022: (folder, path of report.html)."""
+    folder = tmp_path_factory.mktemp("report")
+    old = os.umask(0o022)
+    try:
+        html = write_report(FIXED, str(folder / "summary.json"), str(folder / "report.html"))
+    finally:
+        os.umask(old)
+    return folder, html
+
+
+def test_report_files_are_self_contained(report, summary):
+    folder, html = report
     page = open(html, encoding="utf-8").read()
-    assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(summary))
+    assert json.loads((folder / "summary.json").read_text()) == json.loads(json.dumps(summary))
     assert page.count("src='data:image/png;base64,") == 5
     assert "http://" not in page and "https://" not in page and "<script" not in page
     assert "rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1, p = 0.002)" in page
@@ -201,15 +214,15 @@ def test_report_files_are_self_contained(tmp_path, summary):
     assert "50.0% <span class=ci>[23.7–76.3]</span>" in page   # red's wins under default
 
 
-def test_report_files_take_their_mode_from_the_umask(tmp_path):
-    old = os.umask(0o022)
+def test_report_files_take_their_mode_from_the_umask(report, tmp_path):
+    folder, _ = report
+    modes = {name: os.stat(folder / name).st_mode & 0o777 for name in ("summary.json", "report.html")}
+    assert modes == {"summary.json": 0o644, "report.html": 0o644}
+    old = os.umask(0o027)
     try:
         write_report(FIXED, str(tmp_path / "summary.json"), str(tmp_path / "report.html"))
-        modes = {name: os.stat(tmp_path / name).st_mode & 0o777 for name in ("summary.json", "report.html")}
-        assert modes == {"summary.json": 0o644, "report.html": 0o644}
-        os.umask(0o027)
-        write_report(FIXED, str(tmp_path / "summary.json"), str(tmp_path / "report.html"))
         assert os.stat(tmp_path / "report.html").st_mode & 0o777 == 0o640
+        assert os.stat(tmp_path / "summary.json").st_mode & 0o777 == 0o640
     finally:
         os.umask(old)
 
