@@ -23,10 +23,12 @@ $(STAMP): pyproject.toml | $(PY)
 play: $(PLAYSTAMP)
 	$(PY) -m game play $(SCENARIO) $(foreach p,$(BOT),--bot $(p))
 
-# -n auto: one pytest worker per core (pytest-xdist); --dist loadfile keeps a file's tests on
-# one worker, so module fixtures (the wheel build, navigation structures) are made once.
+# pytest-xdist: one worker per core and one more, since some tests wait on other processes
+# (pip, a window left open 5 s, a killed run); --dist loadfile keeps a file's tests on one
+# worker, so module fixtures (the wheel build, a shared report) are made once.
+WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP)
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n auto --dist loadfile
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n $(WORKERS) --dist loadfile
 
 bench: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py

@@ -12,7 +12,7 @@ if ROOT not in sys.path:
 
 
 #: The files that take longest, longest first (measured with ``--durations``). They start
-#: first, so that under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``: a file's
+#: first, so that under pytest-xdist (``make test`` runs ``-n <cores + 1> --dist loadfile``: a file's
 #: tests stay on one worker and share its module fixtures) the many short files fill in at the
 #: end and no worker is left with a long file while the other sits idle. Only the order of
 #: the run depends on this list, never a result.
