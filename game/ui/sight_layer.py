@@ -135,38 +135,44 @@ class SightLayer:
             x += font.size(text)[0] + 28
 
     def _key_place(self, camera: Camera, size: tuple[int, int], area: pygame.Rect | None = None) -> pygame.Rect:
-        """Where the key hides the fewest bases (never the viewer): beside the table when
-        the view has room there, else a table corner (top left on a tie), else a place
-        along the table's left or right edge (the middle of a table, between the
-        deployment zones, is often clear when every corner has units in it)."""
-        board = self.sight.board
-        x0, y0 = camera.to_px(0, 0)
-        x1, y1 = camera.to_px(board.width, board.height)
-        w, h = size
-        places = []
-        if area is not None:
-            if x1 + 8 + w <= area.right:
-                places.append((x1 + 8, max(area.y + 4, y0)))
-            if x0 - 8 - w >= area.x:
-                places.append((x0 - 8 - w, max(area.y + 4, y0)))
-        places += [(x0 + 8, y0 + 8), (x1 - 8 - w, y0 + 8), (x0 + 8, y1 - 8 - h), (x1 - 8 - w, y1 - 8 - h)]
-        step = max(12, h // 2)
-        for y in range(round(y0 + 8 + step), round(y1 - 8 - h), step):
-            places += [(x0 + 8, y), (x1 - 8 - w, y)]
-        bases = [(camera.to_px(u.x, u.y), camera.length(u.r) + 8) for u in self.state.units.values() if u.on_table]
+        """Where the key hides the fewest bases, never the viewer (:func:`clear_place`)."""
+        return clear_place(camera, (self.sight.board.width, self.sight.board.height), self.state.units.values(), size,
+                           area, keep=self.state.units[self.viewer])
 
-        me = self.state.units[self.viewer]
 
-        def hidden(i_place):
-            i, place = i_place
-            r = pygame.Rect(round(place[0]), round(place[1]), w, h)
-            mine = r.inflate(2 * camera.length(me.r) + 16, 2 * camera.length(me.r) + 16).collidepoint(camera.to_px(me.x, me.y))
-            outside = area is not None and not area.contains(r)
-            covered = sum(1 for (cx, cy), rad in bases if r.inflate(2 * rad, 2 * rad).collidepoint(cx, cy))
-            return (1000 * mine + 100 * outside + covered, i)
+def clear_place(camera: Camera, table: tuple[float, float], units, size: tuple[int, int],
+                area: pygame.Rect | None = None, keep=None) -> pygame.Rect:
+    """Where a box of ``size`` pixels over the table hides the fewest bases of ``units``
+    (never ``keep``, a unit, nor leaves ``area``): beside the table when the view has room
+    there, else a table corner (top left on a tie), else a place along the table's left or
+    right edge (the middle of a table, between the deployment zones, is often clear when
+    every corner has units in it). The line-of-sight key and the hint list use it."""
+    x0, y0 = camera.to_px(0, 0)
+    x1, y1 = camera.to_px(*table)
+    w, h = size
+    places = []
+    if area is not None:
+        if x1 + 8 + w <= area.right:
+            places.append((x1 + 8, max(area.y + 4, y0)))
+        if x0 - 8 - w >= area.x:
+            places.append((x0 - 8 - w, max(area.y + 4, y0)))
+    places += [(x0 + 8, y0 + 8), (x1 - 8 - w, y0 + 8), (x0 + 8, y1 - 8 - h), (x1 - 8 - w, y1 - 8 - h)]
+    step = max(12, h // 2)
+    for y in range(round(y0 + 8 + step), round(y1 - 8 - h), step):
+        places += [(x0 + 8, y), (x1 - 8 - w, y)]
+    bases = [(camera.to_px(u.x, u.y), camera.length(u.r) + 8) for u in units if u.on_table]
 
-        _i, best = min(enumerate(places), key=hidden)
-        return pygame.Rect(round(best[0]), round(best[1]), w, h)
+    def hidden(i_place):
+        i, place = i_place
+        r = pygame.Rect(round(place[0]), round(place[1]), w, h)
+        mine = keep is not None and r.inflate(2 * camera.length(keep.r) + 16, 2 * camera.length(keep.r) + 16) \
+            .collidepoint(camera.to_px(keep.x, keep.y))
+        outside = area is not None and not area.contains(r)
+        covered = sum(1 for (cx, cy), rad in bases if r.inflate(2 * rad, 2 * rad).collidepoint(cx, cy))
+        return (1000 * mine + 100 * outside + covered, i)
+
+    _i, best = min(enumerate(places), key=hidden)
+    return pygame.Rect(round(best[0]), round(best[1]), w, h)
 
 
 def los_layers(scenario, state: GameState, viewer: str, board=None) -> dict:

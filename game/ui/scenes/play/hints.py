@@ -22,6 +22,7 @@ import pygame
 from game.ui.scenes import ask
 from game.ui.scenes.play.planner import LatestAnswer
 from game.ui.widgets import text as T
+from game.ui.sight_layer import clear_place
 from game.ui.widgets.overlays import label
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,16 +138,9 @@ class HintTool:
             lines = [f"HINT ({name}): nothing to advise"]
         else:
             lines = [f"HINT ({name}), best first (I to hide):"]
-            ys = []
             for i, d in reversed(list(enumerate(answer))):
-                pts = self.targets(d)
-                ys += [p[1] for p in cam.points_px(pts)]
-                self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1)
+                self._arrow(surface, cam, self.targets(d), COLOURS[i % len(COLOURS)], i + 1)
             lines += [f"{i + 1}. {d.reason}  [value {d.score:.2f}]" for i, d in enumerate(answer)]
-            # the list goes where the arrows are not: the bottom when they are in the top half
-            if ys and sum(ys) / len(ys) < view.centery:
-                self._panel(surface, view, lines, bottom=True)
-                return
         self._panel(surface, view, lines)
 
     def _arrow(self, surface, cam, pts, colour, n: int) -> None:
@@ -165,9 +159,10 @@ class HintTool:
         (ax, ay), (bx, by) = px[0], px[1]
         label(surface, str(n), ((ax + bx) / 2, (ay + by) / 2), INK, size=15, bg=colour)   # mid first leg
 
-    def _panel(self, surface, view: pygame.Rect, lines: list[str], bottom: bool = False) -> None:
-        """The list of options, at the top left of the table (or the bottom left, above
-        where a refusal is shown), one boxed line each, wrapped."""
+    def _panel(self, surface, view: pygame.Rect, lines: list[str]) -> None:
+        """The list of options, one boxed line each, wrapped, where it hides the fewest
+        bases (:func:`~game.ui.sight_layer.clear_place`: beside the table when there is
+        room, else a corner or along an edge of the table)."""
         width = min(620, view.width - 40)
         lh = T.font(14, True).get_linesize()
         boxes = []
@@ -176,8 +171,11 @@ class HintTool:
             w = max(T.font(14, True).size(r.strip())[0] for r in rows[:4])
             boxes.append((line, w, lh * len(rows[:4]) + 4))
         total = sum(h + 4 for _l, _w, h in boxes)
-        y = view.bottom - 60 - total if bottom else view.y + 10
+        scene = self.scene
+        place = clear_place(scene.camera, (scene.scenario.width, scene.scenario.height), scene.state.units.values(),
+                            (max(w for _l, w, _h in boxes) + 10, total), view)
+        y = place.y
         for i, (line, w, h) in enumerate(boxes):
             bg = PANEL_BG if i == 0 else tuple(min(255, c + 90) for c in COLOURS[(i - 1) % len(COLOURS)])
-            label(surface, line, (view.x + 10 + (w + 10) / 2, y + h / 2), INK, size=14, bg=bg, max_width=width)
+            label(surface, line, (place.x + (w + 10) / 2, y + h / 2), INK, size=14, bg=bg, max_width=width)
             y += h + 4
