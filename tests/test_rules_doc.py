@@ -120,15 +120,21 @@ def test_every_ruleset_parameter_is_named():
     assert sorted(p for p in params if f"`{p}`" not in text) == []
 
 
-def _table_rows() -> dict[str, str]:
+def _table_cells() -> dict[str, list[str]]:
+    """The parameter table: parameter -> its other cells (default, rules, what it sets)."""
     with open(rules_doc.path(), encoding="utf-8") as fh:
         text = fh.read()
     rows = {}
     for line in text.split("## Every parameter", 1)[1].splitlines():
-        m = re.match(r"^\|\s*`([a-z_]+)`\s*\|\s*([^|]*?)\s*\|", line)
+        m = re.match(r"^\|\s*`([a-z_]+)`\s*\|(.*)\|\s*$", line)
         if m:
-            rows[m.group(1)] = m.group(2)
+            rows[m.group(1)] = [c.strip() for c in m.group(2).split("|")]
     return rows
+
+
+def _table_rows() -> dict[str, str]:
+    """parameter -> its default, as the table gives it."""
+    return {p: cells[0] for p, cells in _table_cells().items()}
 
 
 def test_the_parameter_table_gives_each_default_of_the_ruleset():
@@ -189,13 +195,7 @@ def test_the_parameter_table_names_the_rule_the_engine_gives_each_parameter():
     agree on the rule each parameter belongs to."""
     from game.engine.ruleset import rules_of
 
-    with open(rules_doc.path(), encoding="utf-8") as fh:
-        text = fh.read()
-    rules = {}
-    for line in text.split("## Every parameter", 1)[1].splitlines():
-        m = re.match(r"^\|\s*`([a-z_]+)`\s*\|[^|]*\|\s*([^|]*?)\s*\|", line)
-        if m:
-            rules[m.group(1)] = {r.strip() for r in m.group(2).split(",")}
+    rules = {p: {r.strip() for r in cells[1].split(",")} for p, cells in _table_cells().items()}
     assert len(rules) > 40
     wrong = {p: (rules_of(p), sorted(r)) for p, r in rules.items() if not set(rules_of(p)) <= r}
     assert wrong == {}
