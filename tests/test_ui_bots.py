@@ -24,9 +24,10 @@ from tests.test_ui_sight_combat import thread_spy
 PLACEHOLDER = {"combat": "placeholder"}
 
 
-def open_game(g: Game, tmp_path):
+def open_game(g: Game, tmp_path, handover: bool = True):
+    """The play window on ``g`` (1280x800), after one frame; ``handover``: the hot-seat screen."""
     app = App((1280, 800))
-    app.settings["handover"] = True
+    app.settings["handover"] = handover
     scene = open_play(app, g, str(tmp_path / "table.yaml"))
     app.frame(0.016, flip=False)
     return app, scene

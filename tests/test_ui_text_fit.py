@@ -21,7 +21,7 @@ from game.engine.dice import Dice  # noqa: E402
 from game.engine.game import Game  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.ui import keymap  # noqa: E402
-from game.ui.app import App, open_play  # noqa: E402
+from game.ui.app import App  # noqa: E402
 from game.ui.camera import Camera  # noqa: E402
 from game.ui.scenes import ask  # noqa: E402
 from game.ui.scenes.overlays import WinnerScene  # noqa: E402
@@ -33,6 +33,7 @@ from game.ui.widgets.log_view import LogView  # noqa: E402
 from game.ui.widgets.overlays import label  # noqa: E402
 from game.ui.widgets.panels import Banner  # noqa: E402
 from tests.scripts.builders import game as build_game, unit  # noqa: E402
+from tests.test_ui_bots import key, open_game as open_ui_game  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MAP = os.path.join(HERE, "maps", "default.yaml")
@@ -46,16 +47,8 @@ def datadir(tmp_path, monkeypatch):
     monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(tmp_path / "data"))
 
 
-def open_game(g: Game, tmp_path, size=(1280, 800)):
-    app = App(size)
-    app.settings["handover"] = False
-    scene = open_play(app, g, str(tmp_path / "table.yaml"))
-    app.frame(0.016, flip=False)
-    return app, scene
-
-
-def key(app, command):
-    app.dispatch(keymap.PLAY.key_event(command))
+def open_game(g: Game, tmp_path):
+    return open_ui_game(g, tmp_path, handover=False)
 
 
 def px(scene, x, y):
