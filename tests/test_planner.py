@@ -185,9 +185,9 @@ def test_calibration_tool_times_rollouts_inside_the_turn():
     from game.bots.planner import portfolio
     from tools import calibrate_planner
 
-    before = portfolio.Searcher.score
+    before = (portfolio.Searcher.score, portfolio.Searcher.screen)
     rows = calibrate_planner.measure("default", "planner:250ms", 1, [1])
-    assert portfolio.Searcher.score is before          # the meter is taken off again
+    assert (portfolio.Searcher.score, portfolio.Searcher.screen) == before   # the meter is taken off again
     assert rows and all(r["steps"] >= 1 and r["rollouts"] >= 1 for r in rows)
     assert all(0 < r["rollout"] <= r["turn"] and 0 < r["rollout_cpu"] <= r["turn_cpu"] + 0.01 for r in rows)
     s = calibrate_planner.summary(rows)

@@ -36,7 +36,9 @@ from game.engine.scenario import load_scenario  # noqa: E402
 
 
 class _Meter:
-    """Rollout seconds and decisions, accumulated by a wrapped ``Searcher.score``."""
+    """Rollout seconds and decisions (a replayed action counts ``REPLAYED`` of one, as the
+    budget does), accumulated by the wrapped ``Searcher.score`` and ``Searcher.screen``
+    (a screening counts as a rollout)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
@@ -46,19 +48,21 @@ class _Meter:
 
     def install(self):
         meter = self
-        orig = portfolio.Searcher.score
+        orig = (portfolio.Searcher.score, portfolio.Searcher.screen)
 
-        def score(self, *a, **k):
-            s0, u0, t0, c0 = self.steps, self.used, time.perf_counter(), time.process_time()
-            try:
-                return orig(self, *a, **k)
-            finally:
-                meter.seconds += time.perf_counter() - t0
-                meter.cpu += time.process_time() - c0
-                meter.steps += self.steps - s0
-                meter.rollouts += self.used - u0
+        def wrap(method):
+            def timed(self, *a, **k):
+                s0, u0, t0, c0 = self.steps, self.used + self.screens, time.perf_counter(), time.process_time()
+                try:
+                    return method(self, *a, **k)
+                finally:
+                    meter.seconds += time.perf_counter() - t0
+                    meter.cpu += time.process_time() - c0
+                    meter.steps += self.steps - s0
+                    meter.rollouts += self.used + self.screens - u0
+            return timed
 
-        portfolio.Searcher.score = score
+        portfolio.Searcher.score, portfolio.Searcher.screen = wrap(orig[0]), wrap(orig[1])
         return orig
 
 
@@ -99,7 +103,7 @@ def measure(map_name: str, bot: str, turns: int, seeds: list[int]) -> list[dict]
                                  "rollout": meter.seconds - r0, "rollout_cpu": meter.cpu - c0,
                                  "steps": meter.steps - s0, "rollouts": meter.rollouts - n0})
     finally:
-        portfolio.Searcher.score = orig
+        portfolio.Searcher.score, portfolio.Searcher.screen = orig
     return rows
 
 

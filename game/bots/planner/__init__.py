@@ -102,7 +102,7 @@ class PlannerBot:
         if why:
             d = Decision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         elif self._search is not None and d.unit:
-            d = Decision(d.action, f"{d.reason} (the utility choice; plan {self._search.best.mean:+.1f})",
+            d = Decision(d.action, f"{d.reason} (the utility choice; plan {self._search.best.value:+.1f})",
                          unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         return d
 
@@ -131,14 +131,19 @@ class PlannerBot:
         n = len(plan.values)
         left = s.now.turns_left
         clock = f"{left} turn{'s' if left != 1 else ''} left" if left < 99 else "no turn limit"
+        parts = [f"{what}: {_score_text(s.now)} with {clock}"]
+        if not n:
+            # Screened only (its own turn played once): nothing was worth whole rollouts.
+            tried = f"{len(s.scored) - 1} changes screened, none better" if not plan.plan else "screened only"
+            parts.append(f"worth {plan.value:+.1f} after its turn ({tried})")
+            return "; ".join(parts)
         mine_now = s.now.held[0]
         gain = plan.share(lambda v: v.held[0] > mine_now)
         ahead = plan.share(lambda v: v.held[0] > v.held[1])
         lose = plan.share(lambda v: v.lost[0] > s.now.lost[0])
-        parts = [f"{what}: {_score_text(s.now)} with {clock}"]
-        if plan.plan:
+        if plan.plan and base.values:
             parts.append(f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
-                         f"{n} samples each, {s.rollouts} rollouts)")
+                         f"{n} samples each, {s.rollouts} rollouts, {s.screens} screened)")
         else:
             parts.append(f"worth {plan.mean:+.1f} ({n} samples; {len(s.scored) - 1} changes tried, none better)")
         parts.append(f"holds more tokens in {gain:.0%} of samples, ahead on treasure in {ahead:.0%}, "
@@ -159,6 +164,8 @@ class PlannerBot:
         out: list[Decision] = []
         seen = set()
         for plan in s.scored:
+            if not plan.values and s.searcher is not None:
+                s.searcher.score(plan.plan, into=plan)   # advise is not on the clock: every sample
             policy = GoalPolicy(plan.plan, self.base, self.cautious)
             d = policy.choose(view)
             key = repr(d.action)

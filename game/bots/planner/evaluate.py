@@ -45,8 +45,13 @@ ROUT_RISK = 0.05
 STATUS_SHARE = {"staggered": 0.1, "dazed": 0.35, "stunned": 0.6}
 #: Share of a carrier's token at stake when Engaged (two foes on it: all of it).
 PINNED = 0.4
-#: Share of a token's points for being first in the race to a free token.
+#: Share of a token's points for being first in the race to a free token, and what each
+#: turn of waiting for it leaves of that (a token won sooner is surer, and a step nearer
+#: counts).
 RACE = 0.45
+RACE_DECAY = 0.8
+#: Share of that left when an opposing unit can deny the pick-up (U6) before it happens.
+DENIED = 0.35
 #: Share of a carrier's token an enemy in Engage reach next turn puts at risk.
 CARRIER_RISK = 0.5
 #: Runs within which a hunter still counts against a carrier.
@@ -133,60 +138,103 @@ def evaluate(game, side: str) -> Value:
 
 
 def _race(game, side: str, left: int) -> float:
-    """Who gets to each free token first, in Runs of its next turns (ours come first)."""
+    """Who picks up each free token first (U6), counted in turns from the side's next one
+    (the rollouts end there): a picker in contact picks up at its next upkeep, one a Run
+    away the upkeep after, and so on, unless an opposing unit has come within the denial
+    range before that upkeep. Both sides' pickers and deniers (any unit, Animals too) are
+    timed; a pick-up the other side can deny in time keeps :data:`DENIED` of it. The sooner, the more it is
+    worth (:data:`RACE_DECAY` a turn); a pick-up after the last turn (T1) is worth nothing.
+    Distances are base edge to token edge, plus the height to climb (a roof token is a
+    climb away, not a step)."""
     st, rs = game.state, game.rs
-    if left <= 0:
-        return 0.0
     mult = float(rs.run_multiplier)
     contact = float(rs.contact_tolerance)
+    lim = float(rs.treasure_denial_range)
+    free_h = float(rs.free_height)
     neutral = game.neutral_id
-    total = 0.0
+    board = game.board
     ctx = game.ctx
+    # Whose turn comes next (a rollout ends before the side's own turn, a screening
+    # before the opponent's), and how many turns each side has left (T1).
+    me = game.warband_player(side)
+    cur = st.player
+    me_next = cur == me or (cur == 0 and me == 1)
+    off_me, off_them = (0, 1) if me_next else (1, 0)
+
+    def turns_of(p: int) -> int:
+        return left + 1 if (p == 1 and cur == 1) or (p == 2 and cur in (1, 2)) else left
+
+    my_turns = turns_of(me)
+    their_turns = turns_of(3 - me)
+    movers = []   # (unit, mine, Run inches or 0, may pick up, height)
+    for u in st.units.values():
+        if not u.active:
+            continue
+        status = next_status(u.status)
+        run = 0.0
+        if not u.engaged_with and status != "stunned":
+            slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
+            run = float(u.stats.get("move", 0)) * slow * mult
+        picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
+        movers.append((u, u.warband == side, run, picker, board.height_at(u.x, u.y)))
+    total = 0.0
     for tok in st.treasure.values():
         if tok.carried_by:
             continue
-        best = {True: math.inf, False: math.inf}
-        blocked = {True: _denied(game, tok, side, True), False: _denied(game, tok, side, False)}
-        for u in st.units.values():
-            if not u.active or u.warband == neutral or u.engaged_with or not can_pick_up(ctx, u):
+        tz = board.height_at(tok.x, tok.y)
+        pick = {True: math.inf, False: math.inf}    # turns until a picker touches it
+        runs = {True: math.inf, False: math.inf}    # the same in Runs, unrounded (the decay)
+        deny = {True: math.inf, False: math.inf}    # turns until a unit of that side denies it
+        for u, mine, run, picker, uz in movers:
+            dz = abs(tz - uz)
+            climb = dz if dz > free_h else 0.0
+            g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r)
+            if u.warband == neutral:
+                if board.distance(u, tok) <= lim + 1e-9:
+                    deny[True] = deny[False] = 0   # the Neutrals deny both sides (U6)
                 continue
-            status = next_status(u.status)
-            if status == "stunned":
-                continue
-            slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
-            move = float(u.stats.get("move", 0)) * slow * mult
-            if move <= 0:
-                continue
-            g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r - contact)
-            turns = math.ceil(g / move) if g > 0 else 0
-            mine = u.warband == side
-            if not blocked[mine]:
-                best[mine] = min(best[mine], turns)
-        me, them = best[True], best[False]
-        if me == math.inf and them == math.inf:
-            continue
-        if me > left and them > left:
-            continue
-        if me <= them:   # our turn comes first: a tie is ours
-            total += RACE * TOKEN * (1.0 if them > me else 0.5)
-        else:
-            total -= RACE * TOKEN
+            if board.distance(u, tok) <= lim + 1e-9:
+                deny[mine] = 0
+            elif run > 0:
+                deny[mine] = min(deny[mine], math.ceil((max(0.0, g - lim) + climb) / run))
+            if picker:
+                need = max(0.0, g - contact) + climb
+                if need <= 1e-9:
+                    pick[mine] = 0
+                    runs[mine] = 0.0
+                elif run > 0:
+                    pick[mine] = min(pick[mine], math.ceil(need / run))
+                    runs[mine] = min(runs[mine], need / run)
+        a, b = pick[True], pick[False]
+        # On a time line of half-turns (1 = the next turn): a picker that needs ``a`` turns
+        # picks up at the upkeep of its side's turn a+1 unless a foe arrived within the
+        # denial range before that; a denier that needs ``e`` turns arrives at its side's
+        # turn e (0: there now). The first to pick up gets it.
+        mine_in = a < math.inf and a + 1 <= my_turns
+        theirs_in = b < math.inf and b + 1 <= their_turns
+        t_mine = 2 * a + 1 + off_me if mine_in else math.inf
+        t_theirs = 2 * b + 1 + off_them if theirs_in else math.inf
+        if mine_in and t_mine <= t_theirs:
+            arrive = 2 * deny[False] - 1 + off_them
+            total += RACE * TOKEN * RACE_DECAY ** runs[True] * _kept(arrive, t_mine, deny[False] == 0)
+        elif theirs_in:
+            arrive = 2 * deny[True] - 1 + off_me
+            total -= RACE * TOKEN * RACE_DECAY ** runs[False] * _kept(arrive, t_theirs, deny[True] == 0)
     return total
 
 
-def _denied(game, tok, side: str, mine: bool) -> bool:
-    """Is ``tok`` denied now (U6) to ``side`` (``mine``) or to its opponents: a unit of the
-    other sides within ``treasure_denial_range`` (the board's G1 distance)?"""
-    st, rs = game.state, game.rs
-    lim = float(rs.treasure_denial_range)
-    for o in st.units.values():
-        if not o.active or (o.warband == side) == mine:
-            continue
-        if not mine and o.warband == game.neutral_id:
-            continue
-        if game.board.distance(o, tok) <= lim + 1e-9:
-            return True
-    return False
+def _kept(deny_at: float, pick_at: float, there: bool) -> float:
+    """What a pick-up at half-turn ``pick_at`` keeps of its worth when the other side can
+    deny it (U6) from half-turn ``deny_at``: a denier ``there`` now leaves :data:`DENIED`
+    of it; one that must still get there (and may be stopped, or be wanted elsewhere)
+    takes half as much; arriving in the very turn before the pick-up, half again; too
+    late, nothing."""
+    if deny_at >= pick_at:
+        return 1.0
+    share = 1.0 if there else 0.5
+    if deny_at >= pick_at - 1:
+        share *= 0.5
+    return 1.0 - (1.0 - DENIED) * share
 
 
 def _carriers(game, side: str, left: int) -> float:

@@ -207,3 +207,71 @@ def move_towards(sense: Sense, u, point: tuple[float, float], why: str) -> Decis
             verb = "runs" if kind == "run" else "moves"
             return Decision(action, f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}], {why}", unit=u.id)
     return None
+
+
+#: Unit actions a goal replaces (the rest of a unit's turn, its shots and blows, is replayed).
+GOAL_KINDS = ("engage", "move", "run", "reload")
+
+
+class ReplayPolicy:
+    """A screening's policy: the utility plan's own turn (``script``, its decisions in
+    order, as played on the same dice) replayed, with the units of ``plan`` pursuing their
+    goals instead (:class:`GoalPolicy`) when their turn to move comes. A scripted action the
+    rules refuse now (the changed unit stands in the way) is skipped and that unit decides
+    afresh, as the utility bot would. ``decided`` counts the decisions computed, the rest
+    are replays (a legality question and ``Game.apply``)."""
+
+    def __init__(self, plan: dict[str, Goal], script: list[Decision], base: UtilityBot, cautious: UtilityBot):
+        self.goals = GoalPolicy(plan, base, cautious)
+        self.plan = plan
+        self.script = list(script)
+        self.at = 0
+        self.decided = 0
+        self.replayed = 0
+        self.name = "planner-screen"
+
+    def choose(self, view) -> Decision:
+        if view.pending is None:
+            phase = view.state.phase
+            while self.at < len(self.script):
+                d = self.script[self.at]
+                kind = next(iter(d.action))
+                if d.unit in self.plan and kind in GOAL_KINDS:
+                    self.at += 1   # the goal's unit moves by its goal (below)
+                    continue
+                if d.unit is None and kind in ("end_phase", "end_step") and phase in ("engage", "move"):
+                    # The goal units that have not acted in this phase act before it ends.
+                    goal_d = self._goal(view)
+                    if goal_d is not None:
+                        return goal_d
+                if view.why_illegal(d.action) is None:
+                    self.at += 1
+                    self.replayed += 1
+                    return d
+                self.at += 1
+                if d.unit is not None:
+                    break      # that unit decides afresh
+        self.decided += 1
+        return self.goals.choose(view)
+
+    def _goal(self, view) -> Decision | None:
+        side = UtilityBot._side(view)
+        if side is None:
+            return None
+        sense = Sense(view, side, self.goals.base.personality, self.goals.base.book)
+        kinds = set(view.legal_action_kinds())
+        done = acted_now(view)
+        for u in sorted(sense.mine, key=lambda u: view.unit_order(u.id)):
+            goal = self.plan.get(u.id)
+            if goal is None or u.id in done or not can_act(u):
+                continue
+            self.decided += 1
+            if "engage" in kinds and goal.kind == "engage":
+                d = self.goals._engage(sense)
+                if d is not None and d.unit == u.id:
+                    return d
+            if "move" in kinds:
+                d = self.goals.pursue(sense, u, goal)
+                if d is not None:
+                    return d
+        return None

@@ -2,11 +2,14 @@
 
 A plan gives some of the side's units a :class:`~game.bots.planner.goals.Goal`; the units
 without one play as the utility bot would, so the empty plan *is* the utility bot's
-choice. :func:`search` scores the empty plan, then each one-unit change to it (the goals
-:func:`candidates` proposes, the likeliest to matter first), then, while the budget lasts,
-the best plan with one more unit changed (hill climbing, one unit at a time). Every plan
-is scored by the same ``samples`` rollouts (common random numbers, :mod:`rollout`); the
-budget is counted in rollouts, so the same seed gives the same choice on any machine.
+choice. :class:`Searcher` screens the empty plan and each one-unit change to it (the goals
+:func:`candidates` proposes, the likeliest to matter first) by playing the side's own turn
+once (a screening: half a rollout's cost, so twice the changes are looked at), then scores
+the best screened changes and the empty plan on ``samples`` whole rollouts each (the
+turn and the opponent's reply), then, while the budget lasts, the best plan with one more
+unit changed (hill climbing, one unit at a time). Every plan is played on the same dice
+(common random numbers, :mod:`rollout`); the budget is counted in decisions played, so
+the same seed gives the same choice on any machine.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from game.bots.planner.evaluate import Value, evaluate
-from game.bots.planner.goals import Goal, GoalPolicy, can_act
+from game.bots.planner.goals import Goal, GoalPolicy, ReplayPolicy, can_act
 from game.bots.planner.rollout import rollout, sample_seed
 from game.bots.sense import Sense, gap, next_status
 from game.bots.utility import UtilityBot
@@ -26,8 +29,18 @@ MAX_CANDIDATES = 30
 PER_UNIT = 5
 #: Screened plans that get every sample.
 FINALISTS = 2
+#: A whole rollout's cost in screenings, before one is measured (the reply turn about
+#: doubles it).
+REPLY_COST = 2.2
+#: A replayed action's cost in decisions (a legality question and ``Game.apply``; a
+#: decision is dominated by the reachable area and its path plans).
+REPLAYED = 0.15
+#: A replayed screening's cost, as a share of the first screening, until one is measured.
+REPLAYED_GUESS = 0.3
+#: Share of the budget the screenings may use (the rest is for whole rollouts).
+SCREEN_SHARE = 0.55
 #: Points a change must gain over the plan it changes (see :func:`better`).
-MIN_GAIN = 1.5
+MIN_GAIN = 0.5
 
 
 @dataclass
@@ -35,11 +48,21 @@ class Scored:
     """A plan and what its samples gave."""
 
     plan: dict[str, Goal]
-    values: list[Value] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)    # whole rollouts (turn and reply)
+    screen: Value | None = None                           # the screening (own turn only)
 
     @property
     def mean(self) -> float:
         return statistics.fmean(v.total for v in self.values) if self.values else -math.inf
+
+    @property
+    def value(self) -> float:
+        """The whole rollouts' mean, else the screening's value."""
+        return self.mean if self.values else self.screened
+
+    @property
+    def screened(self) -> float:
+        return self.screen.total if self.screen is not None else -math.inf
 
     def share(self, test) -> float:
         return sum(1 for v in self.values if test(v)) / len(self.values) if self.values else 0.0
@@ -57,6 +80,8 @@ class Search:
     rollouts: int
     candidates: int
     names: dict[str, str] = field(default_factory=dict)
+    screens: int = 0
+    searcher: "Searcher | None" = field(default=None, repr=False, compare=False)
 
     @property
     def best(self) -> Scored:
@@ -145,6 +170,34 @@ class Searcher:
         self.player = view.player
         self.key = f"{view.seed}:{view.state.turn}:{view.state.player}:{len(view.log)}"
         self.mover = None
+        self.screens = 0       # screenings played
+        self.script = None     # the utility plan's own turn, as screened
+        self.first_screen = 0.0
+        self.screen_steps = 0  # decisions played in them
+
+    def screen(self, plan: dict[str, Goal]) -> Scored:
+        """Play the side's own turn by ``plan`` once (sample 0's dice) and value it: the
+        utility plan's turn is played and kept (its script), a change replays that script
+        with the changed units pursuing their goals (:class:`ReplayPolicy`), at
+        :data:`REPLAYED` of a decision's cost a replayed action."""
+        s = Scored(dict(plan))
+        game = self.view.sandbox(sample_seed(self.key, 0))
+        if not plan or self.script is None:
+            record: list = []
+            r = rollout(game, self.player, self.side, GoalPolicy(s.plan, self.base, self.cautious), self.reply,
+                        with_reply=False, record=record)
+            cost = float(r.steps)
+            if not plan:
+                self.script = record
+        else:
+            policy = ReplayPolicy(s.plan, self.script, self.base, self.cautious)
+            r = rollout(game, self.player, self.side, policy, self.reply, with_reply=False)
+            cost = r.steps - policy.replayed + REPLAYED * policy.replayed
+        s.screen = r.value
+        self.screens += 1
+        self.screen_steps += cost
+        self.steps += cost
+        return s
 
     def score(self, plan: dict[str, Goal], samples: int | None = None, into: Scored | None = None) -> Scored:
         """Score ``plan`` on samples ``len(into.values)`` .. ``samples - 1`` (the same dice
@@ -159,74 +212,89 @@ class Searcher:
             self.steps += r.steps
         return s
 
-    def affords(self, rollouts: int) -> bool:
-        """Would ``rollouts`` more rollouts (at the mean cost so far) fit in the budget?"""
-        per = self.steps / self.used if self.used else 0.0
-        return self.steps + per * rollouts <= self.budget
+    def affords(self, rollouts: int, screens: int = 0, share: float = 1.0) -> bool:
+        """Would ``rollouts`` more rollouts and ``screens`` more screenings fit in ``share``
+        of the budget? Costs are the means so far; before any is measured, a rollout costs
+        :data:`REPLY_COST` times the first screening (the utility plan's whole turn) and a
+        replayed screening :data:`REPLAYED_GUESS` of it."""
+        first = self.first_screen
+        screen = (self.screen_steps - first) / (self.screens - 1) if self.screens > 1 else REPLAYED_GUESS * first
+        per = self.steps_in_rollouts / self.used if self.used else REPLY_COST * first
+        return self.steps + per * rollouts + screen * screens <= self.budget * share
+
+    @property
+    def steps_in_rollouts(self) -> int:
+        return self.steps - self.screen_steps
 
     def run(self) -> Search:
-        """Screen every candidate on one sample (likeliest first, while the budget lasts,
-        keeping enough for the rest), give the best few and the utility plan all the samples,
-        then hill-climb: the best plan with one more unit changed."""
+        """Screen the utility plan and every candidate (likeliest first, while
+        :data:`SCREEN_SHARE` of the budget lasts), hill-climb on screenings (the best
+        change with one more unit changed), then give the utility plan and the best
+        :data:`FINALISTS` screened plans whole rollouts: the best by :func:`better` wins."""
         view = self.view
         sense = Sense(view, self.side, self.base.personality, self.base.book)
         now = evaluate_view(view, self.side)
         cands = candidates(sense, now.turns_left)
-        extra = self.samples - 1
-        reserve = extra * (FINALISTS + 1) + self.samples
-        base = self.score({}, 1)
+        base = self.screen({})
+        self.first_screen = self.screen_steps
         done = {base.key(): base}
         singles: list[Scored] = []
         for _, goal in cands:
-            if not self.affords(1 + reserve):
+            if not self.affords(0, 1, SCREEN_SHARE):
                 break
-            s = self.score({goal.unit: goal}, 1)
+            s = self.screen({goal.unit: goal})
             if s.key() not in done:
                 done[s.key()] = s
                 singles.append(s)
-        if singles:
-            # The utility plan's other samples matter only against a change (with none
-            # screened, the smallest budgets stop at one rollout: the utility choice).
-            self.score({}, into=base)
-        finalists = sorted(singles, key=lambda s: -s.mean)[:FINALISTS]
-        for s in finalists:
-            if self.affords(extra):
-                self.score(s.plan, into=s)
-        full = [s for s in done.values() if len(s.values) >= self.samples]
-        best = base
-        for s in sorted(full, key=lambda s: -s.mean):
-            if better(s, best):
-                best = s
-                break
-        # Hill climbing: add to the best plan one more unit's change, among the good singles.
-        good = sorted((s for s in singles if s.mean > base.mean and s is not best), key=lambda s: -s.mean)
-        for s in good:
-            if not best.plan or not self.affords(self.samples):
+        # Hill climbing on screenings: the best change with one more unit's change added,
+        # among the good ones, while it gains.
+        good = sorted((s for s in singles if s.screened >= base.screened + MIN_GAIN), key=lambda s: -s.screened)
+        climb = good[0] if good else None
+        for s in good[1:]:
+            if not self.affords(0, 1, SCREEN_SHARE):
                 break
             (unit, goal), = s.plan.items()
-            if unit in best.plan:
+            if unit in climb.plan:
                 continue
-            trial = self.score({**best.plan, unit: goal})
+            trial = self.screen({**climb.plan, unit: goal})
             if trial.key() in done:
                 continue
             done[trial.key()] = trial
-            if better(trial, best):
-                best = trial
+            if trial.screened >= climb.screened + MIN_GAIN:
+                climb = trial
+        # Whole rollouts (the reply too) for the utility plan and the best screened plans,
+        # as many samples as the budget allows; with none affordable, the screening decides.
+        finalists = ([climb] if climb is not None and len(climb.plan) > 1 else []) + good
+        finalists = finalists[:FINALISTS]
+        best = base
+        if finalists:
+            samples = next((k for k in range(self.samples, 0, -1) if self.affords(k * 2)), 0)
+            if samples:
+                self.score({}, samples, into=base)
+                for s in finalists:
+                    if self.affords(samples):
+                        self.score(s.plan, samples, into=s)
+                for s in sorted((s for s in finalists if s.values), key=lambda s: -s.mean):
+                    if better(s, best):
+                        best = s
+                        break
+            else:
+                best = finalists[0]
         # Plans scored on every sample first (best first), then those only screened.
-        scored = sorted(done.values(), key=lambda s: (s is not best, len(s.values) < self.samples, -s.mean,
-                                                      len(s.plan), s.key()))
+        scored = sorted(done.values(), key=lambda s: (s is not best, len(s.values) < self.samples,
+                                                      -(s.mean if s.values else s.screened), len(s.plan), s.key()))
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
-        return Search(self.side, self.player, now, scored, self.used, len(cands), names)
+        return Search(self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self)
 
 
 def better(a: Scored, b: Scored) -> bool:
     """Does plan ``a`` beat plan ``b``: by :data:`MIN_GAIN` points on average over the
-    same samples, and no worse in any one (the dice are common to both)?"""
+    same samples (the dice are common to both, so the difference is the plan's)?"""
     n = min(len(a.values), len(b.values))
     if n == 0:
         return False
     diffs = [a.values[i].total - b.values[i].total for i in range(n)]
-    return min(diffs) >= 0 and sum(diffs) / n >= MIN_GAIN
+    return sum(diffs) / n >= MIN_GAIN
 
 
 def evaluate_view(view, side: str) -> Value:
