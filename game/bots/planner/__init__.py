@@ -24,7 +24,7 @@ import re
 
 from game.bots.base import Decision
 from game.bots.planner.evaluate import Value, evaluate
-from game.bots.planner.goals import Goal, GoalPolicy
+from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
 from game.bots.planner.portfolio import Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
@@ -98,7 +98,9 @@ class PlannerBot:
         if not mine or self._key != (st.turn, st.player):
             return self.base.choose(view)
         d = self._policy.choose(view)
-        why = self._why.get(d.unit or "")
+        # The plan's reason goes with the goal's own action (an Engage, a move), not with
+        # the unit's later shots and blows, which are the utility bot's.
+        why = self._why.get(d.unit or "") if next(iter(d.action), None) in GOAL_KINDS else None
         if why:
             d = Decision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         elif self._search is not None and d.unit:
