@@ -15,6 +15,7 @@ from game.sim.study import parse_bots
 from tools.puzzles import load_puzzle, puzzle_paths, solve, start
 
 PUZZLES = puzzle_paths()
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -79,6 +80,73 @@ def test_evaluation_weighs_the_clock_and_the_result():
     g.state.winner, g.state.end_reason = "blue", "test"
     over = evaluate(g, "red")
     assert over.over and over.won is False and over.terms["result"] == -WIN
+
+
+def test_race_counts_the_climb_and_the_steps_nearer():
+    # The Hound race puzzle, blue to act: move the blue Swordsman about near t-north.
+    g = _puzzle_game("hound-race.yaml")
+    sword, tok = g.state.units["blue-sword"], g.state.treasure["t-north"]
+    for uid in ("red-captain", "red-sword-1", "red-sword-2", "blue-hound", "blue-captain"):
+        g.state.units[uid].x, g.state.units[uid].y = (34.0, 34.0) if uid.startswith("blue") else (2.0, 34.0)
+    values = []
+    for gap in (8.0, 5.0, 2.0):
+        sword.x, sword.y = tok.x + tok.r + sword.r + gap, tok.y
+        values.append(evaluate(g, "blue").terms["race"])
+    assert 0 < values[0] < values[1] < values[2]      # a step nearer counts, within one Run too
+    # A token on a roof is a climb away: standing below it is not standing at it.
+    assert _race_at("t-roof-n", (7.5, 11.5)) < _race_at("t-roof-n", (7.5, 4.5))
+
+
+def _race_at(tid: str, at: tuple[float, float]) -> float:
+    """The race term for north on maps/mirror.yaml with one token left, at ``at``, and the
+    north Sergeant on the ground 3.5" from it (t-roof-n's roof is 3" high)."""
+    from game.bots.driver import bot_scenario
+    from game.engine.game import Game
+    from game.engine.scenario import load_scenario
+
+    g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps", "mirror.yaml"))))
+    st = g.state
+    for t in list(st.treasure):
+        if t != tid:
+            del st.treasure[t]
+    tok = st.treasure[tid]
+    tok.x, tok.y = at
+    for i, u in enumerate(st.units.values()):
+        u.x, u.y = (1.0 + 1.5 * i, 35.0) if u.warband == "south" else (1.0 + 1.5 * i, 1.0)
+    sgt = st.units["north-sergeant"]
+    sgt.x, sgt.y = 7.5, at[1] - 3.5
+    assert g.board.height_at(sgt.x, sgt.y) == 0
+    return evaluate(g, "north").terms["race"]
+
+
+def test_a_denier_at_the_token_takes_it_away_and_one_on_its_way_less():
+    g = _puzzle_game("hound-race.yaml")       # red's Swordsmen reach t-mid first
+    hound, tok = g.state.units["blue-hound"], g.state.treasure["t-mid"]
+    far = evaluate(g, "blue").terms["race"]
+    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 12.0     # a Run from the denial range
+    coming = evaluate(g, "blue").terms["race"]
+    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 1.0      # within it
+    there = evaluate(g, "blue").terms["race"]
+    assert far < coming < there
+
+
+def test_screening_replays_the_utility_turn_with_the_changed_unit_alone():
+    from game.bots.planner.goals import Goal
+    from game.bots.planner.portfolio import Searcher
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    v = view(g, 2)
+    se = Searcher(v, "blue", bot.base, bot.cautious, bot.reply, bot.steps, bot.samples)
+    base = se.screen({})
+    assert se.script and all(d.unit in (None, "blue-hound", "blue-sword", "blue-captain") for d in se.script)
+    again = se.screen({})
+    assert again.screen.total == base.screen.total            # the same dice, the same turn
+    first_cost = se.first_screen = se.screen_steps / 2
+    changed = se.screen({"blue-hound": Goal("deny", "blue-hound", "t-mid")})
+    assert changed.screen.total != base.screen.total
+    assert se.screen_steps - 2 * first_cost < first_cost       # a replay costs less than playing the turn
+    assert g.state.units["blue-hound"].x == 18 and g.state.units["blue-hound"].y == 31   # on a copy
 
 
 # --- playing ---------------------------------------------------------------------------------

@@ -22,10 +22,22 @@ def _games(path) -> list[str]:
     return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in recs)
 
 
+#: The planner on the cluster (issue 21): its budget is counted in decisions, not read off
+#: a clock, so a worker on another machine plays the very game the pool plays.
+PLANNER = [DUEL, "--turn-limit", "2", "--games", "1", "--swap", "--bots", "planner:250ms,utility"]
+
+
 def test_local_cluster_gives_the_same_games_as_the_pool(tmp_path, capsys):
     assert main(["simulate", *ARGS, "--workers", "2", "--out", str(tmp_path / "pool")]) == 0
+    assert main(["simulate", *PLANNER, "--workers", "2", "--out", str(tmp_path / "pool-planner")]) == 0
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         assert main(["simulate", *ARGS, "--cluster", cluster.scheduler_address, "--out", str(tmp_path / "dask")]) == 0
+        assert main(["simulate", *PLANNER, "--cluster", cluster.scheduler_address,
+                     "--out", str(tmp_path / "dask-planner")]) == 0
+    planned = _games(tmp_path / "dask-planner")
+    assert len(planned) == 2 and planned == _games(tmp_path / "pool-planner")
+    assert all(json.loads(r)["illegal"] == 0 for r in planned)
+    assert {tuple(sorted(json.loads(r)["bots"])) for r in planned} == {("planner:250ms", "utility")}
     pool, dask = _games(tmp_path / "pool"), _games(tmp_path / "dask")
     assert len(pool) == 12 and pool == dask
     logs = sorted(p.relative_to(tmp_path / "dask") for p in (tmp_path / "dask" / "logs").rglob("*.yaml"))

@@ -138,14 +138,15 @@ def evaluate(game, side: str) -> Value:
 
 
 def _race(game, side: str, left: int) -> float:
-    """Who picks up each free token first (U6), counted in turns from the side's next one
-    (the rollouts end there): a picker in contact picks up at its next upkeep, one a Run
-    away the upkeep after, and so on, unless an opposing unit has come within the denial
-    range before that upkeep. Both sides' pickers and deniers (any unit, Animals too) are
-    timed; a pick-up the other side can deny in time keeps :data:`DENIED` of it. The sooner, the more it is
-    worth (:data:`RACE_DECAY` a turn); a pick-up after the last turn (T1) is worth nothing.
-    Distances are base edge to token edge, plus the height to climb (a roof token is a
-    climb away, not a step)."""
+    """Who picks up each free token first (U6), on a time line of half-turns from the next
+    turn, whoever's it is (a rollout ends before the side's own turn, a screening before
+    the opponent's): a picker that needs ``a`` Runs picks up at the upkeep of its side's
+    turn a+1 if that comes before the turn limit (T1); the first pick-up gets the token,
+    the sooner the more it is worth (:data:`RACE_DECAY` a Run, unrounded: a step nearer
+    counts). A denier of the other side (any unit, Animals too) within the denial range
+    before that upkeep takes some of it away (:func:`_kept`); the Neutrals at a token deny
+    both sides. Distances are base edge to token edge, plus the height to climb (a roof
+    token is a climb away, not a step)."""
     st, rs = game.state, game.rs
     mult = float(rs.run_multiplier)
     contact = float(rs.contact_tolerance)
@@ -158,7 +159,7 @@ def _race(game, side: str, left: int) -> float:
     # before the opponent's), and how many turns each side has left (T1).
     me = game.warband_player(side)
     cur = st.player
-    me_next = cur == me or (cur == 0 and me == 1)
+    me_next = cur == me
     off_me, off_them = (0, 1) if me_next else (1, 0)
 
     def turns_of(p: int) -> int:

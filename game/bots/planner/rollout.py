@@ -38,30 +38,24 @@ def sample_seed(base: str, i: int) -> int:
 def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True,
             record: list | None = None) -> Sample:
     """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
-    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that. The
-    Neutrals' turn (U1) between the two, when they act, is played too: the reply is the
-    opponent's own turn, whichever comes first. ``with_reply=False`` stops when the side's
-    own turn ends (a screening: half the cost, the value then weighs the threats).
-    ``record`` gets the side's decisions of its own turn, in order."""
+    for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that.
+    ``with_reply=False`` stops when the side's own turn ends (a screening: about half the
+    cost; the value then weighs the threats). ``record`` gets the side's decisions of its
+    own turn, in order."""
     start = (game.state.turn, game.state.player)
-    opponent = 3 - player
-    bots = with_neutrals({player: policy, opponent: reply})
+    bots = with_neutrals({player: policy, 3 - player: reply})
     steps = refused = 0
     mine_done = False
-    reply_turn = None
     while not game.is_over() and steps < MAX_STEPS:
         now = (game.state.turn, game.state.player)
-        if not mine_done and now != start:
-            mine_done = True
-            if not with_reply:
+        if now != start:
+            if not mine_done:
+                if not with_reply:
+                    break
+                mine_done = True
+                start_reply = now
+            elif now != start_reply:
                 break
-        if mine_done:
-            if reply_turn is None and game.state.player == opponent:
-                reply_turn = now
-            elif reply_turn is not None and now != reply_turn:
-                break
-            elif reply_turn is None and game.state.player == player:
-                break   # no reply turn came (none to play)
         who = game.turn_player()
         bot = bots.get(who)
         if bot is None:
