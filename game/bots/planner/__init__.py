@@ -159,22 +159,23 @@ class PlannerBot:
         starts alike is left out), the first is the best plan's (what ``choose`` plays).
         When a plan's first action ends a phase or step (the Engage phase with nothing to
         engage), the reason names the unit action that follows on a copy, and
-        ``extra["then"]`` holds it."""
+        ``extra["then"]`` holds it. A plan the search only screened gets its whole rollouts
+        here (advise is not on the clock)."""
         s = self.search(view)
         if s is None:
             return [self.base.choose(view)][:k]
         out: list[Decision] = []
         seen = set()
         for plan in s.scored:
-            if not plan.values and s.searcher is not None:
-                s.searcher.score(plan.plan, into=plan)   # advise is not on the clock: every sample
             policy = GoalPolicy(plan.plan, self.base, self.cautious)
             d = policy.choose(view)
             key = repr(d.action)
             if key in seen:
                 continue
-            then = self._then(view, policy, d)
             seen.add(key)
+            then = self._then(view, policy, d)
+            if not plan.values and s.searcher is not None:
+                s.searcher.score(plan.plan, into=plan)   # advise is not on the clock: every sample
             why = self.explain(s, plan)
             extra = dict(d.extra)
             reason = d.reason
