@@ -182,3 +182,55 @@ def test_legal_command_reads_a_bad_file_as_file_line(tmp_path, capsys):
     bad.write_text("name: x\ntable: {width: 10}\n")
     assert main(["legal", str(bad)]) == 2
     assert capsys.readouterr().err.startswith(f"{bad}:")
+
+
+def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question():
+    """tests/scripts/far-engage.yaml: blue-magister's way into contact with red-hound (3.95"
+    of its 4") is found only by the search that looks beyond the allowance; the searches
+    bounded by it find none. A question that stopped at the allowance (a verdict-only
+    shortcut) would refuse this legal Engage: apply, why_illegal and legal_actions accept it."""
+    g = Game(load_scenario(os.path.join(ROOT, "tests/scripts/far-engage.yaml")), dice=Dice(seed=0))
+    action = {"engage": {"unit": "blue-magister", "target": "red-hound"}}
+    assert g.why_illegal(action) is None
+    assert "red-hound" in g.legal_actions("blue-magister").targets["engage"]
+    result = g.try_apply(action)
+    assert result.ok and 3.79 < result.extra["distance"] <= 4.0
+    assert "red-hound" in g.state.units["blue-magister"].engaged_with
+
+
+DISTANCE = re.compile(r'\d+\.\d\d"')
+
+
+def test_engage_verdicts_agree_over_a_played_game_and_refusals_name_a_rule_and_a_distance():
+    """The Engage phases of a utility-against-utility game on maps/default.yaml (the game of
+    tools/bench_legality.py): for every unit of the side to act and every enemy, the target
+    is among legal_actions' exactly when why_illegal and apply accept it; a refusal has a
+    rule id and, where it is about reaching the target, the distance measured."""
+    from game.bots import UtilityBot, with_neutrals
+    from game.bots.driver import bot_scenario, step
+
+    g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps/default.yaml"))), dice=Dice(seed=3))
+    bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+    asked = refused = 0
+    while not g.is_over() and g.state.turn <= 5:
+        if g.state.phase == "engage" and g.pending is None:
+            for uid in side_to_act(g):
+                u = g.state.units[uid]
+                legal = g.legal_actions(uid).targets.get("engage", ())
+                for o in [o for o in g.state.units.values() if o.active and o.warband != u.warband]:
+                    action = {"engage": {"unit": uid, "target": o.id}}
+                    why = g.why_illegal(action)
+                    asked += 1
+                    assert (o.id in legal) == (why is None), (uid, o.id, why)
+                    result = g.try_apply(action)
+                    if why is None:
+                        assert result.ok, (uid, o.id, result.rule, result.reason)
+                        g.undo()
+                        continue
+                    refused += 1
+                    assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason)
+                    assert why.rule, why.reason
+                    if why.rule == "M12" or (why.rule == "E1" and o.id in why.reason):
+                        assert DISTANCE.search(why.reason), why.reason
+        step(g, bots)
+    assert asked > 50 and refused > 10

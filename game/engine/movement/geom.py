@@ -193,13 +193,16 @@ def runs(a: np.ndarray, ok: np.ndarray) -> list[tuple[float, float]]:
 
 def hits_discs(A: np.ndarray, B: np.ndarray, discs: np.ndarray) -> np.ndarray:
     """Segments A -> B that pass closer than R - EPS to a disc centre (x, y, R)."""
-    bad = np.zeros(len(A), dtype=bool)
+    C = np.asarray(discs, dtype=float).reshape(-1, 3)
+    if not len(C) or not len(A):
+        return np.zeros(len(A), dtype=bool)
     D = B - A
-    L2 = np.maximum((D * D).sum(axis=1), 1e-18)
-    for x, y, R in discs:
-        t = np.clip(((x - A[:, 0]) * D[:, 0] + (y - A[:, 1]) * D[:, 1]) / L2, 0.0, 1.0)
-        bad |= np.hypot(A[:, 0] + t * D[:, 0] - x, A[:, 1] + t * D[:, 1] - y) < R - EPS
-    return bad
+    L2 = np.maximum((D * D).sum(axis=1), 1e-18)[:, None]
+    ax, ay, dx, dy = A[:, 0, None], A[:, 1, None], D[:, 0, None], D[:, 1, None]
+    x, y = C[None, :, 0], C[None, :, 1]
+    # segments x discs at once: the same sums, element by element, as one disc at a time
+    t = np.clip(((x - ax) * dx + (y - ay) * dy) / L2, 0.0, 1.0)
+    return (np.hypot(ax + t * dx - x, ay + t * dy - y) < C[None, :, 2] - EPS).any(axis=1)
 
 
 def entry(A: np.ndarray, B: np.ndarray, x: float, y: float, R: float) -> np.ndarray:
