@@ -161,3 +161,26 @@ def test_bad_notes_in_a_save_say_where(tmp_path, bad, says):
         load_game(str(tmp_path / "bad.yaml"))
     (p,) = exc.value.problems
     assert says in p.message and text.splitlines()[p.line - 1].strip().startswith(("notes", "-"))
+
+
+def test_a_position_with_neutrals_an_event_brought_saves_and_loads(tmp_path):
+    # save_scenario writes a position mid-game: the Neutrals an Event brought on (U7) are
+    # of no declared warband, and a unit Engaged with one named a unit the file lacked.
+    import dataclasses
+
+    from game.engine.scenario import save_scenario
+
+    sc = load_scenario(os.path.join(os.path.dirname(os.path.dirname(__file__)), "maps", "default.yaml"))
+    g = Game(sc)
+    st = g.state
+    red = st.units["red-sword-1"]
+    ghoul = dataclasses.replace(red, id="ghoul-1", name="Ghoul", warband=g.neutral_id, keywords=["neutral"],
+                                x=red.x + 1.3, engaged_with=["red-sword-1"], carrying=None)
+    st.units[ghoul.id] = ghoul
+    red.engaged_with = ["ghoul-1"]
+    out = tmp_path / "position.yaml"
+    save_scenario(sc, str(out), st)
+    back = load_scenario(str(out))
+    assert back.state.units["ghoul-1"].warband == g.neutral_id
+    assert back.state.units["red-sword-1"].engaged_with == ["ghoul-1"]
+    assert Game(back).neutral_id == g.neutral_id

@@ -636,7 +636,11 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
         out["deployment"] = {k: [_pt(p) for p in v] for k, v in sc.deployment.items()}
     out["warbands"] = []
     order = sc.unit_order + [u for u in state.units if u not in sc.unit_order]
-    for w in sc.warbands:
+    declared = [w.id for w in sc.warbands]
+    # Units of no declared warband: the Neutrals an Event brought on (U7), written as the
+    # player-0 warband they belong to, so a position saved mid-game loads again.
+    spawned = sorted({u.warband for u in state.units.values() if u.warband not in declared})
+    for w in list(sc.warbands) + [Warband(wid, 0, wid) for wid in spawned]:
         item = {"id": w.id, "player": w.player}
         if w.name and w.name != w.id:
             item["name"] = w.name
