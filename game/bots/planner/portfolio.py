@@ -3,13 +3,15 @@
 A plan gives some of the side's units a :class:`~game.bots.planner.goals.Goal`; the units
 without one play as the utility bot would, so the empty plan *is* the utility bot's
 choice. :class:`Searcher` screens the empty plan and each one-unit change to it (the goals
-:func:`candidates` proposes, the likeliest to matter first) by playing the side's own turn
-once (a screening: half a rollout's cost, so twice the changes are looked at), then scores
-the best screened changes and the empty plan on ``samples`` whole rollouts each (the
-turn and the opponent's reply), then, while the budget lasts, the best plan with one more
-unit changed (hill climbing, one unit at a time). Every plan is played on the same dice
-(common random numbers, :mod:`rollout`); the budget is counted in decisions played, so
-the same seed gives the same choice on any machine.
+:func:`candidates` proposes, the likeliest to matter first): the utility plan's own turn is
+played once and kept as a script, and a change replays that script with the changed unit
+pursuing its goal (:class:`~game.bots.planner.goals.ReplayPolicy`; a fraction of a
+rollout's cost, so some thirty changes a turn are looked at). It hill-climbs on
+screenings (the best change with one more unit changed, while that gains), then scores
+the empty plan and the best screened plans on ``samples`` whole rollouts each (the turn
+and the opponent's reply). Every plan is played on the same dice (common random numbers,
+:mod:`rollout`); the budget is counted in decisions played, so the same seed gives the
+same choice on any machine.
 """
 
 from __future__ import annotations
