@@ -261,3 +261,16 @@ def test_calibration_tool_times_rollouts_inside_the_turn():
     assert all(0 < r["rollout"] <= r["turn"] and 0 < r["rollout_cpu"] <= r["turn_cpu"] + 0.01 for r in rows)
     s = calibrate_planner.summary(rows)
     assert s["turns"] == len(rows) and s["step_ms"] > 0 and s["overhead_ms_median"] >= 0
+
+
+def test_forced_goal_tool_plays_the_goal_and_counts_the_games():
+    import io
+
+    from tools import forced_goal
+
+    out = io.StringIO()
+    tally = forced_goal.run(os.path.join(ROOT, "maps", "mirror.yaml"), 2, "south-hound", "deny:t-east", 2, 1,
+                            turn_limit=2, out=out)
+    assert sum(tally.values()) == 1 and "refused 0" in out.getvalue()
+    with pytest.raises(SystemExit):
+        forced_goal.run(os.path.join(ROOT, "maps", "mirror.yaml"), 2, "south-hound", "dance:t-east", 2, 1, out=out)
