@@ -272,3 +272,30 @@ def test_engage_jumping_down_onto_a_target_below():
     climb = m.plan_engage(sc.state, "a", "b")
     assert [t.kind for t in jump.checks] == ["jump_down"] and [t.kind for t in climb.checks] == ["climb_down"]
     assert climb.cost == pytest.approx(jump.cost + 2)
+
+
+def test_a_unit_touching_two_enemies_walks_out_round_them():
+    """random-close before its action 214: red-hound stands CONTACT_GAP off blue-ogre and
+    blue-xbow, where their circles cross, and blue-thug is 1.41" away behind blue-xbow. The
+    search leaves the start round the base it touches (no tangent leaves a point on its own
+    circle): a walk of 3.78" with no check, where it once found only a climb onto the tower
+    pulled tight (5.63")."""
+    import os
+
+    from game.engine.actions import load_script
+    from game.engine.game import Game
+    from game.engine.replay import dice_for
+    from game.engine.scenario import load_scenario
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = load_script(os.path.join(root, "tests/scripts/random-close.yaml"))
+    g = Game(load_scenario(os.path.join(root, "tests/scripts/close.yaml")), dice=dice_for(script), history=False)
+    for a in script.actions[:214]:
+        g.try_apply(a)
+    st = g.state
+    hound = st.units["red-hound"]
+    for other in ("blue-ogre", "blue-xbow"):
+        o = st.units[other]
+        assert abs(math.hypot(hound.x - o.x, hound.y - o.y) - hound.r - o.r - CONTACT_GAP) < 1e-6
+    plan = g.mover.plan_engage(st, "red-hound", "blue-thug")
+    assert not plan.transitions and plan.cost < 3.8

@@ -27,11 +27,13 @@ import numpy as np
 
 from game.engine.movement.geom import TAU, arc_polyline, dedup, entry, hits_discs, runs, travel
 from game.engine.movement.links import links_from
-from game.engine.movement.space import BandSpace, Space
+from game.engine.movement.space import RING_SAMPLES, BandSpace, Space
 from game.engine.movement.transitions import HAIR, Transitions
 from game.engine.tolerance import EPS
 
 _TIE = 1e-9
+#: A start this close to a blocking base's circle is on it (:meth:`Search._round_touched`).
+TOUCH = 1e-4
 
 
 @dataclass
@@ -481,7 +483,37 @@ class Search:
             src = ("node", n) if n < self.n_nodes else None
             for _a1, _p, target in links_from(self, b, src, x0, y0, 0.0, 1, g0=g, skip_node=n):
                 self._follow(b, target, x0, y0, g, k, key)
+            if n == self.START:
+                self._round_touched(b, x0, y0, g, k, key)
         self._transitions(n, g, k, key, False)
+
+    def _round_touched(self, b: int, x0: float, y0: float, g: float, k: int, key) -> None:
+        """The start on the circle of a base it touches (an engaged unit stands
+        ``CONTACT_GAP`` off its enemy): no tangent leaves a point on its own circle, so the
+        path goes round the circle from there, either way. Touching two bases, the start is
+        where their circles cross, at an end of each one's free arcs, which are found on
+        :data:`RING_SAMPLES` points: an end up to one step away is taken as the start's
+        (the tracer checks the path found, as every path)."""
+        B = self.band(b)
+        n = B.n_static
+        step = TAU / RING_SAMPLES
+        for j, (bx, by, R) in enumerate(B.blk):
+            if abs(math.hypot(x0 - bx, y0 - by) - R) > TOUCH:
+                continue
+            a = math.atan2(y0 - by, x0 - bx) % TAU
+            iv, off = B.locate(np.array([n + j]), np.array([a]))
+            iv, off = int(iv[0]), float(off[0])
+            if iv == -1:
+                for m, (lo, w) in enumerate(B.blk_iv[j]):
+                    p = (a - lo) % TAU
+                    if w < p <= w + step:
+                        iv, off = -2 - m, w       # just past the arc's end
+                    elif p >= TAU - step:
+                        iv, off = -2 - m, 0.0     # just before its start
+                if iv == -1:
+                    continue
+            for s in (1, -1):
+                self._arrive(b, n + j, s, iv, s * off, a, g, k, ("line", key))
 
     def _transitions(self, n: int, g: float, k: int, key, only_checks: bool) -> None:
         """The transitions from point node n (``only_checks``: only those needing a check)."""
