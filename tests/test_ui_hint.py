@@ -90,3 +90,19 @@ def test_the_frame_does_not_wait_for_the_hint(tmp_path, datadir, monkeypatch):
     gate.set()
     assert shown(app, scene)
     pygame.event.clear()
+
+
+def test_with_only_the_phase_to_end_the_hint_shows_what_follows(tmp_path, datadir):
+    # The Engage phase with no enemy in reach: the one option is ending it, and the hint
+    # goes on with the Move phase's best moves, as "then" arrows from the units.
+    from tests.test_ui_play import SCENARIO
+
+    app, scene = make_scene(tmp_path, SCENARIO.replace("phase: move", "phase: engage"))
+    key(app, "hint")
+    options = shown(app, scene)
+    assert options[0].unit is None and next(iter(options[0].action)) == "end_phase"
+    then = options[1:]
+    assert then and all(d.reason.startswith("then: ") for d in then)
+    assert any(d.kind in ("move", "run") and len(scene.hint_tool.targets(d)) >= 2 for d in then)
+    assert scene.state.phase == "engage"                  # worked out on a copy
+    scene.draw(app.screen)

@@ -258,6 +258,22 @@ def advise(copy, bot_name: str, top: int, mover):
     return bot_advise(copy, bot_name, top, mover=mover)
 
 
+def advise_after(copy, action: dict, bot_name: str, top: int, mover) -> list:
+    """The advice once ``action`` (a flow action: ending a phase or a step) is played on a
+    copy of ``copy``, while the same side is to act and the game goes on; each reason
+    begins with "then: ". [] when the action is refused or the turn passes."""
+    import dataclasses
+
+    ahead = copy.clone(mover=mover)
+    who = ahead.turn_player()
+    if ahead.why_illegal(action) is not None:
+        return []
+    ahead.apply(action)
+    if ahead.outcome() is not None or ahead.turn_player() != who:
+        return []
+    return [dataclasses.replace(d, reason=f"then: {d.reason}") for d in advise(ahead, bot_name, top, mover)]
+
+
 def bot_think(bot, copy, player: int):
     """The bot's next decision (``.action``, ``.reason``, ``.unit``) on a copy of the game."""
     from game.bots import think

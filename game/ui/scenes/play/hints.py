@@ -86,13 +86,20 @@ class HintTool:
 
     def _compute(self, job: tuple) -> list | HintFailure:
         """In the worker: the advice on the copy, with the worker's own movement engine.
-        A failure is the answer (shown in the list), not an exception."""
+        When the one option is ending the phase, the advice for the rest of the turn
+        follows it ("then: ..."). A failure is the answer (shown in the list), not an
+        exception."""
         name, copy = job
         try:
             if self._mover[0] is not copy.scenario:
                 self._mover = (copy.scenario, ask.bot_mover(copy))
             copy = copy.clone(mover=self._mover[1])
-            return ask.advise(copy, name, TOP, self._mover[1])
+            options = ask.advise(copy, name, TOP, self._mover[1])
+            if len(options) == 1 and options[0].unit is None and copy.pending is None:
+                # Only ending the phase (an Engage phase with nothing to engage): what
+                # follows in the same turn, as numbered "then" arrows.
+                options += ask.advise_after(copy, options[0].action, name, TOP, self._mover[1])
+            return options
         except Exception as exc:  # noqa: BLE001 - shown, never raised in the window
             return HintFailure(f"{type(exc).__name__}: {exc}")
 
