@@ -216,10 +216,11 @@ GOAL_KINDS = ("engage", "move", "run", "reload")
 class ReplayPolicy:
     """A screening's policy: the utility plan's own turn (``script``, its decisions in
     order, as played on the same dice) replayed, with the units of ``plan`` pursuing their
-    goals instead (:class:`GoalPolicy`) when their turn to move comes. A scripted action the
-    rules refuse now (the changed unit stands in the way) is skipped and that unit decides
-    afresh, as the utility bot would. ``decided`` counts the decisions computed, the rest
-    are replays (a legality question and ``Game.apply``)."""
+    goals instead (:class:`GoalPolicy`): their own scripted moves are left out and they act
+    when the script would end the Engage or Move phase, after the others' scripted moves.
+    A scripted action the rules refuse now (the changed unit stands in the way) is skipped
+    and that unit decides afresh, as the utility bot would. ``decided`` counts the
+    decisions computed, the rest are replays (a legality question and ``Game.apply``)."""
 
     def __init__(self, plan: dict[str, Goal], script: list[Decision], base: UtilityBot, cautious: UtilityBot):
         self.goals = GoalPolicy(plan, base, cautious)
