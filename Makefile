@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@ $(PLAYSTAMP)
 
-# make play BOT=2: you are player 1 against the bot; BOT="1 2": the bot plays both sides.
+# make play BOT=2: you are player 1 against the bot; BOT="1 2": the bot plays both sides;
+# BOT_NAME=planner: the bot that searches against your reply (about a second a turn).
 play: $(PLAYSTAMP)
-	$(PY) -m game play $(SCENARIO) $(foreach p,$(BOT),--bot $(p))
+	$(PY) -m game play $(SCENARIO) $(foreach p,$(BOT),--bot $(p)) $(if $(BOT_NAME),--bot-name $(BOT_NAME))
 
 # pytest-xdist: one worker per core and one more, since some tests wait on other processes
 # (pip, a window left open 5 s, a killed run); --dist loadfile keeps a file's tests on one
