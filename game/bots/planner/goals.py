@@ -90,6 +90,15 @@ class GoalPolicy:
 
     # --- Engage ---------------------------------------------------------------------------------
     def _engage(self, sense: Sense) -> Decision | None:
+        d = self.goal_engage(sense)
+        if d is not None:
+            return d
+        free = [u for u in sense.mine if u.id not in self.plan and not u.engage_attempted and not u.moved
+                and u.used <= 0 and u.status not in ("stunned", "dazed") and not u.engaged_with]
+        return self.base._best_engage(sense, free, opportunity=True)
+
+    def goal_engage(self, sense: Sense) -> Decision | None:
+        """The Engage of a unit whose goal is to engage its target, when the rules allow it."""
         view = sense.view
         for u in sense.mine:
             goal = self.plan.get(u.id)
@@ -103,12 +112,21 @@ class GoalPolicy:
             action = {"engage": {"unit": u.id, "target": t.id}}
             if view.why_illegal(action) is None:
                 return Decision(action, f"{sense.name(u.id)} engages {sense.name(t.id)}", unit=u.id)
-        free = [u for u in sense.mine if u.id not in self.plan and not u.engage_attempted and not u.moved
-                and u.used <= 0 and u.status not in ("stunned", "dazed") and not u.engaged_with]
-        return self.base._best_engage(sense, free, opportunity=True)
+        return None
 
     # --- Move -----------------------------------------------------------------------------------
     def _move(self, sense: Sense) -> Decision | None:
+        d = self.goal_move(sense)
+        if d is not None:
+            return d
+        # The others as the utility bot moves them (it skips units already done).
+        planned = set(self.plan)
+        sense.mine = [u for u in sense.mine if u.id not in planned]
+        return self.base._move(sense)
+
+    def goal_move(self, sense: Sense) -> Decision | None:
+        """The move of the first unit (in the scenario's order) with a goal that has not
+        acted yet and can get nearer to it."""
         view = sense.view
         done = acted_now(view)
         for u in sorted(sense.mine, key=lambda u: view.unit_order(u.id)):
@@ -118,10 +136,7 @@ class GoalPolicy:
             d = self.pursue(sense, u, goal)
             if d is not None:
                 return d
-        # The others as the utility bot moves them (it skips units already done).
-        planned = set(self.plan)
-        sense.mine = [u for u in sense.mine if u.id not in planned]
-        return self.base._move(sense)
+        return None
 
     def pursue(self, sense: Sense, u, goal: Goal) -> Decision | None:
         """The move (or Run) of ``u`` towards its goal, or None (it stays)."""
@@ -219,15 +234,13 @@ class ReplayPolicy:
     goals instead (:class:`GoalPolicy`): their own scripted moves are left out and they act
     when the script would end the Engage or Move phase, after the others' scripted moves.
     A scripted action the rules refuse now (the changed unit stands in the way) is skipped
-    and that unit decides afresh, as the utility bot would. ``decided`` counts the
-    decisions computed, the rest are replays (a legality question and ``Game.apply``)."""
+    and that unit decides afresh, as the utility bot would. ``replayed`` counts the
+    scripted actions played again (a legality question and ``Game.apply`` each)."""
 
     def __init__(self, plan: dict[str, Goal], script: list[Decision], base: UtilityBot, cautious: UtilityBot):
         self.goals = GoalPolicy(plan, base, cautious)
-        self.plan = plan
         self.script = list(script)
         self.at = 0
-        self.decided = 0
         self.replayed = 0
         self.name = "planner-screen"
 
@@ -237,7 +250,7 @@ class ReplayPolicy:
             while self.at < len(self.script):
                 d = self.script[self.at]
                 kind = next(iter(d.action))
-                if d.unit in self.plan and kind in GOAL_KINDS:
+                if d.unit in self.goals.plan and kind in GOAL_KINDS:
                     self.at += 1   # the goal's unit moves by its goal (below)
                     continue
                 if d.unit is None and kind in ("end_phase", "end_step") and phase in ("engage", "move"):
@@ -252,7 +265,6 @@ class ReplayPolicy:
                 self.at += 1
                 if d.unit is not None:
                     break      # that unit decides afresh
-        self.decided += 1
         return self.goals.choose(view)
 
     def _goal(self, view) -> Decision | None:
@@ -261,18 +273,8 @@ class ReplayPolicy:
             return None
         sense = Sense(view, side, self.goals.base.personality, self.goals.base.book)
         kinds = set(view.legal_action_kinds())
-        done = acted_now(view)
-        for u in sorted(sense.mine, key=lambda u: view.unit_order(u.id)):
-            goal = self.plan.get(u.id)
-            if goal is None or u.id in done or not can_act(u):
-                continue
-            self.decided += 1
-            if "engage" in kinds and goal.kind == "engage":
-                d = self.goals._engage(sense)
-                if d is not None and d.unit == u.id:
-                    return d
-            if "move" in kinds:
-                d = self.goals.pursue(sense, u, goal)
-                if d is not None:
-                    return d
-        return None
+        if "engage" in kinds:
+            d = self.goals.goal_engage(sense)
+            if d is not None:
+                return d
+        return self.goals.goal_move(sense) if "move" in kinds else None
