@@ -130,6 +130,40 @@ def test_a_denier_at_the_token_takes_it_away_and_one_on_its_way_less():
     assert far < coming < there
 
 
+def test_a_denier_in_a_fight_holds_its_token_less_firmly():
+    g = _puzzle_game("hound-race.yaml")
+    st = g.state
+    hound, tok = st.units["blue-hound"], st.treasure["t-mid"]
+    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 1.0      # denies t-mid to red
+    free = evaluate(g, "red").terms["race"]
+    red = st.units["red-sword-1"]
+    red.x, red.y = hound.x, hound.y - hound.r - red.r               # in base contact with it
+    red.engaged_with, hound.engaged_with = [hound.id], [red.id]
+    fought = evaluate(g, "red").terms["race"]
+    hound.status = "dazed"
+    hurt = evaluate(g, "red").terms["race"]
+    assert free < fought < hurt      # red's pick-up is likelier while its denier may fall
+
+
+def test_fights_weigh_the_chance_of_a_kill_before_the_turn_limit():
+    g = _puzzle_game("two-on-one.yaml")       # red to act, the blue carrier alone
+    st = g.state
+    carrier, s1, s2 = st.units["blue-carrier"], st.units["red-sword-1"], st.units["red-sword-2"]
+    assert evaluate(g, "red").terms["fights"] == 0.0               # nobody is Engaged
+    s1.engaged_with, carrier.engaged_with = [carrier.id], [s1.id]
+    one = evaluate(g, "red").terms["fights"]
+    s2.engaged_with, carrier.engaged_with = [carrier.id], [s1.id, s2.id]
+    two = evaluate(g, "red").terms["fights"]
+    carrier.status = "dazed"
+    dazed = evaluate(g, "red").terms["fights"]
+    assert two > one and dazed > two         # two blows a turn, and a Dazed carrier, kill sooner
+    assert evaluate(g, "blue").terms["fights"] == pytest.approx(-dazed)
+    st.treasure[carrier.carrying].carried_by, carrier.carrying = None, None
+    early = evaluate(g, "red").terms["fights"]
+    st.turn = 10
+    assert 0 < evaluate(g, "red").terms["fights"] < early < dazed    # fewer turns left, fewer blows
+
+
 def test_screening_replays_the_utility_turn_with_the_changed_unit_alone():
     from game.bots.planner.goals import Goal
     from game.bots.planner.portfolio import Searcher

@@ -106,7 +106,10 @@ def evaluate(map_path: str, a: str, b: str, games: int, *, seats: str = "both", 
                 t.seconds["a" if s.player == a_seat else "b"].append(s.seconds)
         end = (bg.outcome.reason if bg.outcome else "stopped").split(":")[0]
         t.reasons[end] = t.reasons.get(end, 0) + 1
-        row = {"i": i, "seed": seed, "a_seat": a_seat, "winner": winner, **bg.counts(), "seconds": round(wall, 2)}
+        st = bg.game.state
+        held = {t.id: st.units[t.carried_by].warband for t in st.treasure.values() if t.carried_by}
+        row = {"i": i, "seed": seed, "a_seat": a_seat, "winner": winner, **bg.counts(), "held": held,
+               "lost": dict(st.lost), "seconds": round(wall, 2)}
         if log is not None:
             print(json.dumps(row), file=log, flush=True)
         if jsonl is not None:

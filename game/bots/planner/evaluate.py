@@ -14,6 +14,8 @@ Anyone may call it (``advise``, a report's "what mattered"). It knows:
   costs more;
 * statuses (Stunned, Dazed, Staggered: a share of a unit, and of a carrier's token);
 * carriers pinned in a fight (they cannot walk their token away; two foes on one more so);
+* the fights: the chance that each Engaged unit is Incapacitated before the turn limit
+  if its fights go on (the exact odds of every blow, F1 and S2; U5's recovery between);
 * the race for the free tokens: who reaches each token first, in Runs (the next turn is
   the side's own, so a tie goes to it);
 * carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase).
@@ -28,6 +30,7 @@ import math
 from dataclasses import dataclass, field
 
 from game.bots.sense import next_status
+from game.bots.view import view as view_of
 from game.engine.movement.mover import engage_inches
 from game.engine.rules.effects import can_pick_up
 from game.engine.rules.upkeep import rout_condition
@@ -52,6 +55,13 @@ RACE = 0.45
 RACE_DECAY = 0.8
 #: Share of that left when an opposing unit can deny the pick-up (U6) before it happens.
 DENIED = 0.35
+#: How firmly a denier in a fight holds its token (U6), by its status: it may be
+#: Incapacitated before the pick-up (F1), the sooner the worse it stands; two foes on it,
+#: the square.
+FIRM = {"normal": 0.6, "staggered": 0.5, "dazed": 0.3, "stunned": 0.1}
+#: Share of a unit's points (and a carrier's token) at the chance that the fights it is in
+#: Incapacitate it before the turn limit (:func:`_fights`).
+FIGHT = 0.7
 #: Share of a carrier's token an enemy in Engage reach next turn puts at risk.
 CARRIER_RISK = 0.5
 #: Runs within which a hunter still counts against a carrier.
@@ -132,9 +142,95 @@ def evaluate(game, side: str) -> Value:
         pressure = count / max(1.0, threshold) * 2.0 + (ROUT_RISK * WIN if must else 0.0)
         rout += pressure if w != side else -pressure
     terms["rout"] = rout
+    terms["fights"] = FIGHT * _fights(game, side, left, urgency)
     terms["race"] = _race(game, side, left)
     terms["carriers"] = urgency * _carriers(game, side, left)
     return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), left, False, None)
+
+
+def _fights(game, side: str, left: int, urgency: float) -> float:
+    """What the fights on the table are worth if they go on to the turn limit (T1): for
+    each Engaged unit, the chance it is Incapacitated by then, blow by blow (each foe
+    Engaged with it attacks it in the foe's turns, shared among the foe's opponents, with
+    the rules' exact odds), recovering a step at its own upkeep (U5); a unit's points and,
+    for a carrier, its token's (U6 hands it to the victor)."""
+    st = game.state
+    cur = st.player
+    total = 0.0
+    for u in st.units.values():
+        if not u.active or not u.engaged_with or u.warband == game.neutral_id:
+            continue
+        foes = [st.units[f] for f in u.engaged_with if f in st.units and st.units[f].active]
+        if not foes:
+            continue
+        p_me = game.warband_player(u.warband)
+        # Half-turns from now on: the foes' turns and the unit's own (its upkeep's recovery).
+        dist = {u.status: 1.0}
+        gone = 0.0
+        for turn in range(left + 1):
+            for player in (1, 2):
+                if turn == 0 and player < cur:
+                    continue
+                if player == p_me:
+                    dist = _recover(dist)
+                    continue
+                for f in foes:
+                    if f.warband == game.neutral_id or game.warband_player(f.warband) != player:
+                        continue
+                    share = 1.0 / max(1, len(f.engaged_with))
+                    dist, died = _blow(game, f, u, dist, share)
+                    gone += died
+        worth = UNIT + (TOKEN * urgency if u.carrying else 0.0)
+        total += (-1.0 if u.warband == side else 1.0) * gone * worth
+    return total
+
+
+def _recover(dist: dict[str, float]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for s, p in dist.items():
+        n = next_status(s)
+        out[n] = out.get(n, 0.0) + p
+    return out
+
+
+#: Exact odds of one blow, by the two units' stats and statuses (the rules' own answer).
+_BLOWS: dict[tuple, dict[str, float] | None] = {}
+
+
+def _blow(game, f, u, dist: dict[str, float], share: float) -> tuple[dict[str, float], float]:
+    """``f``'s blow at ``u`` (made with chance ``share``) on ``u``'s status chances: the new
+    chances and the chance it Incapacitated ``u``."""
+    out: dict[str, float] = {}
+    died = 0.0
+    a_status = next_status(f.status)
+    for s, p in dist.items():
+        res = _blow_odds(game, f, a_status, u, s)
+        if res is None:
+            out[s] = out.get(s, 0.0) + p
+            continue
+        out[s] = out.get(s, 0.0) + p * (1.0 - share)
+        for r, q in res.items():
+            n = s if r in ("miss", "no effect") else r
+            if n == "incapacitated":
+                died += p * share * q
+            else:
+                out[n] = out.get(n, 0.0) + p * share * q
+    return out, died
+
+
+def _blow_odds(game, f, a_status: str, u, t_status: str) -> dict[str, float] | None:
+    key = (id(game.rs), tuple(sorted(f.stats.items())), a_status, tuple(sorted(u.stats.items())), t_status)
+    if key not in _BLOWS:
+        v = view_of(game, game.warband_player(f.warband))
+        with v.what_if((f.id, u.id)) as st:
+            st.phase, st.step, st.pending = "melee", None, None
+            st.player = v.warband_player(f.warband)
+            a, t = st.units[f.id], st.units[u.id]
+            a.status, a.attacks, t.status = a_status, 0, t_status
+            a.engaged_with, t.engaged_with = [u.id], [f.id]
+            odds = v.odds({"attack": {"unit": f.id, "target": u.id}})
+        _BLOWS[key] = {k: float(p) for k, p in odds.results.items()} if odds is not None else None
+    return _BLOWS[key]
 
 
 def _race(game, side: str, left: int) -> float:
@@ -186,6 +282,7 @@ def _race(game, side: str, left: int) -> float:
         pick = {True: math.inf, False: math.inf}    # turns until a picker touches it
         runs = {True: math.inf, False: math.inf}    # the same in Runs, unrounded (the decay)
         deny = {True: math.inf, False: math.inf}    # turns until a unit of that side denies it
+        firm = {True: 0.0, False: 0.0}              # how firmly the one there now holds it
         for u, mine, run, picker, uz in movers:
             dz = abs(tz - uz)
             climb = dz if dz > free_h else 0.0
@@ -193,9 +290,11 @@ def _race(game, side: str, left: int) -> float:
             if u.warband == neutral:
                 if board.distance(u, tok) <= lim + 1e-9:
                     deny[True] = deny[False] = 0   # the Neutrals deny both sides (U6)
+                    firm[True] = firm[False] = max(firm[True], firm[False], _firm(st, u))
                 continue
             if board.distance(u, tok) <= lim + 1e-9:
                 deny[mine] = 0
+                firm[mine] = max(firm[mine], _firm(st, u))
             elif run > 0:
                 deny[mine] = min(deny[mine], math.ceil((max(0.0, g - lim) + climb) / run))
             if picker:
@@ -217,22 +316,31 @@ def _race(game, side: str, left: int) -> float:
         t_theirs = 2 * b + 1 + off_them if theirs_in else math.inf
         if mine_in and t_mine <= t_theirs:
             arrive = 2 * deny[False] - 1 + off_them
-            total += RACE * TOKEN * RACE_DECAY ** runs[True] * _kept(arrive, t_mine, deny[False] == 0)
+            total += RACE * TOKEN * RACE_DECAY ** runs[True] * _kept(arrive, t_mine, firm[False] if deny[False] == 0 else 0.0)
         elif theirs_in:
             arrive = 2 * deny[True] - 1 + off_me
-            total -= RACE * TOKEN * RACE_DECAY ** runs[False] * _kept(arrive, t_theirs, deny[True] == 0)
+            total -= RACE * TOKEN * RACE_DECAY ** runs[False] * _kept(arrive, t_theirs, firm[True] if deny[True] == 0 else 0.0)
     return total
 
 
-def _kept(deny_at: float, pick_at: float, there: bool) -> float:
+def _firm(st, u) -> float:
+    """How firmly ``u`` holds a token it denies (U6): 1 out of a fight, else :data:`FIRM`
+    by its status (squared with two or more foes on it)."""
+    foes = sum(1 for o in u.engaged_with if o in st.units and st.units[o].active)
+    if not foes:
+        return 1.0
+    return FIRM.get(u.status, FIRM["normal"]) ** min(foes, 2)
+
+
+def _kept(deny_at: float, pick_at: float, there: float) -> float:
     """What a pick-up at half-turn ``pick_at`` keeps of its worth when the other side can
-    deny it (U6) from half-turn ``deny_at``: a denier ``there`` now leaves :data:`DENIED`
-    of it; one that must still get there (and may be stopped, or be wanted elsewhere)
-    takes half as much; arriving in the very turn before the pick-up, half again; too
-    late, nothing."""
+    deny it (U6) from half-turn ``deny_at``: a denier there now leaves :data:`DENIED`
+    of it (``there`` is how firmly it holds the token, :func:`_firm`; 0: none there); one
+    that must still get there (and may be stopped, or be wanted elsewhere) takes half as
+    much; arriving in the very turn before the pick-up, half again; too late, nothing."""
     if deny_at >= pick_at:
         return 1.0
-    share = 1.0 if there else 0.5
+    share = there if there > 0 else 0.5
     if deny_at >= pick_at - 1:
         share *= 0.5
     return 1.0 - (1.0 - DENIED) * share
