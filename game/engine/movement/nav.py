@@ -292,7 +292,7 @@ class NavCache:
             return None
         space = lay.avoid() if avoid else lay.space
         q = Search(space, lay.trans, (unit.x, unit.y), b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
-                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}))
+                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}), memo=ctx.memo)
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q
