@@ -46,6 +46,10 @@ def _r(v: float) -> float:
     return round(float(v), 4)
 
 
+#: legal_actions: the phase's verdict on a kind could not be had beforehand.
+_UNKNOWN = object()
+
+
 def _internal(exc: Exception) -> IllegalAction:
     """A bug of ours met while judging an action: the action is refused, the game goes on."""
     return IllegalAction("internal", f"internal error ({type(exc).__name__}: {exc}); please report it")
@@ -306,6 +310,23 @@ class Game:
             return _internal(exc)
         return None
 
+    def _why_illegal(self, action: Any, kind: str, flow: IllegalAction | None) -> IllegalAction | None:
+        """:meth:`why_illegal` of an action of ``kind`` whose :meth:`_flow_refusal` is
+        ``flow``, known (the same answer)."""
+        try:
+            act = parse_action(normalize(action))
+            if act.kind != kind:
+                self._check(act)
+            elif flow is not None:
+                raise flow
+            else:
+                self._check(act, flow_checked=True)
+        except IllegalAction as exc:
+            return exc
+        except Exception as exc:  # a bug of ours: refused, as apply refuses it
+            return _internal(exc)
+        return None
+
     def is_legal(self, action: Any) -> bool:
         return self.why_illegal(action) is None
 
@@ -320,8 +341,14 @@ class Game:
                 continue
             first_refusal = None
             found: list[str] = []
+            # The phase's verdict on the kind, once (the state does not change in between):
+            # when it refuses, it refuses every candidate, and only the first refusal is told.
+            try:
+                flow = self._flow_refusal(kind)
+            except Exception:  # a bug of ours: each candidate says so (why_illegal)
+                flow = _UNKNOWN
             for args in rule.candidates(self.ctx, u):
-                why = self.why_illegal({kind: args})
+                why = self.why_illegal({kind: args}) if flow is _UNKNOWN else self._why_illegal({kind: args}, kind, flow)
                 if why is None:
                     examples.setdefault(kind, {kind: args})
                     target = args.get("target") or args.get("token")
@@ -330,6 +357,8 @@ class Game:
                     found.append(target)
                 elif first_refusal is None:
                     first_refusal = why
+                    if flow is not None and flow is not _UNKNOWN:
+                        break
             if kind in examples:
                 kinds.append(kind)
                 if found:
@@ -416,11 +445,13 @@ class Game:
             return self._not_allowed(kind)
         return None
 
-    def _check(self, act: Action) -> Callable[[], None]:
-        """Every check of ``act`` in order; returns what resolves it. Changes nothing."""
-        refusal = self._flow_refusal(act.kind)
-        if refusal is not None:
-            raise refusal
+    def _check(self, act: Action, flow_checked: bool = False) -> Callable[[], None]:
+        """Every check of ``act`` in order; returns what resolves it. Changes nothing.
+        ``flow_checked``: :meth:`_flow_refusal` is known to be None (the first check)."""
+        if not flow_checked:
+            refusal = self._flow_refusal(act.kind)
+            if refusal is not None:
+                raise refusal
         ctx = self.ctx
         if act.kind in FLOW_ACTIONS:
             if act.kind == "end_step" and not self.flow.phase(self.state.phase).steps:

@@ -246,10 +246,18 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     g = q.goal
     if g is not None and b in g.bands:
         ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
+    memo = q.memo if len(ex) == 1 and ek[0] == 2 else None   # the goal's centre alone: kept for the query
     if ex:
         XX, YY, RR, SS = (np.array(e, dtype=float) for e in (ex, ey, er, es))
         KK, II = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
-        got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
+        if memo is not None:
+            key = ("goal", id(B.bs), x0, y0, r0, s0)
+            lines = memo.get(key)
+            if lines is None:
+                lines = memo[key] = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(1, -1), kept=True)
+            got.append((lines[0].copy(),) + lines[1:])
+        else:
+            got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
         EX, EY, ER, ES = (np.concatenate([E, e]) for E, e in ((EX, XX), (EY, YY), (ER, RR), (ES, SS)))
         EK, EID = np.concatenate([EK, KK]), np.concatenate([EID, II])
     if got:
@@ -280,7 +288,14 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         towards = (K == 2) & (end == 2)
         if towards.any():
             chk = np.nonzero(towards)[0]
-            good = B.bs.ok_segments(T1[chk], T2[chk])
+            if memo is not None and len(chk) == 1:
+                # the one segment to the goal's centre (up to the region): the same for the query
+                key = ("towards", id(B.bs), x0, y0, r0, s0)
+                good = memo.get(key)
+                if good is None:
+                    good = memo[key] = B.bs.ok_segments(T1[chk], T2[chk])
+            else:
+                good = B.bs.ok_segments(T1[chk], T2[chk])
             drop = chk[~good]
             if len(drop):
                 keep = np.ones(len(T1), dtype=bool)

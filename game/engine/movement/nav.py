@@ -30,10 +30,14 @@ import threading
 from dataclasses import replace
 from operator import attrgetter
 
+import numpy as np
+import shapely
+from shapely.geometry import Point as ShPoint
+
 from game.engine.errors import IllegalAction
 from game.engine.movement.bases import CONTACT_GAP
 from game.engine.model import GameState, Unit
-from game.engine.movement.geom import ARC_EXCESS, dedup
+from game.engine.movement.geom import ARC_EXCESS, TAU, dedup
 from game.engine.movement.reach import reach
 from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
@@ -288,7 +292,7 @@ class NavCache:
             return None
         space = lay.avoid() if avoid else lay.space
         q = Search(space, lay.trans, (unit.x, unit.y), b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
-                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}))
+                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}), memo=ctx.memo)
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q
@@ -436,9 +440,13 @@ class NavCache:
         best = self._best(ctx, goal, allow, straight)
         if best is not None:
             return best
-        tr = _cheaper(self._far(ctx, goal, allow, d), straight)
-        if tr is not None:
-            return tr   # refused with its cost
+        # Every search ends where end_ok holds (Search._goal_ok): where no spot in contact
+        # is free, the far searches find nothing (and straight is None), as the ones
+        # within the allowance found nothing: the answer is the refusal below.
+        if straight is not None or not _contact_taken(mover, ctx.field, unit, target):
+            tr = _cheaper(self._far(ctx, goal, allow, d), straight)
+            if tr is not None:
+                return tr   # refused with its cost
         raise IllegalAction("E1", f"there is no way into base contact with {target.id} for {unit.id}" + reason)
 
     def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
@@ -529,6 +537,83 @@ class NavCache:
         key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
         out = self._memo.recall(key, lambda: reach(self, state, unit, walk, run, denied, descend, exact))
         return out if out.run_denied is denied else replace(out, run_denied=denied)
+
+
+def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
+    """True when ``unit`` may end in contact with ``target`` nowhere, for certain: every
+    point where :meth:`Tracer.in_contact` holds (centres ``r + r'`` apart, less EPS, to
+    ``contact_tolerance`` more) lies well inside another unit's base at a level where
+    :meth:`Tracer.end_problem` refuses it (bases never overlap, M5) or well within the
+    reach of impassable terrain it refuses (M5), whatever the ground there. False when
+    that is not shown (nothing is decided then).
+
+    Bases first, exactly: per base, the angles round the target at which the whole radial
+    stretch of contact points lies within ``r + its r - EPS`` of its centre (a disc is
+    convex: both ends in it suffice), less a margin; taken when those arcs cover the ring.
+    With impassable terrain near: polygons, each inside what it stands for (the bases'
+    discs inscribed, the terrain grown by a little less than end_problem's reach), must
+    cover a polygon round the ring of contact points (outside it)."""
+    R = unit.r + target.r
+    lo = R - EPS - 1e-7
+    hi = R + float(mover.rs.contact_tolerance) + 1e-9 + 1e-7
+    tx, ty = target.x, target.y
+    board = mover.board
+    free = mover.free
+    # the heights end_problem may find under a contact point: the ground, any piece near
+    zs = [0.0]
+    if board.tree is not None:
+        zs += [float(board.terrain[h].height) for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + 1e-3).tolist()]
+    lim = free + EPS - 1e-9
+    arcs, discs = [], []
+    for uid, (ox, oy, orad, oz) in field.units.items():
+        if uid == unit.id or any(abs(oz - z) > lim for z in zs):
+            continue
+        C = unit.r + orad - EPS - 1e-7
+        D = math.hypot(ox - tx, oy - ty)
+        if D < 1e-9 or C <= 0 or D - C > hi:
+            continue
+        discs.append((ox, oy, C))
+        w = math.pi
+        for rho in (lo, hi):
+            c = (rho * rho + D * D - C * C) / (2 * rho * D)
+            if c > 1.0:
+                w = -1.0
+                break
+            if c > -1.0:
+                w = min(w, math.acos(c))
+        w -= 1e-6
+        if w <= 0:
+            continue
+        if w >= math.pi - 1e-6:
+            return True
+        a = (math.atan2(oy - ty, ox - tx) - w) % TAU
+        if a + 2 * w > TAU:
+            arcs += [(a, TAU), (0.0, a + 2 * w - TAU)]
+        else:
+            arcs.append((a, a + 2 * w))
+    arcs.sort()
+    covered = 0.0
+    for a, b in arcs:
+        if a > covered:
+            break
+        covered = max(covered, b)
+    if covered >= TAU:
+        return True
+    if board.tree is None:
+        return False
+    grow = unit.r - 1e-4 - 1e-6
+    walls = [h for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + unit.r).tolist()
+             if board.terrain[h].kind == "impassable" and all(z <= float(board.terrain[h].height) + lim for z in zs)]
+    if not walls or grow <= 0:
+        return False
+    n = 256
+    ang = np.linspace(0.0, TAU, n, endpoint=False)
+    cos, sin = np.cos(ang), np.sin(ang)
+    out = hi / math.cos(math.pi / n) + 1e-9
+    ring = shapely.Polygon(np.c_[tx + out * cos, ty + out * sin], [np.c_[tx + lo * cos, ty + lo * sin]])
+    cover = [shapely.Polygon(np.c_[ox + C * cos, oy + C * sin]) for ox, oy, C in discs]
+    cover += [board.polygons[h].buffer(grow, quad_segs=64) for h in walls]
+    return shapely.difference(ring, shapely.unary_union(cover)).is_empty
 
 
 def _xy(tr: Transitions):

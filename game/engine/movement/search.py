@@ -89,6 +89,9 @@ class Ctx:
         #: paths checked by the tracer (NavCache._path): the same query asks again.
         self.runs: dict = {}
         self.traced: dict = {}
+        #: What this query's searches work out per source and the goal, the same in each
+        #: (links_from: the tangent to the goal's centre and whether it may be walked).
+        self.memo: dict = {}
 
 
 class _Band:
@@ -160,7 +163,13 @@ class _Band:
                     half = math.acos(max(-1.0, min(1.0, (rho * rho + D * D - R * R) / (2 * rho * D))))
                     mid = math.atan2(by - bs.cy[c], bx - bs.cx[c])
                     self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
-        # the free arcs of each base: off the other bases and where the base may walk
+        # the free arcs of each base: off the other bases and where the base may walk (the
+        # same for the query's other searches with the same bases in range)
+        key = ("free arcs", id(bs), self.blk_key)
+        kept = q.memo.get(key) if q.memo is not None else None
+        if kept is not None:
+            self.blk_iv = [list(iv) for iv in kept]
+            return
         for k, (bx, by, R) in enumerate(self.blk):
             a, X, Y, ok = bs.ring_ok(bx, by, R)
             ok = ok.copy()
@@ -168,6 +177,8 @@ class _Band:
                 if j != k:
                     ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
             self.blk_iv.append(runs(a, ok))
+        if q.memo is not None:
+            q.memo[key] = [list(iv) for iv in self.blk_iv]
 
     # --- circles: where a tangent point is ---------------------------------------------------
     def locate(self, circ: np.ndarray, ang: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -221,9 +232,10 @@ class Search:
 
     def __init__(self, space: Space, trans: Transitions, start: tuple[float, float], start_band: int, goal: Goal | None,
                  limit: float, checks: bool, descend: str, ladders: bool, may_climb: bool, blockers=(),
-                 far_reach: float | None = None, links: dict | None = None):
+                 far_reach: float | None = None, links: dict | None = None, memo: dict | None = None):
         self.space, self.trans = space, trans
         self.links = links                  # band -> source -> links.Links (None: kept with the band space)
+        self.memo = memo                    # the query's (Ctx.memo; None: nothing kept)
         self.far_reach = far_reach          # M9: how far out (centre from the ledge) a jump may land
         self.sx, self.sy = start
         self.start_band = start_band
