@@ -302,20 +302,14 @@ class Game:
 
     def why_illegal(self, action: Any) -> IllegalAction | None:
         """Why ``action`` would be refused now, or None; changes nothing, rolls nothing."""
-        try:
-            self._check(parse_action(normalize(action)))
-        except IllegalAction as exc:
-            return exc
-        except Exception as exc:  # a bug of ours: refused, as apply refuses it
-            return _internal(exc)
-        return None
+        return self._why_illegal(action, None, _UNKNOWN)
 
-    def _why_illegal(self, action: Any, kind: str, flow: IllegalAction | None) -> IllegalAction | None:
-        """:meth:`why_illegal` of an action of ``kind`` whose :meth:`_flow_refusal` is
-        ``flow``, known (the same answer)."""
+    def _why_illegal(self, action: Any, kind: str | None, flow: Any) -> IllegalAction | None:
+        """:meth:`why_illegal`, for an action of ``kind`` whose :meth:`_flow_refusal` is
+        ``flow`` when known (the same answer; ``_UNKNOWN``: asked here)."""
         try:
             act = parse_action(normalize(action))
-            if act.kind != kind:
+            if flow is _UNKNOWN or act.kind != kind:
                 self._check(act)
             elif flow is not None:
                 raise flow
@@ -348,7 +342,7 @@ class Game:
             except Exception:  # a bug of ours: each candidate says so (why_illegal)
                 flow = _UNKNOWN
             for args in rule.candidates(self.ctx, u):
-                why = self.why_illegal({kind: args}) if flow is _UNKNOWN else self._why_illegal({kind: args}, kind, flow)
+                why = self._why_illegal({kind: args}, kind, flow)
                 if why is None:
                     examples.setdefault(kind, {kind: args})
                     target = args.get("target") or args.get("token")
