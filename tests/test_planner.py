@@ -119,6 +119,32 @@ def _race_at(tid: str, at: tuple[float, float]) -> float:
     return evaluate(g, "north").terms["race"]
 
 
+def test_race_knows_an_enemy_within_run_denial_range_takes_the_run_away():
+    """M2: a picker 5" from a token, a walk and a bit, gets there a turn later when an enemy
+    stands within 8" of it (the same enemy, as far from the token, elsewhere: no change)."""
+    from game.bots.driver import bot_scenario
+    from game.engine.game import Game
+    from game.engine.scenario import load_scenario
+
+    def race(enemy_at: tuple[float, float]) -> float:
+        g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps", "mirror.yaml"))))
+        st = g.state
+        for t in list(st.treasure):
+            if t != "t-east":
+                del st.treasure[t]
+        tok = st.treasure["t-east"]                      # (26, 18), on the ground
+        for i, u in enumerate(st.units.values()):
+            u.x, u.y = (1.0 + 1.5 * i, 35.0) if u.warband == "south" else (1.0 + 1.5 * i, 1.0)
+        sgt, cpt = st.units["north-sergeant"], st.units["south-captain"]
+        sgt.x, sgt.y = tok.x, tok.y - tok.r - sgt.r - 5.0
+        cpt.x, cpt.y = enemy_at
+        return evaluate(g, "north").terms["race"]
+
+    near = race((26.0, 18.0 - 11.5))     # 6" behind the Sergeant: its Run is denied
+    away = race((26.0 - 11.5, 18.0))     # as far from the token, 12" from the Sergeant
+    assert 0 < near < away
+
+
 def test_a_denier_at_the_token_takes_it_away_and_one_on_its_way_less():
     g = _puzzle_game("hound-race.yaml")       # red's Swordsmen reach t-mid first
     hound, tok = g.state.units["blue-hound"], g.state.treasure["t-mid"]

@@ -17,7 +17,8 @@ Anyone may call it (``advise``, a report's "what mattered"). It knows:
 * the fights: the chance that each Engaged unit is Incapacitated before the turn limit
   if its fights go on (the exact odds of every blow, F1 and S2; U5's recovery between);
 * the race for the free tokens: who reaches each token first, in Runs (the next turn is
-  the side's own, so a tie goes to it);
+  the side's own, so a tie goes to it; an enemy within the Run denial range now holds a
+  unit to a walk first, M2);
 * carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase).
 
 Every rule number comes from the ruleset (turn limit, threshold, run multiplier, contact
@@ -239,10 +240,11 @@ def _race(game, side: str, left: int) -> float:
     the opponent's): a picker that needs ``a`` Runs picks up at the upkeep of its side's
     turn a+1 if that comes before the turn limit (T1); the first pick-up gets the token,
     the sooner the more it is worth (:data:`RACE_DECAY` a Run, unrounded: a step nearer
-    counts). A denier of the other side (any unit, Animals too) within the denial range
-    before that upkeep takes some of it away (:func:`_kept`); the Neutrals at a token deny
-    both sides. Distances are base edge to token edge, plus the height to climb (a roof
-    token is a climb away, not a step)."""
+    counts). A unit held to a walk now by an enemy within the Run denial range (M2)
+    walks its first move; a carrier always walks (U6). A denier of the other side (any
+    unit, Animals too) within the denial range before that upkeep takes some of it away
+    (:func:`_kept`); the Neutrals at a token deny both sides. Distances are base edge to
+    token edge, plus the height to climb (a roof token is a climb away, not a step)."""
     st, rs = game.state, game.rs
     mult = float(rs.run_multiplier)
     contact = float(rs.contact_tolerance)
@@ -263,17 +265,21 @@ def _race(game, side: str, left: int) -> float:
 
     my_turns = turns_of(me)
     their_turns = turns_of(3 - me)
-    movers = []   # (unit, mine, Run inches or 0, may pick up, height)
-    for u in st.units.values():
-        if not u.active:
-            continue
+    active = [u for u in st.units.values() if u.active]
+    denial = float(rs.run_denial_range)
+    movers = []   # (unit, mine, Run inches or 0, the first turn's inches, may pick up, height)
+    for u in active:
         status = next_status(u.status)
-        run = 0.0
+        run = first = 0.0
         if not u.engaged_with and status != "stunned":
             slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
-            run = float(u.stats.get("move", 0)) * slow * mult
+            walk = float(u.stats.get("move", 0)) * slow
+            run = walk if u.carrying else walk * mult   # a carrier may not Run (U6)
+            # M2: an opposing unit within the denial range now takes the next Run away.
+            denied = any(o.warband != u.warband and board.distance(u, o) <= denial + 1e-9 for o in active)
+            first = walk if denied else run
         picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
-        movers.append((u, u.warband == side, run, picker, board.height_at(u.x, u.y)))
+        movers.append((u, u.warband == side, run, first, picker, board.height_at(u.x, u.y)))
     total = 0.0
     for tok in st.treasure.values():
         if tok.carried_by:
@@ -283,7 +289,7 @@ def _race(game, side: str, left: int) -> float:
         runs = {True: math.inf, False: math.inf}    # the same in Runs, unrounded (the decay)
         deny = {True: math.inf, False: math.inf}    # turns until a unit of that side denies it
         firm = {True: 0.0, False: 0.0}              # how firmly the one there now holds it
-        for u, mine, run, picker, uz in movers:
+        for u, mine, run, first, picker, uz in movers:
             dz = abs(tz - uz)
             climb = dz if dz > free_h else 0.0
             g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r)
@@ -296,15 +302,16 @@ def _race(game, side: str, left: int) -> float:
                 deny[mine] = 0
                 firm[mine] = max(firm[mine], _firm(st, u))
             elif run > 0:
-                deny[mine] = min(deny[mine], math.ceil((max(0.0, g - lim) + climb) / run))
+                deny[mine] = min(deny[mine], math.ceil(_turns(max(0.0, g - lim) + climb, first, run)))
             if picker:
                 need = max(0.0, g - contact) + climb
                 if need <= 1e-9:
                     pick[mine] = 0
                     runs[mine] = 0.0
                 elif run > 0:
-                    pick[mine] = min(pick[mine], math.ceil(need / run))
-                    runs[mine] = min(runs[mine], need / run)
+                    turns = _turns(need, first, run)
+                    pick[mine] = min(pick[mine], math.ceil(turns))
+                    runs[mine] = min(runs[mine], turns)
         a, b = pick[True], pick[False]
         # On a time line of half-turns (1 = the next turn): a picker that needs ``a`` turns
         # picks up at the upkeep of its side's turn a+1 unless a foe arrived within the
@@ -321,6 +328,14 @@ def _race(game, side: str, left: int) -> float:
             arrive = 2 * deny[True] - 1 + off_me
             total -= RACE * TOKEN * RACE_DECAY ** runs[False] * _kept(arrive, t_theirs, firm[True] if deny[True] == 0 else 0.0)
     return total
+
+
+def _turns(inches: float, first: float, run: float) -> float:
+    """Moves (unrounded) to cover ``inches``: ``first`` in the next one (a walk when M2
+    denies the Run), ``run`` in each after."""
+    if inches <= first:
+        return inches / first if first > 0 else math.inf
+    return 1.0 + (inches - first) / run
 
 
 def _firm(st, u) -> float:
