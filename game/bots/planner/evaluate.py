@@ -63,6 +63,8 @@ FIRM = {"normal": 0.6, "staggered": 0.5, "dazed": 0.3, "stunned": 0.1}
 #: Share of a unit's points (and a carrier's token) at the chance that the fights it is in
 #: Incapacitate it before the turn limit (:func:`_fights`).
 FIGHT = 0.7
+#: Game turns the fights are looked ahead at most (without a turn limit, T1's default).
+FIGHT_TURNS = 10
 #: Share of a carrier's token an enemy in Engage reach next turn puts at risk.
 CARRIER_RISK = 0.5
 #: Runs within which a hunter still counts against a carrier.
@@ -168,7 +170,7 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
         # Half-turns from now on: the foes' turns and the unit's own (its upkeep's recovery).
         dist = {u.status: 1.0}
         gone = 0.0
-        for turn in range(left + 1):
+        for turn in range(min(left, FIGHT_TURNS) + 1):
             for player in (1, 2):
                 if turn == 0 and player < cur:
                     continue
