@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from game.bots.sense import next_status
 from game.bots.view import view as view_of
+from game.engine.geometry import disc_gap
 from game.engine.movement.mover import engage_inches
 from game.engine.rules.effects import can_pick_up
 from game.engine.rules.upkeep import rout_condition
@@ -268,7 +269,16 @@ def _race(game, side: str, left: int) -> float:
     my_turns = turns_of(me)
     their_turns = turns_of(3 - me)
     active = [u for u in st.units.values() if u.active]
+    discs = {u.id: board.disc(u) for u in active}   # each base's place and height, once
     denial = float(rs.run_denial_range)
+
+    def run_denied(u) -> bool:
+        """M2: an opposing unit within the denial range (G2: the gap across the table first,
+        height only adds to it)."""
+        d = discs[u.id]
+        return any(o.warband != u.warband and disc_gap(d.x, d.y, d.r, o.x, o.y, o.r) <= denial + 1e-9
+                   and board.distance(d, discs[o.id]) <= denial + 1e-9 for o in active)
+
     movers = []   # (unit, mine, Run inches or 0, the first turn's inches, may pick up, height)
     for u in active:
         status = next_status(u.status)
@@ -277,16 +287,15 @@ def _race(game, side: str, left: int) -> float:
             slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
             walk = float(u.stats.get("move", 0)) * slow
             run = walk if u.carrying else walk * mult   # a carrier may not Run (U6)
-            # M2: an opposing unit within the denial range now takes the next Run away.
-            denied = any(o.warband != u.warband and board.distance(u, o) <= denial + 1e-9 for o in active)
-            first = walk if denied else run
+            first = walk if run_denied(u) else run   # M2 takes the next Run away
         picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
-        movers.append((u, u.warband == side, run, first, picker, board.height_at(u.x, u.y)))
+        movers.append((u, u.warband == side, run, first, picker, discs[u.id].z))
     total = 0.0
     for tok in st.treasure.values():
         if tok.carried_by:
             continue
-        tz = board.height_at(tok.x, tok.y)
+        td = board.disc(tok)
+        tz = td.z
         pick = {True: math.inf, False: math.inf}    # turns until a picker touches it
         runs = {True: math.inf, False: math.inf}    # the same in Runs, unrounded (the decay)
         deny = {True: math.inf, False: math.inf}    # turns until a unit of that side denies it
@@ -296,11 +305,11 @@ def _race(game, side: str, left: int) -> float:
             climb = dz if dz > free_h else 0.0
             g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r)
             if u.warband == neutral:
-                if board.distance(u, tok) <= lim + 1e-9:
+                if board.distance(discs[u.id], td) <= lim + 1e-9:
                     deny[True] = deny[False] = 0   # the Neutrals deny both sides (U6)
                     firm[True] = firm[False] = max(firm[True], firm[False], _firm(st, u))
                 continue
-            if board.distance(u, tok) <= lim + 1e-9:
+            if board.distance(discs[u.id], td) <= lim + 1e-9:
                 deny[mine] = 0
                 firm[mine] = max(firm[mine], _firm(st, u))
             elif run > 0:
