@@ -106,3 +106,12 @@ def test_with_only_the_phase_to_end_the_hint_shows_what_follows(tmp_path, datadi
     assert any(d.kind in ("move", "run") and len(scene.hint_tool.targets(d)) >= 2 for d in then)
     assert scene.state.phase == "engage"                  # worked out on a copy
     scene.draw(app.screen)
+
+
+def test_on_a_players_own_side_the_hint_asks_the_bot_the_table_plays_against(tmp_path, datadir):
+    app, scene = make_scene(tmp_path)
+    assert scene.hint_tool.bot_name() == "utility"          # nobody plays a bot
+    scene.bot.seats[2] = "random"                              # player 2 is the bot
+    assert scene.game.turn_player() == 1 and scene.hint_tool.bot_name() == "random"
+    scene.bot.seats[1] = "utility:cautious"                    # both seats: each its own
+    assert scene.hint_tool.bot_name() == "utility:cautious"

@@ -146,9 +146,9 @@ class PlannerBot:
         lose = plan.share(lambda v: v.lost[0] > s.now.lost[0])
         if plan.plan and base.values:
             parts.append(f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
-                         f"{n} samples each, {s.rollouts} rollouts, {s.screens} screened)")
+                         f"{_count(n, 'sample')} each, {s.rollouts} rollouts, {s.screens} screened)")
         else:
-            parts.append(f"worth {plan.mean:+.1f} ({n} samples; {len(s.scored) - 1} changes tried, none better)")
+            parts.append(f"worth {plan.mean:+.1f} ({_count(n, 'sample')}; {len(s.scored) - 1} changes tried, none better)")
         parts.append(f"holds more tokens in {gain:.0%} of samples, ahead on treasure in {ahead:.0%}, "
                      f"loses a unit in {lose:.0%}")
         return "; ".join(parts)
@@ -214,6 +214,11 @@ def make_planner(spec: str) -> PlannerBot:
     if spec == "planner":
         return PlannerBot()
     return PlannerBot(parse_budget(spec.split(":", 1)[1]))
+
+
+def _count(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless one: "1 sample", "2 samples"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 __all__ = ["DEFAULT_BUDGET_MS", "budget_steps", "Goal", "GoalPolicy", "PlannerBot", "Value", "evaluate", "make_planner", "parse_budget"]

@@ -2,7 +2,8 @@
 sees them (``speedheim advise``), as numbered arrows on the table with their reasons.
 
 "What would a good player do here?": the advice of the bot that plays the side to act
-(its seat's bot, else ``utility``) is worked out off the frame by a worker thread, on a
+(its seat's bot; on a player's own side the bot the table plays against; else
+``utility``) is worked out off the frame by a worker thread, on a
 copy of the game with a movement engine of the worker's own (as the bots think), once
 per state version and side; the table keeps drawing meanwhile ("thinking..."). A move
 or Run is drawn along its path, an Engage, a shot or an attack as an arrow to its
@@ -63,8 +64,11 @@ class HintTool:
 
     # --- the answer, off the frame ----------------------------------------------------------
     def bot_name(self) -> str:
-        scene = self.scene
-        return scene.bot.seats.get(ask.turn_player(scene.game), "utility")
+        """The bot that plays the side to act; for a player's own side, the bot the table
+        plays against (the one the players chose, ``--bot-name``); else ``utility``."""
+        seats = self.scene.bot.seats
+        player = ask.turn_player(self.scene.game)
+        return seats.get(player) or next((seats[p] for p in sorted(seats)), "utility")
 
     def key(self) -> tuple | None:
         if not self.on or ask.outcome(self.scene.game) is not None:
