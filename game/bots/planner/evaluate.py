@@ -157,7 +157,8 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
     each Engaged unit, the chance it is Incapacitated by then, blow by blow (each foe
     Engaged with it attacks it in the foe's turns, shared among the foe's opponents, with
     the rules' exact odds), recovering a step at its own upkeep (U5); a unit's points and,
-    for a carrier, its token's (U6 hands it to the victor)."""
+    for a carrier, its token's (U6 hands it to the victor). The Neutrals' blows and the
+    Neutrals' own units are left out."""
     st = game.state
     cur = st.player
     total = 0.0
@@ -197,8 +198,9 @@ def _recover(dist: dict[str, float]) -> dict[str, float]:
     return out
 
 
-#: Exact odds of one blow, by the two units' stats and statuses (the rules' own answer).
-_BLOWS: dict[tuple, dict[str, float] | None] = {}
+#: Exact odds of one blow, by the two units' stats and statuses (the rules' own answer),
+#: for the ruleset they were asked under (another ruleset starts afresh: held, not an id).
+_BLOWS: tuple = (None, {})
 
 
 def _blow(game, f, u, dist: dict[str, float], share: float) -> tuple[dict[str, float], float]:
@@ -223,18 +225,23 @@ def _blow(game, f, u, dist: dict[str, float], share: float) -> tuple[dict[str, f
 
 
 def _blow_odds(game, f, a_status: str, u, t_status: str) -> dict[str, float] | None:
-    key = (id(game.rs), tuple(sorted(f.stats.items())), a_status, tuple(sorted(u.stats.items())), t_status)
-    if key not in _BLOWS:
-        v = view_of(game, game.warband_player(f.warband))
-        with v.what_if((f.id, u.id)) as st:
-            st.phase, st.step, st.pending = "melee", None, None
-            st.player = v.warband_player(f.warband)
-            a, t = st.units[f.id], st.units[u.id]
-            a.status, a.attacks, t.status = a_status, 0, t_status
-            a.engaged_with, t.engaged_with = [u.id], [f.id]
-            odds = v.odds({"attack": {"unit": f.id, "target": u.id}})
-        _BLOWS[key] = {k: float(p) for k, p in odds.results.items()} if odds is not None else None
-    return _BLOWS[key]
+    global _BLOWS
+    rules, kept = _BLOWS
+    if rules is not game.rs:
+        rules, kept = _BLOWS = (game.rs, {})
+    key = (tuple(sorted(f.stats.items())), a_status, tuple(sorted(u.stats.items())), t_status)
+    if key in kept:
+        return kept[key]
+    v = view_of(game, game.warband_player(f.warband))
+    with v.what_if((f.id, u.id)) as st:
+        st.phase, st.step, st.pending = "melee", None, None
+        st.player = v.warband_player(f.warband)
+        a, t = st.units[f.id], st.units[u.id]
+        a.status, a.attacks, t.status = a_status, 0, t_status
+        a.engaged_with, t.engaged_with = [u.id], [f.id]
+        odds = v.odds({"attack": {"unit": f.id, "target": u.id}})
+    out = kept[key] = {k: float(p) for k, p in odds.results.items()} if odds is not None else None
+    return out
 
 
 def _race(game, side: str, left: int) -> float:
