@@ -10,6 +10,8 @@ applied and no die is rolled.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from types import SimpleNamespace
 from typing import Any
@@ -59,32 +61,35 @@ class OddsBook:
             self._rules = view.rules
             self._cache.clear()
 
-    def melee(self, view, a: Unit, t: Unit, a_status: str | None = None) -> Odds | None:
-        """``a`` attacks ``t`` in a Melee phase (F1, S2), ``a`` having ``a_status``."""
+    def melee(self, view, a: Unit, t: Unit, a_status: str | None = None, t_status: str | None = None) -> Odds | None:
+        """``a`` attacks ``t`` in a Melee phase (F1, S2), ``a`` having ``a_status`` and ``t``
+        ``t_status`` (default: their own)."""
         self._fresh(view)
         status = a_status or a.status
+        t_status = t_status or t.status
         # The odds depend on the two units' stats and statuses only (F1, S2).
-        key = ("attack", _stats(a), status, _stats(t), t.status)
+        key = ("attack", _stats(a), status, _stats(t), t_status)
         if key not in self._cache:
-            self._cache[key] = self._melee(view, a, t, status)
+            self._cache[key] = self._melee(view, a, t, status, t_status)
         return self._cache[key]
 
     @staticmethod
-    def _melee(view, a: Unit, t: Unit, status: str) -> Odds | None:
+    def _melee(view, a: Unit, t: Unit, status: str, t_status: str) -> Odds | None:
         rs = view.rules
         if "melee" in rs.phase_names:
             with view.what_if((a.id, t.id)) as st:
                 st.phase, st.step, st.pending = "melee", None, None
                 st.player = view.warband_player(a.warband)
                 A, T = st.units[a.id], st.units[t.id]
-                A.status, A.attacks = status, 0
+                A.status, A.attacks, T.status = status, 0, t_status
                 A.engaged_with, T.engaged_with = [t.id], [a.id]
                 odds = view.odds({"attack": {"unit": a.id, "target": t.id}})
             if odds is not None:
                 return odds
         if status == "stunned":
             return None
-        return attack_odds(rs, float(a.stats.get(rs.melee_stat, 0)), NORMAL, t)
+        target = t if t.status == t_status else dataclasses.replace(t, status=t_status)
+        return attack_odds(rs, float(a.stats.get(rs.melee_stat, 0)), NORMAL, target)
 
     def shot(self, view, a: Unit, t: Unit) -> Odds | None:
         """A rough shot of ``a`` at ``t`` (no cover, short range), for threats; the Shoot

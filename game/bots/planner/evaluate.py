@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from game.bots.sense import next_status
+from game.bots.sense import OddsBook, next_status
 from game.bots.view import view as view_of
 from game.engine.geometry import disc_gap
 from game.engine.movement.mover import engage_inches
@@ -161,6 +161,7 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
     Neutrals' own units are left out."""
     st = game.state
     cur = st.player
+    views: dict[int, object] = {}   # the attacking side's view, for the odds
     total = 0.0
     for u in st.units.values():
         if not u.active or not u.engaged_with or u.warband == game.neutral_id:
@@ -182,8 +183,10 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
                 for f in foes:
                     if f.warband == game.neutral_id or game.warband_player(f.warband) != player:
                         continue
+                    if player not in views:
+                        views[player] = view_of(game, player)
                     share = 1.0 / max(1, len(f.engaged_with))
-                    dist, died = _blow(game, f, u, dist, share)
+                    dist, died = _blow(views[player], f, u, dist, share)
                     gone += died
         worth = UNIT + (TOKEN * urgency if u.carrying else 0.0)
         total += (-1.0 if u.warband == side else 1.0) * gone * worth
@@ -198,50 +201,29 @@ def _recover(dist: dict[str, float]) -> dict[str, float]:
     return out
 
 
-#: Exact odds of one blow, by the two units' stats and statuses (the rules' own answer),
-#: for the ruleset they were asked under (another ruleset starts afresh: held, not an id).
-_BLOWS: tuple = (None, {})
+#: Exact odds of one blow (the rules' own answer, kept per stats and statuses).
+_BOOK = OddsBook()
 
 
-def _blow(game, f, u, dist: dict[str, float], share: float) -> tuple[dict[str, float], float]:
+def _blow(view, f, u, dist: dict[str, float], share: float) -> tuple[dict[str, float], float]:
     """``f``'s blow at ``u`` (made with chance ``share``) on ``u``'s status chances: the new
     chances and the chance it Incapacitated ``u``."""
     out: dict[str, float] = {}
     died = 0.0
     a_status = next_status(f.status)
     for s, p in dist.items():
-        res = _blow_odds(game, f, a_status, u, s)
-        if res is None:
+        odds = _BOOK.melee(view, f, u, a_status, s)
+        if odds is None:
             out[s] = out.get(s, 0.0) + p
             continue
         out[s] = out.get(s, 0.0) + p * (1.0 - share)
-        for r, q in res.items():
+        for r, q in odds.results.items():
             n = s if r in ("miss", "no effect") else r
             if n == "incapacitated":
-                died += p * share * q
+                died += p * share * float(q)
             else:
-                out[n] = out.get(n, 0.0) + p * share * q
+                out[n] = out.get(n, 0.0) + p * share * float(q)
     return out, died
-
-
-def _blow_odds(game, f, a_status: str, u, t_status: str) -> dict[str, float] | None:
-    global _BLOWS
-    rules, kept = _BLOWS
-    if rules is not game.rs:
-        rules, kept = _BLOWS = (game.rs, {})
-    key = (tuple(sorted(f.stats.items())), a_status, tuple(sorted(u.stats.items())), t_status)
-    if key in kept:
-        return kept[key]
-    v = view_of(game, game.warband_player(f.warband))
-    with v.what_if((f.id, u.id)) as st:
-        st.phase, st.step, st.pending = "melee", None, None
-        st.player = v.warband_player(f.warband)
-        a, t = st.units[f.id], st.units[u.id]
-        a.status, a.attacks, t.status = a_status, 0, t_status
-        a.engaged_with, t.engaged_with = [u.id], [f.id]
-        odds = v.odds({"attack": {"unit": f.id, "target": u.id}})
-    out = kept[key] = {k: float(p) for k, p in odds.results.items()} if odds is not None else None
-    return out
 
 
 def _race(game, side: str, left: int) -> float:
