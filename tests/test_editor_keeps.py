@@ -377,3 +377,14 @@ def test_a_renamed_item_keeps_its_comments_and_its_unread_keys(tmp_path):
     assert re.search(r"  - id: keep +# the tall one\n    height: 3  # height", saved)
     assert re.search(r"top: keep +# its top", saved)
     assert len(saved.splitlines()) == len(text.splitlines())
+
+
+def test_a_float_ruamel_would_round_differently_is_written_back_as_read(tmp_path):
+    # Found by the fuzz test: ruamel.yaml wrote 6.165936151570833e+16 back as ...832e+16.
+    text = re.sub(r"^name: .*$", "name: 6.165936151570833e+16", GOOD, count=1, flags=re.M)
+    path = tmp_path / "float.yaml"
+    path.write_text(text, encoding="utf-8")
+    doc = Document.open(str(path))
+    doc.add_rect("block", (0, 0), (1, 1), height=1)
+    doc.save(str(path))
+    assert _read(exact(path))["name"] == _read(text)["name"] == 6.165936151570833e+16

@@ -31,6 +31,8 @@ import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError as RuamelError
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarfloat import ScalarFloat
 
 #: Lists of items with an ``id`` (matched by id, item for item).
 ITEM_LISTS = ("terrain", "ladders", "treasure", "warbands")
@@ -47,7 +49,25 @@ def _yaml(indent: int | None = None, seq_offset: int | None = None) -> YAML:
     offset = seq_offset if seq_offset is not None and 0 <= seq_offset < sequence else 2
     y.indent(mapping=2, sequence=sequence, offset=offset)
     y.representer.add_representer(type(None), lambda r, d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
+    y.representer.add_representer(ScalarFloat, _exact_float)
     return y
+
+
+def _exact_float(representer, data: ScalarFloat):
+    """ruamel.yaml's own layout of a float it read (its width, its exponent), unless that
+    text reads back as another number (``6.165936151570833e+16`` came out as
+    ``...832e+16``): then the shortest text that reads back exactly, with a point, as
+    the loader (YAML 1.1) wants one."""
+    node = RoundTripRepresenter.represent_scalar_float(representer, data)
+    try:
+        same = float(node.value.replace("_", "")) == float(data)
+    except ValueError:   # .inf, .nan
+        return node
+    if not same:
+        text = repr(float(data))
+        mantissa, e, exp = text.partition("e")
+        node.value = (mantissa if "." in mantissa else mantissa + ".0") + e + exp
+    return node
 
 
 def guess_indent(text: str) -> tuple[int | None, int | None]:
