@@ -160,6 +160,31 @@ def test_the_end_spot_must_be_free():
     assert math.hypot(plan.end[0] - f.x, plan.end[1] - f.y) >= 2 * R25 - 1e-9
 
 
+
+def _round_then_along(a, c, rho, b, reach):
+    """The length of the tangent from point a to circle (c, rho), then round that circle
+    (the side towards +x) to where it meets the circle (b, reach)."""
+    d = math.hypot(a[0] - c[0], a[1] - c[1])
+    tangent = math.atan2(a[1] - c[1], a[0] - c[0]) + math.acos(rho / d)
+    bc = math.hypot(b[0] - c[0], b[1] - c[1])
+    meet = math.atan2(b[1] - c[1], b[0] - c[0]) - math.acos((rho * rho + bc * bc - reach * reach) / (2 * rho * bc))
+    return math.sqrt(d * d - rho * rho) + rho * abs(meet - tangent)
+
+
+def test_the_spot_beside_a_base_at_the_target_is_reached_round_that_base():
+    # c stands against b on a's side. The nearest spots in contact with b are where a's
+    # base, going round c, meets b's contact ring: the tangent to c, then round c. Before,
+    # the search only ended where a straight line crossed the ring, and said 7.08".
+    c = (5, 10 - 2 * R25)
+    sc, m = build(red=[unit("a", (5, 3), stats={"move": 10})], blue=[unit("b", (5, 10)), unit("c", c)])
+    best = _round_then_along((5, 3), c, 2 * R25, (5, 10), 2 * R25 + TOL)
+    plan = m.plan_engage(sc.state, "a", "b")
+    assert plan.cost == pytest.approx(best, abs=0.002)   # an arc is walked as a polyline (ARC_EXCESS)
+    assert ends_in_contact(m, sc, plan) and best < 6.62
+    # a Move of 6.62" is enough
+    sc, m = build(red=[unit("a", (5, 3), stats={"move": 6.62})], blue=[unit("b", (5, 10)), unit("c", c)])
+    assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(plan.cost)
+
 # --- part 3: difficult ground (M12) -------------------------------------------------------------
 
 @pytest.mark.parametrize("extra, ok", [(0.0, True), (0.01, False)])

@@ -481,7 +481,48 @@ class Search:
                     if i != -1:
                         a1, (x1, y1), target = r
                         out.append((i, s * o, a1, x1, y1, target))
+            out += self._arc_ends(B, circ, s)
             B.dyn[slot] = out
+        return out
+
+    def _arc_ends(self, B: _Band, circ: int, s: int) -> list:
+        """Where going round the circle enters the goal region (its circle crosses the
+        region's rim): ends of a path as departures with no line after them. A tangent
+        into the region reaches only the spots its line crosses; the spot next to a
+        base or a corner, where the contact ring meets the circle round it, is reached
+        round that circle."""
+        g = B.goal
+        rho = float(B.rho[circ])
+        if g is None or rho <= 0:
+            return []
+        cx, cy = float(B.cx[circ]), float(B.cy[circ])
+        d = math.hypot(g.x - cx, g.y - cy)
+        if d < 1e-12 or d > rho + g.reach or d < abs(rho - g.reach):
+            return []
+        along = (rho * rho - g.reach * g.reach + d * d) / (2 * d)
+        h = math.sqrt(max(0.0, rho * rho - along * along))
+        ux, uy = (g.x - cx) / d, (g.y - cy) / d
+        px, py = cx + along * ux, cy + along * uy
+        pts = [(px - h * uy, py + h * ux)] + ([(px + h * uy, py - h * ux)] if h > 1e-12 else [])
+        ang = np.array([math.atan2(y - cy, x - cx) % TAU for x, y in pts])
+        iv, off = B.locate(np.full(len(pts), circ), ang)
+        out = []
+        for (x, y), a, i, o in zip(pts, ang.tolist(), iv.tolist(), off.tolist()):
+            if i == -1 and circ >= B.n_static:
+                # a base's free arcs are found on RING_SAMPLES points: a spot up to one
+                # step past an end of one belongs to it, the arc measured to the spot
+                # itself (the tracer checks the path)
+                step = TAU / RING_SAMPLES
+                for m, (lo, w) in enumerate(B.blk_iv[circ - B.n_static]):
+                    p = (a - lo) % TAU
+                    if w < p <= w + step:
+                        i, o = -2 - m, p
+                        break
+                    if TAU - p <= step:
+                        i, o = -2 - m, p - TAU
+                        break
+            if i != -1:
+                out.append((int(i), s * float(o), float(a), x, y, ("goal", x, y)))
         return out
 
     def _expand_node(self, n: int, g: float, k: int, full: bool) -> None:
