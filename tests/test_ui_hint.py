@@ -115,3 +115,55 @@ def test_on_a_players_own_side_the_hint_asks_the_bot_the_table_plays_against(tmp
     assert scene.game.turn_player() == 1 and scene.hint_tool.bot_name() == "random"
     scene.bot.seats[1] = "utility:cautious"                    # both seats: each its own
     assert scene.hint_tool.bot_name() == "utility:cautious"
+
+
+def test_a_first_option_that_names_what_follows_draws_it_and_it_is_not_listed_twice(tmp_path, datadir, monkeypatch):
+    # The planner's first option when only the phase can end: "ends the phase, then ...",
+    # with that move in extra["then"]. The list goes on with the other moves that follow,
+    # not with that one again; option 1's arrow is that move's.
+    from game.bots.base import Decision
+    from tests.test_ui_play import SCENARIO
+
+    app, scene = make_scene(tmp_path, SCENARIO.replace("phase: move", "phase: engage"))
+    u, v = [x for x in scene.state.units.values() if x.on_table][:2]
+    move = {"move": {"unit": u.id, "to": [u.x + 1.0, u.y]}}
+    other = {"move": {"unit": v.id, "to": [v.x, v.y + 1.0]}}
+    first = Decision({"end_phase": {}}, f"ends the phase, then {u.id} moves", extra={"then": move})
+    monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: [first])
+    monkeypatch.setattr(hints.ask, "advise_after", lambda *_a, **_k: [Decision(move, "then: it moves", unit=u.id),
+                                                                      Decision(other, "then: the other", unit=v.id)])
+    key(app, "hint")
+    options = shown(app, scene)
+    assert [d.action for d in options] == [{"end_phase": {}}, other]
+    assert scene.hint_tool.targets(options[0]) == [(u.x, u.y), (u.x + 1.0, u.y)]
+    assert scene.hint_tool.targets(options[1]) == [(v.x, v.y), (v.x, v.y + 1.0)]
+    scene.draw(app.screen)
+
+
+def test_the_list_keeps_clear_of_the_arrows(tmp_path, datadir, monkeypatch):
+    # The arrows' heads go to the placement with the bases; a place over one is taken
+    # only when every other hides more.
+    from types import SimpleNamespace
+
+    from game.ui import sight_layer
+
+    app, scene = make_scene(tmp_path)
+    seen = []
+    real = sight_layer.clear_place
+
+    def spy(camera, table, units, size, area=None, keep=None):
+        seen.append([(u.x, u.y) for u in units if getattr(u, "id", None) is None])
+        return real(camera, table, units, size, area, keep)
+
+    monkeypatch.setattr(hints, "clear_place", spy)
+    key(app, "hint")
+    options = shown(app, scene)
+    scene.draw(app.screen)
+    ends = [scene.hint_tool.targets(d)[-1] for d in options if len(scene.hint_tool.targets(d)) >= 2]
+    assert ends and seen and all(e in seen[-1] for e in ends)
+    # on an empty table the top left corner is first; a mark there sends the list on
+    cam, table = scene.camera, (scene.scenario.width, scene.scenario.height)
+    free = real(cam, table, [], (120, 60))
+    mark = SimpleNamespace(x=2.0, y=2.0, r=hints.ARROW_MARK, on_table=True)
+    assert free.collidepoint(cam.to_px(2.0, 2.0))
+    assert not real(cam, table, [mark], (120, 60)).collidepoint(cam.to_px(2.0, 2.0))

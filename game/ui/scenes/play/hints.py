@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pygame
@@ -34,6 +35,11 @@ TOP = 3
 COLOURS = ((230, 160, 20), (70, 130, 220), (150, 90, 200))
 INK = (20, 20, 20)
 PANEL_BG = (255, 250, 230)
+#: Table inches round an arrow's head or number label that the list keeps clear of.
+ARROW_MARK = 0.5
+#: An arrow's head or label hidden counts as this many bases hidden (the list is the
+#: arrows' key: it should not hide them).
+ARROW_WEIGHT = 3
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,12 @@ class HintTool:
             if len(options) == 1 and options[0].unit is None and copy.pending is None:
                 # Only ending the phase (an Engage phase with nothing to engage): what
                 # follows in the same turn, as numbered "then" arrows.
-                options += ask.advise_after(copy, options[0].action, name, TOP, self._mover[1])
+                after = ask.advise_after(copy, options[0].action, name, TOP, self._mover[1])
+                then = options[0].extra.get("then")
+                # A bot that names the action that follows in the first option's reason
+                # (the planner's "then ..."): that option draws its arrow, and it is not
+                # listed a second time.
+                options += [d for d in after if then is None or d.action != then]
             return options
         except Exception as exc:  # noqa: BLE001 - shown, never raised in the window
             return HintFailure(f"{type(exc).__name__}: {exc}")
@@ -113,11 +124,18 @@ class HintTool:
     # --- drawing ---------------------------------------------------------------------------
     def targets(self, decision) -> list[tuple[float, float]]:
         """The table points of an option's arrow: from the acting unit along its path or
-        to its target; [] for an action without a place."""
+        to its target; for ending the phase, the arrow of the action its reason says
+        follows (``extra["then"]``); [] for an action without a place."""
+        then = decision.extra.get("then") if decision.unit is None else None
+        if then is not None:
+            return self._points(then, None)
+        return self._points(decision.action, decision.unit)
+
+    def _points(self, action: dict, unit: str | None) -> list[tuple[float, float]]:
         st = self.scene.state
-        kind = next(iter(decision.action))
-        body = decision.action[kind] if isinstance(decision.action[kind], dict) else {}
-        u = st.units.get(body.get("unit") or decision.unit or "")
+        kind = next(iter(action))
+        body = action[kind] if isinstance(action[kind], dict) else {}
+        u = st.units.get(body.get("unit") or unit or "")
         if u is None:
             return []
         start = (u.x, u.y)
@@ -141,6 +159,7 @@ class HintTool:
         view, cam = scene.view_rect, scene.camera
         answer = self.current()
         name = self.bot_name()
+        arrows: list[tuple[float, float]] = []   # arrow heads and number labels: the list keeps off them
         if answer is None:
             lines = [f"HINT ({name}): thinking..." if self.key() is not None else "HINT: the game is over"]
         elif isinstance(answer, HintFailure):
@@ -150,9 +169,11 @@ class HintTool:
         else:
             lines = [f"HINT ({name}), best first (I to hide):"]
             for i, d in reversed(list(enumerate(answer))):
-                self._arrow(surface, cam, self.targets(d), COLOURS[i % len(COLOURS)], i + 1)
+                pts = self.targets(d)
+                self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1)
+                arrows += pts[-1:] + ([((pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2)] if len(pts) > 1 else [])
             lines += [f"{i + 1}. {d.reason}  [value {d.score:.2f}]" for i, d in enumerate(answer)]
-        self._panel(surface, view, lines)
+        self._panel(surface, view, lines, arrows)
 
     def _arrow(self, surface, cam, pts, colour, n: int) -> None:
         if len(pts) < 2:
@@ -170,10 +191,11 @@ class HintTool:
         (ax, ay), (bx, by) = px[0], px[1]
         label(surface, str(n), ((ax + bx) / 2, (ay + by) / 2), INK, size=15, bg=colour)   # mid first leg
 
-    def _panel(self, surface, view: pygame.Rect, lines: list[str]) -> None:
+    def _panel(self, surface, view: pygame.Rect, lines: list[str], arrows=()) -> None:
         """The list of options, one boxed line each, wrapped, where it hides the fewest
-        bases (:func:`~game.ui.sight_layer.clear_place`: beside the table when there is
-        room, else a corner or along an edge of the table)."""
+        bases and ``arrows`` points (the arrows' heads and number labels; with
+        :func:`~game.ui.sight_layer.clear_place`: beside the table when there is room,
+        else a corner or along an edge of the table)."""
         width = min(620, view.width - 40)
         lh = T.font(14, True).get_linesize()
         boxes = []
@@ -183,8 +205,9 @@ class HintTool:
             boxes.append((line, w, lh * len(rows[:4]) + 4))
         total = sum(h + 4 for _l, _w, h in boxes)
         scene = self.scene
-        place = clear_place(scene.camera, (scene.scenario.width, scene.scenario.height), scene.state.units.values(),
-                            (max(w for _l, w, _h in boxes) + 10, total), view)
+        marks = [SimpleNamespace(x=x, y=y, r=ARROW_MARK, on_table=True) for x, y in arrows] * ARROW_WEIGHT
+        place = clear_place(scene.camera, (scene.scenario.width, scene.scenario.height),
+                            list(scene.state.units.values()) + marks, (max(w for _l, w, _h in boxes) + 10, total), view)
         y = place.y
         for i, (line, w, h) in enumerate(boxes):
             bg = PANEL_BG if i == 0 else tuple(min(255, c + 90) for c in COLOURS[(i - 1) % len(COLOURS)])
