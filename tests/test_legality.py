@@ -184,11 +184,19 @@ def test_legal_command_reads_a_bad_file_as_file_line(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"{bad}:")
 
 
-def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question():
-    """tests/scripts/far-engage.yaml: blue-magister's way into contact with red-hound (3.95"
-    of its 4") is found only by the search that looks beyond the allowance; the searches
-    bounded by it find none. A question that stopped at the allowance (a verdict-only
-    shortcut) would refuse this legal Engage: apply, why_illegal and legal_actions accept it."""
+def _without_the_wider_search(monkeypatch):
+    """The movement engine with the search beyond the allowance left out (what a
+    verdict-only shortcut would do)."""
+    from game.engine.movement import nav
+
+    monkeypatch.setattr(nav.NavCache, "_far", lambda self, *_a: None)
+
+
+def test_an_engage_beside_a_base_at_the_target_is_legal_within_the_allowance(monkeypatch):
+    """tests/scripts/far-engage.yaml: blue-magister's way into contact with red-hound (3.94"
+    of its 4") ends beside blue's other base that stands against red-hound, reached round
+    it. Once only the search beyond the allowance found it; with the arc ends the searches
+    bounded by the allowance do. apply, why_illegal and legal_actions accept it."""
     g = Game(load_scenario(os.path.join(ROOT, "tests/scripts/far-engage.yaml")), dice=Dice(seed=0))
     action = {"engage": {"unit": "blue-magister", "target": "red-hound"}}
     assert g.why_illegal(action) is None
@@ -196,6 +204,29 @@ def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question():
     result = g.try_apply(action)
     assert result.ok and 3.79 < result.extra["distance"] <= 4.0
     assert "red-hound" in g.state.units["blue-magister"].engaged_with
+    g = Game(load_scenario(os.path.join(ROOT, "tests/scripts/far-engage.yaml")), dice=Dice(seed=0))
+    _without_the_wider_search(monkeypatch)
+    assert g.why_illegal(action) is None
+
+
+def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question(monkeypatch):
+    """tests/scripts/far-engage-pulled.yaml: north-hound's way into south-witch climbs a
+    ledge; the search prices it at 8.04", over the 8" allowance, and the tracer, pulling it
+    tight at the transition, at less. Only the search beyond the allowance finds it: a
+    question that stopped at the allowance (a verdict-only shortcut) would refuse this
+    legal Engage. apply, why_illegal and legal_actions accept it."""
+    path = os.path.join(ROOT, "tests/scripts/far-engage-pulled.yaml")
+    action = {"engage": {"unit": "north-hound", "target": "south-witch"}}
+    g = Game(load_scenario(path), dice=Dice(seed=0))
+    assert g.why_illegal(action) is None
+    assert "south-witch" in g.legal_actions("north-hound").targets["engage"]
+    plan = g.mover.plan_engage(g.state, "north-hound", "south-witch")
+    assert plan.cost <= 8.0 and plan.checks
+    result = g.try_apply(action)
+    assert result.ok and result.extra["distance"] <= 8.0
+    g = Game(load_scenario(path), dice=Dice(seed=0))
+    _without_the_wider_search(monkeypatch)
+    assert g.why_illegal(action) is not None
 
 
 DISTANCE = re.compile(r'\d+\.\d\d"')
