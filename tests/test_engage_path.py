@@ -185,6 +185,24 @@ def test_the_spot_beside_a_base_at_the_target_is_reached_round_that_base():
     sc, m = build(red=[unit("a", (5, 3), stats={"move": 6.62})], blue=[unit("b", (5, 10)), unit("c", c)])
     assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(plan.cost)
 
+
+def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight():
+    # c stands by b (not touching it) where a's straight way in would end on c's base:
+    # the nearest free spot in contact is where b's contact ring meets c's circle, and a
+    # walks straight there (before, the search went round b: 5.00").
+    reach = 2 * R25 + TOL
+    c = (10 - reach, 10.6)
+    sc, m = build(red=[unit("a", (5, 9))], blue=[unit("b", (10, 10)), unit("c", c)])
+    d = math.hypot(c[0] - 10, c[1] - 10)
+    along = (reach ** 2 - (2 * R25) ** 2 + d * d) / (2 * d)
+    h = math.sqrt(reach ** 2 - along * along)
+    ux, uy = (c[0] - 10) / d, (c[1] - 10) / d
+    crossings = [(10 + along * ux + k * h * uy, 10 + along * uy - k * h * ux) for k in (1, -1)]
+    corner = min(crossings, key=lambda p: p[1])     # the lower one, a's side
+    plan = m.plan_engage(sc.state, "a", "b")
+    assert plan.cost == pytest.approx(math.hypot(corner[0] - 5, corner[1] - 9), abs=1e-6)
+    assert ends_in_contact(m, sc, plan) and plan.cost < 4.2
+
 # --- part 3: difficult ground (M12) -------------------------------------------------------------
 
 @pytest.mark.parametrize("extra, ok", [(0.0, True), (0.01, False)])

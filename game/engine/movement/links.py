@@ -260,6 +260,15 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
         EX, EY, ER, ES = (np.concatenate([E, e]) for E, e in ((EX, XX), (EY, YY), (ER, RR), (ES, SS)))
         EK, EID = np.concatenate([EK, KK]), np.concatenate([EID, II])
+    corners = B.goal_corners() if g is not None and b in g.bands else ()
+    if corners:
+        # the spots in contact beside a base that stands by the target (_Band.goal_corners)
+        n = len(corners)
+        XX, YY = np.array([c[0] for c in corners]), np.array([c[1] for c in corners])
+        got.append(_lines(B, x0, y0, r0, s0, XX, YY, np.zeros(n), np.ones(n), np.full(n, -1), kept=True))
+        EX, EY, ER, ES = np.concatenate([EX, XX]), np.concatenate([EY, YY]), np.concatenate([ER, np.zeros(n)]), \
+            np.concatenate([ES, np.ones(n)])
+        EK, EID = np.concatenate([EK, np.full(n, 2)]), np.concatenate([EID, np.zeros(n, dtype=np.int64)])
     if got:
         ok, T1, T2, a1, a2, iv2, off2 = got[0] if len(got) == 1 else (np.concatenate([r[k] for r in got]) for k in range(7))
         if g is not None and g.reach > 0 and (EK == 2).any():

@@ -94,6 +94,11 @@ class Ctx:
         self.memo: dict = {}
 
 
+#: How far inside the goal region's rim a corner target lies (a share of its radius): a
+#: straight stretch to it crosses the rim just before it.
+RIM_HAIR = 1e-9
+
+
 class _Band:
     """Per-query data of one band: circles in range, blocking bases, cut tangents."""
 
@@ -123,6 +128,30 @@ class _Band:
         self.fixed_in_range: dict = {}       # links_from: the fixed targets in range (with circles or not)
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
         self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
+        self._corners: list | None = None    # goal_corners
+
+    def goal_corners(self) -> list[tuple[float, float]]:
+        """Where the goal region's rim crosses a blocking base's circle (grown by the
+        unit's radius): the spots in contact beside a base that stands by the target, the
+        nearest ones when the straight way in ends on that base. Targets a straight
+        stretch may end at (:func:`.links.links_from`), a hair inside the rim."""
+        if self._corners is None:
+            out = []
+            g = self.goal
+            if g is not None:
+                for bx, by, R in self.blk:
+                    d = math.hypot(bx - g.x, by - g.y)
+                    if d < 1e-12 or d > R + g.reach or d < abs(R - g.reach):
+                        continue
+                    along = (g.reach * g.reach - R * R + d * d) / (2 * d)
+                    h = math.sqrt(max(0.0, g.reach * g.reach - along * along))
+                    ux, uy = (bx - g.x) / d, (by - g.y) / d
+                    px, py = g.x + along * ux, g.y + along * uy
+                    for sgn in ((1.0, -1.0) if h > 1e-12 else (1.0,)):
+                        x, y = px - sgn * h * uy, py + sgn * h * ux
+                        out.append((g.x + (x - g.x) * (1 - RIM_HAIR), g.y + (y - g.y) * (1 - RIM_HAIR)))
+            self._corners = out
+        return self._corners
 
     def base_targets(self) -> tuple:
         """The blocking bases as targets of :func:`.links.links_from`, each both ways round
