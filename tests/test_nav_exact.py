@@ -15,6 +15,8 @@ import random
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.geom import ARC_EXCESS
@@ -264,3 +266,17 @@ def test_the_reachable_area_edge_is_right_to_two_hundredths_on_a_level():
             assert not walk.contains(Point(p)), (p, cost)
             outside += 1
     assert inside > 50 and outside > 50
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(hs.floats(-5, 5), hs.floats(-5, 5), hs.floats(0.1, 3), hs.floats(-5, 5), hs.floats(-5, 5), hs.floats(0.1, 3))
+def test_circle_crossings_lie_on_both_circles(x1, y1, r1, x2, y2, r2):
+    from game.engine.movement.geom import crossings
+
+    pts = crossings(x1, y1, r1, x2, y2, r2)
+    d = math.hypot(x2 - x1, y2 - y1)
+    apart = d > r1 + r2 or d < abs(r1 - r2) or d < 1e-12
+    assert (not pts) == apart
+    for x, y in pts:
+        assert math.hypot(x - x1, y - y1) == pytest.approx(r1, abs=1e-6)
+        assert math.hypot(x - x2, y - y2) == pytest.approx(r2, abs=1e-6)

@@ -129,6 +129,19 @@ def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray
     return ok, T1, T2, a1, a2
 
 
+def crossings(x1: float, y1: float, r1: float, x2: float, y2: float, r2: float) -> list[Point]:
+    """Where circle 1 meets circle 2: none, one (touching) or two points, the one to the
+    left of the line from centre 1 to centre 2 first."""
+    d = math.hypot(x2 - x1, y2 - y1)
+    if d < 1e-12 or d > r1 + r2 or d < abs(r1 - r2):
+        return []
+    along = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
+    h = math.sqrt(max(0.0, r1 * r1 - along * along))
+    ux, uy = (x2 - x1) / d, (y2 - y1) / d
+    px, py = x1 + along * ux, y1 + along * uy
+    return [(px - h * uy, py + h * ux)] + ([(px + h * uy, py - h * ux)] if h > 1e-12 else [])
+
+
 def travel(a_from: float, a_to: float, s: int) -> float:
     """Angle travelled (0 .. 2 pi) going round a circle with orientation s from a_from to a_to."""
     return (s * (a_to - a_from)) % (2 * math.pi)

@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from game.engine.movement.geom import TAU, arc_polyline, dedup, entry, hits_discs, runs, travel
+from game.engine.movement.geom import TAU, arc_polyline, crossings, dedup, entry, hits_discs, runs, travel
 from game.engine.movement.links import links_from
 from game.engine.movement.space import RING_SAMPLES, BandSpace, Space
 from game.engine.movement.transitions import HAIR, Transitions
@@ -140,15 +140,7 @@ class _Band:
             g = self.goal
             if g is not None:
                 for bx, by, R in self.blk:
-                    d = math.hypot(bx - g.x, by - g.y)
-                    if d < 1e-12 or d > R + g.reach or d < abs(R - g.reach):
-                        continue
-                    along = (g.reach * g.reach - R * R + d * d) / (2 * d)
-                    h = math.sqrt(max(0.0, g.reach * g.reach - along * along))
-                    ux, uy = (bx - g.x) / d, (by - g.y) / d
-                    px, py = g.x + along * ux, g.y + along * uy
-                    for sgn in ((1.0, -1.0) if h > 1e-12 else (1.0,)):
-                        x, y = px - sgn * h * uy, py + sgn * h * ux
+                    for x, y in crossings(g.x, g.y, g.reach, bx, by, R):
                         out.append((g.x + (x - g.x) * (1 - RIM_HAIR), g.y + (y - g.y) * (1 - RIM_HAIR)))
             self._corners = out
         return self._corners
@@ -525,14 +517,9 @@ class Search:
         if g is None or rho <= 0:
             return []
         cx, cy = float(B.cx[circ]), float(B.cy[circ])
-        d = math.hypot(g.x - cx, g.y - cy)
-        if d < 1e-12 or d > rho + g.reach or d < abs(rho - g.reach):
+        pts = crossings(cx, cy, rho, g.x, g.y, g.reach)
+        if not pts:
             return []
-        along = (rho * rho - g.reach * g.reach + d * d) / (2 * d)
-        h = math.sqrt(max(0.0, rho * rho - along * along))
-        ux, uy = (g.x - cx) / d, (g.y - cy) / d
-        px, py = cx + along * ux, cy + along * uy
-        pts = [(px - h * uy, py + h * ux)] + ([(px + h * uy, py - h * ux)] if h > 1e-12 else [])
         ang = np.array([math.atan2(y - cy, x - cx) % TAU for x, y in pts])
         iv, off = B.locate(np.full(len(pts), circ), ang)
         out = []
