@@ -11,7 +11,6 @@ applied and no die is rolled.
 from __future__ import annotations
 
 import dataclasses
-
 import math
 from types import SimpleNamespace
 from typing import Any

@@ -99,6 +99,20 @@ class Ctx:
 RIM_HAIR = 1e-9
 
 
+def _ends_near(arcs, a: float):
+    """The free arcs ``(lo, width)`` of a base with an end within one sample of angle
+    ``a`` (they are found on :data:`RING_SAMPLES` points), in order: ``(index, the
+    offset of a from lo, the offset of that end)``; the offset is past the width just past
+    the arc's end, negative just before its start."""
+    step = TAU / RING_SAMPLES
+    for m, (lo, w) in enumerate(arcs):
+        p = (a - lo) % TAU
+        if w < p <= w + step:
+            yield m, p, w
+        elif p >= TAU - step:
+            yield m, p - TAU, 0.0
+
+
 class _Band:
     """Per-query data of one band: circles in range, blocking bases, cut tangents."""
 
@@ -525,18 +539,11 @@ class Search:
         out = []
         for (x, y), a, i, o in zip(pts, ang.tolist(), iv.tolist(), off.tolist()):
             if i == -1 and circ >= B.n_static:
-                # a base's free arcs are found on RING_SAMPLES points: a spot up to one
-                # step past an end of one belongs to it, the arc measured to the spot
-                # itself (the tracer checks the path)
-                step = TAU / RING_SAMPLES
-                for m, (lo, w) in enumerate(B.blk_iv[circ - B.n_static]):
-                    p = (a - lo) % TAU
-                    if w < p <= w + step:
-                        i, o = -2 - m, p
-                        break
-                    if TAU - p <= step:
-                        i, o = -2 - m, p - TAU
-                        break
+                # a spot up to one sample past an end of a base's free arc belongs to it,
+                # the arc measured to the spot itself (the tracer checks the path)
+                near = next(_ends_near(B.blk_iv[circ - B.n_static], a), None)
+                if near is not None:
+                    i, o = -2 - near[0], near[1]
             if i != -1:
                 out.append((int(i), s * float(o), float(a), x, y, ("goal", x, y)))
         return out
@@ -565,7 +572,6 @@ class Search:
         (the tracer checks the path found, as every path)."""
         B = self.band(b)
         n = B.n_static
-        step = TAU / RING_SAMPLES
         for j, (bx, by, R) in enumerate(B.blk):
             if abs(math.hypot(x0 - bx, y0 - by) - R) > TOUCH:
                 continue
@@ -573,12 +579,8 @@ class Search:
             iv, off = B.locate(np.array([n + j]), np.array([a]))
             iv, off = int(iv[0]), float(off[0])
             if iv == -1:
-                for m, (lo, w) in enumerate(B.blk_iv[j]):
-                    p = (a - lo) % TAU
-                    if w < p <= w + step:
-                        iv, off = -2 - m, w       # just past the arc's end
-                    elif p >= TAU - step:
-                        iv, off = -2 - m, 0.0     # just before its start
+                for m, _p, at_end in _ends_near(B.blk_iv[j], a):
+                    iv, off = -2 - m, at_end      # at the arc's end (the last one near)
                 if iv == -1:
                     continue
             for s in (1, -1):
