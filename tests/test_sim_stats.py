@@ -190,6 +190,17 @@ def test_clear_needs_p_and_an_interval_that_leaves_out_zero():
     assert not paired_counts([1.0, 1.0]).clear and paired_counts([1.0] * 6).clear
 
 
+def test_a_clear_interval_never_shows_a_bound_of_zero():
+    # a bound of 0.004 units is no 0: "0.00" would read as an interval touching 0
+    from game.sim.stats import sentence
+
+    text = sentence("v", "default", Diff(20, 0.3, 0.004, 0.7, 0.03), "units lost", "raises", "lowers", "units per game")
+    assert "95% CI 0.004 to 0.7" in text
+    assert "0.00 " not in text
+    down = sentence("v", "default", Diff(20, -0.3, -0.7, -0.004, 0.03), "units lost", "raises", "lowers", "units per game")
+    assert "95% CI 0.004 to 0.7" in down
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     """One report of FIXED (a report takes seconds: its tests share it), written under the

@@ -265,7 +265,11 @@ def _mean(c: Counter) -> float:
 # --- comparisons ----------------------------------------------------------------------------------
 
 def _num(x: float, scale: float) -> str:
-    return f"{scale * x:.1f}" if scale != 1.0 or abs(x) >= 0.05 or x == 0 else f"{x:.2f}"
+    """``x`` times ``scale`` to one or two decimals; a number that is not 0 is never shown
+    as 0 (a clear interval's bound "0.00" reads as touching 0): then two significant digits."""
+    v = scale * x
+    text = f"{v:.1f}" if scale != 1.0 or abs(x) >= 0.05 or x == 0 else f"{x:.2f}"
+    return text if v == 0 or float(text) != 0 else f"{v:.2g}"
 
 
 def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0,
