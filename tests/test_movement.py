@@ -58,6 +58,30 @@ def test_run_denial_counts_height_in_3d():
     assert m.run_denial(sc.state, "a") is None
 
 
+@pytest.mark.parametrize("dx, up", [(6.0, 7.0), (6.0, 3.0), (7.9, 0.0), (8.1, 0.0), (0.5, 7.9), (0.5, 8.1)])
+def test_run_denier_is_the_run_denial_as_a_yes_no(dx, up):
+    """The planner asks M2 through ``run_denier`` (with its discs, or without): the nearest
+    opposing unit and its distance, exactly as ``run_denial`` names them, height included
+    (the gap across the table alone would deny at 6" + 7" up; the distance is 9.22")."""
+    from game.engine.geometry import disc_distance
+
+    r = 25 / 25.4 / 2
+    far = 2 + 2 * r + dx
+    terrain = [block("tower", far - 0.5, 3, far + 4, 8, up)] if up else []
+    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("ogre", (far, 5)), unit("imp", (2, 34))], terrain=terrain)
+    st = sc.state
+    a, ogre = st.units["a"], st.units["ogre"]
+    d = disc_distance(m.board.disc(a), m.board.disc(ogre))
+    discs = {u.id: m.board.disc(u) for u in st.units.values()}
+    got, with_discs = m.run_denier(st, a), m.run_denier(st, a, discs)
+    assert got == with_discs
+    refusal = m.run_denial(st, "a")
+    if d <= 8.0 + 1e-9:
+        assert got == (pytest.approx(d), "ogre") and refusal.rule == "M2" and f'ogre is {d:.2f}"' in refusal.reason
+    else:
+        assert got is None and refusal is None
+
+
 def test_incapacitated_and_off_table_units_do_not_deny_run():
     sc, m = build(red=[unit("a", (5, 5))], blue=[unit("ogre", (8, 5), status="incapacitated")])
     assert m.run_denial(sc.state, "a") is None

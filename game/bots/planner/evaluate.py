@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 from game.bots.sense import OddsBook, next_status
 from game.bots.view import view as view_of
-from game.engine.geometry import disc_gap
 from game.engine.movement.mover import engage_inches
 from game.engine.rules.effects import can_pick_up
 from game.engine.rules.upkeep import rout_condition
@@ -259,14 +258,7 @@ def _race(game, side: str, left: int) -> float:
     their_turns = turns_of(3 - me)
     active = [u for u in st.units.values() if u.active]
     discs = {u.id: board.disc(u) for u in active}   # each base's place and height, once
-    denial = float(rs.run_denial_range)
-
-    def run_denied(u) -> bool:
-        """M2: an opposing unit within the denial range (G2: the gap across the table first,
-        height only adds to it)."""
-        d = discs[u.id]
-        return any(o.warband != u.warband and disc_gap(d.x, d.y, d.r, o.x, o.y, o.r) <= denial + 1e-9
-                   and board.distance(d, discs[o.id]) <= denial + 1e-9 for o in active)
+    run_denier = game.mover.run_denier   # M2, the engine's
 
     movers = []   # (unit, mine, Run inches or 0, the first turn's inches, may pick up, height)
     for u in active:
@@ -276,7 +268,7 @@ def _race(game, side: str, left: int) -> float:
             slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
             walk = float(u.stats.get("move", 0)) * slow
             run = walk if u.carrying else walk * mult   # a carrier may not Run (U6)
-            first = walk if run_denied(u) else run   # M2 takes the next Run away
+            first = walk if run_denier(st, u, discs) else run   # M2 takes the next Run away
         picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
         movers.append((u, u.warband == side, run, first, picker, discs[u.id].z))
     total = 0.0

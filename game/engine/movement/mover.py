@@ -104,17 +104,35 @@ class Mover(Tracer):
         u = state.units[uid]
         if u.carrying:
             return IllegalAction("U6", f"run denied: {uid} carries treasure {u.carrying} (a carrier may not Run)")
-        limit = float(self.rs.run_denial_range)
-        nearest = None
-        for o in state.units.values():
-            if o.id == uid or not o.active or not self.opposing(u, o):
-                continue
-            d = self.board.distance(u, o)
-            if d <= limit + 1e-9 and (nearest is None or d < nearest[0]):
-                nearest = (d, o.id)
+        nearest = self.run_denier(state, u)
         if nearest:
+            limit = float(self.rs.run_denial_range)
             return IllegalAction("M2", f"run denied: {nearest[1]} is {nearest[0]:.2f}\" away ({limit:g}\" or less)")
         return None
+
+    def run_denier(self, state: GameState, u: Unit, discs: dict | None = None) -> tuple[float, str] | None:
+        """M2 as a yes/no for those who ask it often (the planner's evaluation): the nearest
+        opposing unit within ``run_denial_range`` of ``u`` (inclusive, G3) as ``(distance,
+        id)``, or None. Carrying (U6) is :meth:`run_denial`'s. ``discs``: the active units'
+        :class:`Disc` by id, when the caller has them (then only those are looked at). The
+        gap across the table is a lower bound of the distance (G2: height only adds to
+        it), so it is asked first."""
+        limit = float(self.rs.run_denial_range) + 1e-9
+        board, units, opposing = self.board, state.units, self.opposing
+        if discs is None:
+            discs = {o.id: board.disc(o) for o in units.values() if o.active and o.id != u.id}
+            du = board.disc(u)
+        else:
+            du = discs[u.id]
+        x, y, r = du.x, du.y, du.r
+        nearest = None
+        for oid, do in discs.items():
+            if oid == u.id or math.hypot(x - do.x, y - do.y) - r - do.r > limit or not opposing(u, units[oid]):
+                continue
+            d = board.distance(du, do)
+            if d <= limit and (nearest is None or d < nearest[0]):
+                nearest = (d, oid)
+        return nearest
 
     def allowance(self, state: GameState, uid: str, run: bool = False, engage: bool = False) -> Allowance:
         """How far the unit may move now (M1, M2, M11), or Engage (``engage``: E1, U5). The
