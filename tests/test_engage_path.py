@@ -186,13 +186,18 @@ def test_the_spot_beside_a_base_at_the_target_is_reached_round_that_base():
     assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(plan.cost)
 
 
-def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight():
+@pytest.mark.parametrize("whose", ["enemy", "friend"])
+def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight(whose):
     # c stands by b (not touching it) where a's straight way in would end on c's base:
     # the nearest free spot in contact is where b's contact ring meets c's circle, and a
-    # walks straight there (before, the search went round b: 5.00").
+    # walks straight there (before, the search went round b: 5.00"). c may be a friend of
+    # a's, whose base a may cross but not end on (M5): the same spot (before, 5.00" too).
     reach = 2 * R25 + TOL
     c = (10 - reach, 10.6)
-    sc, m = build(red=[unit("a", (5, 9))], blue=[unit("b", (10, 10)), unit("c", c)])
+    if whose == "enemy":
+        sc, m = build(red=[unit("a", (5, 9))], blue=[unit("b", (10, 10)), unit("c", c)])
+    else:
+        sc, m = build(red=[unit("a", (5, 9)), unit("c", c)], blue=[unit("b", (10, 10))])
     d = math.hypot(c[0] - 10, c[1] - 10)
     along = (reach ** 2 - (2 * R25) ** 2 + d * d) / (2 * d)
     h = math.sqrt(reach ** 2 - along * along)

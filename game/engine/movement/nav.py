@@ -420,7 +420,15 @@ class NavCache:
         def end_ok(x: float, y: float) -> bool:
             return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y) is None
 
-        goal = Goal(target.x, target.y, reach, bands, end_ok)
+        # the bases a path may cross but not end on (M5): the spots beside them are ends too
+        kept_off = []
+        for uid, (ox, oy, orr, _oz) in ctx.field.units.items():
+            if uid != unit.id and uid != target.id and uid not in ctx.blockers \
+                    and math.hypot(ox - target.x, oy - target.y) < reach + unit.r + orr:
+                b = self.band_at(ox, oy)
+                if b is not None and b in bands:
+                    kept_off.append((ox, oy, unit.r + orr, b))
+        goal = Goal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
         start = (unit.x, unit.y)
         d = math.hypot(start[0] - target.x, start[1] - target.y)
         straight = None

@@ -39,13 +39,17 @@ TOUCH = 1e-4
 @dataclass
 class Goal:
     """Where a path may end: within ``reach`` of (x, y) (0: that point) on one of ``bands``;
-    ``end_ok`` says whether a centre may end at a point found there (contact regions)."""
+    ``end_ok`` says whether a centre may end at a point found there (contact regions).
+    ``kept_off``: discs (x, y, R, band) of the bases a centre may cross but not end within
+    (those that do not block the way, M5); where the region's rim crosses one is a spot
+    to end at (:meth:`_Band.goal_corners`), as where it crosses a blocking base."""
 
     x: float
     y: float
     reach: float
     bands: frozenset
     end_ok: Callable[[float, float], bool] | None = None
+    kept_off: tuple = ()
 
 
 @dataclass
@@ -145,15 +149,17 @@ class _Band:
         self._corners: list | None = None    # goal_corners
 
     def goal_corners(self) -> list[tuple[float, float]]:
-        """Where the goal region's rim crosses a blocking base's circle (grown by the
-        unit's radius): the spots in contact beside a base that stands by the target, the
-        nearest ones when the straight way in ends on that base. Targets a straight
+        """Where the goal region's rim crosses a base's circle (grown by the unit's
+        radius): a blocking base's, or one the path may cross but not end on
+        (``Goal.kept_off``): the spots in contact beside a base that stands by the target,
+        the nearest ones when the straight way in ends on that base. Targets a straight
         stretch may end at (:func:`.links.links_from`), a hair inside the rim."""
         if self._corners is None:
             out = []
             g = self.goal
             if g is not None:
-                for bx, by, R in self.blk:
+                band = self.bs.band.id
+                for bx, by, R in self.blk + [k[:3] for k in g.kept_off if k[3] == band]:
                     for x, y in crossings(g.x, g.y, g.reach, bx, by, R):
                         out.append((g.x + (x - g.x) * (1 - RIM_HAIR), g.y + (y - g.y) * (1 - RIM_HAIR)))
             self._corners = out
