@@ -135,7 +135,6 @@ def plot_outcomes(summary: dict) -> str:
         a.set_xlabel("%")
         a.set_yticks(range(rows), [v["variant"] for v in variants] if k == 0 else [""] * rows)
         a.tick_params(axis="y", length=0)
-    fig.text(0.5, -0.02, "dots: rate · lines: 95% Wilson interval", ha="center", color="#555", fontsize=9)
     return _png(fig)
 
 
@@ -579,7 +578,8 @@ def render_html(summary: dict, title: str = "") -> str:
         "<h2>Rules that fired</h2>", _rules_table(summary),
         "<p class=note>Share of games in which each rule decided something: a check rolled, a result applied, an "
         "action it governs taken or refused. A rule a bot avoided by asking first (a Run it was denied) is not seen.</p>",
-        "<h2>Outcomes</h2>", _figure(plot_outcomes(summary), "Win rate of each warband, draws, and the first seat's win rate."),
+        "<h2>Outcomes</h2>", _figure(plot_outcomes(summary), "Win rate of each warband, draws, and the first seat's win rate "
+                                                    "(dots: the rate; lines: its 95% Wilson interval)."),
     ]
     diff = plot_differences(summary)
     if diff:
