@@ -459,7 +459,16 @@ class NavCache:
 
     def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
-        looked for within twice the allowance, then further."""
+        looked for within twice the allowance, then further.
+
+        When the search within the allowance's inches (with checks, on any ground: one of
+        :meth:`_best`'s) found a path, that path is the answer: a search with a larger
+        limit takes the same steps in the same order up to that path's cost (what it
+        leaves out by its limit could not end a path within the smaller one), so it finds
+        the same path first. It did not fit: difficult ground (M12) took inches off the
+        allowance, or the path measured more than the search's price."""
+        if self._found(ctx, goal, allow.inches, True, False) is not None:
+            return self._path(ctx, goal, allow.inches, True, False)
         far = max(2 * allow.inches, 1.5 * d + 2)
         return self._path(ctx, goal, far, True, False) or self._path(ctx, goal, 2 * far + 4, True, False)
 
