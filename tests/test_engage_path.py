@@ -223,6 +223,24 @@ def test_difficult_ground_takes_two_inches_off_an_engage(extra, ok):
         assert '4.01" (a may engage up to 4" (difficult ground -2")' in reason
 
 
+@pytest.mark.parametrize("bx, by, within", [(8.5, 9.4, True), (9.5, 9.2, True), (1.5, 9.3, True), (4, 9.2, True),
+                                            (5, 10.4, False), (6.5, 10.9, False)])
+def test_a_refusal_names_the_path_taken_with_enough_move(bx, by, within):
+    # Mud across the table and a wall to go round. Within: the cheapest way in fits the 6"
+    # of the allowance but not the 4" left after the mud (M12), and the search within the
+    # 6" names it; else the wider search does (E1). Either way the refusal names the path
+    # that a unit with Move enough takes (the same search with a larger limit finds the
+    # same path first).
+    terrain = [area("mud", 0, 7, 36, 9, "difficult"), block("wall", 3, 6.2, 7.5, 6.4, 4, kind="wall")]
+    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (bx, by))], terrain=terrain)
+    reason = refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12" if within else "E1")
+    cost = float(reason.split("is ")[1].split('"')[0])
+    assert (4 < cost <= 6) if within else (cost > 6)
+    sc, m = build(red=[unit("a", (5, 5), stats={"move": 10})], blue=[unit("b", (bx, by))], terrain=terrain)
+    plan = m.plan_engage(sc.state, "a", "b")
+    assert plan.difficult and f"{plan.cost:.2f}" == f"{cost:.2f}"
+
+
 def test_the_issue_example_of_difficult_ground_is_refused():
     sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10.98))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
     refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12")
