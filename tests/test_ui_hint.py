@@ -167,3 +167,23 @@ def test_the_list_keeps_clear_of_the_arrows(tmp_path, datadir, monkeypatch):
     mark = SimpleNamespace(x=2.0, y=2.0, r=hints.ARROW_MARK, on_table=True)
     assert free.collidepoint(cam.to_px(2.0, 2.0))
     assert not real(cam, table, [mark], (120, 60)).collidepoint(cam.to_px(2.0, 2.0))
+
+
+def test_a_tall_list_finds_the_clear_stretch_down_the_edge():
+    # Units along the top and the bottom (31") of the table, and arrow heads at 15.5" on
+    # both sides: a box 12" tall is clear only with its top between about 16.5" and 18"
+    # (a base keeps 8 px more round it). The places tried down the edges are close enough
+    # together to find that stretch (half the box's height apart, they did not).
+    from types import SimpleNamespace
+
+    from game.ui.camera import Camera
+    from game.ui.sight_layer import clear_place
+
+    cam = Camera(17.0, (100.0, 50.0))
+    units = [SimpleNamespace(x=float(x), y=float(y), r=0.5, on_table=True) for x in range(2, 36, 3) for y in (3, 31)]
+    units += [SimpleNamespace(x=x, y=15.5, r=hints.ARROW_MARK, on_table=True) for x in (6.0, 30.0)]
+    w, h = round(cam.length(20)), round(cam.length(12))
+    place = clear_place(cam, (36, 36), units, (w, h))
+    hit = [(u.x, u.y) for u in units
+           if place.inflate(2 * (cam.length(u.r) + 8), 2 * (cam.length(u.r) + 8)).collidepoint(cam.to_px(u.x, u.y))]
+    assert not hit, (hit, cam.to_in(place.x, place.y))

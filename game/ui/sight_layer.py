@@ -140,6 +140,10 @@ class SightLayer:
                            area, keep=self.state.units[self.viewer])
 
 
+#: Pixels between the places :func:`clear_place` tries down the table's edges.
+PLACE_STEP = 12
+
+
 def clear_place(camera: Camera, table: tuple[float, float], units, size: tuple[int, int],
                 area: pygame.Rect | None = None, keep=None) -> pygame.Rect:
     """Where a box of ``size`` pixels over the table hides the fewest bases of ``units``
@@ -157,8 +161,9 @@ def clear_place(camera: Camera, table: tuple[float, float], units, size: tuple[i
         if x0 - 8 - w >= area.x:
             places.append((x0 - 8 - w, max(area.y + 4, y0)))
     places += [(x0 + 8, y0 + 8), (x1 - 8 - w, y0 + 8), (x0 + 8, y1 - 8 - h), (x1 - 8 - w, y1 - 8 - h)]
-    step = max(12, h // 2)
-    for y in range(round(y0 + 8 + step), round(y1 - 8 - h), step):
+    # down both edges every PLACE_STEP pixels: a tall box (the hint's list) finds the one
+    # clear stretch between a deployment zone and the arrows' heads
+    for y in range(round(y0 + 8 + PLACE_STEP), round(y1 - 8 - h), PLACE_STEP):
         places += [(x0 + 8, y), (x1 - 8 - w, y)]
     bases = [(camera.to_px(u.x, u.y), camera.length(u.r) + 8) for u in units if u.on_table]
 
