@@ -40,6 +40,13 @@ ARROW_MARK = 0.5
 #: An arrow's head or label hidden counts as this many bases hidden (the list is the
 #: arrows' key: it should not hide them).
 ARROW_WEIGHT = 3
+#: Where along its first leg each option's number sits (options 1, 2, 3): apart, so that
+#: two arrows leaving the same unit the same way show both numbers.
+LABEL_AT = (0.5, 0.3, 0.7)
+
+
+def _along(a, b, t: float) -> tuple[float, float]:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
 @dataclass(frozen=True)
@@ -168,16 +175,21 @@ class HintTool:
             lines = [f"HINT ({name}): nothing to advise"]
         else:
             lines = [f"HINT ({name}), best first (I to hide):"]
+            numbers = []   # drawn over every arrow, so that no arrow hides another's number
             for i, d in reversed(list(enumerate(answer))):
                 pts = self.targets(d)
-                self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1)
-                arrows += pts[-1:] + ([((pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2)] if len(pts) > 1 else [])
+                numbers.append(self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1))
+                arrows += pts[-1:] + ([_along(pts[0], pts[1], LABEL_AT[i % len(LABEL_AT)])] if len(pts) > 1 else [])
+            for number in numbers:
+                if number is not None:
+                    label(surface, *number)
             lines += [f"{i + 1}. {d.reason}  [value {d.score:.2f}]" for i, d in enumerate(answer)]
         self._panel(surface, view, lines, arrows)
 
-    def _arrow(self, surface, cam, pts, colour, n: int) -> None:
+    def _arrow(self, surface, cam, pts, colour, n: int):
+        """Draw the arrow; returns its number label's ``label`` arguments (or None)."""
         if len(pts) < 2:
-            return
+            return None
         px = cam.points_px(pts)
         pygame.draw.lines(surface, INK, False, px, 7)
         pygame.draw.lines(surface, colour, False, px, 4)
@@ -189,7 +201,7 @@ class HintTool:
         pygame.draw.polygon(surface, colour, head)
         pygame.draw.polygon(surface, INK, head, 2)
         (ax, ay), (bx, by) = px[0], px[1]
-        label(surface, str(n), ((ax + bx) / 2, (ay + by) / 2), INK, size=15, bg=colour)   # mid first leg
+        return (str(n), _along((ax, ay), (bx, by), LABEL_AT[(n - 1) % len(LABEL_AT)]), INK, 15, colour)
 
     def _panel(self, surface, view: pygame.Rect, lines: list[str], arrows=()) -> None:
         """The list of options, one boxed line each, wrapped, where it hides the fewest
