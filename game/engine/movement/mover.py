@@ -120,7 +120,7 @@ class Mover(Tracer):
         limit = float(self.rs.run_denial_range) + 1e-9
         board, units, opposing = self.board, state.units, self.opposing
         if discs is None:
-            discs = {o.id: board.disc(o) for o in units.values() if o.active and o.id != u.id}
+            discs = {o.id: board.disc(o) for o in units.values() if o.active and o.id != u.id and opposing(u, o)}
             du = board.disc(u)
         else:
             du = discs[u.id]
