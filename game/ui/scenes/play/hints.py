@@ -178,16 +178,18 @@ class HintTool:
             numbers = []   # drawn over every arrow, so that no arrow hides another's number
             for i, d in reversed(list(enumerate(answer))):
                 pts = self.targets(d)
-                numbers.append(self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1))
-                arrows += pts[-1:] + ([_along(pts[0], pts[1], LABEL_AT[i % len(LABEL_AT)])] if len(pts) > 1 else [])
+                at = _along(pts[0], pts[1], LABEL_AT[i % len(LABEL_AT)]) if len(pts) > 1 else None   # its number
+                numbers.append(self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1, at))
+                arrows += pts[-1:] + ([at] if at is not None else [])
             for number in numbers:
                 if number is not None:
                     label(surface, *number)
             lines += [f"{i + 1}. {d.reason}  [value {d.score:.2f}]" for i, d in enumerate(answer)]
         self._panel(surface, view, lines, arrows)
 
-    def _arrow(self, surface, cam, pts, colour, n: int):
-        """Draw the arrow; returns its number label's ``label`` arguments (or None)."""
+    def _arrow(self, surface, cam, pts, colour, n: int, at):
+        """Draw the arrow; returns the ``label`` arguments of its number ``n`` at table
+        point ``at`` (or None)."""
         if len(pts) < 2:
             return None
         px = cam.points_px(pts)
@@ -200,8 +202,7 @@ class HintTool:
                 (x1 - size * math.cos(ang + 0.45), y1 - size * math.sin(ang + 0.45))]
         pygame.draw.polygon(surface, colour, head)
         pygame.draw.polygon(surface, INK, head, 2)
-        (ax, ay), (bx, by) = px[0], px[1]
-        return (str(n), _along((ax, ay), (bx, by), LABEL_AT[(n - 1) % len(LABEL_AT)]), INK, 15, colour)
+        return (str(n), cam.to_px(*at), INK, 15, colour)
 
     def _panel(self, surface, view: pygame.Rect, lines: list[str], arrows=()) -> None:
         """The list of options, one boxed line each, wrapped, where it hides the fewest
