@@ -210,6 +210,52 @@ def test_screening_replays_the_utility_turn_with_the_changed_unit_alone():
     assert g.state.units["blue-hound"].x == 18 and g.state.units["blue-hound"].y == 31   # on a copy
 
 
+def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch):
+    """Portfolio greedy search changes more than one unit: once two changes gain, the
+    screening of further single changes stops while there is still room in the screening
+    budget to screen them together, and the pair wins. (With every candidate screened
+    first, the budget ran out before the climb, and the plan changed one unit a turn.)"""
+    from game.bots.planner import portfolio
+    from game.bots.planner.evaluate import Value
+    from game.bots.planner.goals import Goal
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    units = [u.id for u in g.state.units.values() if u.warband == "blue"]
+    gain = {units[0]: 3.0, units[1]: 2.0}            # two changes that gain; the rest lose
+    goals = [Goal("hold", uid) for uid in units] + [Goal("cover", uid) for uid in units] * 4
+    monkeypatch.setattr(portfolio, "candidates", lambda sense, left: [(1.0, goal) for goal in goals])
+
+    class Fixed(portfolio.Searcher):
+        """Every screening and rollout costs 10 decisions; a plan is worth its changes' gains."""
+
+        def _value(self, plan):
+            return Value(sum(gain.get(uid, -1.0) if goal.kind == "hold" else -1.0 for uid, goal in plan.items()))
+
+        def screen(self, plan):
+            s = portfolio.Scored(dict(plan), screen=self._value(plan))
+            self.screens += 1
+            self.screen_steps += 10
+            self.steps += 10
+            return s
+
+        def score(self, plan, samples=None, into=None):
+            s = into if into is not None else portfolio.Scored(dict(plan))
+            while len(s.values) < (samples or self.samples):
+                s.values.append(self._value(plan))
+                self.used += 1
+                self.steps += 10
+            return s
+
+    budget = 200          # SCREEN_SHARE of it screens 11 plans: fewer than the utility plan and every single
+    assert len(goals) + 1 > budget * portfolio.SCREEN_SHARE / 10
+    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, budget, bot.samples)
+    found = se.run()
+    assert set(found.best.plan) == {units[0], units[1]}
+    assert found.best.values and found.best.mean == 5.0
+    assert any(len(s.plan) == 2 for s in found.scored)
+
+
 # --- playing ---------------------------------------------------------------------------------
 
 def test_same_seed_same_game_and_no_refusals():

@@ -7,7 +7,8 @@ choice. :class:`Searcher` screens the empty plan and each one-unit change to it 
 played once and kept as a script, and a change replays that script with the changed unit
 pursuing its goal (:class:`~game.bots.planner.goals.ReplayPolicy`; a fraction of a
 rollout's cost, so some thirty changes a turn are looked at). It hill-climbs on
-screenings (the best change with one more unit changed, while that gains), then scores
+screenings (the best change with one more unit changed, while that gains; once two
+changes gain, the single changes leave room for that climb), then scores
 the empty plan and the best screened plans on ``samples`` whole rollouts each (the turn
 and the opponent's reply). Every plan is played on the same dice (common random numbers,
 :mod:`rollout`); the budget is counted in decisions played, so the same seed gives the
@@ -43,6 +44,8 @@ REPLAYED_GUESS = 0.3
 SCREEN_SHARE = 0.55
 #: Points a change must gain over the plan it changes (see :func:`better`).
 MIN_GAIN = 0.5
+#: Screenings kept for the hill climb (one per gaining change after the first, up to this).
+CLIMB_ROOM = 3
 
 
 @dataclass
@@ -241,13 +244,15 @@ class Searcher:
         self.first_screen = self.screen_steps
         done = {base.key(): base}
         singles: list[Scored] = []
+        gains = 0      # singles that gain: with two or more, room is kept to climb
         for _, goal in cands:
-            if not self.affords(0, 1, SCREEN_SHARE):
+            if not self.affords(0, 1 + min(CLIMB_ROOM, gains if gains > 1 else 0), SCREEN_SHARE):
                 break
             s = self.screen({goal.unit: goal})
             if s.key() not in done:
                 done[s.key()] = s
                 singles.append(s)
+                gains += s.screened >= base.screened + MIN_GAIN
         # Hill climbing on screenings: the best change with one more unit's change added,
         # among the good ones, while it gains.
         good = sorted((s for s in singles if s.screened >= base.screened + MIN_GAIN), key=lambda s: -s.screened)
