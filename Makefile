@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 PLAYSTAMP := $(VENV)/.installed
 
-.PHONY: play test bench check render clean
+.PHONY: play test fuzz bench check render clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ play: $(PLAYSTAMP)
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n $(WORKERS) --dist loadfile
+
+# the property tests with new examples each run (make test draws the same ones every run)
+FUZZ_TESTS = $(shell grep -l "@given" tests/*.py)
+fuzz: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy HYPOTHESIS_PROFILE=explore $(PY) -m pytest -n $(WORKERS) --dist loadfile $(FUZZ_TESTS)
 
 bench: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py

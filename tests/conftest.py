@@ -10,6 +10,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from hypothesis import settings  # noqa: E402
+
+#: The property tests draw the same examples on every run (``make test``, CI): a red run
+#: is the change's, never a newly drawn example's. ``make fuzz`` draws new ones (profile
+#: ``explore``); a failure it finds is printed with its example, to be kept as an
+#: ``@example`` or a plain test.
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 
 #: The files that take longest, longest first (measured with ``--durations``). They start
 #: first, so that under pytest-xdist (``make test`` runs ``-n <cores + 1> --dist loadfile``: a file's
