@@ -44,7 +44,8 @@ REPLAYED_GUESS = 0.3
 SCREEN_SHARE = 0.55
 #: Points a change must gain over the plan it changes (see :func:`better`).
 MIN_GAIN = 0.5
-#: Screenings kept for the hill climb (one per gaining change after the first, up to this).
+#: Screenings kept for the hill climb once two single changes gain: one per gaining change,
+#: up to this (a climbing step, which changes more units, costs more than a single's).
 CLIMB_ROOM = 3
 
 
@@ -252,10 +253,10 @@ class Searcher:
             if s.key() not in done:
                 done[s.key()] = s
                 singles.append(s)
-                gains += s.screened >= base.screened + MIN_GAIN
+                gains += _gains(s, base)
         # Hill climbing on screenings: the best change with one more unit's change added,
         # among the good ones, while it gains.
-        good = sorted((s for s in singles if s.screened >= base.screened + MIN_GAIN), key=lambda s: -s.screened)
+        good = sorted((s for s in singles if _gains(s, base)), key=lambda s: -s.screened)
         climb = good[0] if good else None
         for s in good[1:]:
             if not self.affords(0, 1, SCREEN_SHARE):
@@ -267,7 +268,7 @@ class Searcher:
             if trial.key() in done:
                 continue
             done[trial.key()] = trial
-            if trial.screened >= climb.screened + MIN_GAIN:
+            if _gains(trial, climb):
                 climb = trial
         # Whole rollouts (the reply too) for the utility plan and the best screened plans,
         # as many samples as the budget allows; with none affordable, the screening decides.
@@ -292,6 +293,11 @@ class Searcher:
                                                       -(s.mean if s.values else s.screened), len(s.plan), s.key()))
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
         return Search(self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self)
+
+
+def _gains(s: Scored, base: Scored) -> bool:
+    """Does screened plan ``s`` gain :data:`MIN_GAIN` points over ``base``'s screening?"""
+    return s.screened >= base.screened + MIN_GAIN
 
 
 def better(a: Scored, b: Scored) -> bool:
