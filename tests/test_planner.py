@@ -256,6 +256,25 @@ def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch)
     assert any(len(s.plan) == 2 for s in found.scored)
 
 
+def test_a_unit_keeps_a_candidate_for_every_token_it_may_deny():
+    """The War Hound (an Animal: it denies what it cannot take) reaches every token of the
+    mirror table in time to deny it; each denial is a candidate, the two middle tokens
+    among them (with five goals a unit, t-east, its sixth, was never screened)."""
+    from game.bots.planner.portfolio import candidates
+    from game.bots.sense import Sense
+    from game.bots.utility import UtilityBot
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.bots.driver import bot_scenario
+    from game.engine.scenario import load_scenario
+
+    g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps", "mirror.yaml"))), dice=Dice(seed=0))
+    base = UtilityBot()
+    found = candidates(Sense(view(g, 1), "north", base.personality, base.book), 9)
+    denied = {goal.target for _, goal in found if goal.unit == "north-hound" and goal.kind == "deny"}
+    assert denied == set(g.state.treasure) and {"t-west", "t-east"} <= denied
+
+
 # --- playing ---------------------------------------------------------------------------------
 
 def test_same_seed_same_game_and_no_refusals():

@@ -27,9 +27,11 @@ from game.bots.planner.rollout import rollout, sample_seed
 from game.bots.sense import Sense, gap, next_status
 from game.bots.utility import UtilityBot
 
-#: Candidate goals tried at most (by prior), and per unit.
+#: Candidate goals tried at most (by prior), and per unit. Seven a unit: a fast unit
+#: that can deny any of six tokens keeps every one of them (with five, the War Hound's
+#: denial of the mirror table's t-east, a sixth, was never screened in its first turns).
 MAX_CANDIDATES = 30
-PER_UNIT = 5
+PER_UNIT = 7
 #: Screened plans that get every sample.
 FINALISTS = 2
 #: A whole rollout's cost in screenings, before one is measured (the reply turn about
