@@ -29,9 +29,10 @@ from game.bots.planner.portfolio import Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
-#: Planning time of one player-turn by default (ms): a median player-turn of 0.73 s on
-#: maps/default.yaml and 1.09 s on maps/mirror.yaml (2026-11-26, alone on the machine;
-#: 0.97 and 1.05 s on 2026-11-25), room under issue 21's 1.5 s for a loaded machine.
+#: Planning time of one player-turn by default (ms): a median player-turn of 0.68 s on
+#: maps/default.yaml and 0.92 s on maps/mirror.yaml (2026-11-26 14:21, alone on the
+#: machine; 0.66 and 1.16 s that noon, 0.97 and 1.05 s on 2026-11-25), room under issue
+#: 21's 1.5 s for a loaded machine.
 DEFAULT_BUDGET_MS = 1200
 #: The budget's conversion, measured with ``tools/calibrate_planner.py --seeds 1 2 3 4``
 #: (2026-11-25, the 2-core machine, planner against utility, turns 1-4, both seats, CPU
