@@ -312,6 +312,24 @@ def test_options_are_legal_distinct_and_explained():
     assert bot.choose(view(g)).action == first
 
 
+def test_options_weigh_every_plan_on_every_sample_and_follow_the_first_by_value():
+    # planner:400ms affords one sample of a plan on the clock; advise is not on the clock:
+    # each plan listed and the utility plan get every sample (the same dice), so the
+    # values compare and "2 samples each" is true, and after the bot's own choice the
+    # options come by value (they came in the search's order: a plan it had only
+    # screened last, whatever its value).
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(400)
+    g.apply(bot.options(view(g), 3)[0].action)      # the Engage phase: nothing to engage
+    s = bot.search(view(g))
+    assert len(s.baseline.values) < bot.samples        # what the clock allowed
+    opts = bot.options(view(g), 3)
+    assert len(opts) == 3
+    assert all(f"{bot.samples} samples each" in d.reason for d in opts)
+    assert [d.score for d in opts[1:]] == sorted((d.score for d in opts[1:]), reverse=True)
+    assert bot.choose(view(g)).action == opts[0].action
+
+
 def test_reason_says_what_it_weighed():
     ok, steps, _ = solve(load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), "hound-race.yaml")), "planner")
     hound = [s for s in steps if s.decision.unit == "blue-hound"]

@@ -101,9 +101,11 @@ def test_with_only_the_phase_to_end_the_hint_shows_what_follows(tmp_path, datadi
     key(app, "hint")
     options = shown(app, scene)
     assert options[0].unit is None and next(iter(options[0].action)) == "end_phase"
+    assert options[0].reason.startswith("ends the engage phase, then ")
+    # its arrow is the best of what follows; the others follow it
+    assert next(iter(options[0].extra["then"])) in ("move", "run") and len(scene.hint_tool.targets(options[0])) >= 2
     then = options[1:]
     assert then and all(d.reason.startswith("then: ") for d in then)
-    assert any(d.kind in ("move", "run") and len(scene.hint_tool.targets(d)) >= 2 for d in then)
     assert scene.state.phase == "engage"                  # worked out on a copy
     scene.draw(app.screen)
 
@@ -117,10 +119,12 @@ def test_on_a_players_own_side_the_hint_asks_the_bot_the_table_plays_against(tmp
     assert scene.hint_tool.bot_name() == "utility:cautious"
 
 
-def test_a_first_option_that_names_what_follows_draws_it_and_it_is_not_listed_twice(tmp_path, datadir, monkeypatch):
+def test_when_only_the_phase_can_end_every_value_listed_comes_from_one_search(tmp_path, datadir, monkeypatch):
     # The planner's first option when only the phase can end: "ends the phase, then ...",
-    # with that move in extra["then"]. The list goes on with the other moves that follow,
-    # not with that one again; option 1's arrow is that move's.
+    # with a move in extra["then"] and a value, both from its search in this phase. The
+    # list goes on with the advice after the phase ends: another search, with other dice.
+    # Option 1 takes that advice's best (its value, its reason, its arrow), and the rest
+    # follow it, each once: every value listed is of the one search.
     from game.bots.base import Decision
     from tests.test_ui_play import SCENARIO
 
@@ -128,15 +132,19 @@ def test_a_first_option_that_names_what_follows_draws_it_and_it_is_not_listed_tw
     u, v = [x for x in scene.state.units.values() if x.on_table][:2]
     move = {"move": {"unit": u.id, "to": [u.x + 1.0, u.y]}}
     other = {"move": {"unit": v.id, "to": [v.x, v.y + 1.0]}}
-    first = Decision({"end_phase": {}}, f"ends the phase, then {u.id} moves", extra={"then": move})
+    first = Decision({"end_phase": {}}, f"ends the phase, then {u.id} moves; worth -3.7", score=-3.7,
+                     extra={"then": move})
     monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: [first])
-    monkeypatch.setattr(hints.ask, "advise_after", lambda *_a, **_k: [Decision(move, "then: it moves", unit=u.id),
-                                                                      Decision(other, "then: the other", unit=v.id)])
+    monkeypatch.setattr(hints.ask, "advise_after", lambda *_a, **_k: [
+        Decision(other, "then: the other moves; worth -5.0", unit=v.id, score=-5.0),
+        Decision(move, "then: it moves; worth -5.3", unit=u.id, score=-5.3)])
     key(app, "hint")
     options = shown(app, scene)
-    assert [d.action for d in options] == [{"end_phase": {}}, other]
-    assert scene.hint_tool.targets(options[0]) == [(u.x, u.y), (u.x + 1.0, u.y)]
-    assert scene.hint_tool.targets(options[1]) == [(v.x, v.y), (v.x, v.y + 1.0)]
+    assert [d.action for d in options] == [{"end_phase": {}}, move]
+    assert [d.score for d in options] == [-5.0, -5.3]
+    assert options[0].reason == "ends the engage phase, then the other moves; worth -5.0"
+    assert scene.hint_tool.targets(options[0]) == [(v.x, v.y), (v.x, v.y + 1.0)]
+    assert scene.hint_tool.targets(options[1]) == [(u.x, u.y), (u.x + 1.0, u.y)]
     scene.draw(app.screen)
 
 
@@ -167,6 +175,37 @@ def test_the_list_keeps_clear_of_the_arrows(tmp_path, datadir, monkeypatch):
     mark = SimpleNamespace(x=2.0, y=2.0, r=hints.ARROW_MARK, on_table=True)
     assert free.collidepoint(cam.to_px(2.0, 2.0))
     assert not real(cam, table, [mark], (120, 60)).collidepoint(cam.to_px(2.0, 2.0))
+
+
+def test_the_boxes_of_long_reasons_do_not_cover_each_other(tmp_path, datadir, monkeypatch):
+    # The planner's reasons wrap to five lines and more: each box is as tall as its text,
+    # and the next one starts below it (a box sized for four lines ran under the next).
+    from game.bots.base import Decision
+
+    app, scene = make_scene(tmp_path)
+    u = [x for x in scene.state.units.values() if x.on_table][0]
+    why = "what it weighed, at length; " * 30
+    opts = [Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, f"{i + 1}. {why}", unit=u.id,
+                     score=-float(i)) for i in range(3)]
+    monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: opts)
+    drawn = []
+    real = hints.label
+
+    def spy(*a, **k):
+        box = real(*a, **k)
+        drawn.append((a[1], box))
+        return box
+
+    monkeypatch.setattr(hints, "label", spy)
+    key(app, "hint")
+    shown(app, scene)
+    drawn.clear()
+    scene.draw(app.screen)
+    boxes = [box for text, box in drawn if "what it weighed" in text]
+    lh = hints.T.font(14, True).get_linesize()
+    assert len(boxes) == 3 and all(b.height > 4 * lh for b in boxes)
+    for above, below in zip(boxes, boxes[1:]):
+        assert above.bottom <= below.top
 
 
 def test_a_tall_list_finds_the_clear_stretch_down_the_edge():

@@ -156,9 +156,11 @@ class PlannerBot:
 
     # --- advise: the top K first actions ---------------------------------------------------------
     def options(self, view, k: int) -> list[Decision]:
-        """The first actions of the ``k`` best plans, best first: ``score`` is the plan's
-        value in points, ``reason`` what it weighed; no action twice (a worse plan that
-        starts alike is left out), the first is the best plan's (what ``choose`` plays).
+        """The first actions of the ``k`` best plans: the first is the best plan's (what
+        ``choose`` plays), the others follow by value. ``score`` is the plan's value in
+        points (every listed plan and the utility plan on every sample, the same dice),
+        ``reason`` what it weighed; no action twice (a worse plan that starts alike is
+        left out).
         When a plan's first action ends a phase or step (the Engage phase with nothing to
         engage), the reason names the unit action that follows on a copy, and
         ``extra["then"]`` holds it. A plan the search only screened gets its whole rollouts
@@ -166,7 +168,7 @@ class PlannerBot:
         s = self.search(view)
         if s is None:
             return [self.base.choose(view)][:k]
-        out: list[Decision] = []
+        picked = []
         seen = set()
         for plan in s.scored:
             policy = GoalPolicy(plan.plan, self.base, self.cautious)
@@ -175,9 +177,19 @@ class PlannerBot:
             if key in seen:
                 continue
             seen.add(key)
+            picked.append((plan, policy, d))
+            if len(picked) >= k:
+                break
+        if s.searcher is not None:
+            # advise is not on the clock: the utility plan and every plan listed get every
+            # sample (the same dice), so their values compare and "n samples each" is true
+            for plan in [s.baseline] + [p for p, _, _ in picked]:
+                if len(plan.values) < self.samples:
+                    s.searcher.score(plan.plan, into=plan)
+        # the plan the bot plays first, then the others by value
+        out: list[Decision] = []
+        for plan, policy, d in picked[:1] + sorted(picked[1:], key=lambda t: -t[0].mean):
             then = self._then(view, policy, d)
-            if not plan.values and s.searcher is not None:
-                s.searcher.score(plan.plan, into=plan)   # advise is not on the clock: every sample
             why = self.explain(s, plan)
             extra = dict(d.extra)
             reason = d.reason
@@ -185,8 +197,6 @@ class PlannerBot:
                 extra["then"] = then.action
                 reason = f"{d.reason}, then {then.reason}"
             out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.mean, extra=extra))
-            if len(out) >= k:
-                break
         return out
 
     @staticmethod

@@ -15,7 +15,7 @@ here changes the game: the player plays an option, or not, as any other action.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,18 @@ LABEL_AT = (0.5, 0.3, 0.7)
 
 def _along(a, b, t: float) -> tuple[float, float]:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+
+
+def lead_into(first, best, phase: str):
+    """The first option when it only ends the phase or step: it ends it, then plays the
+    best action of the advice for what follows (``best``, a "then: " option), whose value
+    and reason it takes, so that every value listed comes from one search (the one after
+    the phase ends; a bot's own "then" in ``first`` came from another, with other dice).
+    Its arrow is that action's (``extra["then"]``)."""
+    kind = next(iter(first.action), "")
+    lead = f"ends the {phase} phase" if kind == "end_phase" else "ends this step"
+    rest = best.reason[len("then: "):] if best.reason.startswith("then: ") else best.reason
+    return replace(first, reason=f"{lead}, then {rest}", score=best.score, extra={**first.extra, "then": best.action})
 
 
 @dataclass(frozen=True)
@@ -116,11 +128,8 @@ class HintTool:
                 # Only ending the phase (an Engage phase with nothing to engage): what
                 # follows in the same turn, as numbered "then" arrows.
                 after = ask.advise_after(copy, options[0].action, name, TOP, self._mover[1])
-                then = options[0].extra.get("then")
-                # A bot that names the action that follows in the first option's reason
-                # (the planner's "then ..."): that option draws its arrow, and it is not
-                # listed a second time.
-                options += [d for d in after if then is None or d.action != then]
+                if after:
+                    options = [lead_into(options[0], after[0], copy.state.phase)] + after[1:]
             return options
         except Exception as exc:  # noqa: BLE001 - shown, never raised in the window
             return HintFailure(f"{type(exc).__name__}: {exc}")
@@ -214,8 +223,9 @@ class HintTool:
         boxes = []
         for i, line in enumerate(lines):
             rows = T.wrap(line, width, 14, True) if T.font(14, True).size(line)[0] > width else [line]
-            w = max(T.font(14, True).size(r.strip())[0] for r in rows[:4])
-            boxes.append((line, w, lh * len(rows[:4]) + 4))
+            # every row: label() draws them all (a box sized for fewer ran under the next)
+            w = max(T.font(14, True).size(r.strip())[0] for r in rows)
+            boxes.append((line, w, lh * len(rows) + 4))
         total = sum(h + 4 for _l, _w, h in boxes)
         scene = self.scene
         marks = [SimpleNamespace(x=x, y=y, r=ARROW_MARK, on_table=True) for x, y in arrows] * ARROW_WEIGHT
