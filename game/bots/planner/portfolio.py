@@ -28,8 +28,10 @@ from game.bots.sense import Sense, gap, next_status
 from game.bots.utility import UtilityBot
 
 #: Candidate goals tried at most (by prior), and per unit. Seven a unit: a fast unit
-#: that can deny any of six tokens keeps every one of them (with five, the War Hound's
-#: denial of the mirror table's t-east, a sixth, was never screened in its first turns).
+#: that can deny any of six tokens keeps every one of them. With five, on the mirror
+#: table, the War Hound's denial of t-east (its sixth) was never screened in its first
+#: turns, nor the second seat's Ogre taking t-east in its first (docs/bots.md, Figures,
+#: says what that did to the games, and why that figure depends on the bot).
 MAX_CANDIDATES = 30
 PER_UNIT = 7
 #: Screened plans that get every sample.
