@@ -9,6 +9,7 @@ import pygame
 from game.bots.advise import advise
 from game.ui.keymap import PLAY
 from game.ui.scenes.play import hints
+from game.ui.widgets import text
 from tests.test_ui_play import datadir, key, make_scene  # noqa: F401
 
 
@@ -201,8 +202,8 @@ def test_the_boxes_of_long_reasons_do_not_cover_each_other(tmp_path, datadir, mo
     shown(app, scene)
     drawn.clear()
     scene.draw(app.screen)
-    boxes = [box for text, box in drawn if "what it weighed" in text]
-    lh = hints.T.font(14, True).get_linesize()
+    boxes = [box for words, box in drawn if "what it weighed" in words]
+    lh = text.font(14, True).get_linesize()
     assert len(boxes) == 3 and all(b.height > 4 * lh for b in boxes)
     for above, below in zip(boxes, boxes[1:]):
         assert above.bottom <= below.top

@@ -18,17 +18,29 @@ YELLOW = (235, 190, 30)
 RED = (210, 40, 40)
 
 
+def _label_lines(text: str, size: int, max_width: int) -> list[str]:
+    """The lines :func:`label` draws ``text`` in: all of it, wrapped to ``max_width``."""
+    return T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
+
+
+def label_size(text: str, size: int = 12, max_width: int = 560) -> tuple[int, int]:
+    """The (width, height) in pixels of the box :func:`label` draws ``text`` in, for a
+    caller that lays out several labels before drawing them."""
+    lines = _label_lines(text, size, max_width)
+    f = T.font(size, True)
+    return max(f.size(line.strip())[0] for line in lines) + 10, f.get_linesize() * len(lines) + 4
+
+
 def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560,
           below: pygame.Rect | None = None) -> pygame.Rect:
     """A boxed label centred at ``centre``, wrapped to ``max_width`` (every line of it: a
     refusal is never cut mid-sentence) and kept inside the clip area. With ``below`` (a
     box already drawn) the label goes under that box, or above it where there is no room
-    below, never over it. Returns the box drawn (the rule tips hover the refusal's)."""
-    lines = T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
-    imgs = [T.text(line.strip(), size, colour, True) for line in lines]
-    w = max(i.get_width() for i in imgs)
+    below, never over it. Returns the box drawn (the rule tips hover the refusal's); its
+    size is :func:`label_size`'s."""
+    imgs = [T.text(line.strip(), size, colour, True) for line in _label_lines(text, size, max_width)]
     lh = T.font(size, True).get_linesize()
-    box = pygame.Rect(0, 0, w + 10, lh * len(imgs) + 4)
+    box = pygame.Rect((0, 0), label_size(text, size, max_width))
     box.center = (round(centre[0]), round(centre[1]))
     area = surface.get_clip()
     if below is not None:

@@ -23,9 +23,8 @@ import pygame
 
 from game.ui.scenes import ask
 from game.ui.scenes.play.planner import LatestAnswer
-from game.ui.widgets import text as T
 from game.ui.sight_layer import clear_place
-from game.ui.widgets.overlays import label
+from game.ui.widgets.overlays import label, label_size
 
 if TYPE_CHECKING:  # pragma: no cover
     from game.ui.scenes.play.scene import PlayScene
@@ -219,20 +218,15 @@ class HintTool:
         :func:`~game.ui.sight_layer.clear_place`: beside the table when there is room,
         else a corner or along an edge of the table)."""
         width = min(620, view.width - 40)
-        lh = T.font(14, True).get_linesize()
-        boxes = []
-        for i, line in enumerate(lines):
-            rows = T.wrap(line, width, 14, True) if T.font(14, True).size(line)[0] > width else [line]
-            # every row: label() draws them all (a box sized for fewer ran under the next)
-            w = max(T.font(14, True).size(r.strip())[0] for r in rows)
-            boxes.append((line, w, lh * len(rows) + 4))
+        # each box as label() draws it (sized apart, one for four lines ran under the next)
+        boxes = [(line, *label_size(line, 14, width)) for line in lines]
         total = sum(h + 4 for _l, _w, h in boxes)
         scene = self.scene
         marks = [SimpleNamespace(x=x, y=y, r=ARROW_MARK, on_table=True) for x, y in arrows] * ARROW_WEIGHT
         place = clear_place(scene.camera, (scene.scenario.width, scene.scenario.height),
-                            list(scene.state.units.values()) + marks, (max(w for _l, w, _h in boxes) + 10, total), view)
+                            list(scene.state.units.values()) + marks, (max(w for _l, w, _h in boxes), total), view)
         y = place.y
         for i, (line, w, h) in enumerate(boxes):
             bg = PANEL_BG if i == 0 else tuple(min(255, c + 90) for c in COLOURS[(i - 1) % len(COLOURS)])
-            label(surface, line, (place.x + (w + 10) / 2, y + h / 2), INK, size=14, bg=bg, max_width=width)
+            label(surface, line, (place.x + w / 2, y + h / 2), INK, size=14, bg=bg, max_width=width)
             y += h + 4
