@@ -9,10 +9,15 @@
   a map pays (``Mover.nav``; in a game the Move phase's first question does, before any
   Engage phase);
 - the Engage phases of a short utility-against-utility game on the same map (enemies
-  within reach, so real path searches run): each unit's call after the movement engine's
-  memo of recent answers is emptied (the map's structures stay, as in a game): the tail,
-  median, 95th percentile, worst and how many calls are over the target. Every time is
-  the best of ``REPEATS`` runs (the machine is shared).
+  within reach, so real path searches run): each unit's call the first time it is asked
+  in the game, after the movement engine's memo of recent answers is emptied. What the
+  game's own questions (its Move phases, the bots' choices) worked out and kept stays, as
+  in play; what only asking the same question twice would keep does not. The tail:
+  median, 95th percentile, worst and how many calls are over the target; and, for
+  information, the same call asked again at once (the memo emptied again), which is what
+  this bench measured until 2026-11-26 (its best of three runs of the same call kept
+  what the first run worked out, and so hid that cost). Every time is the best of
+  ``REPEATS`` games played from a fresh start (the machine is shared).
 
 The target is 16 ms a unit (one frame at 60 fps). ``python tools/bench_legality.py``
 prints the rows; ``run()`` returns them.
@@ -79,28 +84,40 @@ def nav_build() -> float:
     return min(times)
 
 
-def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], int]:
-    """ms per unit of every Engage phase of a utility game (memo emptied before each
-    call), and how many of those calls found an enemy within reach."""
-    g = Game(bot_scenario(load_scenario(MAP)), dice=Dice(seed=seed))
-    bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
-    times, searched = [], 0
-    while not g.is_over() and g.state.turn <= turns:
-        if g.state.phase == "engage" and g.pending is None:
-            for uid in side_to_act(g):
-                best = math.inf
-                for _ in range(REPEATS):
+def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], list[float], int]:
+    """ms per unit of every Engage phase of a utility game, the memo emptied before each
+    call: the first time it is asked in the game (``cold``: what the game's own questions
+    have worked out and kept stays, as in play), and asked again at once (``again``: what
+    the first call kept helps). Each the best of REPEATS games played from a fresh start
+    (the map's structures dropped, as in a new process), which ask the same questions in
+    the same order; and how many calls found an enemy within reach."""
+    sc = bot_scenario(load_scenario(MAP))
+    runs = []
+    for _ in range(REPEATS):
+        nav._MAPS.clear()
+        g = Game(sc, dice=Dice(seed=seed))
+        bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+        cold, again, searched = [], [], 0
+        while not g.is_over() and g.state.turn <= turns:
+            if g.state.phase == "engage" and g.pending is None:
+                for uid in side_to_act(g):
                     g.mover.nav.forget()
-                    best = min(best, _ms(lambda: g.legal_actions(uid)))
-                times.append(best)
-                u = g.state.units[uid]
-                searched += any(o.active and o.warband != u.warband and _in_reach(g, u, o) for o in g.state.units.values())
-            while g.state.phase == "engage" and not g.is_over():
-                if not play_turn_step(g, bots):
-                    break
-        else:
-            play_turn_step(g, bots)
-    return times, searched
+                    cold.append(_ms(lambda: g.legal_actions(uid)))
+                    g.mover.nav.forget()
+                    again.append(_ms(lambda: g.legal_actions(uid)))
+                    u = g.state.units[uid]
+                    searched += any(o.active and o.warband != u.warband and _in_reach(g, u, o)
+                                    for o in g.state.units.values())
+                while g.state.phase == "engage" and not g.is_over():
+                    if not play_turn_step(g, bots):
+                        break
+            else:
+                play_turn_step(g, bots)
+        runs.append((cold, again, searched))
+    if len({(len(c), s) for c, _a, s in runs}) != 1:
+        raise RuntimeError("the bench's games asked different questions: the game is not reproducible")
+    best = [[min(r[k][i] for r in runs) for i in range(len(runs[0][k]))] for k in (0, 1)]
+    return best[0], best[1], runs[0][2]
 
 
 def _in_reach(g: Game, u, o) -> bool:
@@ -138,14 +155,19 @@ def run() -> list[dict]:
         {"name": "build of the map's navigation structures, once per map and process (the first path search pays it)",
          "value": round(nav_build(), 1), "unit": "ms", "target": "info", "ok": True},
     ]
-    times, searched = game_phases()
+    times, again, searched = game_phases()
     tail = tail_figures(times)
-    rows.append(_row(f"Engage legal_actions per unit, memo emptied, median ({len(times)} calls over {TURNS} turns "
-                     f"of a utility game on default.yaml, {searched} with an enemy in reach)", tail["median"]))
-    rows.append(_row("Engage legal_actions per unit, memo emptied, 95th percentile (the same calls)", tail["p95"]))
-    rows.append(_row("Engage legal_actions per unit, memo emptied, worst (the same calls)", tail["worst"]))
-    rows.append({"name": f"Engage legal_actions, memo emptied: calls over {TARGET_MS:g} ms (of {len(times)})",
+    rows.append(_row(f"Engage legal_actions per unit, first asked in the game, median ({len(times)} calls over {TURNS} "
+                     f"turns of a utility game on default.yaml, {searched} with an enemy in reach)", tail["median"]))
+    rows.append(_row("Engage legal_actions per unit, first asked in the game, 95th percentile (the same calls)", tail["p95"]))
+    rows.append(_row("Engage legal_actions per unit, first asked in the game, worst (the same calls)", tail["worst"]))
+    rows.append({"name": f"Engage legal_actions, first asked in the game: calls over {TARGET_MS:g} ms (of {len(times)})",
                  "value": tail["over"], "unit": "", "target": "0", "ok": tail["over"] == 0})
+    warm = tail_figures(again)
+    rows.append({"name": "the same calls asked again at once (memo emptied; what the first call kept helps): "
+                         "95th percentile, worst, over 16 ms",
+                 "value": f"{warm['p95']:.1f} / {warm['worst']:.1f} / {warm['over']}", "unit": "ms", "target": "info",
+                 "ok": True})
     return rows
 
 
