@@ -93,9 +93,9 @@ def cmd_legal(args) -> int:
 
 
 def cmd_advise(args) -> int:
-    from game.bots.advise import advise_cli
+    from game.bots.advise import DEFAULT_BOT, advise_cli
 
-    return advise_cli(args.scenario, args.actions, bot=args.bot, top=args.top, as_json=args.json)
+    return advise_cli(args.scenario, args.actions, bot=DEFAULT_BOT if args.bot is None else args.bot, top=args.top, as_json=args.json)
 
 
 def cmd_render(args) -> int:
@@ -200,8 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("advise", help="a bot's best next actions for the side to act, with values and reasons")
     p.add_argument("scenario")
     p.add_argument("actions", nargs="?", help="apply this action script first")
-    p.add_argument("--bot", default="utility", metavar="NAME",
-                   help="the bot that advises: any name simulate --bots takes (default utility)")
+    p.add_argument("--bot", default=None, metavar="NAME",
+                   help="the bot that advises: any name simulate --bots takes (default planner)")
     p.add_argument("--top", type=int, default=3, metavar="K", help="how many options (default 3)")
     p.add_argument("--json", action="store_true", help="one JSON object: player, bot, options")
     p.set_defaults(func=cmd_advise)

@@ -71,7 +71,7 @@ def test_every_option_replays_as_the_scripts_next_line_move_phase(capsys, tmp_pa
 
 def test_options_in_the_engage_phase_are_engages_in_reach_then_ending_the_phase(capsys, tmp_path):
     scen = write(tmp_path, "close.yaml", CLOSE)
-    out = advise_json(capsys, scen, "--top", "5")
+    out = advise_json(capsys, scen, "--bot", "utility", "--top", "5")
     kinds = [next(iter(o["action"])) for o in out["options"]]
     assert kinds[-1] == "end_phase" and "engage" in kinds
     targets = {o["action"]["engage"]["target"] for o in out["options"] if "engage" in o["action"]}
@@ -81,9 +81,36 @@ def test_options_in_the_engage_phase_are_engages_in_reach_then_ending_the_phase(
         assert line["ok"] is True, (o, line)
 
 
+def test_without_bot_the_planner_advises_and_sends_the_hound_to_deny_the_middle_token(capsys, tmp_path):
+    # "What would a good player do here?": the default advisor is the planner. On the
+    # Hound race (tests/puzzles/hound-race.yaml, which the utility bot fails) its first
+    # option sends the War Hound to stand within denial range of the middle token; the
+    # utility bot would move a Swordsman to the near token first.
+    from game.engine.scenario import load_scenario
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+
+    with open(os.path.join(ROOT, "tests", "puzzles", "hound-race.yaml")) as fh:
+        scen = write(tmp_path, "race.yaml", yaml.safe_load(fh)["scenario"])
+    script = write(tmp_path, "s.yaml", {"seed": 1, "actions": [{"end_phase": {}}]})
+    out = advise_json(capsys, scen, script)
+    assert out["bot"] == "planner" and out["player"] == 2
+    first = out["options"][0]["action"]
+    kind = next(iter(first))
+    assert kind in ("move", "run") and first[kind]["unit"] == "blue-hound", first
+    g = Game(load_scenario(scen), dice=Dice(seed=1))
+    g.apply({"end_phase": {}})
+    g.apply(first)
+    hound, token = g.state.units["blue-hound"], g.state.treasure["t-mid"]
+    gap = ((hound.x - token.x) ** 2 + (hound.y - token.y) ** 2) ** 0.5 - hound.r - token.r
+    assert gap <= float(g.rs.treasure_denial_range) + 1e-6, gap
+    assert main(["advise", scen, script]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "turn 1, player 2 (blue), move: planner advises"
+
+
 def test_the_human_output_lists_reasons_values_and_script_lines(capsys, tmp_path):
     scen = write(tmp_path, "close.yaml", CLOSE)
-    assert main(["advise", scen]) == 0
+    assert main(["advise", scen, "--bot", "utility"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("turn 2, player 1 (red), engage: utility")
     assert out[1].startswith("1. ") and "engages" in out[1] and "[value " in out[1]

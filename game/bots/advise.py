@@ -2,7 +2,8 @@
 good player do here? (FORMATS.md, "Additions: ... `advise`").
 
 After the action script (if any), the bot named (``--bot``, every name ``simulate
---bots`` takes; default ``utility``) lists its best next actions for the side to act,
+--bots`` takes; default ``planner``, the strongest: it solves every puzzle of
+tests/puzzles, the utility bot 10 of 13) lists its best next actions for the side to act,
 best first, each with its value and a reason. Every action is exactly one action-script
 entry that ``replay`` accepts as the script's next line: a bot only returns actions that
 ``why_illegal`` accepts, and :func:`advise` asks again on the real game.
@@ -27,7 +28,9 @@ from game.engine.game import Game
 
 #: Options ``advise`` gives unless told (FORMATS.md: ``--top`` defaults to 3).
 DEFAULT_TOP = 3
-DEFAULT_BOT = "utility"
+#: The bot ``advise`` asks unless told: "what would a good player do here?" is the planner's
+#: question (it weighs the opponent's reply, the score and the clock; about a second).
+DEFAULT_BOT = "planner"
 
 
 class ArgProblem(Problem):
