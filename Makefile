@@ -20,7 +20,8 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $@ $(PLAYSTAMP)
 
 # make play BOT=2: you are player 1 against the bot; BOT="1 2": the bot plays both sides;
-# BOT_NAME=planner: the bot that searches against your reply (about a second a turn).
+# BOT_NAME=planner: the bot that searches against your reply (about a second a turn);
+# with no BOT (two players at one screen), the bot the hint (I) asks.
 play: $(PLAYSTAMP)
 	$(PY) -m game play $(SCENARIO) $(foreach p,$(BOT),--bot $(p)) $(if $(BOT_NAME),--bot-name $(BOT_NAME))
 

@@ -158,8 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot", type=int, choices=(1, 2), action="append", metavar="PLAYER",
                    help="a bot plays this player (1 or 2; give both for a demo); the game is a bot game: "
                         "placeholder combat, a turn limit and bot Neutrals unless the ruleset says otherwise")
-    p.add_argument("--bot-name", default="utility", metavar="NAME",
-                   help="the bot: utility (default), random, greedy, cautious, aggressive, utility:PERSONALITY.yaml, planner, planner:BUDGET (250ms, 2s)")
+    p.add_argument("--bot-name", default=None, metavar="NAME",
+                   help="the bot: utility (default), random, greedy, cautious, aggressive, utility:PERSONALITY.yaml, "
+                        "planner, planner:BUDGET (250ms, 2s); without --bot, the bot the hint (I) asks")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("edit", help="open the map editor")

@@ -207,6 +207,7 @@ def test_play_cli_refuses_an_unknown_bot(tmp_path, datadir, capsys):
     from game.ui.app import play_cli
 
     assert play_cli(bundled_map("default.yaml"), bots=(2,), bot_name="no-such-bot") == 2
+    assert play_cli(bundled_map("default.yaml"), bot_name="no-such-bot") == 2   # hot-seat: the hint's bot
     assert "--bot-name no-such-bot" in capsys.readouterr().err
 
 

@@ -120,6 +120,15 @@ def test_on_a_players_own_side_the_hint_asks_the_bot_the_table_plays_against(tmp
     assert scene.hint_tool.bot_name() == "utility:cautious"
 
 
+def test_at_a_hot_seat_table_the_hint_asks_the_bot_named_with_bot_name(tmp_path, datadir):
+    # `make play BOT_NAME=planner` with no BOT: two players at one screen, planner hints
+    app, scene = make_scene(tmp_path)
+    scene.bot.advisor = "planner"
+    assert not scene.bot.seats and scene.hint_tool.bot_name() == "planner"
+    scene.bot.seats[2] = "random"                              # a bot at the table: its name
+    assert scene.hint_tool.bot_name() == "random"
+
+
 def test_when_only_the_phase_can_end_every_value_listed_comes_from_one_search(tmp_path, datadir, monkeypatch):
     # The planner's first option when only the phase can end: "ends the phase, then ...",
     # with a move in extra["then"] and a value, both from its search in this phase. The

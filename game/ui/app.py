@@ -473,9 +473,10 @@ def _autosave_info() -> str:
         return ""
 
 
-def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (), bot_name: str = "utility") -> int:
+def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (), bot_name: str | None = None) -> int:
     """``speedheim play``: open the table on a scenario; 0 on a normal quit, 2 on a bad file
-    or a bad bot. ``bots``: the players a bot plays (a bot game)."""
+    or a bad bot. ``bots``: the players a bot plays (a bot game), with ``bot_name``
+    (default ``utility``); without ``bots``, ``bot_name`` is the bot the hint asks."""
     from game.engine.errors import LoadError
     from game.engine.scenario import load_scenario
 
@@ -486,9 +487,10 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
     except OSError as exc:
         print(f"{scenario_path}:0: cannot read: {exc}", file=sys.stderr)
         return 2
-    if bots:
+    if bots or bot_name is not None:
         from game.ui.scenes.play.bot_play import bot_names_ok
 
+        bot_name = bot_name or "utility"
         why = bot_names_ok(bot_name)
         if why is not None:
             print(f"speedheim play: --bot-name {bot_name}: {why}", file=sys.stderr)
@@ -497,6 +499,8 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
     scene = start(app, scenario_path, resume=resume, bot_game=bool(bots))
     for player in sorted(set(bots)):
         scene.bot.set_seat(player, bot_name)
+    if bot_name is not None and not bots:
+        scene.bot.advisor = bot_name    # hot-seat: the bot the hint asks
     if bots:
         scene.bot.announce()
     return app.run_to_the_end()

@@ -75,6 +75,7 @@ class BotPlayer:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
         self.seats: dict[int, str] = {}  # player -> bot name
+        self.advisor: str | None = None   # with no bot at the table, the bot the hint asks (--bot-name)
         self.bots: dict[int, Any] = {}
         self.paused = False
         self.speed = 1

@@ -89,10 +89,12 @@ class HintTool:
     # --- the answer, off the frame ----------------------------------------------------------
     def bot_name(self) -> str:
         """The bot that plays the side to act; for a player's own side, the bot the table
-        plays against (the one the players chose, ``--bot-name``); else ``utility``."""
-        seats = self.scene.bot.seats
+        plays against (the one the players chose, ``--bot-name``); with no bot at the
+        table, the one ``--bot-name`` named (``advisor``), else ``utility``."""
+        bot = self.scene.bot
+        seats = bot.seats
         player = ask.turn_player(self.scene.game)
-        return seats.get(player) or next((seats[p] for p in sorted(seats)), "utility")
+        return seats.get(player) or next((seats[p] for p in sorted(seats)), bot.advisor or "utility")
 
     def key(self) -> tuple | None:
         if not self.on or ask.outcome(self.scene.game) is not None:
