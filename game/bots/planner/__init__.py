@@ -141,17 +141,18 @@ class PlannerBot:
             tried = f"{len(s.scored) - 1} changes screened, none better" if not plan.plan else "screened only"
             parts.append(f"worth {plan.value:+.1f} after its turn ({tried})")
             return "; ".join(parts)
+        # counts, not shares: with two samples a plan, "50%" would claim more than the data says
         mine_now = s.now.held[0]
-        gain = plan.share(lambda v: v.held[0] > mine_now)
-        ahead = plan.share(lambda v: v.held[0] > v.held[1])
-        lose = plan.share(lambda v: v.lost[0] > s.now.lost[0])
+        gain = plan.count(lambda v: v.held[0] > mine_now)
+        ahead = plan.count(lambda v: v.held[0] > v.held[1])
+        lose = plan.count(lambda v: v.lost[0] > s.now.lost[0])
         if plan.plan and base.values:
             parts.append(f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
                          f"{_count(n, 'sample')} each, {s.rollouts} rollouts, {s.screens} screened)")
         else:
             parts.append(f"worth {plan.mean:+.1f} ({_count(n, 'sample')}; {len(s.scored) - 1} changes tried, none better)")
-        parts.append(f"holds more tokens in {gain:.0%} of samples, ahead on treasure in {ahead:.0%}, "
-                     f"loses a unit in {lose:.0%}")
+        parts.append(f"holds more tokens in {gain} of {_count(n, 'sample')}, ahead on treasure in {ahead}, "
+                     f"loses a unit in {lose}")
         return "; ".join(parts)
 
     # --- advise: the top K first actions ---------------------------------------------------------

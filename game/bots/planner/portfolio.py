@@ -74,8 +74,9 @@ class Scored:
     def screened(self) -> float:
         return self.screen.total if self.screen is not None else -math.inf
 
-    def share(self, test) -> float:
-        return sum(1 for v in self.values if test(v)) / len(self.values) if self.values else 0.0
+    def count(self, test) -> int:
+        """How many of the plan's samples pass ``test``."""
+        return sum(1 for v in self.values if test(v))
 
     def key(self) -> tuple:
         return tuple(sorted((g.unit, g.kind, g.target or "") for g in self.plan.values()))
