@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -326,6 +327,9 @@ def test_options_weigh_every_plan_on_every_sample_and_follow_the_first_by_value(
     opts = bot.options(view(g), 3)
     assert len(opts) == 3
     assert all(f"{bot.samples} samples each" in d.reason for d in opts)
+    # ... and the rollouts they name include those (it said "2 samples each, 0 rollouts")
+    said = {int(re.search(r"(\d+) rollouts", d.reason).group(1)) for d in opts}
+    assert len(said) == 1 and said.pop() >= bot.samples * len(opts)
     assert [d.score for d in opts[1:]] == sorted((d.score for d in opts[1:]), reverse=True)
     assert bot.choose(view(g)).action == opts[0].action
 

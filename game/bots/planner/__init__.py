@@ -187,6 +187,7 @@ class PlannerBot:
             for plan in [s.baseline] + [p for p, _, _ in picked]:
                 if len(plan.values) < self.samples:
                     s.searcher.score(plan.plan, into=plan)
+            s.rollouts = s.searcher.used    # the reasons count these rollouts too
         # the plan the bot plays first, then the others by value
         out: list[Decision] = []
         for plan, policy, d in picked[:1] + sorted(picked[1:], key=lambda t: -t[0].mean):
