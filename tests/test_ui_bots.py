@@ -149,6 +149,16 @@ def test_the_side_panel_switch_hands_a_side_to_the_bot_and_back(tmp_path, datadi
     assert scene.act({"end_phase": {}})
 
 
+def test_a_side_handed_over_goes_to_the_bot_the_players_named(tmp_path, datadir):
+    # `speedheim play --bot-name random` (no --bot): a side handed over is random's
+    g = two_sides(state={"turn": 2, "player": 1, "phase": "move"})
+    app, scene = open_game(g, tmp_path)
+    scene.bot.chosen = "random"
+    key(app, "bot_2")
+    assert scene.bot.seats == {2: "random"}
+    assert any("played by the bot (random)" in text for _at, text, _kind in scene.notes)
+
+
 def pygame_gui_pressed():
     import pygame_gui
 

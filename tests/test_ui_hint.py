@@ -123,7 +123,7 @@ def test_on_a_players_own_side_the_hint_asks_the_bot_the_table_plays_against(tmp
 def test_at_a_hot_seat_table_the_hint_asks_the_bot_named_with_bot_name(tmp_path, datadir):
     # `make play BOT_NAME=planner` with no BOT: two players at one screen, planner hints
     app, scene = make_scene(tmp_path)
-    scene.bot.advisor = "planner"
+    scene.bot.chosen = "planner"
     assert not scene.bot.seats and scene.hint_tool.bot_name() == "planner"
     scene.bot.seats[2] = "random"                              # a bot at the table: its name
     assert scene.hint_tool.bot_name() == "random"

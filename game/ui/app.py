@@ -476,7 +476,8 @@ def _autosave_info() -> str:
 def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (), bot_name: str | None = None) -> int:
     """``speedheim play``: open the table on a scenario; 0 on a normal quit, 2 on a bad file
     or a bad bot. ``bots``: the players a bot plays (a bot game), with ``bot_name``
-    (default ``utility``); without ``bots``, ``bot_name`` is the bot the hint asks."""
+    (default ``utility``), which also takes a seat handed over in the window; without
+    ``bots``, ``bot_name`` is the bot the hint asks."""
     from game.engine.errors import LoadError
     from game.engine.scenario import load_scenario
 
@@ -499,8 +500,8 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
     scene = start(app, scenario_path, resume=resume, bot_game=bool(bots))
     for player in sorted(set(bots)):
         scene.bot.set_seat(player, bot_name)
-    if bot_name is not None and not bots:
-        scene.bot.advisor = bot_name    # hot-seat: the bot the hint asks
+    if bot_name is not None:
+        scene.bot.chosen = bot_name     # a seat handed to the bot later; at a hot-seat table, the hint's bot
     if bots:
         scene.bot.announce()
     return app.run_to_the_end()

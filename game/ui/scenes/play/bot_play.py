@@ -75,7 +75,7 @@ class BotPlayer:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
         self.seats: dict[int, str] = {}  # player -> bot name
-        self.advisor: str | None = None   # with no bot at the table, the bot the hint asks (--bot-name)
+        self.chosen: str | None = None    # the bot the players named (--bot-name): a seat handed over, the hint
         self.bots: dict[int, Any] = {}
         self.paused = False
         self.speed = 1
@@ -121,15 +121,17 @@ class BotPlayer:
                    "or take it back", "bot")
 
     def toggle(self, player: int) -> None:
-        """The side panel's switch: the bot takes ``player`` over, or hands it back."""
+        """The side panel's switch: the bot takes ``player`` over (the one the players
+        named with ``--bot-name``, else ``utility``), or hands it back."""
         scene = self.scene
         if player in self.seats:
             self.set_seat(player, None)
             scene.note(f"player {player} is yours again", "info")
             return
-        self.set_seat(player, "utility")
+        name = self.chosen or "utility"
+        self.set_seat(player, name)
         self.paused = False
-        scene.note(f"player {player} is played by the bot (utility): P pauses it, Ctrl+{player} takes it back", "info")
+        scene.note(f"player {player} is played by the bot ({name}): P pauses it, Ctrl+{player} takes it back", "info")
         if ask.combat_mode(scene.game) != "placeholder":
             scene.note("combat is manual in this game, so the bot cannot Shoot or Attack; "
                        "start with speedheim play --bot N for placeholder combat", "refusal")
