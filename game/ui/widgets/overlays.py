@@ -23,12 +23,16 @@ def _label_lines(text: str, size: int, max_width: int) -> list[str]:
     return T.wrap(text, max_width, size, True) if T.font(size, True).size(text)[0] > max_width else [text]
 
 
+def _box_size(lines: list[str], size: int) -> tuple[int, int]:
+    """The (width, height) of the box round ``lines`` (as :func:`_label_lines` gives them)."""
+    f = T.font(size, True)
+    return max(f.size(line.strip())[0] for line in lines) + 10, f.get_linesize() * len(lines) + 4
+
+
 def label_size(text: str, size: int = 12, max_width: int = 560) -> tuple[int, int]:
     """The (width, height) in pixels of the box :func:`label` draws ``text`` in, for a
     caller that lays out several labels before drawing them."""
-    lines = _label_lines(text, size, max_width)
-    f = T.font(size, True)
-    return max(f.size(line.strip())[0] for line in lines) + 10, f.get_linesize() * len(lines) + 4
+    return _box_size(_label_lines(text, size, max_width), size)
 
 
 def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560,
@@ -38,9 +42,10 @@ def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255)
     box already drawn) the label goes under that box, or above it where there is no room
     below, never over it. Returns the box drawn (the rule tips hover the refusal's); its
     size is :func:`label_size`'s."""
-    imgs = [T.text(line.strip(), size, colour, True) for line in _label_lines(text, size, max_width)]
+    lines = _label_lines(text, size, max_width)   # wrapped once: the box and the lines drawn
+    imgs = [T.text(line.strip(), size, colour, True) for line in lines]
     lh = T.font(size, True).get_linesize()
-    box = pygame.Rect((0, 0), label_size(text, size, max_width))
+    box = pygame.Rect((0, 0), _box_size(lines, size))
     box.center = (round(centre[0]), round(centre[1]))
     area = surface.get_clip()
     if below is not None:
