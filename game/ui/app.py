@@ -488,20 +488,19 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
     except OSError as exc:
         print(f"{scenario_path}:0: cannot read: {exc}", file=sys.stderr)
         return 2
-    if bots or bot_name is not None:
+    if bot_name:
         from game.ui.scenes.play.bot_play import bot_names_ok
 
-        bot_name = bot_name or "utility"
         why = bot_names_ok(bot_name)
         if why is not None:
             print(f"speedheim play: --bot-name {bot_name}: {why}", file=sys.stderr)
             return 2
     app = App()
     scene = start(app, scenario_path, resume=resume, bot_game=bool(bots))
+    if bot_name:
+        scene.bot.chosen = bot_name     # the seats below, a seat handed over later, the hot-seat hint
     for player in sorted(set(bots)):
-        scene.bot.set_seat(player, bot_name)
-    if bot_name is not None:
-        scene.bot.chosen = bot_name     # a seat handed to the bot later; at a hot-seat table, the hint's bot
+        scene.bot.set_seat(player, scene.bot.chosen)
     if bots:
         scene.bot.announce()
     return app.run_to_the_end()

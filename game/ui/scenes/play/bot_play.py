@@ -75,7 +75,7 @@ class BotPlayer:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
         self.seats: dict[int, str] = {}  # player -> bot name
-        self.chosen: str | None = None    # the bot the players named (--bot-name): a seat handed over, the hint
+        self.chosen = "utility"           # the bot the players named (--bot-name): a seat handed over, the hint
         self.bots: dict[int, Any] = {}
         self.paused = False
         self.speed = 1
@@ -128,7 +128,7 @@ class BotPlayer:
             self.set_seat(player, None)
             scene.note(f"player {player} is yours again", "info")
             return
-        name = self.chosen or "utility"
+        name = self.chosen
         self.set_seat(player, name)
         self.paused = False
         scene.note(f"player {player} is played by the bot ({name}): P pauses it, Ctrl+{player} takes it back", "info")

@@ -90,11 +90,11 @@ class HintTool:
     def bot_name(self) -> str:
         """The bot that plays the side to act; for a player's own side, the bot the table
         plays against (the one the players chose, ``--bot-name``); with no bot at the
-        table, the one ``--bot-name`` named (``BotPlayer.chosen``), else ``utility``."""
+        table, the one ``--bot-name`` named (``BotPlayer.chosen``: ``utility`` unless named)."""
         bot = self.scene.bot
         seats = bot.seats
         player = ask.turn_player(self.scene.game)
-        return seats.get(player) or next((seats[p] for p in sorted(seats)), bot.chosen or "utility")
+        return seats.get(player) or next((seats[p] for p in sorted(seats)), bot.chosen)
 
     def key(self) -> tuple | None:
         if not self.on or ask.outcome(self.scene.game) is not None:
