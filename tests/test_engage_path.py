@@ -13,6 +13,7 @@ import pytest
 from tests.test_movement_util import refused, area, block, build, dice, unit
 
 from game.engine.movement.bases import CONTACT_GAP
+from game.engine.movement.space import RING_SAMPLES
 
 R25 = 25 / 25.4 / 2
 #: The search ends an engage with the bases touching (issue 16: "4\" up plus 3.02\" across").
@@ -207,6 +208,47 @@ def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight(whose):
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.cost == pytest.approx(math.hypot(corner[0] - 5, corner[1] - 9), abs=1e-6)
     assert ends_in_contact(m, sc, plan) and plan.cost < 4.2
+
+def test_the_spot_where_terrain_bounds_the_contact_ring_is_walked_to_straight():
+    # b stands in mud, 0.3" in from its west edge. With a Move of 4 the mud's -2" (M12)
+    # leaves 2", too little for any way in that crosses it (3.40" straight), so a must end
+    # off the mud. The only such spots in contact lie west of b, where b's contact ring
+    # meets the line a base's radius off the mud; a's straight line to b would meet the
+    # ring on the mud. The nearest of those spots is where the ring leaves that line:
+    # the search ends paths where terrain bounds the ring (BandSpace.ring_ends), at the
+    # last free sample of RING_SAMPLES round it. Before, it had no such end and refused.
+    a, b = (8.5, 8.0), (10.3, 12.0)
+    sc, m = build(red=[unit("a", a, stats={"move": 4})], blue=[unit("b", b)],
+                  terrain=[area("mud", 10, 10, 14, 14, "difficult")])
+    plan = m.plan_engage(sc.state, "a", "b")
+    reach = 2 * R25 + TOL
+    x = 10 - R25                                        # a base's radius off the mud
+    spot = (x, b[1] - math.sqrt(reach ** 2 - (b[0] - x) ** 2))
+    best = math.hypot(spot[0] - a[0], spot[1] - a[1])
+    sample = 2 * math.pi * reach / RING_SAMPLES
+    assert not plan.difficult and plan.allowance == pytest.approx(4)
+    assert best - 1e-9 <= plan.cost <= best + sample and plan.cost < 3.6
+    assert ends_in_contact(m, sc, plan) and plan.end[0] <= x + 1e-9
+
+
+def test_ring_ends_are_the_last_free_samples_where_terrain_bounds_a_circle():
+    # A wall 2" wide, x 10-12: a circle round (9, 5) of radius 2 runs into it, one round
+    # (4, 5) does not (no samples are taken for it), one round (11, 5) lies mostly in it.
+    sc, m = build(red=[unit("a", (2, 2))], terrain=[block("wall", 10, 0, 12, 36, 6, kind="wall")])
+    bs = m.nav.layer(R25).space.bands[0]
+    assert bs.ring_ends(4.0, 5.0, 2.0) == [] and (4.0, 5.0, 2.0) not in bs._ring_memo
+    ends = bs.ring_ends(9.0, 5.0, 2.0)
+    a, X, Y, ok = bs.ring_ok(9.0, 5.0, 2.0)
+    step = 2 * math.pi / RING_SAMPLES
+    assert len(ends) == 2 and not ok.all()
+    for e in ends:
+        k = round((e % (2 * math.pi)) / step) % RING_SAMPLES
+        assert ok[k] and not (ok[(k - 1) % RING_SAMPLES] and ok[(k + 1) % RING_SAMPLES])
+        # on the line a base's radius off the wall, within a sample (an arc of 2" x step)
+        assert 10 - R25 - 2.0 * step <= 9.0 + 2.0 * math.cos(e) <= 10 - R25
+    assert bs.ring_ends(30.0, 30.0, 0.5) == []                 # whole
+    assert bs.ring_ends(11.0, 5.0, 0.3) == []                  # none of it free
+
 
 # --- part 3: difficult ground (M12) -------------------------------------------------------------
 

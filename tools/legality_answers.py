@@ -11,6 +11,7 @@ tie exactly).
 
     python tools/legality_answers.py OUT.json                 # record
     python tools/legality_answers.py OUT.json --compare BASE.json
+    python tools/legality_answers.py OUT.json --maps stress.yaml,crossroads.yaml --seeds 0,1,2
 
 ``--compare`` prints the differences (the first few in full) and exits 1 if any. Run it
 on the code before a change (``git stash``) and after.
@@ -113,8 +114,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", help="where to write the answers (JSON)")
     ap.add_argument("--compare", metavar="BASE", help="answers recorded before, to compare with")
+    ap.add_argument("--maps", default=",".join(MAPS), help="maps/ files, comma-separated (default: %(default)s)")
+    ap.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="game seeds, comma-separated (default: %(default)s)")
     args = ap.parse_args(argv)
-    answers, times = record()
+    try:
+        seeds = tuple(int(s) for s in args.seeds.split(","))
+    except ValueError:
+        ap.error(f"--seeds: whole numbers separated by commas, not {args.seeds!r}")
+    answers, times = record(tuple(m.strip() for m in args.maps.split(",")), seeds)
     with open(args.out, "w") as f:
         json.dump(answers, f)
     ts = sorted(times)

@@ -152,8 +152,10 @@ class _Band:
         """Where the goal region's rim crosses a base's circle (grown by the unit's
         radius): a blocking base's, or one the path may cross but not end on
         (``Goal.kept_off``): the spots in contact beside a base that stands by the target,
-        the nearest ones when the straight way in ends on that base. Targets a straight
-        stretch may end at (:func:`.links.links_from`), a hair inside the rim."""
+        the nearest ones when the straight way in ends on that base. And where terrain,
+        the table's edge or the band's bounds the rim (:meth:`.BandSpace.ring_ends`): the
+        spots in contact beside a wall or off difficult ground. Targets a straight stretch
+        may end at (:func:`.links.links_from`), a hair inside the rim."""
         if self._corners is None:
             out = []
             g = self.goal
@@ -162,6 +164,10 @@ class _Band:
                 for bx, by, R in self.blk + [k[:3] for k in g.kept_off if k[3] == band]:
                     for x, y in crossings(g.x, g.y, g.reach, bx, by, R):
                         out.append((g.x + (x - g.x) * (1 - RIM_HAIR), g.y + (y - g.y) * (1 - RIM_HAIR)))
+                # where terrain, the table's edge or the band's bounds the rim: the last
+                # free sample before it (BandSpace.ring_ends)
+                rim = g.reach * (1 - RIM_HAIR)
+                out += [(g.x + rim * math.cos(a), g.y + rim * math.sin(a)) for a in self.bs.ring_ends(g.x, g.y, g.reach)]
             self._corners = out
         return self._corners
 

@@ -22,7 +22,7 @@ import numpy as np
 import shapely
 from shapely.strtree import STRtree
 
-from game.engine.movement.geom import TAU
+from game.engine.movement.geom import TAU, runs
 from game.engine.movement.surfaces import Band, Surfaces
 from game.engine.tolerance import EPS
 
@@ -81,6 +81,7 @@ class BandSpace:
         self.fixed = None          # search._fixed_targets
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
         self._ring_memo: dict = {} # ring_ok: disc (x, y, R) -> samples round it where a base may be
+        self._ends_memo: dict = {} # ring_ends: circle (x, y, R) -> where its free runs end
 
     def forget_transitions(self) -> None:
         """Drop what was kept against the transitions' nodes (the links and tangents from
@@ -165,6 +166,38 @@ class BandSpace:
             X, Y = x + R * np.cos(a), y + R * np.sin(a)
             out = self._ring_memo[key] = (a, X, Y, self.ok_points(X, Y))
         return out
+
+    def ring_ends(self, x: float, y: float, R: float) -> list[float]:
+        """The angles where the free runs of circle (x, y, R) end (:meth:`ring_ok`: the last
+        sample of each run where a base may be): where terrain, the table's edge or the
+        band's bounds the circle. None when the whole circle is free or none of it is. A
+        circle no obstacle comes near (one exact test) is whole without its samples."""
+        key = (x, y, R)
+        out = self._ends_memo.get(key)
+        if out is None:
+            if len(self._ends_memo) >= _MEMO:
+                self._ends_memo.clear()
+            out = self._ends_memo[key] = [] if self._ring_clear(x, y, R) else self._run_ends(x, y, R)
+        return out
+
+    def _ring_clear(self, x: float, y: float, R: float) -> bool:
+        """Is every point of circle (x, y, R) one where a base may be? Only a sure yes: the
+        whole ring on the table and farther than the gap from every obstacle (a band
+        whose area bounds the base is not judged here)."""
+        r, far = self.r, R + self.gap
+        if self.cover or not (r - 1e-9 <= x - R and x + R <= self.width - r + 1e-9
+                              and r - 1e-9 <= y - R and y + R <= self.height - r + 1e-9):
+            return False
+        c = shapely.Point(x, y)
+        if self.core_union is not None and shapely.dwithin(self.core_union, c, far):
+            return False
+        return not any(shapely.dwithin(self.polys[i], c, far) for i, _low in self.extra)
+
+    def _run_ends(self, x: float, y: float, R: float) -> list[float]:
+        a, _X, _Y, ok = self.ring_ok(x, y, R)
+        if ok.all():
+            return []
+        return [end for lo, w in runs(a, ok) for end in dict.fromkeys((lo, lo + w))]
 
     # --- circles ---------------------------------------------------------------------------
     def graph(self) -> "BandSpace":
