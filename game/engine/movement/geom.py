@@ -129,6 +129,13 @@ def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray
     return ok, T1, T2, a1, a2
 
 
+def overlap_cos(rho: float, D: float, R: float) -> float:
+    """The cosine of half the arc of a circle of radius ``rho`` that lies within ``R`` of
+    a point ``D`` from its centre (the law of cosines; over 1: none of it, under -1: all
+    of it)."""
+    return (rho * rho + D * D - R * R) / (2 * rho * D)
+
+
 def crossings(x1: float, y1: float, r1: float, x2: float, y2: float, r2: float) -> list[Point]:
     """Where circle 1 meets circle 2: none, one (touching) or two points, the one to the
     left of the line from centre 1 to centre 2 first."""

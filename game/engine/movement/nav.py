@@ -37,7 +37,7 @@ from shapely.geometry import Point as ShPoint
 from game.engine.errors import IllegalAction
 from game.engine.movement.bases import CONTACT_GAP
 from game.engine.model import GameState, Unit
-from game.engine.movement.geom import ARC_EXCESS, TAU, dedup
+from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
 from game.engine.movement.reach import reach
 from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
@@ -592,7 +592,7 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
         discs.append((ox, oy, C))
         w = math.pi
         for rho in (lo, hi):
-            c = (rho * rho + D * D - C * C) / (2 * rho * D)
+            c = overlap_cos(rho, D, C)
             if c > 1.0:
                 w = -1.0
                 break

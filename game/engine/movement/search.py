@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from game.engine.movement.geom import TAU, arc_polyline, crossings, dedup, entry, hits_discs, runs, travel
+from game.engine.movement.geom import TAU, arc_polyline, crossings, dedup, entry, hits_discs, overlap_cos, runs, travel
 from game.engine.movement.links import links_from
 from game.engine.movement.space import RING_SAMPLES, BandSpace, Space
 from game.engine.movement.transitions import HAIR, Transitions
@@ -207,7 +207,7 @@ class _Band:
                 if D + rho <= R:
                     self.cut.setdefault(c, []).append((0.0, TAU))
                 elif abs(D - rho) < R < D + rho and rho > 0:
-                    half = math.acos(max(-1.0, min(1.0, (rho * rho + D * D - R * R) / (2 * rho * D))))
+                    half = math.acos(max(-1.0, min(1.0, overlap_cos(rho, D, R))))
                     mid = math.atan2(by - bs.cy[c], bx - bs.cx[c])
                     self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
         # the free arcs of each base: off the other bases and where the base may walk (the
