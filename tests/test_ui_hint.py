@@ -236,3 +236,65 @@ def test_a_tall_list_finds_the_clear_stretch_down_the_edge():
     hit = [(u.x, u.y) for u in units
            if place.inflate(2 * (cam.length(u.r) + 8), 2 * (cam.length(u.r) + 8)).collidepoint(cam.to_px(u.x, u.y))]
     assert not hit, (hit, cam.to_in(place.x, place.y))
+
+
+def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, monkeypatch):
+    # The planner's reasons run to five lines an option, and the list then hides much of
+    # the table. Shift+I keeps the arrows and lists one short line an option: what it
+    # does (up to the first ";"), and its value; Shift+I again gives the reasons back.
+    from game.bots.base import Decision
+
+    app, scene = make_scene(tmp_path)
+    u = [x for x in scene.state.units.values() if x.on_table][0]
+    does = [f"{u.name} runs to [{u.x + i + 1.0:.1f}, {u.y:.1f}]" for i in range(3)]
+    opts = [Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, f"{does[i]}; " + "what it weighed; " * 20,
+                     unit=u.id, score=-float(i)) for i in range(3)]
+    monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: opts)
+    drawn = []
+    real = hints.label
+
+    def spy(*a, **k):
+        box = real(*a, **k)
+        drawn.append((a[1], box))
+        return box
+
+    monkeypatch.setattr(hints, "label", spy)
+
+    def listed():
+        shown(app, scene)
+        drawn.clear()
+        scene.draw(app.screen)
+        rows = [(words, box) for words, box in drawn if words[:3] in ("1. ", "2. ", "3. ")]
+        return [w for w, _b in rows], sum(b.height for _w, b in rows)
+
+    assert PLAY.label("hint_brief") == "Shift+I"
+    key(app, "hint_brief")            # from off: on, short
+    assert scene.hint_tool.on and scene.hint_tool.brief
+    short, short_h = listed()
+    assert short == [f"{i + 1}. {does[i]}  [value {-float(i):.2f}]" for i in range(3)]
+    heads = [words for words, _box in drawn if words.startswith("HINT")]
+    assert heads and "Shift+I: with reasons" in heads[0]
+    # the arrows stay: the first one's colour near its end
+    end = scene.camera.to_px(*scene.hint_tool.targets(opts[0])[-1])
+    colours = {tuple(app.screen.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)}
+    assert any(c in colours for c in hints.COLOURS)
+    key(app, "hint_brief")            # the reasons again, still on
+    assert scene.hint_tool.on and not scene.hint_tool.brief
+    full, full_h = listed()
+    assert all("what it weighed" in words for words in full) and full_h > 2 * short_h
+    key(app, "hint")
+    assert not scene.hint_tool.on
+
+
+def test_the_short_line_is_the_action_cut_to_its_length():
+    assert hints.brief("War Hound runs to [19.4, 15.9]; denies t-granary") == "War Hound runs to [19.4, 15.9]"
+    assert hints.brief("ends the phase") == "ends the phase"
+    long = "Captain runs " + "far and " * 20
+    out = hints.brief(long + "; why")
+    assert len(out) <= hints.BRIEF_CHARS and out.endswith(" and...") and long.startswith(out[:-3])
+    # cut after a whole clause
+    said = 'then: Captain Aldric runs 5.8" to [9.3, 7.8]: towards t-tower (3.9" to go), risk 0.1, nearest enemy 25.6" away'
+    assert hints.brief(said + "; the utility bot's choice") == \
+        'then: Captain Aldric runs 5.8" to [9.3, 7.8]: towards t-tower (3.9" to go), risk 0.1...'
+    said = "ends the engage phase, then War Hound runs to [19.4, 15.9], towards t-granary (deny)"
+    assert hints.brief(said + "; War Hound denies t-granary: level 0-0") == said

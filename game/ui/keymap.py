@@ -110,6 +110,8 @@ PLAY = Keymap("play", (
     Binding("trails", pygame.K_t, 0, "Toggle the trails of paths moved this turn"),
     Binding("hint", pygame.K_i, 0, "Hint on/off: the side to act's three best next actions (the bot's advice, "
                                    "as speedheim advise) as numbered arrows with their reasons"),
+    Binding("hint_brief", pygame.K_i, SHIFT, "Hint: one short line an option (no reasons: the table shows more) / "
+                                             "the reasons again"),
     Binding("fit", pygame.K_f, 0, "Fit the table to the window"),
     Binding("zoom_in", pygame.K_EQUALS, 0, "Zoom in (about the window centre)"),
     Binding("zoom_in", pygame.K_KP_PLUS, 0),

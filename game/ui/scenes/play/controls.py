@@ -28,7 +28,7 @@ class PlayControls:
         table: dict[str, Callable[[], Any]] = {
             "end_step": s.end_step, "undo": s.undo, "redo": s.redo, "cancel": s.cancel,
             "ruler": self.toggle_ruler, "sight": self.toggle_sight, "fit": lambda: s.fit(),
-            "hint": self.toggle_hint,
+            "hint": self.toggle_hint, "hint_brief": self.toggle_hint_brief,
             "next_unit": self.select_next,
             "jump_toggle": lambda: self.set_descend("jump" if s.descend == "climb" else "climb"),
             "roll": lambda: s.menus.roll_dialog(s.selected), "dice_mode": self.toggle_dice,
@@ -72,6 +72,11 @@ class PlayControls:
         on = self.scene.hint_tool.toggle()
         self.scene.note(f"hint on: the {self.scene.hint_tool.bot_name()} bot's three best next actions for the side "
                         "to act, as numbered arrows; I to hide" if on else "hint off", log=False)
+
+    def toggle_hint_brief(self) -> None:
+        short = self.scene.hint_tool.toggle_brief()
+        self.scene.note("hint: one short line an option; Shift+I for the reasons, I to hide" if short
+                        else "hint: the options with their reasons; Shift+I for short lines", log=False)
 
     def toggle_setting(self, name: str) -> None:
         settings = self.scene.app.settings

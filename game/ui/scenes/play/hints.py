@@ -10,6 +10,10 @@ or Run is drawn along its path, an Engage, a shot or an attack as an arrow to it
 target, a pick-up to the token; an action without a place (a reload, ending the phase)
 is listed only. A failure is shown in the list (and reported), never raised. Nothing
 here changes the game: the player plays an option, or not, as any other action.
+
+``Shift+I`` shortens the list to one line an option (what it does, its value, without
+what the bot weighed), for when the reasons hide the table: a smaller box finds a clear
+place more often. ``Shift+I`` again gives the reasons back.
 """
 
 from __future__ import annotations
@@ -42,6 +46,22 @@ ARROW_WEIGHT = 3
 #: Where along its first leg each option's number sits (options 1, 2, 3): apart, so that
 #: two arrows leaving the same unit the same way show both numbers.
 LABEL_AT = (0.5, 0.3, 0.7)
+#: The longest line of the short list (``Shift+I``), in characters.
+BRIEF_CHARS = 90
+
+
+def brief(reason: str) -> str:
+    """What an option does, without what the bot weighed: its reason up to the first
+    ``;`` (the bots' reasons say the action first), at most :data:`BRIEF_CHARS` long,
+    cut after a whole clause (else a whole word) when longer."""
+    head = reason.split(";", 1)[0].strip()
+    if len(head) <= BRIEF_CHARS:
+        return head
+    cut = head[:BRIEF_CHARS - 3]
+    at = cut.rfind(", ")
+    if at < len(cut) // 2:
+        at = cut.rfind(" ")
+    return (cut[:at] if at > 0 else cut).rstrip(" ,:") + "..."
 
 
 def _along(a, b, t: float) -> tuple[float, float]:
@@ -71,6 +91,7 @@ class HintTool:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
         self.on = False
+        self.brief = False        # the short list (Shift+I): one line an option, no reasons
         self.answer = LatestAnswer(self._compute, "speedheim-hint", "working out the hint")
         self._mover: tuple[Any, Any] = (None, None)   # (scenario, the worker's movement engine)
         self.error: str | None = None
@@ -78,6 +99,13 @@ class HintTool:
     def toggle(self) -> bool:
         self.on = not self.on
         return self.on
+
+    def toggle_brief(self) -> bool:
+        """The short list or the reasons (turning the hint on when it is off, short);
+        returns whether the list is short now."""
+        self.brief = not self.brief if self.on else True
+        self.on = True
+        return self.brief
 
     def reset(self) -> None:
         self.answer.reset()
@@ -184,7 +212,7 @@ class HintTool:
         elif not answer:
             lines = [f"HINT ({name}): nothing to advise"]
         else:
-            lines = [f"HINT ({name}), best first (I to hide):"]
+            lines = [f"HINT ({name}), best first (I to hide, Shift+I: " + ("with reasons):" if self.brief else "short list):")]
             numbers = []   # drawn over every arrow, so that no arrow hides another's number
             for i, d in reversed(list(enumerate(answer))):
                 pts = self.targets(d)
@@ -194,7 +222,8 @@ class HintTool:
             for number in numbers:
                 if number is not None:
                     label(surface, *number)
-            lines += [f"{i + 1}. {d.reason}  [value {d.score:.2f}]" for i, d in enumerate(answer)]
+            lines += [f"{i + 1}. {brief(d.reason) if self.brief else d.reason}  [value {d.score:.2f}]"
+                      for i, d in enumerate(answer)]
         self._panel(surface, view, lines, arrows)
 
     def _arrow(self, surface, cam, pts, colour, n: int, at):
