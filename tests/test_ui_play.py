@@ -305,8 +305,15 @@ def test_help_overlay_lists_every_key(tmp_path, datadir):
     for b in keymap.PLAY.keys:
         assert b.label in labels
     app.frame(0.016, flip=False)
+    # the help covers the table's buttons, the banner's End button too (drawn each frame)
+    end = scene.sidebar.end_button
+    assert end is not None and not end.visible
+    app.frame(0.016, flip=False)
+    assert not end.visible
     key(app, "help")
     assert app.top is scene
+    app.frame(0.016, flip=False)
+    assert end.visible
 
 
 def test_pick_up_dialog_and_clicking_the_token(tmp_path, datadir):
