@@ -269,7 +269,7 @@ def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, m
 
     assert PLAY.label("hint_brief") == "Shift+I"
     key(app, "hint_brief")            # from off: on, short
-    assert scene.hint_tool.on and scene.hint_tool.brief
+    assert scene.hint_tool.on and scene.hint_tool.short
     short, short_h = listed()
     assert short == [f"{i + 1}. {does[i]}  [value {-float(i):.2f}]" for i in range(3)]
     heads = [words for words, _box in drawn if words.startswith("HINT")]
@@ -279,7 +279,7 @@ def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, m
     colours = {tuple(app.screen.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)}
     assert any(c in colours for c in hints.COLOURS)
     key(app, "hint_brief")            # the reasons again, still on
-    assert scene.hint_tool.on and not scene.hint_tool.brief
+    assert scene.hint_tool.on and not scene.hint_tool.short
     full, full_h = listed()
     assert all("what it weighed" in words for words in full) and full_h > 2 * short_h
     key(app, "hint")

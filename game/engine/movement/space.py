@@ -170,7 +170,7 @@ class BandSpace:
     def ring_ends(self, x: float, y: float, R: float) -> list[float]:
         """The angles where the free runs of circle (x, y, R) end (:meth:`ring_ok`: the last
         sample of each run where a base may be): where terrain, the table's edge or the
-        band's bounds the circle. None when the whole circle is free or none of it is. A
+        band's bounds the circle. Empty when the whole circle is free or none of it is. A
         circle no obstacle comes near (one exact test) is whole without its samples."""
         key = (x, y, R)
         out = self._ends_memo.get(key)

@@ -91,7 +91,7 @@ class HintTool:
     def __init__(self, scene: "PlayScene"):
         self.scene = scene
         self.on = False
-        self.brief = False        # the short list (Shift+I): one line an option, no reasons
+        self.short = False        # the short list (Shift+I): one line an option, no reasons
         self.answer = LatestAnswer(self._compute, "speedheim-hint", "working out the hint")
         self._mover: tuple[Any, Any] = (None, None)   # (scenario, the worker's movement engine)
         self.error: str | None = None
@@ -103,9 +103,9 @@ class HintTool:
     def toggle_brief(self) -> bool:
         """The short list or the reasons (turning the hint on when it is off, short);
         returns whether the list is short now."""
-        self.brief = not self.brief if self.on else True
+        self.short = not self.short if self.on else True
         self.on = True
-        return self.brief
+        return self.short
 
     def reset(self) -> None:
         self.answer.reset()
@@ -212,7 +212,7 @@ class HintTool:
         elif not answer:
             lines = [f"HINT ({name}): nothing to advise"]
         else:
-            lines = [f"HINT ({name}), best first (I to hide, Shift+I: " + ("with reasons):" if self.brief else "short list):")]
+            lines = [f"HINT ({name}), best first (I to hide, Shift+I: " + ("with reasons):" if self.short else "short list):")]
             numbers = []   # drawn over every arrow, so that no arrow hides another's number
             for i, d in reversed(list(enumerate(answer))):
                 pts = self.targets(d)
@@ -222,7 +222,7 @@ class HintTool:
             for number in numbers:
                 if number is not None:
                     label(surface, *number)
-            lines += [f"{i + 1}. {brief(d.reason) if self.brief else d.reason}  [value {d.score:.2f}]"
+            lines += [f"{i + 1}. {brief(d.reason) if self.short else d.reason}  [value {d.score:.2f}]"
                       for i, d in enumerate(answer)]
         self._panel(surface, view, lines, arrows)
 
