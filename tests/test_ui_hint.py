@@ -187,15 +187,14 @@ def test_the_list_keeps_clear_of_the_arrows(tmp_path, datadir, monkeypatch):
     assert not real(cam, table, [mark], (120, 60)).collidepoint(cam.to_px(2.0, 2.0))
 
 
-def test_the_boxes_of_long_reasons_do_not_cover_each_other(tmp_path, datadir, monkeypatch):
-    # The planner's reasons wrap to five lines and more: each box is as tall as its text,
-    # and the next one starts below it (a box sized for four lines ran under the next).
+def _advised(tmp_path, monkeypatch, reason):
+    """A table whose hint lists three moves of its first unit, the i-th with
+    ``reason(i, unit)`` and value -i; and the (text, box) of every label the hint draws."""
     from game.bots.base import Decision
 
     app, scene = make_scene(tmp_path)
     u = [x for x in scene.state.units.values() if x.on_table][0]
-    why = "what it weighed, at length; " * 30
-    opts = [Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, f"{i + 1}. {why}", unit=u.id,
+    opts = [Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, reason(i, u), unit=u.id,
                      score=-float(i)) for i in range(3)]
     monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: opts)
     drawn = []
@@ -207,6 +206,14 @@ def test_the_boxes_of_long_reasons_do_not_cover_each_other(tmp_path, datadir, mo
         return box
 
     monkeypatch.setattr(hints, "label", spy)
+    return app, scene, opts, drawn
+
+
+def test_the_boxes_of_long_reasons_do_not_cover_each_other(tmp_path, datadir, monkeypatch):
+    # The planner's reasons wrap to five lines and more: each box is as tall as its text,
+    # and the next one starts below it (a box sized for four lines ran under the next).
+    why = "what it weighed, at length; " * 30
+    app, scene, _opts, drawn = _advised(tmp_path, monkeypatch, lambda i, u: f"{i + 1}. {why}")
     key(app, "hint")
     shown(app, scene)
     drawn.clear()
@@ -242,23 +249,11 @@ def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, m
     # The planner's reasons run to five lines an option, and the list then hides much of
     # the table. Shift+I keeps the arrows and lists one short line an option: what it
     # does (up to the first ";"), and its value; Shift+I again gives the reasons back.
-    from game.bots.base import Decision
+    def does(i, u):
+        return f"{u.name} runs to [{u.x + i + 1.0:.1f}, {u.y:.1f}]"
 
-    app, scene = make_scene(tmp_path)
-    u = [x for x in scene.state.units.values() if x.on_table][0]
-    does = [f"{u.name} runs to [{u.x + i + 1.0:.1f}, {u.y:.1f}]" for i in range(3)]
-    opts = [Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, f"{does[i]}; " + "what it weighed; " * 20,
-                     unit=u.id, score=-float(i)) for i in range(3)]
-    monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: opts)
-    drawn = []
-    real = hints.label
-
-    def spy(*a, **k):
-        box = real(*a, **k)
-        drawn.append((a[1], box))
-        return box
-
-    monkeypatch.setattr(hints, "label", spy)
+    app, scene, opts, drawn = _advised(tmp_path, monkeypatch, lambda i, u: f"{does(i, u)}; " + "what it weighed; " * 20)
+    u = scene.state.units[opts[0].unit]
 
     def listed():
         shown(app, scene)
@@ -271,7 +266,7 @@ def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, m
     key(app, "hint_brief")            # from off: on, short
     assert scene.hint_tool.on and scene.hint_tool.short
     short, short_h = listed()
-    assert short == [f"{i + 1}. {does[i]}  [value {-float(i):.2f}]" for i in range(3)]
+    assert short == [f"{i + 1}. {does(i, u)}  [value {-float(i):.2f}]" for i in range(3)]
     heads = [words for words, _box in drawn if words.startswith("HINT")]
     assert heads and "Shift+I: with reasons" in heads[0]
     # the arrows stay: the first one's colour near its end
