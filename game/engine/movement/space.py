@@ -184,10 +184,9 @@ class BandSpace:
         """Is every point of circle (x, y, R) one where a base may be? Only a sure yes: the
         whole ring on the table and farther than the gap from every obstacle (a band
         whose area bounds the base is not judged here)."""
-        r, far = self.r, R + self.gap
-        if self.cover or not (r - 1e-9 <= x - R and x + R <= self.width - r + 1e-9
-                              and r - 1e-9 <= y - R and y + R <= self.height - r + 1e-9):
+        if self.cover or not self._on_table(np.array([x - R, x + R]), np.array([y - R, y + R])).all():
             return False
+        far = R + self.gap
         c = shapely.Point(x, y)
         if self.core_union is not None and shapely.dwithin(self.core_union, c, far):
             return False

@@ -60,6 +60,11 @@ class Scene:
     def on_error(self, text: str) -> None:
         """A handler failed (already logged and shown): drop half-done gestures."""
 
+    @property
+    def ui_visible(self) -> bool:
+        """Are this scene's pygame_gui elements shown (no other screen on top)?"""
+        return self._ui_visible
+
     def set_ui_visible(self, visible: bool) -> None:
         """Hide this scene's pygame_gui elements while another screen is on top."""
         if visible == self._ui_visible:

@@ -116,7 +116,7 @@ class Sidebar:
                 self.end_button.set_text(caption)
             if over and self.end_button.visible:  # nothing is left to end: the game is over
                 self.end_button.hide()
-            elif not over and not self.end_button.visible and scene._ui_visible:
+            elif not over and not self.end_button.visible and scene.ui_visible:
                 self.end_button.show()   # (not while another screen is on top: it hid the button)
         width = scene.app.size[0]
         # Once the game is over the banner may take the End button's place too.
