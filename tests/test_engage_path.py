@@ -209,6 +209,39 @@ def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight(whose):
     assert plan.cost == pytest.approx(math.hypot(corner[0] - 5, corner[1] - 9), abs=1e-6)
     assert ends_in_contact(m, sc, plan) and plan.cost < 4.2
 
+def test_a_ring_of_friends_is_walked_round_to_the_free_spot_behind_the_target():
+    # Three of a's friends stand against b, east, south and west: every spot in contact
+    # with b is on one of them (M5: a may cross a friend's base, not end on it) but the
+    # arc north of b, 60 to 120 degrees round. a comes from the south: the cheapest way
+    # in is the tangent to b's contact ring, then round the ring past the east friend to
+    # where its base leaves the ring. Before, a path entering the ring on a friend went
+    # no further, and the Engage was refused: "there is no way into base contact".
+    b = (5.0, 8.0)
+    reach = 2 * R25 + TOL
+    at = [(b[0] + 2 * R25 * math.cos(t), b[1] + 2 * R25 * math.sin(t)) for t in (0.0, -math.pi / 2, math.pi)]
+    sc, m = build(red=[unit("a", (5.0, 5.0))] + [unit(f"f{k}", p) for k, p in enumerate(at)], blue=[unit("b", b)])
+    plan = m.plan_engage(sc.state, "a", "b")
+    d = 3.0
+    tangent = -math.pi / 2 + math.acos(reach / d)                 # the east one
+    corner = max(_crossings(b, reach, at[0], 2 * R25), key=lambda p: p[1])
+    arc = math.atan2(corner[1] - b[1], corner[0] - b[0]) - tangent
+    best = math.sqrt(d * d - reach * reach) + reach * arc
+    assert plan.cost == pytest.approx(best, abs=0.003) and best < 4.2
+    assert ends_in_contact(m, sc, plan)
+    assert all(math.hypot(plan.end[0] - x, plan.end[1] - y) >= 2 * R25 - 1e-9 for x, y in at)
+    # the path is one a given path: the same cost
+    again = m.plan_engage(sc.state, "a", "b", path=[p[:2] for p in plan.points])
+    assert again.cost == pytest.approx(plan.cost)
+
+
+def _crossings(c1, r1, c2, r2):
+    d = math.hypot(c2[0] - c1[0], c2[1] - c1[1])
+    along = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
+    h = math.sqrt(r1 * r1 - along * along)
+    ux, uy = (c2[0] - c1[0]) / d, (c2[1] - c1[1]) / d
+    return [(c1[0] + along * ux + k * h * uy, c1[1] + along * uy - k * h * ux) for k in (1, -1)]
+
+
 def test_the_spot_where_terrain_bounds_the_contact_ring_is_walked_to_straight():
     # b stands in mud, 0.3" in from its west edge. With a Move of 4 the mud's -2" (M12)
     # leaves 2", too little for any way in that crosses it (3.40" straight), so a must end

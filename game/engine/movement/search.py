@@ -12,7 +12,9 @@ transition nodes) to circles and between points; the goal (a point, or the conta
 region round a target base for an Engage: every point within ``reach`` of its centre);
 the blocking bases (M5) as circles of radius r + their radius, which also cut the
 tangents and arcs that pass through them. Only what lies within ``limit`` (by the
-straight-line bound) is looked at.
+straight-line bound) is looked at. A path that enters a contact region where its base
+may not end (on a friend it may cross) goes on round the target along the region's rim
+to the free spots there.
 """
 
 from __future__ import annotations
@@ -117,6 +119,13 @@ def _ends_near(arcs, a: float):
             yield m, p - TAU, 0.0
 
 
+def _offset(a: float, lo: float, step: float) -> float:
+    """How far round from ``lo`` angle ``a`` lies (0 .. 2 pi), up to one ``step`` before it
+    as a negative offset."""
+    p = (a - lo) % TAU
+    return p - TAU if p > TAU - step else p
+
+
 class _Band:
     """Per-query data of one band: circles in range, blocking bases, cut tangents."""
 
@@ -147,6 +156,7 @@ class _Band:
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
         self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
         self._corners: list | None = None    # goal_corners
+        self._rim: tuple | None = None       # rim: its free runs and the corners on it
 
     def goal_corners(self) -> list[tuple[float, float]]:
         """Where the goal region's rim crosses a base's circle (grown by the unit's
@@ -170,6 +180,46 @@ class _Band:
                 out += [(g.x + rim * math.cos(a), g.y + rim * math.sin(a)) for a in self.bs.ring_ends(g.x, g.y, g.reach)]
             self._corners = out
         return self._corners
+
+    def rim(self) -> tuple[list, list]:
+        """The goal region's rim (a hair inside it, round the target): its free runs ``(lo,
+        width)``, off every blocking base and where a base may be (on :data:`RING_SAMPLES`
+        points, :meth:`.BandSpace.ring_free`), and the corners on it
+        (:meth:`goal_corners`) as ``(angle, x, y)``. A base in contact walks round the
+        target along a free run (:meth:`Search._round_rim`), across the bases of
+        ``Goal.kept_off`` (friends it may cross, M5). No corner: no walk, nothing sampled."""
+        if self._rim is None:
+            g = self.goal
+            corners = [(math.atan2(y - g.y, x - g.x) % TAU, x, y) for x, y in self.goal_corners()]
+            if not corners:
+                self._rim = ([], [])
+                return self._rim
+            a, X, Y, ok = self.bs.ring_free(g.x, g.y, g.reach)
+            for bx, by, R in self.blk:
+                ok &= np.hypot(X - bx, Y - by) >= R - EPS
+            self._rim = (runs(a, ok) if ok.any() else [], corners)
+        return self._rim
+
+    def round_rim(self, a0: float) -> list[tuple[float, int, float, float]]:
+        """From the rim's point at angle ``a0``, round the rim within its free run to each
+        corner on that run (:meth:`rim`): ``(sweep, orientation, x, y)``. A point up to one
+        sample past a run's end belongs to it (the runs are found on samples; the tracer
+        checks the path found, as every path)."""
+        runs_, corners = self.rim()
+        step = TAU / RING_SAMPLES
+        for lo, w in runs_:
+            if w >= TAU - 1e-9:
+                return [(travel(a0, ca, s), s, cx, cy) for ca, cx, cy in corners for s in (1, -1)]
+            p0 = _offset(a0, lo, step)
+            if p0 > w + step:
+                continue
+            out = []
+            for ca, cx, cy in corners:
+                pc = _offset(ca, lo, step)
+                if pc <= w + step:
+                    out.append((abs(pc - p0), 1 if pc >= p0 else -1, cx, cy))
+            return out
+        return []
 
     def base_targets(self) -> tuple:
         """The blocking bases as targets of :func:`.links.links_from`, each both ways round
@@ -406,6 +456,8 @@ class Search:
                 if self._goal_ok(key):
                     self.found = key
                     return g, k
+                if self.goal.reach > 0 and self.parent[key][0] != "rim":
+                    self._round_rim(key, g, k)
                 continue
             if kind == "N" or kind == "L":
                 self._expand_node(key[1], g, k, kind == "L")
@@ -423,6 +475,17 @@ class Search:
         return g.end_ok(x, y)
 
     # --- successors --------------------------------------------------------------------------------
+    def _round_rim(self, key, g: float, k: int) -> None:
+        """A path entered the goal region where the base may not end (a friend stands there,
+        M5): it goes on round the target along the region's rim to the spots in contact
+        beside the bases, terrain and the table's edge there (:meth:`_Band.round_rim`)."""
+        _t, b, x, y = key
+        goal = self.goal
+        rim = goal.reach * (1 - RIM_HAIR)
+        a0 = math.atan2(y - goal.y, x - goal.x) % TAU
+        for sweep, s, cx, cy in self.bands[b].round_rim(a0):
+            self._push(("G", b, cx, cy), g + rim * sweep, k, cx, cy, ("rim", key, s, a0))
+
     def _arrive(self, b: int, circ: int, s: int, iv: int, q: float, a: float, g: float, k: int, via) -> None:
         """The path reaches circle circ (orientation s) at angle a: go round to the departures
         ahead (the first of the static chain, and every dynamic one)."""
@@ -661,6 +724,9 @@ def result(q: Search) -> Found | None:
             key = None
         elif via[0] == "line":
             key = via[1]
+        elif via[0] == "rim":        # round the target along the goal region's rim
+            _t, key, s, a_in = via
+            rev.append(("arc", (q.goal.x, q.goal.y), q.goal.reach * (1 - RIM_HAIR), a_in, s))
         else:             # ("trans", from, edge)
             rev.append(("edge", via[2]))
             key = via[1]

@@ -167,6 +167,16 @@ class BandSpace:
             out = self._ring_memo[key] = (a, X, Y, self.ok_points(X, Y))
         return out
 
+    def ring_free(self, x: float, y: float, R: float):
+        """:meth:`ring_ok`'s angles, points and answers, without testing the samples of a
+        ring no obstacle comes near (:meth:`_ring_clear`, one exact test): all free. Fresh
+        arrays (callers may change them)."""
+        if self._ring_clear(x, y, R):
+            a = np.linspace(0.0, TAU, RING_SAMPLES + 1)[:-1]
+            return a, x + R * np.cos(a), y + R * np.sin(a), np.ones(RING_SAMPLES, dtype=bool)
+        a, X, Y, ok = self.ring_ok(x, y, R)
+        return a, X, Y, ok.copy()
+
     def ring_ends(self, x: float, y: float, R: float) -> list[float]:
         """The angles where the free runs of circle (x, y, R) end (:meth:`ring_ok`: the last
         sample of each run where a base may be): where terrain, the table's edge or the
