@@ -265,3 +265,64 @@ def test_engage_verdicts_agree_over_a_played_game_and_refusals_name_a_rule_and_a
                         assert DISTANCE.search(why.reason), why.reason
         step(g, bots)
     assert asked > 50 and refused > 10
+
+
+def _behind_a_wall(extra_blue=()):
+    """red's a (Move 4) and blue's b1, b2 beyond a 4" wall, 3.02" and 3.55" away edge to edge
+    in a straight line (within the straight-line bound), over 10" by any way in."""
+    from tests.test_movement_util import block, build, unit
+
+    sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})],
+                   blue=[unit("b1", (5, 9)), unit("b2", (6.5, 9.4))] + list(extra_blue),
+                   terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    g = Game(sc, dice=Dice(seed=0))
+    assert g.state.phase == "engage"
+    return g
+
+
+def _count_wider_searches(monkeypatch) -> list:
+    from game.engine.movement import nav
+
+    calls, far = [], nav.NavCache._far
+
+    def counted(self, ctx, goal, allow, d):
+        calls.append(ctx.unit.id)
+        return far(self, ctx, goal, allow, d)
+    monkeypatch.setattr(nav.NavCache, "_far", counted)
+    return calls
+
+
+def test_legal_actions_measures_only_the_refusal_it_tells(monkeypatch):
+    """legal_actions wants the verdicts: an Engage that does not fit is refused without the
+    wider search that measures it (Mover.verdicts), and of a kind with no legal target it
+    measures the one refusal it tells, which is exactly why_illegal's. Before, every
+    refused target ran the wider search."""
+    calls = _count_wider_searches(monkeypatch)
+    g = _behind_a_wall()
+    legal = g.legal_actions("a")
+    assert "engage" not in legal.kinds and len(calls) == 1
+    told = legal.refused["engage"]
+    first = next(t for t in ("b1", "b2") if t in told.reason)
+    why = g.why_illegal({"engage": {"unit": "a", "target": first}})
+    assert (told.rule, told.reason) == (why.rule, why.reason) and type(told) is type(why)
+    assert re.search(r'the cheapest way into contact with b\d is 1\d\.\d\d"', told.reason), told.reason
+    # a third target within reach: legal, and no refusal is measured at all
+    calls.clear()
+    from tests.test_movement_util import unit
+    g = _behind_a_wall([unit("b3", (8, 5))])
+    legal = g.legal_actions("a")
+    assert legal.targets["engage"] == ("b3",) and calls == []
+
+
+def test_a_refusal_the_verdict_got_wrong_is_listed_as_legal_once_measured(monkeypatch):
+    """The verdict without the wider search looks VERDICT_SLACK past the allowance for a path
+    that fits once pulled tight; should it still refuse an Engage the wider search finds,
+    measuring the refusal to tell finds the Engage legal, and legal_actions lists it."""
+    from game.engine.movement import nav
+    from tests.test_movement_util import build, unit
+
+    sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})], blue=[unit("b", (5, 8))])
+    g = Game(sc, dice=Dice(seed=0))
+    monkeypatch.setattr(nav.NavCache, "contact_verdict", lambda self, *a: None)   # every verdict: refused
+    assert g.legal_actions("a").targets["engage"] == ("b",)
+    assert g.why_illegal({"engage": {"unit": "a", "target": "b"}}) is None

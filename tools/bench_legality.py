@@ -18,6 +18,12 @@
   this bench measured until 2026-11-26 (its best of three runs of the same call kept
   what the first run worked out, and so hid that cost). Every time is the best of
   ``REPEATS`` games played from a fresh start (the machine is shared).
+- ``why_illegal`` of an Engage in the same game's Engage phases: every unit of the side
+  to act against every enemy on the table, each first asked (memo emptied), in games of
+  their own (so that these questions do not warm the ``legal_actions`` rows). Since
+  2026-11-26 ``legal_actions`` works out the verdicts and measures only the refusal it
+  tells; ``why_illegal`` measures every refusal (the wider search, its cheapest way in),
+  so this row is where that cost shows.
 
 The target is 16 ms a unit (one frame at 60 fps). ``python tools/bench_legality.py``
 prints the rows; ``run()`` returns them.
@@ -84,13 +90,15 @@ def nav_build() -> float:
     return min(times)
 
 
-def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], list[float], int]:
+def game_phases(turns: int = TURNS, seed: int = 3, why: bool = False) -> tuple[list[float], list[float], int]:
     """ms per unit of every Engage phase of a utility game, the memo emptied before each
     call: the first time it is asked in the game (``cold``: what the game's own questions
     have worked out and kept stays, as in play), and asked again at once (``again``: what
     the first call kept helps). Each the best of REPEATS games played from a fresh start
     (the map's structures dropped, as in a new process), which ask the same questions in
-    the same order; and how many calls found an enemy within reach."""
+    the same order; and how many calls found an enemy within reach. ``why``: instead of
+    ``legal_actions``, ``why_illegal`` of the unit's Engage of every enemy on the table,
+    one call each (``again`` is then empty)."""
     sc = bot_scenario(load_scenario(MAP))
     runs = []
     for _ in range(REPEATS):
@@ -101,13 +109,18 @@ def game_phases(turns: int = TURNS, seed: int = 3) -> tuple[list[float], list[fl
         while not g.is_over() and g.state.turn <= turns:
             if g.state.phase == "engage" and g.pending is None:
                 for uid in side_to_act(g):
+                    u = g.state.units[uid]
+                    enemies = [o for o in g.state.units.values() if o.active and o.warband != u.warband]
+                    if why:
+                        for o in enemies:
+                            g.mover.nav.forget()
+                            cold.append(_ms(lambda: g.why_illegal({"engage": {"unit": uid, "target": o.id}})))
+                        continue
                     g.mover.nav.forget()
                     cold.append(_ms(lambda: g.legal_actions(uid)))
                     g.mover.nav.forget()
                     again.append(_ms(lambda: g.legal_actions(uid)))
-                    u = g.state.units[uid]
-                    searched += any(o.active and o.warband != u.warband and _in_reach(g, u, o)
-                                    for o in g.state.units.values())
+                    searched += any(_in_reach(g, u, o) for o in enemies)
                 while g.state.phase == "engage" and not g.is_over():
                     if not play_turn_step(g, bots):
                         break
@@ -163,6 +176,12 @@ def run() -> list[dict]:
     rows.append(_row("Engage legal_actions per unit, first asked in the game, worst (the same calls)", tail["worst"]))
     rows.append({"name": f"Engage legal_actions, first asked in the game: calls over {TARGET_MS:g} ms (of {len(times)})",
                  "value": tail["over"], "unit": "", "target": "0", "ok": tail["over"] == 0})
+    why = game_phases(why=True)[0]
+    asked = tail_figures(why)
+    rows.append({"name": f"Engage why_illegal per unit and enemy, first asked in the game ({len(why)} calls, the same "
+                         f"phases): median, 95th percentile, worst, over {TARGET_MS:g} ms",
+                 "value": f"{asked['median']:.2f} / {asked['p95']:.1f} / {asked['worst']:.1f} / {asked['over']}",
+                 "unit": "ms", "target": f"<= {TARGET_MS:g}", "ok": asked["over"] == 0})
     warm = tail_figures(again)
     rows.append({"name": "the same calls asked again at once (memo emptied; what the first call kept helps): "
                          "95th percentile, worst, over 16 ms",

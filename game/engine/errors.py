@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
 
 #: The line of a problem with the whole file (missing, a directory, unreadable): none.
@@ -67,3 +68,17 @@ class IllegalAction(ValueError):
         self.rule = rule
         self.reason = reason
         super().__init__(f"{rule}: {reason}")
+
+
+class UnmeasuredRefusal(IllegalAction):
+    """An action refused by a question that wants only the verdict (the targets
+    :meth:`Game.legal_actions` lists): it is illegal, and the refusal ``apply`` gives, with
+    its measured distance, is worked out only when asked (:meth:`measure`)."""
+
+    def __init__(self, rule: str, reason: str, measure: Callable[[], "IllegalAction | None"]):
+        super().__init__(rule, reason)
+        self._measure = measure
+
+    def measure(self) -> "IllegalAction | None":
+        """The refusal ``apply`` gives (None: ``apply`` would accept the action)."""
+        return self._measure()

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 from game.engine import rules
 from game.engine.actions import Action, describe, normalize, parse_action
 from game.engine.dice import Dice, Roll
-from game.engine.errors import IllegalAction
+from game.engine.errors import IllegalAction, UnmeasuredRefusal
 from game.engine.events import Automatic, Event
 from game.engine.flow import FLOW_ACTIONS, Flow
 from game.engine.geometry import Board, board_for
@@ -325,11 +325,20 @@ class Game:
         return self.why_illegal(action) is None
 
     def legal_actions(self, uid: str) -> Legal:
-        """What ``uid`` may do now (see :class:`Legal`); every example passes ``apply``."""
-        kinds, examples, targets, refused = [], {}, {}, {}
+        """What ``uid`` may do now (see :class:`Legal`); every example passes ``apply``.
+
+        Only the verdict of each candidate is worked out (``Mover.verdicts``): an Engage
+        that does not fit is not measured, and the one refusal told of a kind with no
+        legal candidate is measured afterwards, as ``apply`` gives it."""
         u = self.state.units.get(uid)
         if u is None:
             raise IllegalAction("action", f"unknown unit {uid!r}")
+        with self.mover.verdicts():
+            return self._legal_actions(u)
+
+    def _legal_actions(self, u) -> Legal:
+        uid = u.id
+        kinds, examples, targets, refused = [], {}, {}, {}
         for kind, rule in rules.ACTIONS.items():
             if rule.candidates is None:
                 continue
@@ -350,9 +359,16 @@ class Game:
                         break
                     found.append(target)
                 elif first_refusal is None:
-                    first_refusal = why
+                    first_refusal, first_args = why, args
                     if flow is not None and flow is not _UNKNOWN:
                         break
+            if kind not in examples and isinstance(first_refusal, UnmeasuredRefusal):
+                first_refusal = first_refusal.measure()
+                if first_refusal is None:   # legal after all (the verdict was not the wider search's)
+                    examples[kind] = {kind: first_args}
+                    target = first_args.get("target") or first_args.get("token")
+                    if target is not None:
+                        found.append(target)
             if kind in examples:
                 kinds.append(kind)
                 if found:

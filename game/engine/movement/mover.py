@@ -28,12 +28,13 @@ never entered. See docs/movement.md.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from typing import Sequence
 
 from game.engine.dice import Dice
-from game.engine.errors import IllegalAction
+from game.engine.errors import IllegalAction, UnmeasuredRefusal
 from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
 from game.engine.movement.bases import CONTACT_GAP
@@ -74,6 +75,21 @@ def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
     return engage_within(engage_gap(u, t), engage_inches(rs, u, status))
 
 
+class _Asking(threading.local):
+    """What the questions of this thread want (clones of a game share its mover):
+    ``verdicts``, only whether an Engage is legal (:meth:`Mover.verdicts`)."""
+
+    verdicts = False
+
+    @contextlib.contextmanager
+    def only_verdicts(self, on: bool):
+        before, self.verdicts = self.verdicts, on
+        try:
+            yield
+        finally:
+            self.verdicts = before
+
+
 class Mover(Tracer):
     """Movement rules for one scenario's map. Build once per map (nav is cached)."""
 
@@ -83,6 +99,15 @@ class Mover(Tracer):
         self._radii = {u.r for u in scenario.state.units.values()}
         self._nav: NavCache | None = None
         self._nav_lock = threading.Lock()
+        self._asking = _Asking()
+
+    def verdicts(self):
+        """A context: within it, an Engage that does not fit is refused with
+        :class:`UnmeasuredRefusal`, whose measured refusal is worked out only when asked
+        (``measure()``), and its verdict comes without the wider search
+        (:meth:`NavCache.contact_verdict`). For questions that list what is legal
+        (:meth:`Game.legal_actions`)."""
+        return self._asking.only_verdicts(True)
 
     @property
     def nav(self) -> NavCache:
@@ -230,7 +255,14 @@ class Mover(Tracer):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
                 return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
             self.refuse_far_engage(unit, target, allow)
-            tr = self.nav.find_contact(state, unit, target, allow, descend)
+            if self._asking.verdicts:
+                tr = self.nav.contact_verdict(state, unit, target, allow, descend)
+                if tr is None:
+                    raise UnmeasuredRefusal("E1", f"no way into contact with {target.id} fits {unit.id}'s "
+                                                  f"{allow.inches:g}\" (not measured)",
+                                            lambda: self._measured_engage(state, uid, target_id, descend))
+            else:
+                tr = self.nav.find_contact(state, unit, target, allow, descend)
             return self._finish(unit, allow, tr, descend, engage=target.id)
         pts = self._normalise(unit, path)
         if len(pts) < 2:
@@ -248,6 +280,15 @@ class Mover(Tracer):
             raise IllegalAction("E1", f"the path of {uid} ends {where}, not in base contact "
                                       f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
         return self._finish(unit, allow, tr, descend, engage=target.id, given=True)
+
+    def _measured_engage(self, state: GameState, uid: str, target_id: str, descend: str) -> IllegalAction | None:
+        """The refusal of an Engage as ``apply`` gives it, measured (None: it is legal)."""
+        with self._asking.only_verdicts(False):
+            try:
+                self.plan_engage(state, uid, target_id, descend=descend)
+            except IllegalAction as exc:
+                return exc
+        return None
 
     @staticmethod
     def refuse_far_engage(unit: Unit, target: Unit, allow: Allowance) -> None:

@@ -53,6 +53,11 @@ from game.engine.tolerance import EPS
 DEFAULT_CELL = 0.5
 #: Answers of recent queries kept (:class:`_Memo`, an engine setting, not a rule).
 MEMO_SIZE = 128
+#: How far past the allowance (inches) a question that wants only the verdict looks for a
+#: way into contact when none fits within it (:meth:`NavCache.contact_verdict`; an engine
+#: setting, not a rule). A path the search prices above the allowance may fit once pulled
+#: tight at its transitions (:meth:`NavCache._pull`); measured: by at most 0.28".
+VERDICT_SLACK = 1.0
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -110,6 +115,8 @@ class _Memo:
                 return exc
 
         answer = self.recall(self.key(query, state, unit), traced)
+        if answer is None:
+            return None
         if isinstance(answer, IllegalAction):
             raise IllegalAction(answer.rule, answer.reason)
         return _copy_trace(answer)
@@ -405,7 +412,22 @@ class NavCache:
         return self._memo.trace(("contact", target.id, allow, descend), state, unit,
                                 lambda: self._find_contact(state, unit, target, allow, descend))
 
-    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
+    def contact_verdict(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance",
+                        descend: str) -> "Trace | None":
+        """:meth:`find_contact` for a question that wants only the verdict: the same path
+        when one fits the allowance, and the same refusal where the searches within it
+        measure it (a path that does not fit, no way into contact); else None (refused,
+        not measured). The wider search that measures a refusal is not run: a search
+        within :data:`VERDICT_SLACK` past the allowance looks for a path that fits once
+        pulled tight instead (the wider search's verdict on every question compared,
+        ``docs/movement.md``)."""
+        if state.units.get(target.id) is not target:
+            return self._find_contact(state, unit, target, allow, descend, measure=False)
+        return self._memo.trace(("verdict", target.id, allow, descend), state, unit,
+                                lambda: self._find_contact(state, unit, target, allow, descend, measure=False))
+
+    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str,
+                      measure: bool = True) -> "Trace | None":
         mover = self.mover
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
@@ -452,6 +474,8 @@ class NavCache:
         # is free, the far searches find nothing (and straight is None), as the ones
         # within the allowance found nothing: the answer is the refusal below.
         if straight is not None or not _contact_taken(mover, ctx.field, unit, target):
+            if not measure:
+                return self._verdict(ctx, goal, allow, straight)
             tr = _cheaper(self._far(ctx, goal, allow, d), straight)
             if tr is not None:
                 return tr   # refused with its cost
@@ -471,6 +495,15 @@ class NavCache:
             return self._path(ctx, goal, allow.inches, True, False)
         far = max(2 * allow.inches, 1.5 * d + 2)
         return self._path(ctx, goal, far, True, False) or self._path(ctx, goal, 2 * far + 4, True, False)
+
+    def _verdict(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
+        """:meth:`_far` for a question that wants only the verdict: the path it would take
+        from the search within the allowance's inches (a refusal measured), else a path
+        within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
+        if self._found(ctx, goal, allow.inches, True, False) is not None:
+            return _cheaper(self._path(ctx, goal, allow.inches, True, False), straight)
+        tr = _cheaper(self._path(ctx, goal, allow.inches + VERDICT_SLACK, True, False), straight)
+        return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
 
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
