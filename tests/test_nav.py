@@ -409,3 +409,18 @@ def test_a_larger_base_radius_added_mid_game_answers_as_if_prepared_from_the_sta
     fresh = answers(Mover(sc2, Board(sc2.width, sc2.height, sc2.terrain)), st2)
     assert later == fresh
     assert later == first
+
+
+def test_every_query_of_the_map_structures_holds_the_maps_lock():
+    """The structures kept for a map serve every game on it, and the window runs the bot's
+    game in a thread of its own (nav._locked): every public query of NavCache that
+    searches or builds holds the map's lock while it does."""
+    import inspect
+
+    from game.engine.movement import nav
+
+    queries = [name for name, f in inspect.getmembers(nav.NavCache, inspect.isfunction)
+               if not name.startswith("_") and name not in ("band_at", "forget")]
+    assert {"find", "find_contact", "contact_verdict", "reach", "layer", "prepare"} <= set(queries)
+    unlocked = [name for name in queries if getattr(getattr(nav.NavCache, name), "__wrapped__", None) is None]
+    assert not unlocked, unlocked

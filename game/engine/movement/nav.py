@@ -412,6 +412,7 @@ class NavCache:
         return self._memo.trace(("contact", target.id, allow, descend), state, unit,
                                 lambda: self._find_contact(state, unit, target, allow, descend))
 
+    @_locked
     def contact_verdict(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance",
                         descend: str) -> "Trace | None":
         """:meth:`find_contact` for a question that wants only the verdict: the same path
