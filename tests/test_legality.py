@@ -280,38 +280,41 @@ def _behind_a_wall(extra_blue=()):
     return g
 
 
-def _count_wider_searches(monkeypatch) -> list:
+def _count_searches(monkeypatch) -> dict:
+    """How often the wider search (``far``) and the searches within the allowance
+    (``best``, once per target) run."""
     from game.engine.movement import nav
 
-    calls, far = [], nav.NavCache._far
-
-    def counted(self, ctx, goal, allow, d):
-        calls.append(ctx.unit.id)
-        return far(self, ctx, goal, allow, d)
-    monkeypatch.setattr(nav.NavCache, "_far", counted)
+    calls = {"far": 0, "best": 0}
+    for name, what in (("_far", "far"), ("_best", "best")):
+        def counted(self, *args, _f=getattr(nav.NavCache, name), _w=what, **kw):
+            calls[_w] += 1
+            return _f(self, *args, **kw)
+        monkeypatch.setattr(nav.NavCache, name, counted)
     return calls
 
 
 def test_legal_actions_measures_only_the_refusal_it_tells(monkeypatch):
     """legal_actions wants the verdicts: an Engage that does not fit is refused without the
     wider search that measures it (Mover.verdicts), and of a kind with no legal target it
-    measures the one refusal it tells, which is exactly why_illegal's. Before, every
-    refused target ran the wider search."""
-    calls = _count_wider_searches(monkeypatch)
+    measures the one refusal it tells, which is exactly why_illegal's, going on from the
+    searches its verdict ran (not running them again). Before, every refused target ran
+    the wider search."""
+    calls = _count_searches(monkeypatch)
     g = _behind_a_wall()
     legal = g.legal_actions("a")
-    assert "engage" not in legal.kinds and len(calls) == 1
+    assert "engage" not in legal.kinds and calls == {"far": 1, "best": 2}
     told = legal.refused["engage"]
     first = next(t for t in ("b1", "b2") if t in told.reason)
     why = g.why_illegal({"engage": {"unit": "a", "target": first}})
     assert (told.rule, told.reason) == (why.rule, why.reason) and type(told) is type(why)
     assert re.search(r'the cheapest way into contact with b\d is 1\d\.\d\d"', told.reason), told.reason
     # a third target within reach: legal, and no refusal is measured at all
-    calls.clear()
+    calls.update(far=0, best=0)
     from tests.test_movement_util import unit
     g = _behind_a_wall([unit("b3", (8, 5))])
     legal = g.legal_actions("a")
-    assert legal.targets["engage"] == ("b3",) and calls == []
+    assert legal.targets["engage"] == ("b3",) and calls["far"] == 0
 
 
 def test_a_refusal_the_verdict_got_wrong_is_listed_as_legal_once_measured(monkeypatch):

@@ -56,8 +56,10 @@ MEMO_SIZE = 128
 #: How far past the allowance (inches) a question that wants only the verdict looks for a
 #: way into contact when none fits within it (:meth:`NavCache.contact_verdict`; an engine
 #: setting, not a rule). A path the search prices above the allowance may fit once pulled
-#: tight at its transitions (:meth:`NavCache._pull`); measured: by at most 0.28".
+#: tight at its transitions (:func:`pull_tight`); measured: by at most 0.28".
 VERDICT_SLACK = 1.0
+#: Verdicts' searches kept for measuring their refusals next (an engine setting).
+_UNMEASURED = 16
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -212,6 +214,7 @@ class NavCache:
         self._bands: dict[tuple[float, float], int | None] = {}
         self.reach_cache: dict = {}   # reach.py: what the reachable area keeps per map
         self._memo = _Memo(MEMO_SIZE)
+        self._unmeasured: dict = {}    # _find_contact: verdicts' searches, for measuring their refusals
         self._links: dict = {}        # (radius, avoid) -> band -> source -> links.Links, this game's
         self._shared = False          # are the layers also another game's (in _MAPS)?
         self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
@@ -354,7 +357,7 @@ class NavCache:
             except IllegalAction:
                 return None
         if found.edges:
-            tr = self._pull(ctx, tr, found)
+            tr = pull_tight(self.mover, self.layer(ctx.unit.r).trans, ctx, tr, found)
         if allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:
             # within the arcs' excess of the allowance: follow the arcs closer
             room = max(1e-7, (allowance - found.cost) / (2 * len(found.arcs)))
@@ -429,6 +432,10 @@ class NavCache:
 
     def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str,
                       measure: bool = True) -> "Trace | None":
+        if measure and self._unmeasured:
+            kept = self._unmeasured.pop(self._memo.key(("contact", target.id, allow, descend), state, unit), None)
+            if kept is not None:     # a verdict's searches, asked again to measure its refusal
+                return self._refusal(*kept)
         mover = self.mover
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
@@ -474,13 +481,27 @@ class NavCache:
         # Every search ends where end_ok holds (Search._goal_ok): where no spot in contact
         # is free, the far searches find nothing (and straight is None), as the ones
         # within the allowance found nothing: the answer is the refusal below.
-        if straight is not None or not _contact_taken(mover, ctx.field, unit, target):
-            if not measure:
-                return self._verdict(ctx, goal, allow, straight)
-            tr = _cheaper(self._far(ctx, goal, allow, d), straight)
-            if tr is not None:
-                return tr   # refused with its cost
-        raise IllegalAction("E1", f"there is no way into base contact with {target.id} for {unit.id}" + reason)
+        if straight is None and _contact_taken(mover, ctx.field, unit, target):
+            raise IllegalAction("E1", f"there is no way into base contact with {target.id} for {unit.id}" + reason)
+        kept = (ctx, goal, allow, d, straight, f"there is no way into base contact with {target.id} for {unit.id}{reason}")
+        if measure:
+            return self._refusal(*kept)
+        tr = self._verdict(ctx, goal, allow, straight)
+        if tr is None:
+            # refused, not measured: measuring it (find_contact, the same query on the same
+            # bases) goes on from these searches instead of running them again
+            if len(self._unmeasured) >= _UNMEASURED:
+                self._unmeasured.clear()
+            self._unmeasured[self._memo.key(("contact", target.id, allow, descend), state, unit)] = kept
+        return tr
+
+    def _refusal(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
+        """Nothing fits the allowance: the cheapest way in there is (its cost refuses the
+        Engage), or the refusal ``none`` when there is no way in."""
+        tr = _cheaper(self._far(ctx, goal, allow, d), straight)
+        if tr is None:
+            raise IllegalAction("E1", none)
+        return tr
 
     def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
@@ -525,57 +546,12 @@ class NavCache:
                 best = straight
         return best
 
-    # --- pulling the bends at transitions tight ------------------------------------------------
-    def _pull(self, ctx: Ctx, tr: "Trace", found) -> "Trace":
-        """A transition goes straight across a ledge sample (or between cell centres): where
-        the tracer allows it, leave out its ends, or one of them, so that the path crosses
-        the edge on the straight line from the waypoint before to the one after (no dearer,
-        no more checks). Deterministic."""
-        mover = self.mover
-        pts = list(tr.points)
-        lay = self.layer(ctx.unit.r)
-        ends = []
-        for e in found.edges:
-            if isinstance(e, tuple):
-                continue   # a far landing: its end is where it lands
-            t = lay.trans
-            ends.append(((t.X_l[int(t.e_from[e])], t.Y_l[int(t.e_from[e])]), (t.X_l[int(t.e_to[e])], t.Y_l[int(t.e_to[e])])))
-
-        def cost(seq):
-            try:
-                t = mover.check_path(ctx.state, ctx.unit, seq, ctx.descend, field=ctx.field, blockers=ctx.blockers, final=False)
-            except IllegalAction:
-                return None
-            return (t.n_checks, round(t.cost, 9))
-
-        changed = False
-        for a, b in ends:
-            i = next((i for i in range(len(pts) - 1) if pts[i] == a and pts[i + 1] == b), None)
-            if i is None or i == 0 or i + 2 >= len(pts):
-                continue
-            here = cost(pts[i - 1:i + 3])
-            best, pick = here, None
-            for drop in ((i, i + 1), (i,), (i + 1,)):
-                seq = [p for j, p in enumerate(pts[i - 1:i + 3], start=i - 1) if j not in drop]
-                c = cost(seq)
-                if c is not None and best is not None and c[0] <= best[0] and c[1] < best[1] - 1e-9:
-                    best, pick = c, drop
-            if pick is not None:
-                pts = [p for j, p in enumerate(pts) if j not in pick]
-                changed = True
-        if not changed:
-            return tr
-        try:
-            new = mover.check_path(ctx.state, ctx.unit, dedup(pts), ctx.descend, field=ctx.field, blockers=ctx.blockers)
-        except IllegalAction:
-            return tr
-        return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
-
     # --- reachable area -------------------------------------------------------------------------
     def forget(self) -> None:
         """Drop the remembered answers of recent queries (a benchmark times a query, not
         the memo); the map's structures stay."""
         self._memo.clear()
+        self._unmeasured.clear()
 
     @_locked
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,
@@ -588,6 +564,50 @@ class NavCache:
         key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
         out = self._memo.recall(key, lambda: reach(self, state, unit, walk, run, denied, descend, exact))
         return out if out.run_denied is denied else replace(out, run_denied=denied)
+
+
+def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) -> "Trace":
+    """A transition goes straight across a ledge sample (or between cell centres): where
+    the tracer allows it, leave out its ends, or one of them, so that the path crosses
+    the edge on the straight line from the waypoint before to the one after (no dearer,
+    no more checks). Deterministic."""
+    pts = list(tr.points)
+    ends = []
+    t = trans
+    for e in found.edges:
+        if isinstance(e, tuple):
+            continue   # a far landing: its end is where it lands
+        ends.append(((t.X_l[int(t.e_from[e])], t.Y_l[int(t.e_from[e])]), (t.X_l[int(t.e_to[e])], t.Y_l[int(t.e_to[e])])))
+
+    def cost(seq):
+        try:
+            t = mover.check_path(ctx.state, ctx.unit, seq, ctx.descend, field=ctx.field, blockers=ctx.blockers, final=False)
+        except IllegalAction:
+            return None
+        return (t.n_checks, round(t.cost, 9))
+
+    changed = False
+    for a, b in ends:
+        i = next((i for i in range(len(pts) - 1) if pts[i] == a and pts[i + 1] == b), None)
+        if i is None or i == 0 or i + 2 >= len(pts):
+            continue
+        here = cost(pts[i - 1:i + 3])
+        best, pick = here, None
+        for drop in ((i, i + 1), (i,), (i + 1,)):
+            seq = [p for j, p in enumerate(pts[i - 1:i + 3], start=i - 1) if j not in drop]
+            c = cost(seq)
+            if c is not None and best is not None and c[0] <= best[0] and c[1] < best[1] - 1e-9:
+                best, pick = c, drop
+        if pick is not None:
+            pts = [p for j, p in enumerate(pts) if j not in pick]
+            changed = True
+    if not changed:
+        return tr
+    try:
+        new = mover.check_path(ctx.state, ctx.unit, dedup(pts), ctx.descend, field=ctx.field, blockers=ctx.blockers)
+    except IllegalAction:
+        return tr
+    return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
 
 def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
