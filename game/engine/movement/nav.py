@@ -412,7 +412,7 @@ class NavCache:
         before this search (:meth:`Mover.plan_engage`)."""
         if state.units.get(target.id) is not target:   # a target the memo does not compare
             return self._find_contact(state, unit, target, allow, descend)
-        return self._memo.trace(("contact", target.id, allow, descend), state, unit,
+        return self._memo.trace(_contact_query(target, allow, descend), state, unit,
                                 lambda: self._find_contact(state, unit, target, allow, descend))
 
     @_locked
@@ -433,7 +433,7 @@ class NavCache:
     def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str,
                       measure: bool = True) -> "Trace | None":
         if measure and self._unmeasured:
-            kept = self._unmeasured.pop(self._memo.key(("contact", target.id, allow, descend), state, unit), None)
+            kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
             if kept is not None:     # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
         mover = self.mover
@@ -481,9 +481,10 @@ class NavCache:
         # Every search ends where end_ok holds (Search._goal_ok): where no spot in contact
         # is free, the far searches find nothing (and straight is None), as the ones
         # within the allowance found nothing: the answer is the refusal below.
+        none = f"there is no way into base contact with {target.id} for {unit.id}{reason}"
         if straight is None and _contact_taken(mover, ctx.field, unit, target):
-            raise IllegalAction("E1", f"there is no way into base contact with {target.id} for {unit.id}" + reason)
-        kept = (ctx, goal, allow, d, straight, f"there is no way into base contact with {target.id} for {unit.id}{reason}")
+            raise IllegalAction("E1", none)
+        kept = (ctx, goal, allow, d, straight, none)
         if measure:
             return self._refusal(*kept)
         tr = self._verdict(ctx, goal, allow, straight)
@@ -492,7 +493,7 @@ class NavCache:
             # bases) goes on from these searches instead of running them again
             if len(self._unmeasured) >= _UNMEASURED:
                 self._unmeasured.clear()
-            self._unmeasured[self._memo.key(("contact", target.id, allow, descend), state, unit)] = kept
+            self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
         return tr
 
     def _refusal(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
@@ -572,12 +573,10 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     the edge on the straight line from the waypoint before to the one after (no dearer,
     no more checks). Deterministic."""
     pts = list(tr.points)
-    ends = []
-    t = trans
-    for e in found.edges:
-        if isinstance(e, tuple):
-            continue   # a far landing: its end is where it lands
-        ends.append(((t.X_l[int(t.e_from[e])], t.Y_l[int(t.e_from[e])]), (t.X_l[int(t.e_to[e])], t.Y_l[int(t.e_to[e])])))
+    X, Y = trans.X_l, trans.Y_l
+    # the ends of each transition taken (a far landing's end is where it lands: none)
+    ends = [((X[int(trans.e_from[e])], Y[int(trans.e_from[e])]), (X[int(trans.e_to[e])], Y[int(trans.e_to[e])]))
+            for e in found.edges if not isinstance(e, tuple)]
 
     def cost(seq):
         try:
@@ -608,6 +607,12 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     except IllegalAction:
         return tr
     return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
+
+
+def _contact_query(target: Unit, allow: "Allowance", descend: str) -> tuple:
+    """The memo's query of :meth:`NavCache.find_contact` (the state and the unit are the
+    rest of its key)."""
+    return ("contact", target.id, allow, descend)
 
 
 def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:

@@ -53,6 +53,12 @@ class Goal:
     end_ok: Callable[[float, float], bool] | None = None
     kept_off: tuple = ()
 
+    @property
+    def rim(self) -> float:
+        """The radius of the region's rim as paths end on it: a hair (:data:`RIM_HAIR`)
+        inside ``reach``."""
+        return self.reach * (1 - RIM_HAIR)
+
 
 @dataclass
 class Found:
@@ -176,8 +182,7 @@ class _Band:
                         out.append((g.x + (x - g.x) * (1 - RIM_HAIR), g.y + (y - g.y) * (1 - RIM_HAIR)))
                 # where terrain, the table's edge or the band's bounds the rim: the last
                 # free sample before it (BandSpace.ring_ends)
-                rim = g.reach * (1 - RIM_HAIR)
-                out += [(g.x + rim * math.cos(a), g.y + rim * math.sin(a)) for a in self.bs.ring_ends(g.x, g.y, g.reach)]
+                out += [(g.x + g.rim * math.cos(a), g.y + g.rim * math.sin(a)) for a in self.bs.ring_ends(g.x, g.y, g.reach)]
             self._corners = out
         return self._corners
 
@@ -481,10 +486,9 @@ class Search:
         beside the bases, terrain and the table's edge there (:meth:`_Band.round_rim`)."""
         _t, b, x, y = key
         goal = self.goal
-        rim = goal.reach * (1 - RIM_HAIR)
         a0 = math.atan2(y - goal.y, x - goal.x) % TAU
         for sweep, s, cx, cy in self.bands[b].round_rim(a0):
-            self._push(("G", b, cx, cy), g + rim * sweep, k, cx, cy, ("rim", key, s, a0))
+            self._push(("G", b, cx, cy), g + goal.rim * sweep, k, cx, cy, ("rim", key, s, a0))
 
     def _arrive(self, b: int, circ: int, s: int, iv: int, q: float, a: float, g: float, k: int, via) -> None:
         """The path reaches circle circ (orientation s) at angle a: go round to the departures
@@ -726,7 +730,7 @@ def result(q: Search) -> Found | None:
             key = via[1]
         elif via[0] == "rim":        # round the target along the goal region's rim
             _t, key, s, a_in = via
-            rev.append(("arc", (q.goal.x, q.goal.y), q.goal.reach * (1 - RIM_HAIR), a_in, s))
+            rev.append(("arc", (q.goal.x, q.goal.y), q.goal.rim, a_in, s))
         else:             # ("trans", from, edge)
             rev.append(("edge", via[2]))
             key = via[1]

@@ -35,6 +35,12 @@ _MEMO = 20_000
 RING_SAMPLES = 256
 
 
+def _ring_points(x: float, y: float, R: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The angles of :data:`RING_SAMPLES` points evenly round circle (x, y, R), and the points."""
+    a = np.linspace(0.0, TAU, RING_SAMPLES + 1)[:-1]
+    return a, x + R * np.cos(a), y + R * np.sin(a)
+
+
 class BandSpace:
     """Where a base of radius r may be on one band: exact tests, circles, static tangents."""
 
@@ -162,8 +168,7 @@ class BandSpace:
         if out is None:
             if len(self._ring_memo) >= _MEMO // RING_SAMPLES:
                 self._ring_memo.clear()
-            a = np.linspace(0.0, TAU, RING_SAMPLES + 1)[:-1]
-            X, Y = x + R * np.cos(a), y + R * np.sin(a)
+            a, X, Y = _ring_points(x, y, R)
             out = self._ring_memo[key] = (a, X, Y, self.ok_points(X, Y))
         return out
 
@@ -172,8 +177,7 @@ class BandSpace:
         ring no obstacle comes near (:meth:`_ring_clear`, one exact test): all free. Fresh
         arrays (callers may change them)."""
         if self._ring_clear(x, y, R):
-            a = np.linspace(0.0, TAU, RING_SAMPLES + 1)[:-1]
-            return a, x + R * np.cos(a), y + R * np.sin(a), np.ones(RING_SAMPLES, dtype=bool)
+            return _ring_points(x, y, R) + (np.ones(RING_SAMPLES, dtype=bool),)
         a, X, Y, ok = self.ring_ok(x, y, R)
         return a, X, Y, ok.copy()
 
@@ -187,7 +191,8 @@ class BandSpace:
         if out is None:
             if len(self._ends_memo) >= _MEMO:
                 self._ends_memo.clear()
-            out = self._ends_memo[key] = [] if self._ring_clear(x, y, R) else self._run_ends(x, y, R)
+            a, _X, _Y, ok = self.ring_free(x, y, R)
+            out = self._ends_memo[key] = [] if ok.all() else [end for lo, w in runs(a, ok) for end in dict.fromkeys((lo, lo + w))]
         return out
 
     def _ring_clear(self, x: float, y: float, R: float) -> bool:
@@ -201,12 +206,6 @@ class BandSpace:
         if self.core_union is not None and shapely.dwithin(self.core_union, c, far):
             return False
         return not any(shapely.dwithin(self.polys[i], c, far) for i, _low in self.extra)
-
-    def _run_ends(self, x: float, y: float, R: float) -> list[float]:
-        a, _X, _Y, ok = self.ring_ok(x, y, R)
-        if ok.all():
-            return []
-        return [end for lo, w in runs(a, ok) for end in dict.fromkeys((lo, lo + w))]
 
     # --- circles ---------------------------------------------------------------------------
     def graph(self) -> "BandSpace":
