@@ -34,7 +34,7 @@ class Preview:
     walk: float = 0.0  # walk allowance
     run: float | None = None  # run allowance (None: run denied)
     checks: list[tuple[float, float, str]] = field(default_factory=list)
-    error: IllegalAction | None = None
+    error: IllegalAction | None = None  # the engine's refusal: set whenever kind is None
 
 
 @dataclass
@@ -193,6 +193,6 @@ class DragTool:
         p = self.preview_locked(d)
         if p.action is None:
             # Snap back: the state was never touched; tell why with the rule id.
-            self.scene.refuse(p.error or IllegalAction("M1", "cannot move there"), self.move_action(d, False))
+            self.scene.refuse(p.error, self.move_action(d, False))
             return
         self.scene.act(p.action)

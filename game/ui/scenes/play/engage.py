@@ -116,7 +116,7 @@ class EngageTool:
         self.answer.set((uid, target, scene.version), preview)
         if preview.kind is None:
             self.pinned = None
-            scene.refuse(preview.error or IllegalAction("E1", "cannot engage"), engage_action(uid, target))
+            scene.refuse(preview.error, engage_action(uid, target))   # the engine's refusal (compute)
             return
         st = scene.state
         u, t = st.units[uid], st.units[target]
