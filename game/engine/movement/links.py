@@ -87,11 +87,13 @@ class Tangents:
         return (idx[ok],) + tuple(c[at] for c in self.cols[1:]) + (np.zeros(len(at)),)
 
 
-def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False):
+def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False,
+           walk: bool = True):
     """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
     (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it.
     ``kept``: the band space remembers each segment's answer (for targets that change per
-    query, so :class:`Links` does not keep them)."""
+    query, so :class:`Links` does not keep them). ``walk=False``: ok only says that the
+    tangent is there (a caller that tests a part of the segment instead)."""
     m = len(X2)
     ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), X2, Y2, R2, S2)
     iv2 = np.full(m, -1, dtype=np.int64)
@@ -100,7 +102,7 @@ def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2
     if circ.any():
         iv2[circ], off2[circ] = B.locate(circ_ids[circ], a2[circ])
         ok &= ~circ | (iv2 != -1)
-    idx = np.nonzero(ok)[0]
+    idx = np.nonzero(ok)[0] if walk else ()
     if len(idx):
         ok[idx] = (B.bs.ok_segments_kept if kept else B.bs.ok_segments)(T1[idx], T2[idx])
     return ok, T1, T2, a1, a2, iv2, off2
@@ -123,16 +125,17 @@ def _base_lines(B: "object", source, x0: float, y0: float, r0: float, s0: int, E
     """:func:`_lines` from a source to the blocking bases (targets ``EX``.. of
     :meth:`_Band.base_targets`), kept with the band space per source and bases (where a
     tangent leaves a base depends on the other bases, :meth:`_Band.locate`): the same
-    bases stand in many queries. A fresh ``ok`` each time (callers change it)."""
+    bases stand in many queries. ``source`` None: a point or a base's circle, known by
+    where it is (the unit's start and the bases round it, for each of its targets). A
+    fresh ``ok`` each time (callers change it)."""
     kept = B.bs.base_lines
-    key = None if source is None else (source, B.blk_key)
-    out = kept.get(key) if key is not None else None
+    key = (source if source is not None else ("at", x0, y0, r0, s0), B.blk_key)
+    out = kept.get(key)
     if out is None:
         out = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, EID, kept=True)
-        if key is not None:
-            if len(kept) >= _BASE_LINES:
-                kept.clear()
-            kept[key] = out
+        if len(kept) >= _BASE_LINES:
+            kept.clear()
+        kept[key] = out
     return (out[0].copy(),) + out[1:]
 
 
@@ -246,6 +249,8 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     g = q.goal
     if g is not None and b in g.bands:
         ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
+    # a goal region's segments are tested up to where they enter it (below), not whole
+    region = g is not None and g.reach > 0
     memo = q.memo if len(ex) == 1 and ek[0] == 2 else None   # the goal's centre alone: kept for the query
     if ex:
         XX, YY, RR, SS = (np.array(e, dtype=float) for e in (ex, ey, er, es))
@@ -254,7 +259,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             key = ("goal", id(B.bs), x0, y0, r0, s0)
             lines = memo.get(key)
             if lines is None:
-                lines = memo[key] = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(1, -1), kept=True)
+                lines = memo[key] = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(1, -1), kept=True, walk=not region)
             got.append((lines[0].copy(),) + lines[1:])
         else:
             got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
@@ -265,13 +270,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         # the spots in contact beside a base that stands by the target (_Band.goal_corners)
         n = len(corners)
         XX, YY = np.array([c[0] for c in corners]), np.array([c[1] for c in corners])
-        got.append(_lines(B, x0, y0, r0, s0, XX, YY, np.zeros(n), np.ones(n), np.full(n, -1), kept=True))
+        got.append(_lines(B, x0, y0, r0, s0, XX, YY, np.zeros(n), np.ones(n), np.full(n, -1), kept=True, walk=not region))
         EX, EY, ER, ES = np.concatenate([EX, XX]), np.concatenate([EY, YY]), np.concatenate([ER, np.zeros(n)]), \
             np.concatenate([ES, np.ones(n)])
         EK, EID = np.concatenate([EK, np.full(n, 2)]), np.concatenate([EID, np.zeros(n, dtype=np.int64)])
     if got:
         ok, T1, T2, a1, a2, iv2, off2 = got[0] if len(got) == 1 else (np.concatenate([r[k] for r in got]) for k in range(7))
-        if g is not None and g.reach > 0 and (EK == 2).any():
+        if region and (EK == 2).any():
             # the goal region's centre is no end: the segment stops where it enters the region
             gi = np.nonzero((EK == 2) & ~ok)[0]
             ok[gi] = True

@@ -36,6 +36,9 @@ from game.engine.tolerance import EPS
 _TIE = 1e-9
 #: A start this close to a blocking base's circle is on it (:meth:`Search._round_touched`).
 TOUCH = 1e-4
+#: Bases (with the bases near them) whose free arcs a band space keeps
+#: (:meth:`_Band._blockers`; a bound on memory, an engine setting).
+FREE_ARCS = 1024
 
 
 @dataclass
@@ -254,33 +257,41 @@ class _Band:
 
     def _blockers(self, q: "Search") -> None:
         bs = self.bs
-        # arcs of static circles inside a base
-        for c in self.in_range.tolist():
-            rho = bs.rho[c]
+        # arcs of static circles inside a base (the circles a base comes near picked out
+        # at once; each arc worked out as before)
+        C = self.in_range
+        if len(C):
+            cx, cy, rho_c = bs.cx[C], bs.cy[C], bs.rho[C]
+            near = np.zeros(len(C), dtype=bool)
             for bx, by, R in self.blk:
-                D = math.hypot(bx - bs.cx[c], by - bs.cy[c])
-                if D + rho <= R:
-                    self.cut.setdefault(c, []).append((0.0, TAU))
-                elif abs(D - rho) < R < D + rho and rho > 0:
-                    half = math.acos(max(-1.0, min(1.0, overlap_cos(rho, D, R))))
-                    mid = math.atan2(by - bs.cy[c], bx - bs.cx[c])
-                    self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
-        # the free arcs of each base: off the other bases and where the base may walk (the
-        # same for the query's other searches with the same bases in range)
-        key = ("free arcs", id(bs), self.blk_key)
-        kept = q.memo.get(key) if q.memo is not None else None
-        if kept is not None:
-            self.blk_iv = [list(iv) for iv in kept]
-            return
+                near |= np.hypot(bx - cx, by - cy) <= R + rho_c + 1e-9
+            for c in C[near].tolist():
+                rho = bs.rho[c]
+                for bx, by, R in self.blk:
+                    D = math.hypot(bx - bs.cx[c], by - bs.cy[c])
+                    if D + rho <= R:
+                        self.cut.setdefault(c, []).append((0.0, TAU))
+                    elif abs(D - rho) < R < D + rho and rho > 0:
+                        half = math.acos(max(-1.0, min(1.0, overlap_cos(rho, D, R))))
+                        mid = math.atan2(by - bs.cy[c], bx - bs.cx[c])
+                        self.cut.setdefault(c, []).append(((mid - half) % TAU, 2 * half))
+        # the free arcs of each base: off the other bases near it and where the base may
+        # walk, kept with the band space (the same for every query with those bases)
+        kept = bs.free_arcs
+        self.blk_iv = []
         for k, (bx, by, R) in enumerate(self.blk):
-            a, X, Y, ok = bs.ring_ok(bx, by, R)
-            ok = ok.copy()
-            for j, (ox, oy, oR) in enumerate(self.blk):
-                if j != k:
+            near = tuple(o for j, o in enumerate(self.blk) if j != k and math.hypot(o[0] - bx, o[1] - by) < R + o[2] + 1e-9)
+            key = (bx, by, R, near)
+            iv = kept.get(key)
+            if iv is None:
+                a, X, Y, ok = bs.ring_free(bx, by, R)
+                for ox, oy, oR in near:
                     ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
-            self.blk_iv.append(runs(a, ok))
-        if q.memo is not None:
-            q.memo[key] = [list(iv) for iv in self.blk_iv]
+                iv = runs(a, ok)
+                if len(kept) >= FREE_ARCS:
+                    del kept[next(iter(kept))]
+                kept[key] = iv
+            self.blk_iv.append(list(iv))
 
     # --- circles: where a tangent point is ---------------------------------------------------
     def locate(self, circ: np.ndarray, ang: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -468,6 +479,9 @@ class Search:
                 self._expand_node(key[1], g, k, kind == "L")
             elif kind == "C":
                 self._chain(key, g, k)
+            elif kind == "A":
+                _t, b, slot, iv, q, a = key
+                self._depart(b, slot // 2, 1 if slot % 2 == 0 else -1, iv, q, a, g, k, self.parent[key])
             else:
                 self._dyn(key, g, k)
         return None
@@ -509,6 +523,21 @@ class Search:
                     if B.arc_free(circ, a, s, sweep):
                         self._push(("C", b, slot, i), g + rho * max(0.0, sweep), k, ch.Ax[i], ch.Ay[i],
                                    ("arc", via, b, circ, s, a))
+        if self.goal is not None:
+            # the departures worked out only if the search comes back to this arrival (an
+            # A* towards a goal leaves most of them: its goal is found first, or they lie
+            # out of range): the arrival waits in the heap as it is
+            self._push(("A", b, slot, iv, q, a), g, k, float(B.cx[circ]) + rho * math.cos(a),
+                       float(B.cy[circ]) + rho * math.sin(a), via)
+            return
+        self._depart(b, circ, s, iv, q, a, g, k, via)
+
+    def _depart(self, b: int, circ: int, s: int, iv: int, q: float, a: float, g: float, k: int, via) -> None:
+        """From an arrival on circle circ (:meth:`_arrive`): round it to each departure ahead
+        that its path comes on first (this query's: tangents to the bases, the goal, ...)."""
+        B = self.bands[b]
+        slot = 2 * circ + (s < 0)
+        rho = B.rho[circ]
         full = iv <= -2 and B.blk_iv[circ - B.n_static][-2 - iv][1] >= TAU - 1e-9
         for m, d in enumerate(self._departures(b, circ, s)):
             if d[0] != iv:

@@ -84,6 +84,7 @@ class BandSpace:
         self.tangents_at: dict = {} # links.Tangents per point or base queries start from (recent ones)
         self.base_lines: dict = {} # links._base_lines: (source, bases) -> tangents to the bases
         self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
+        self.free_arcs: dict = {}  # search._Band._blockers: a base and those near it -> its free arcs
         self.fixed = None          # search._fixed_targets
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
         self._ring_memo: dict = {} # ring_ok: disc (x, y, R) -> samples round it where a base may be
