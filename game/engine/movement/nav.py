@@ -525,8 +525,25 @@ class NavCache:
         within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
         if self._found(ctx, goal, allow.inches, True, False) is not None:
             return _cheaper(self._path(ctx, goal, allow.inches, True, False), straight)
-        tr = _cheaper(self._path(ctx, goal, allow.inches + VERDICT_SLACK, True, False), straight)
+        limit = allow.inches + VERDICT_SLACK
+        if not self._transitions_near(ctx, goal, limit):
+            # Only a transition pulled tight costs less than the search's price, and none is
+            # in range: what the search would find costs more than the allowance, on any
+            # ground (the straight way in did not fit either, or _best had taken it).
+            return None
+        tr = _cheaper(self._path(ctx, goal, limit, True, False), straight)
         return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
+
+    def _transitions_near(self, ctx: Ctx, goal: Goal, limit: float) -> bool:
+        """Could a search within ``limit`` take a transition: does one start within its
+        range (the points :class:`Search` takes up, by the same bound)?"""
+        tr = self.layer(ctx.unit.r).trans
+        P = tr.P
+        if not len(P):
+            return False
+        d = np.hypot(P[:, 0] - ctx.unit.x, P[:, 1] - ctx.unit.y) + \
+            np.maximum(0.0, np.hypot(P[:, 0] - goal.x, P[:, 1] - goal.y) - goal.reach)
+        return bool((tr.used & (d <= limit + EPS)).any())
 
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
