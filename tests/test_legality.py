@@ -329,3 +329,37 @@ def test_a_refusal_the_verdict_got_wrong_is_listed_as_legal_once_measured(monkey
     monkeypatch.setattr(nav.NavCache, "contact_verdict", lambda self, *a: None)   # every verdict: refused
     assert g.legal_actions("a").targets["engage"] == ("b",)
     assert g.why_illegal({"engage": {"unit": "a", "target": "b"}}) is None
+
+
+def _search_limits(monkeypatch) -> list:
+    """The limit of every path search run (``Search.run``), in order."""
+    from game.engine.movement import search
+
+    limits = []
+
+    def run(self, _f=search.Search.run):
+        limits.append(self.limit)
+        return _f(self)
+    monkeypatch.setattr(search.Search, "run", run)
+    return limits
+
+
+def test_a_verdict_looks_past_the_allowance_only_where_a_transition_could_pull_tight(monkeypatch):
+    """A path the search prices above the allowance fits only if pulling it tight at a
+    transition makes it cheaper; with no transition in range the verdict does not search
+    past the allowance (VERDICT_SLACK), and refuses as why_illegal does. Beside a wall a
+    base may climb, it still looks."""
+    from tests.test_movement_util import block, build, unit
+
+    limits = _search_limits(monkeypatch)
+    for kind, looks in (("impassable", False), ("block", True)):
+        # b1 within the straight-line bound behind the terrain (over 10" by any way in), b2 in reach
+        sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})], blue=[unit("b1", (5, 9)), unit("b2", (8, 5))],
+                       terrain=[block("t", 0, 6.9, 10, 7.1, 1.5, kind=kind)])
+        g = Game(sc, dice=Dice(seed=0))
+        limits.clear()
+        legal = g.legal_actions("a")
+        assert legal.targets["engage"] == ("b2",)
+        assert any(lim > 4 + 1e-6 for lim in limits) == looks, (kind, limits)
+        why = g.why_illegal({"engage": {"unit": "a", "target": "b1"}})
+        assert why is not None and why.rule == "E1" and "b1" in why.reason

@@ -424,3 +424,32 @@ def test_every_query_of_the_map_structures_holds_the_maps_lock():
     assert {"find", "find_contact", "contact_verdict", "reach", "layer", "prepare"} <= set(queries)
     unlocked = [name for name in queries if getattr(getattr(nav.NavCache, name), "__wrapped__", None) is None]
     assert not unlocked, unlocked
+
+
+def test_a_search_towards_a_goal_works_out_departures_only_where_it_goes_on(monkeypatch):
+    """An arrival on a base's circle waits in the heap: its departures (the tangents from
+    that circle, the costly part of a search) are worked out only if the A* comes back to
+    it. Bases scattered round the way to the target are arrived at, most never left."""
+    from game.engine.game import Game
+    from game.engine.dice import Dice
+    from game.engine.movement import search
+
+    blue = [unit("b", (6, 12))] + [unit(f"x{i}", (x, y)) for i, (x, y) in
+                                    enumerate([(6, 8), (3, 9), (9, 9), (2, 4), (10, 4), (4, 15), (8, 15), (12, 12)])]
+    sc, m = build(red=[unit("a", (6, 4), stats={"move": 8})], blue=blue)
+    g = Game(sc, dice=Dice(seed=0))
+    arrived, left = set(), set()
+
+    def arrive(self, b, circ, s, *args, _f=search.Search._arrive):
+        arrived.add((id(self), b, circ, s))
+        return _f(self, b, circ, s, *args)
+
+    def departures(self, b, circ, s, _f=search.Search._departures):
+        left.add((id(self), b, circ, s))
+        return _f(self, b, circ, s)
+    monkeypatch.setattr(search.Search, "_arrive", arrive)
+    monkeypatch.setattr(search.Search, "_departures", departures)
+    st = g.state
+    tr = g.mover.nav.find_contact(st, st.units["a"], st.units["b"], g.mover.allowance(st, "a", engage=True), "climb")
+    assert tr.cost <= 8 and math.hypot(tr.points[-1][0] - 6, tr.points[-1][1] - 12) <= 2.01
+    assert left < arrived and len(left) <= len(arrived) // 2, (len(left), len(arrived))
