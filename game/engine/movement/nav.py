@@ -44,7 +44,7 @@ from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
 from game.engine.movement.tracer import Tracer
-from game.engine.movement.transitions import Transitions
+from game.engine.movement.transitions import DOWN, Transitions
 from game.engine.movement.types import Allowance, Reach, Trace
 from game.engine.tolerance import EPS
 
@@ -526,24 +526,36 @@ class NavCache:
         if self._found(ctx, goal, allow.inches, True, False) is not None:
             return _cheaper(self._path(ctx, goal, allow.inches, True, False), straight)
         limit = allow.inches + VERDICT_SLACK
-        if not self._transitions_near(ctx, goal, limit):
-            # Only a transition pulled tight costs less than the search's price, and none is
-            # in range: what the search would find costs more than the allowance, on any
-            # ground (the straight way in did not fit either, or _best had taken it).
+        if not self._may_transit(ctx, goal, limit):
+            # Only a transition pulled tight costs less than the search's price, and no path
+            # within the limit can take one: what the search would find costs more than the
+            # allowance, on any ground (the straight way in did not fit either, or _best had
+            # taken it).
             return None
         tr = _cheaper(self._path(ctx, goal, limit, True, False), straight)
         return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
 
-    def _transitions_near(self, ctx: Ctx, goal: Goal, limit: float) -> bool:
-        """Could a search within ``limit`` take a transition: does one start within its
-        range (the points :class:`Search` takes up, by the same bound)?"""
+    def _may_transit(self, ctx: Ctx, goal: Goal, limit: float) -> bool:
+        """Could a path the search prices within ``limit`` (checks allowed) take a
+        transition? A path through transition e from node u to node v costs at least the
+        straight line to u, e's price and the straight line from v to the goal region (no
+        step of a path is priced under its length); a jump down that lands farther out
+        (M9, ``Search._far_landing``) at least the straight lines to u and on to the
+        region. The bound is the search's own (``Search.h``, ``_push``); it looks at every
+        transition the search could take up (a superset: bases are not looked at)."""
         tr = self.layer(ctx.unit.r).trans
         P = tr.P
         if not len(P):
             return False
-        d = np.hypot(P[:, 0] - ctx.unit.x, P[:, 1] - ctx.unit.y) + \
-            np.maximum(0.0, np.hypot(P[:, 0] - goal.x, P[:, 1] - goal.y) - goal.reach)
-        return bool((tr.used & (d <= limit + EPS)).any())
+        bound = limit + EPS + 1e-9
+        ds = np.hypot(P[:, 0] - ctx.unit.x, P[:, 1] - ctx.unit.y)
+        h = np.maximum(0.0, np.hypot(P[:, 0] - goal.x, P[:, 1] - goal.y) - goal.reach)
+        far = ctx.descend == "jump" and ctx.may_climb
+        for n in np.nonzero(tr.used & (ds + h <= bound))[0].tolist():
+            for e, to, cost, _checks in tr.priced(n, ctx.descend, ctx.ladders, ctx.may_climb):
+                if ds[n] + cost + h[to] <= bound or (far and tr.e_kind[e] == DOWN):
+                    return True
+        return False
 
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
