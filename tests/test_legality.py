@@ -363,3 +363,29 @@ def test_a_verdict_looks_past_the_allowance_only_where_a_transition_could_pull_t
         assert any(lim > 4 + 1e-6 for lim in limits) == looks, (kind, limits)
         why = g.why_illegal({"engage": {"unit": "a", "target": "b1"}})
         assert why is not None and why.rule == "E1" and "b1" in why.reason
+
+
+def test_a_unit_standing_in_difficult_ground_is_not_searched_a_way_that_keeps_off_it(monkeypatch):
+    """Standing in difficult ground, every path crosses it (M12): when the path that may
+    cross it costs more than the allowance less the penalty and no transition is in
+    reach, the search for a path that keeps off it is not run (nothing it found could
+    fit); the refusal is the same. Outside the mud, it is run."""
+    from game.engine.movement import nav
+    from tests.test_movement_util import area, build, unit
+
+    spaces = []
+
+    def search(self, ctx, goal, limit, checks, avoid, _f=nav.NavCache._search):
+        spaces.append(avoid)
+        return _f(self, ctx, goal, limit, checks, avoid)
+    monkeypatch.setattr(nav.NavCache, "_search", search)
+    for at, mud, runs_avoid in (((5, 5), (0, 0, 10, 10), False), ((5, 5), (6.6, 0, 8, 10), True)):
+        # b's base 3" from a's, edge to edge (25 mm bases): within the 4" allowance, over the 2" left after the penalty
+        sc, _m = build(red=[unit("a", at, stats={"move": 4})], blue=[unit("b", (at[0] + 3 + 25 / 25.4, at[1]))],
+                       terrain=[area("mud", *mud, "difficult")])
+        g = Game(sc, dice=Dice(seed=0))
+        spaces.clear()
+        why = g.why_illegal({"engage": {"unit": "a", "target": "b"}})
+        assert why is not None and why.rule == "M12", why
+        assert (True in spaces) == runs_avoid, (mud, spaces)
+        assert "engage" not in g.legal_actions("a").kinds

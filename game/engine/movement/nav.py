@@ -535,6 +535,19 @@ class NavCache:
         tr = _cheaper(self._path(ctx, goal, limit, True, False), straight)
         return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
 
+    def _no_way_off(self, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:
+        """Can the search that keeps off difficult ground (M12) find nothing that fits,
+        after the one that may cross it found a path that did not? Yes when the unit
+        stands within its radius of difficult ground (every path from there crosses it, as
+        the tracer counts it), that search's price was already over the allowance less the
+        penalty, and no transition is in reach: a path keeping off it is priced no lower,
+        measures no less than its price (only a transition pulled tight does), and has
+        the same allowance."""
+        found = self._found(ctx, goal, allow.inches, checks, False)
+        return (found is not None and found.cost > allow.total(True) + 1e-9
+                and self.mover._touches_difficult(ctx.unit, [(ctx.unit.x, ctx.unit.y)])
+                and not self._may_transit(ctx, goal, allow.inches))
+
     def _may_transit(self, ctx: Ctx, goal: Goal, limit: float) -> bool:
         """Could a path the search prices within ``limit`` (checks allowed) take a
         transition? A path through transition e from node u to node v costs at least the
@@ -563,6 +576,8 @@ class NavCache:
         best = None
         for checks in (False, True):
             for avoid in (False, True):
+                if avoid and self._no_way_off(ctx, goal, allow, checks):
+                    break
                 tr = self._path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
                 if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
                     if best is None or _key(tr) < _key(best):
