@@ -394,7 +394,7 @@ class Mover(Tracer):
         if plan.run:
             u.ran = True
         u.used += paid
-        u.difficult = u.difficult or (plan.difficult if out.completed else self._touches_difficult(u, moved))
+        u.difficult = u.difficult or (plan.difficult if out.completed else self.touches_difficult(u, moved))
         u.trail.append([(float(x), float(y)) for x, y in moved])
         if fall > 0:
             self._fall(u, fall, dice, out)

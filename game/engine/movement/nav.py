@@ -526,7 +526,7 @@ class NavCache:
         if self._found(ctx, goal, allow.inches, True, False) is not None:
             return _cheaper(self._path(ctx, goal, allow.inches, True, False), straight)
         limit = allow.inches + VERDICT_SLACK
-        if not self._may_transit(ctx, goal, limit):
+        if not may_transit(self.layer(ctx.unit.r).trans, ctx, goal, limit):
             # Only a transition pulled tight costs less than the search's price, and no path
             # within the limit can take one: what the search would find costs more than the
             # allowance, on any ground (the straight way in did not fit either, or _best had
@@ -545,30 +545,8 @@ class NavCache:
         the same allowance."""
         found = self._found(ctx, goal, allow.inches, checks, False)
         return (found is not None and found.cost > allow.total(True) + 1e-9
-                and self.mover._touches_difficult(ctx.unit, [(ctx.unit.x, ctx.unit.y)])
-                and not self._may_transit(ctx, goal, allow.inches))
-
-    def _may_transit(self, ctx: Ctx, goal: Goal, limit: float) -> bool:
-        """Could a path the search prices within ``limit`` (checks allowed) take a
-        transition? A path through transition e from node u to node v costs at least the
-        straight line to u, e's price and the straight line from v to the goal region (no
-        step of a path is priced under its length); a jump down that lands farther out
-        (M9, ``Search._far_landing``) at least the straight lines to u and on to the
-        region. The bound is the search's own (``Search.h``, ``_push``); it looks at every
-        transition the search could take up (a superset: bases are not looked at)."""
-        tr = self.layer(ctx.unit.r).trans
-        P = tr.P
-        if not len(P):
-            return False
-        bound = limit + EPS + 1e-9
-        ds = np.hypot(P[:, 0] - ctx.unit.x, P[:, 1] - ctx.unit.y)
-        h = np.maximum(0.0, np.hypot(P[:, 0] - goal.x, P[:, 1] - goal.y) - goal.reach)
-        far = ctx.descend == "jump" and ctx.may_climb
-        for n in np.nonzero(tr.used & (ds + h <= bound))[0].tolist():
-            for e, to, cost, _checks in tr.priced(n, ctx.descend, ctx.ladders, ctx.may_climb):
-                if ds[n] + cost + h[to] <= bound or (far and tr.e_kind[e] == DOWN):
-                    return True
-        return False
+                and self.mover.touches_difficult(ctx.unit, [(ctx.unit.x, ctx.unit.y)])
+                and not may_transit(self.layer(ctx.unit.r).trans, ctx, goal, allow.inches))
 
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
@@ -651,6 +629,28 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     except IllegalAction:
         return tr
     return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
+
+
+def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
+    """Could a path the search prices within ``limit`` take a transition (one needing
+    a check or not)? A path through transition e from node u to node v costs at least the
+    straight line to u, e's price and the straight line from v to the goal region (no
+    step of a path is priced under its length); a jump down that lands farther out
+    (M9, ``Search._far_landing``) at least the straight lines to u and on to the
+    region. The bound is the search's own (``Search.h``, ``_push``); it looks at every
+    transition the search could take up (a superset: bases are not looked at)."""
+    P = tr.P
+    if not len(P):
+        return False
+    bound = limit + EPS + 1e-9
+    ds = np.hypot(P[:, 0] - ctx.unit.x, P[:, 1] - ctx.unit.y)
+    h = np.maximum(0.0, np.hypot(P[:, 0] - goal.x, P[:, 1] - goal.y) - goal.reach)
+    far = ctx.descend == "jump" and ctx.may_climb
+    for n in np.nonzero(tr.used & (ds + h <= bound))[0].tolist():
+        for e, to, cost, _checks in tr.priced(n, ctx.descend, ctx.ladders, ctx.may_climb):
+            if ds[n] + cost + h[to] <= bound or (far and tr.e_kind[e] == DOWN):
+                return True
+    return False
 
 
 def _contact_query(target: Unit, allow: "Allowance", descend: str) -> tuple:

@@ -159,7 +159,7 @@ class _Band:
         self.blk_iv: list[list[tuple[float, float]]] = []
         self.goal = q.goal if (q.goal is not None and bs.band.id in q.goal.bands and q.goal.reach > 0) else None
         if self.blk:
-            self._blockers(q)
+            self._blockers()
         self.dyn: dict[int, list] = {}       # slot -> departures computed for this query
         self.fixed_in_range: dict = {}       # links_from: the fixed targets in range (with circles or not)
         self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
@@ -255,7 +255,9 @@ class _Band:
             out = self._goal_t[slot] = entry(ch.A, ch.B, g.x, g.y, g.reach).tolist() if len(ch.q) else []
         return out
 
-    def _blockers(self, q: "Search") -> None:
+    def _blockers(self) -> None:
+        """The arcs of the static circles in range that lie inside a blocking base
+        (``cut``) and the free arcs of each base (``blk_iv``)."""
         bs = self.bs
         # arcs of static circles inside a base (the circles a base comes near picked out
         # at once; each arc worked out as before)
@@ -506,7 +508,9 @@ class Search:
 
     def _arrive(self, b: int, circ: int, s: int, iv: int, q: float, a: float, g: float, k: int, via) -> None:
         """The path reaches circle circ (orientation s) at angle a: go round to the departures
-        ahead (the first of the static chain, and every dynamic one)."""
+        ahead: the first of the static chain at once, and every dynamic one
+        (:meth:`_depart`) at once without a goal, else when the search comes back to the
+        arrival (its state ``("A", ...)`` waits in the heap)."""
         B = self.band(b)
         bs = B.bs
         slot = 2 * circ + (s < 0)

@@ -253,7 +253,7 @@ class Tracer:
             raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
         vertical = sum(t.cost for t in transitions)
         self._check_fit(unit, pts, cum, st, anchors, airborne)
-        difficult = self._touches_difficult(unit, pts)
+        difficult = self.touches_difficult(unit, pts)
         return Trace(pts, cum, length, transitions, vertical, difficult, airborne, st)
 
     def _landing(self, pts: Sequence[Point], cum: Sequence[float], s: float, ledge: int | None, r: float) -> float:
@@ -306,7 +306,9 @@ class Tracer:
                                               f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
         # Impassable ground in the air is fine (jumping), elsewhere checked above.
 
-    def _touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
+    def touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
+        """Does the base come within its radius (less 1e-4") of difficult ground anywhere
+        along the polyline ``pts`` (one point: standing there)? M12's test of a path."""
         board = self.board
         if board.tree is None:
             return False
