@@ -335,6 +335,17 @@ def test_play_help_is_built_from_its_keymap_one_line_per_command(tmp_path):
     assert ("Ctrl+Y / Ctrl+Shift+Z", "Redo") in rows
 
 
+def test_the_window_prepares_the_maps_path_structures_after_the_first_frame(tmp_path):
+    """The first unit selected does not pay for building the path structures: the
+    thread started after the first frame builds them with the movement engine."""
+    app, scene = make_scene(tmp_path)
+    assert scene.game._mover is None or scene.game.mover._nav is None
+    app.frame(0.016, flip=False)
+    scene.engine.ready()
+    assert scene.game.mover._nav is not None
+    app.close()
+
+
 def test_closing_the_app_lets_the_engine_threads_finish_first(tmp_path):
     """A thread still inside the engine when the interpreter exits crashes it (segfault)."""
     app, scene = make_scene(tmp_path)
