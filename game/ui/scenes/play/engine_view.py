@@ -2,8 +2,9 @@
 
 One lock: every use of the movement engine (the preview worker's plans, the card's
 allowances, the reach layer and ``game.apply``) holds it, so the engine's caches are
-never used by two threads at once. Preparing the movement engine takes a while on big
-maps, so a thread starts that after the first frame; asking before it is done waits.
+never used by two threads at once. Preparing the movement engine and the map's path
+structures takes a while on big maps, so a thread starts that after the first frame;
+asking before it is done waits.
 Unit information and the reachable area are cached per state version.
 """
 
@@ -40,7 +41,8 @@ class EngineView:
         return self._thread is not None
 
     def prepare(self) -> None:
-        """Build the movement engine in a thread (called after the first frame)."""
+        """Build the movement engine and the map's path structures in a thread (called
+        after the first frame)."""
         if self._thread is None:
             game = self.game
             self._thread = threading.Thread(target=ask.prepare_movement, args=(game,), daemon=True,
