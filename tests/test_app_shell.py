@@ -338,11 +338,20 @@ def test_play_help_is_built_from_its_keymap_one_line_per_command(tmp_path):
 def test_the_window_prepares_the_maps_path_structures_after_the_first_frame(tmp_path):
     """The first unit selected does not pay for building the path structures: the
     thread started after the first frame builds them with the movement engine."""
-    app, scene = make_scene(tmp_path)
-    assert scene.game._mover is None or scene.game.mover._nav is None
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.engine.scenario import load_scenario
+    from game.ui.app import open_play
+
+    path = tmp_path / "table.yaml"
+    path.write_text(SCENARIO)
+    app = App((1280, 800))
+    game = Game(load_scenario(str(path)), dice=Dice(seed=7))
+    scene = open_play(app, game, str(path))
+    assert not scene.engine.prepared and (game._mover is None or game._mover._nav is None)
     app.frame(0.016, flip=False)
     scene.engine.ready()
-    assert scene.game.mover._nav is not None
+    assert game.mover._nav is not None
     app.close()
 
 
