@@ -639,12 +639,20 @@ def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
     (M9, ``Search._far_landing``) at least the straight lines to u and on to the
     region. The bound is the search's own (``Search.h``, ``_push``); it looks at every
     transition the search could take up (a superset: bases are not looked at)."""
+    key = ("may transit", id(goal), limit)      # asked again by the query's next search
+    out = ctx.memo.get(key)
+    if out is None:
+        out = ctx.memo[key] = _may_transit(tr, ctx, goal, limit)
+    return out
+
+
+def _may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
     P = tr.P
     if not len(P):
         return False
     bound = limit + EPS + 1e-9
     ds = np.hypot(P[:, 0] - ctx.unit.x, P[:, 1] - ctx.unit.y)
-    h = np.maximum(0.0, np.hypot(P[:, 0] - goal.x, P[:, 1] - goal.y) - goal.reach)
+    h = goal.beyond(P[:, 0], P[:, 1])
     far = ctx.descend == "jump" and ctx.may_climb
     for n in np.nonzero(tr.used & (ds + h <= bound))[0].tolist():
         for e, to, cost, _checks in tr.priced(n, ctx.descend, ctx.ladders, ctx.may_climb):

@@ -56,6 +56,11 @@ class Goal:
     end_ok: Callable[[float, float], bool] | None = None
     kept_off: tuple = ()
 
+    def beyond(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """How far each point lies outside the region, straight (0 inside): a bound on
+        what a path from there still costs (the search's heuristic)."""
+        return np.maximum(0.0, np.hypot(X - self.x, Y - self.y) - self.reach)
+
     @property
     def rim(self) -> float:
         """The radius of the region's rim as paths end on it: a hair (:data:`RIM_HAIR`)
@@ -202,9 +207,7 @@ class _Band:
             if not corners:
                 self._rim = ([], [])
                 return self._rim
-            a, X, Y, ok = self.bs.ring_free(g.x, g.y, g.reach)
-            for bx, by, R in self.blk:
-                ok &= np.hypot(X - bx, Y - by) >= R - EPS
+            a, ok = self.bs.ring_off(g.x, g.y, g.reach, self.blk)
             self._rim = (runs(a, ok) if ok.any() else [], corners)
         return self._rim
 
@@ -286,10 +289,7 @@ class _Band:
             key = (bx, by, R, near)
             iv = kept.get(key)
             if iv is None:
-                a, X, Y, ok = bs.ring_free(bx, by, R)
-                for ox, oy, oR in near:
-                    ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
-                iv = runs(a, ok)
+                iv = runs(*bs.ring_off(bx, by, R, near))
                 if len(kept) >= FREE_ARCS:
                     del kept[next(iter(kept))]
                 kept[key] = iv
@@ -408,13 +408,13 @@ class Search:
         g = self.goal
         if g is None:
             return np.zeros(len(X))
-        return np.maximum(0.0, np.hypot(X - g.x, Y - g.y) - g.reach)
+        return g.beyond(X, Y)
 
     def within(self, P: np.ndarray, rho: np.ndarray) -> np.ndarray:
         """Could a path within the limit come within rho of these points?"""
         d = np.hypot(P[:, 0] - self.sx, P[:, 1] - self.sy)
         if self.goal is not None:
-            d = d + np.maximum(0.0, np.hypot(P[:, 0] - self.goal.x, P[:, 1] - self.goal.y) - self.goal.reach)
+            d = d + self.goal.beyond(P[:, 0], P[:, 1])
         return d - 2 * rho <= self.limit + EPS
 
     def _add_node(self, p: tuple[float, float], band: int) -> int:

@@ -182,6 +182,14 @@ class BandSpace:
         a, X, Y, ok = self.ring_ok(x, y, R)
         return a, X, Y, ok.copy()
 
+    def ring_off(self, x: float, y: float, R: float, discs) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`ring_free`'s angles and answers, with the samples within a disc ``(x, y,
+        R)`` of ``discs`` (bases) taken out (nearer than its R, less EPS)."""
+        a, X, Y, ok = self.ring_free(x, y, R)
+        for ox, oy, oR in discs:
+            ok &= np.hypot(X - ox, Y - oy) >= oR - EPS
+        return a, ok
+
     def ring_ends(self, x: float, y: float, R: float) -> list[float]:
         """The angles where the free runs of circle (x, y, R) end (:meth:`ring_ok`: the last
         sample of each run where a base may be): where terrain, the table's edge or the
