@@ -3,6 +3,8 @@
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from game.engine.movement.bases import BaseField, contact_interval, first_contact, slide_into_contact
 from tests.test_movement_util import build, unit
@@ -58,3 +60,25 @@ def test_slide_from_within_tolerance_does_not_move():
     assert slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.05) == (2, 5)
     x, _ = slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.04)
     assert x == pytest.approx(2.05, abs=1e-4)
+
+
+coord = st.floats(0.5, 23.5, allow_nan=False)
+#: Bases on cells 4" apart, each a little off its cell's centre: they never overlap.
+spot = st.tuples(st.integers(1, 5), st.integers(1, 5), st.floats(-0.6, 0.6), st.floats(-0.6, 0.6), st.sampled_from([25, 32, 40]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(spot, min_size=1, max_size=6, unique_by=lambda s: s[:2]),
+       st.lists(st.tuples(coord, coord), min_size=2, max_size=6), st.data())
+def test_a_whole_paths_broad_phase_loses_no_base_a_segment_sweep_finds(bases, path, data):
+    """check_path asks near_path once for a path, then sweep_near for each segment: the
+    same bases, at the same t, as sweep's own broad phase (pymunk) finds segment by segment."""
+    blue = [unit(f"b{k}", (4 * i + dx, 4 * j + dy), base_mm=mm) for k, (i, j, dx, dy, mm) in enumerate(bases)]
+    sc, m = build(red=[unit("a", (0.6, 0.6))], blue=blue)
+    f = BaseField(m.board, sc.state, exclude=("a",))
+    among = set(data.draw(st.sets(st.sampled_from([u["id"] for u in blue]))))
+    near = f.near_path(path, R25, among)
+    for a, b in zip(path, path[1:]):
+        if a == b:
+            continue
+        assert f.sweep_near(a, b, R25, near) == f.sweep(a, b, R25, among=among)

@@ -106,6 +106,34 @@ class BaseField:
         return sorted(hits)
 
 
+    def near_path(self, pts: Sequence[Sequence[float]], r: float, among: Iterable[str]) -> list[str]:
+        """The bases of ``among`` that a base of radius r on the polyline ``pts`` could
+        overlap: :meth:`sweep`'s broad phase for a whole path at once (the path's bounding
+        box grown by both radii), for a caller that sweeps each of its segments."""
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+        out = []
+        for uid in among:
+            u = self.units.get(uid)
+            if u is not None:
+                reach = r + u[2]
+                if x0 - reach <= u[0] <= x1 + reach and y0 - reach <= u[1] <= y1 + reach:
+                    out.append(uid)
+        return out
+
+    def sweep_near(self, a: Sequence[float], b: Sequence[float], r: float, uids: Iterable[str]) -> list[tuple[float, str]]:
+        """:meth:`sweep` (at any level) among ``uids`` from :meth:`near_path`: the exact test
+        only, the broad phase done."""
+        ax, ay = float(a[0]), float(a[1])
+        bx, by = float(b[0]), float(b[1])
+        hits = []
+        for uid in uids:
+            ox, oy, orr, _oz = self.units[uid]
+            t = first_contact(ax, ay, bx, by, ox, oy, r + orr)
+            if t is not None:
+                hits.append((t, uid))
+        return sorted(hits)
+
 def first_contact(ax: float, ay: float, bx: float, by: float, cx: float, cy: float, reach: float) -> float | None:
     """Fraction t in [0, 1] where a point moving a->b first comes within ``reach`` of c
     so that it would go on to overlap (enter the circle deeper than EPS); None if never.

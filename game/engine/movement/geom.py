@@ -108,12 +108,13 @@ def bitangents(c1: np.ndarray, r1: np.ndarray, s1: np.ndarray, c2: np.ndarray, r
 def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray, s2: np.ndarray):
     """:func:`bitangents` with the circles given by coordinates: each of circle 1's may be
     one number (from one circle to many, without making arrays of it: the search asks
-    this for a few targets at a time, where making arrays costs more than the sums)."""
+    this for a few targets at a time, where each numpy call costs more than its sums, so
+    it makes as few as it can)."""
     dx, dy = X2 - x1, Y2 - y1
     d = np.hypot(dx, dy)
     k = s2 * r2 - s1 * r1
     ok = (d > EPS) & (np.abs(k) <= d - 1e-12)
-    beta = np.arctan2(dy, dx) + np.arccos(np.clip(k / np.where(d > 0, d, 1.0), -1.0, 1.0))
+    beta = np.arctan2(dy, dx) + np.arccos(np.minimum(np.maximum(k / np.where(d > 0, d, 1.0), -1.0), 1.0))
     lx, ly = np.cos(beta), np.sin(beta)       # the left normal of the directed tangent line
     f1, f2 = s1 * r1, s2 * r2
     m = len(beta)
@@ -124,8 +125,9 @@ def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray
     T2[:, 0] = X2 - f2 * lx
     T2[:, 1] = Y2 - f2 * ly
     # the angle of a tangent point on its circle: the normal from the centre, -s * left normal
-    a1 = np.where(s1 > 0, beta + math.pi, beta) % (2 * math.pi)
-    a2 = np.where(s2 > 0, beta + math.pi, beta) % (2 * math.pi)
+    back = beta + math.pi
+    a1 = ((back if s1 > 0 else beta) if np.ndim(s1) == 0 else np.where(s1 > 0, back, beta)) % TAU
+    a2 = np.where(s2 > 0, back, beta) % TAU
     return ok, T1, T2, a1, a2
 
 
@@ -216,27 +218,32 @@ def hits_discs(A: np.ndarray, B: np.ndarray, discs: np.ndarray) -> np.ndarray:
     C = np.asarray(discs, dtype=float).reshape(-1, 3)
     if not len(C) or not len(A):
         return np.zeros(len(A), dtype=bool)
-    D = B - A
-    L2 = np.maximum((D * D).sum(axis=1), 1e-18)[:, None]
-    ax, ay, dx, dy = A[:, 0, None], A[:, 1, None], D[:, 0, None], D[:, 1, None]
+    ax, ay = A[:, 0, None], A[:, 1, None]
+    dx, dy = B[:, 0, None] - ax, B[:, 1, None] - ay
+    L2 = np.maximum(dx * dx + dy * dy, 1e-18)
     x, y = C[None, :, 0], C[None, :, 1]
     # segments x discs at once: the same sums, element by element, as one disc at a time
-    t = np.clip(((x - ax) * dx + (y - ay) * dy) / L2, 0.0, 1.0)
+    t = np.minimum(np.maximum(((x - ax) * dx + (y - ay) * dy) / L2, 0.0), 1.0)
     return (np.hypot(ax + t * dx - x, ay + t * dy - y) < C[None, :, 2] - EPS).any(axis=1)
 
 
 def entry(A: np.ndarray, B: np.ndarray, x: float, y: float, R: float) -> np.ndarray:
-    """Fraction of A -> B where it first comes within R of (x, y) (nan: never)."""
-    D = B - A
-    F = A - np.array([x, y])
-    a = (D * D).sum(axis=1)
-    b = 2 * (F * D).sum(axis=1)
-    c = (F * F).sum(axis=1) - R * R
+    """Fraction of A -> B where it first comes within R of (x, y) (nan: never, or the
+    segment has no length and starts outside)."""
+    ax, ay = A[:, 0], A[:, 1]
+    dx, dy = B[:, 0] - ax, B[:, 1] - ay
+    fx, fy = ax - x, ay - y
+    a = dx * dx + dy * dy
+    b = 2 * (fx * dx + fy * dy)
+    c = (fx * fx + fy * fy) - R * R
     disc = b * b - 4 * a * c
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = (-b - np.sqrt(np.where(disc >= 0, disc, np.nan))) / (2 * a)
-    t = np.where(c <= 0, 0.0, t)
-    return np.where((t >= 0) & (t <= 1), t, np.nan)
+    two_a = 2 * a
+    t = np.full(len(a), np.nan)
+    solve = (disc >= 0) & (two_a != 0)
+    np.divide(-b - np.sqrt(np.where(solve, disc, 0.0)), two_a, out=t, where=solve)
+    t[c <= 0] = 0.0
+    t[~((t >= 0) & (t <= 1))] = np.nan
+    return t
 
 
 def dedup(pts: Sequence[Point]) -> list[Point]:

@@ -234,53 +234,58 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             tid = rows[0]
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
                           np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
-    # what the query adds: bases, the goal, new nodes
+    # what the query adds: bases, the goal, new nodes (each part's rows those a base may
+    # walk, in that order; all parts made into one set of arrays below, at once)
     EX, EY, ER, ES, EK, EID = B.base_targets()
     if skip_circle >= n_static:
         keep = EID != skip_circle
         EX, EY, ER, ES, EK, EID = EX[keep], EY[keep], ER[keep], ES[keep], EK[keep], EID[keep]
-    got = []      # _lines to the bases, then to the rest (each row depends on its own target only)
     if len(EX):
-        got.append(_base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0, EX, EY, ER, ES, EID))
-    ex, ey, er, es, ek, eid = [], [], [], [], [], []
+        ok, T1, T2, a1, a2, iv2, off2 = _base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0,
+                                                    EX, EY, ER, ES, EID)
+        parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+    ex, ey, ek, eid = [], [], [], []
     for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
         if q.nband[nn] == b and nn != skip_node:
-            ex.append(q.nx[nn]), ey.append(q.ny[nn]), er.append(0.0), es.append(1.0), ek.append(1), eid.append(nn)
+            ex.append(q.nx[nn]), ey.append(q.ny[nn]), ek.append(1), eid.append(nn)
     g = q.goal
-    if g is not None and b in g.bands:
-        ex.append(g.x), ey.append(g.y), er.append(0.0), es.append(1.0), ek.append(2), eid.append(0)
-    # a goal region's segments are tested up to where they enter it (below), not whole
-    region = g is not None and g.reach > 0
-    memo = q.memo if len(ex) == 1 and ek[0] == 2 else None   # the goal's centre alone: kept for the query
-    if ex:
-        XX, YY, RR, SS = (np.array(e, dtype=float) for e in (ex, ey, er, es))
-        KK, II = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
-        if memo is not None:
-            key = ("goal", id(B.bs), x0, y0, r0, s0)
-            lines = memo.get(key)
-            if lines is None:
-                lines = memo[key] = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(1, -1), kept=True, walk=not region)
-            got.append((lines[0].copy(),) + lines[1:])
-        else:
-            got.append(_lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.where(KK == 0, II, -1), kept=True))
-        EX, EY, ER, ES = (np.concatenate([E, e]) for E, e in ((EX, XX), (EY, YY), (ER, RR), (ES, SS)))
-        EK, EID = np.concatenate([EK, KK]), np.concatenate([EID, II])
-    corners = B.goal_corners() if g is not None and b in g.bands else ()
-    if corners:
-        # the spots in contact beside a base that stands by the target (_Band.goal_corners)
-        n = len(corners)
-        XX, YY = np.array([c[0] for c in corners]), np.array([c[1] for c in corners])
-        got.append(_lines(B, x0, y0, r0, s0, XX, YY, np.zeros(n), np.ones(n), np.full(n, -1), kept=True, walk=not region))
-        EX, EY, ER, ES = np.concatenate([EX, XX]), np.concatenate([EY, YY]), np.concatenate([ER, np.zeros(n)]), \
-            np.concatenate([ES, np.ones(n)])
-        EK, EID = np.concatenate([EK, np.full(n, 2)]), np.concatenate([EID, np.zeros(n, dtype=np.int64)])
-    if got:
-        ok, T1, T2, a1, a2, iv2, off2 = got[0] if len(got) == 1 else (np.concatenate([r[k] for r in got]) for k in range(7))
-        if region and (EK == 2).any():
-            # the goal region's centre is no end: the segment stops where it enters the region
-            gi = np.nonzero((EK == 2) & ~ok)[0]
-            ok[gi] = True
-        parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+    goal_here = g is not None and b in g.bands
+    region = goal_here and g.reach > 0
+    memo = q.memo if goal_here and not ex else None     # the goal's centre alone: kept for the query
+    corners = B.goal_corners() if goal_here else ()
+    if region and not ex:
+        # a goal region's centre and its corners (the spots in contact beside a base that
+        # stands by the target, _Band.goal_corners): the segments towards them are tested
+        # up to where they enter the region (below), not whole; each is kept
+        px, py = [g.x] + [c[0] for c in corners], [g.y] + [c[1] for c in corners]
+        n = len(px)
+        _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array(px), np.array(py), np.zeros(n), np.ones(n))
+        parts.append((T1, T2, a1, a2, np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64),
+                      np.zeros(n, dtype=np.int64), np.ones(n)))
+    else:
+        if goal_here:
+            ex.append(g.x), ey.append(g.y), ek.append(2), eid.append(0)
+        if ex:
+            m = len(ex)
+            XX, YY, RR, SS = np.array(ex, dtype=float), np.array(ey, dtype=float), np.zeros(m), np.ones(m)
+            KK, II = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
+            if memo is not None:
+                key = ("goal", id(B.bs), x0, y0, r0, s0)
+                lines = memo.get(key)
+                if lines is None:
+                    lines = memo[key] = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(1, -1), kept=True)
+            else:
+                lines = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(m, -1), kept=True)
+            ok, T1, T2, a1, a2, iv2, off2 = lines
+            if region:
+                ok = ok | (KK == 2)     # the region's centre is no end: the segment stops where it enters it
+            parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], KK[ok], II[ok], SS[ok]))
+        if corners:
+            n = len(corners)
+            _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array([c[0] for c in corners]),
+                                                np.array([c[1] for c in corners]), np.zeros(n), np.ones(n))
+            parts.append((T1, T2, a1, a2, np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64),
+                          np.zeros(n, dtype=np.int64), np.ones(n)))
     if fixed and B.blk:
         every = links.rows
         fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
@@ -288,6 +293,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         return fixed
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
     end = K.copy()
+    keep = None     # the rows kept, when some are not (taken out once, at the end)
     if B.goal is not None:
         t = entry(T1, T2, g.x, g.y, g.reach)
         into = ~np.isnan(t)
@@ -296,10 +302,8 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         end[into] = 2
         # a segment to the region's centre is only good up to the region
         bad = (K == 2) & ~into
-        if bad.any():
-            keep = ~bad
-            T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
-        towards = (K == 2) & (end == 2)
+        keep = ~bad
+        towards = keep & (K == 2) & (end == 2)
         if towards.any():
             chk = np.nonzero(towards)[0]
             if memo is not None and len(chk) == 1:
@@ -310,14 +314,15 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
                     good = memo[key] = B.bs.ok_segments(T1[chk], T2[chk])
             else:
                 good = B.bs.ok_segments(T1[chk], T2[chk])
-            drop = chk[~good]
-            if len(drop):
-                keep = np.ones(len(T1), dtype=bool)
-                keep[drop] = False
-                T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+            keep[chk[~good]] = False
     if B.blk and len(T1):
-        keep = ~hits_discs(T1, T2, B.blk_arr)
-        T1, T2, a1, a2, iv2, off2, K, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, K, ID, S2, end))
+        if keep is None:
+            keep = ~hits_discs(T1, T2, B.blk_arr)
+        else:
+            at = np.nonzero(keep)[0]
+            keep[at[hits_discs(T1[at], T2[at], B.blk_arr)]] = False
+    if keep is not None and not keep.all():
+        T1, T2, a1, a2, iv2, off2, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, ID, S2, end))
     out = []
     # as Python numbers (the rows are compared and hashed as such)
     for e, i, s2, v, o, a_2, (x1, y1), (x2, y2), a in zip(end.tolist(), ID.tolist(), S2.astype(np.int64).tolist(),

@@ -41,6 +41,10 @@ def _ring_points(x: float, y: float, R: float) -> tuple[np.ndarray, np.ndarray, 
     return a, x + R * np.cos(a), y + R * np.sin(a)
 
 
+#: Up to this many segments, :meth:`BandSpace.ok_segments` tests the table's edges in Python.
+_FEW = 8
+
+
 class BandSpace:
     """Where a base of radius r may be on one band: exact tests, circles, static tangents."""
 
@@ -131,11 +135,18 @@ class BandSpace:
         return ok
 
     def ok_segments(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        ok = self._on_table(A[:, 0], A[:, 1]) & self._on_table(B[:, 0], B[:, 1])
+        AB = np.concatenate([A, B], axis=1)      # rows (ax, ay, bx, by)
+        if len(AB) <= _FEW:
+            # the search asks for one to a few at a time: :meth:`_on_table`'s tests in Python
+            r = self.r
+            lo, hx, hy = r - 1e-9, self.width - r + 1e-9, self.height - r + 1e-9
+            ok = np.array([lo <= ax <= hx and lo <= ay <= hy and lo <= bx <= hx and lo <= by <= hy
+                           for ax, ay, bx, by in AB.tolist()], dtype=bool)
+        else:
+            ok = self._on_table(A[:, 0], A[:, 1]) & self._on_table(B[:, 0], B[:, 1])
         if not ok.any():
             return ok
-        lines = shapely.linestrings(np.stack([A, B], axis=1))
-        return self.ok_geoms(lines, ok)
+        return self.ok_geoms(shapely.linestrings(AB.reshape(-1, 2, 2)), ok)
 
     def ok_segments_kept(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         """:meth:`ok_segments`, remembering each segment's answer (it depends on the terrain

@@ -350,14 +350,13 @@ class Tracer:
         free = self.free
         start = pts[0]
         at_start = set(field.overlapping(start[0], start[1], unit.r)) | {unit.id}
-        for k in range(1, len(tr.points)):
+        near = [uid for uid in field.near_path(tr.points, unit.r, blocking) if uid not in at_start]
+        for k in range(1, len(tr.points) if near else 0):
             (ax, ay), (bx, by) = tr.points[k - 1], tr.points[k]
             seg = tr.cum[k] - tr.cum[k - 1]
             if seg <= EPS:
                 continue
-            for _t, uid in field.sweep((ax, ay), (bx, by), unit.r, among=blocking):
-                if uid in at_start:
-                    continue
+            for _t, uid in field.sweep_near((ax, ay), (bx, by), unit.r, near):
                 ox, oy, orr, oz = field.units[uid]
                 iv = contact_interval(ax, ay, bx, by, ox, oy, unit.r + orr)
                 if iv is None:
