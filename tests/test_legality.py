@@ -389,3 +389,34 @@ def test_a_unit_standing_in_difficult_ground_is_not_searched_a_way_that_keeps_of
         assert why is not None and why.rule == "M12", why
         assert (True in spaces) == runs_avoid, (mud, spaces)
         assert "engage" not in g.legal_actions("a").kinds
+
+
+def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_line_without_a_search(monkeypatch):
+    """A unit whose base touches difficult ground crosses it on every path (M12): a target
+    farther in a straight line than the allowance less the penalty is refused by
+    legal_actions' verdict without a path search, and the refusal it tells is the one
+    why_illegal measures. Out of the mud, or within the reduced allowance, a search says."""
+    from game.engine.movement import nav
+    from tests.test_movement_util import area, build, unit
+
+    searched = []
+
+    def verdict(self, state, unit, target, allow, descend, _f=nav.NavCache.contact_verdict):
+        searched.append(target.id)
+        return _f(self, state, unit, target, allow, descend)
+    monkeypatch.setattr(nav.NavCache, "contact_verdict", verdict)
+    # move 4, penalty 2: a gap of 3" is past the 2" left in the mud, within the 4"; 1.5" is within both
+    for mud, gap, asks, fits in (((0, 0, 10, 10), 3, False, False), ((6.6, 0, 8, 10), 3, True, False),
+                                 ((0, 0, 10, 10), 1.5, True, True)):
+        sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})], blue=[unit("b", (5 + gap + 25 / 25.4, 5))],
+                       terrain=[area("mud", *mud, "difficult")])
+        g = Game(sc, dice=Dice(seed=0))
+        searched.clear()
+        legal = g.legal_actions("a")
+        assert ("engage" in legal.kinds) == fits, legal
+        assert bool(searched) == asks, (mud, gap, searched)
+        if not fits:
+            told = legal.refused["engage"]
+            why = g.why_illegal({"engage": {"unit": "a", "target": "b"}})
+            assert (told.rule, told.reason) == (why.rule, why.reason) and why.rule == "M12", (told, why)
+            assert "3.00\"" in why.reason, why
