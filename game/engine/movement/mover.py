@@ -69,6 +69,16 @@ def engage_within(gap: float, inches: float) -> bool:
     return gap - CONTACT_GAP <= inches + 1e-9
 
 
+def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -> bool:
+    """M12 by the straight-line bound, for a verdict: a unit whose base touches difficult
+    ground where it stands crosses it on every path (the tracer's test of a path includes
+    its start), so every path has M12's allowance, and no path into contact is shorter
+    than the straight line (:func:`engage_gap`). Beyond that no path fits: refused
+    without a search (measured only if it is told)."""
+    return (engage_gap(unit, target) - CONTACT_GAP > allow.total(True) + 1e-6
+            and tracer.touches_difficult(unit, [(unit.x, unit.y)]))
+
+
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
     """The bound for a bot's engage candidates: ``u`` (with ``status``) might reach ``t``
     with an Engage (E1); False when no path could, True when a search must say."""
@@ -256,7 +266,7 @@ class Mover(Tracer):
                 return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
             self.refuse_far_engage(unit, target, allow)
             if self._asking.verdicts:
-                tr = None if self._past_difficult(unit, target, allow) else \
+                tr = None if past_difficult(self, unit, target, allow) else \
                     self.nav.contact_verdict(state, unit, target, allow, descend)
                 if tr is None:
                     raise UnmeasuredRefusal("E1", f"no way into contact with {target.id} fits {unit.id}'s "
@@ -299,15 +309,6 @@ class Mover(Tracer):
         if not engage_within(gap, allow.inches):
             raise IllegalAction("E1", f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
                                       f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
-
-    def _past_difficult(self, unit: Unit, target: Unit, allow: Allowance) -> bool:
-        """M12 by the straight-line bound, for a verdict: a unit whose base touches
-        difficult ground where it stands crosses it on every path (the tracer's test of a
-        path includes its start), so every path has M12's allowance, and no path into
-        contact is shorter than the straight line (:func:`engage_gap`). Beyond that, no
-        path fits: refused without a search (measured only if it is told)."""
-        return (engage_gap(unit, target) - CONTACT_GAP > allow.total(True) + 1e-6
-                and self.touches_difficult(unit, [(unit.x, unit.y)]))
 
     def _engage_target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
         target = state.units.get(target_id)
