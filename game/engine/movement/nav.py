@@ -510,9 +510,11 @@ class NavCache:
 
         When the search within the allowance's inches (with checks, on any ground: one of
         :meth:`_best`'s) found a path, that path is the answer: a search with a larger
-        limit takes the same steps in the same order up to that path's cost (what it
-        leaves out by its limit could not end a path within the smaller one), so it finds
-        the same path first. It did not fit: difficult ground (M12) took inches off the
+        limit takes the same steps in the same order up to that path's cost, so it finds
+        the same path first, but for the straight stretches into a contact region: one
+        ends where it crosses the rim on its way to a target, and a larger limit has more
+        targets in range (a refusal's measure may be a little lower at a larger limit,
+        docs/movement.md). It did not fit: difficult ground (M12) took inches off the
         allowance, or the path measured more than the search's price."""
         if self._found(ctx, goal, allow.inches, True, False) is not None:
             return self._path(ctx, goal, allow.inches, True, False)
