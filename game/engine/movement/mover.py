@@ -39,7 +39,7 @@ from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
 from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.nav import NavCache
-from game.engine.movement.tracer import Tracer
+from game.engine.movement.tracer import Tracer, stands_in_difficult
 from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, point_at, Trace
 from game.engine.tolerance import EPS
 
@@ -73,10 +73,9 @@ def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -
     """M12 by the straight-line bound, for a verdict: a unit whose base touches difficult
     ground where it stands crosses it on every path (the tracer's test of a path includes
     its start), so every path has M12's allowance, and no path into contact is shorter
-    than the straight line (:func:`engage_gap`). Beyond that no path fits: refused
-    without a search (measured only if it is told)."""
-    return (engage_gap(unit, target) - CONTACT_GAP > allow.total(True) + 1e-6
-            and tracer.touches_difficult(unit, [(unit.x, unit.y)]))
+    than the straight line (:func:`engage_within`, with a margin against rounding).
+    Beyond that no path fits: refused without a search (measured only if it is told)."""
+    return not engage_within(engage_gap(unit, target), allow.total(True) + 1e-6) and stands_in_difficult(tracer, unit)
 
 
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:

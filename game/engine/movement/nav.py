@@ -43,7 +43,7 @@ from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
-from game.engine.movement.tracer import Tracer
+from game.engine.movement.tracer import Tracer, stands_in_difficult
 from game.engine.movement.transitions import DOWN, Transitions
 from game.engine.movement.types import Allowance, Reach, Trace
 from game.engine.tolerance import EPS
@@ -547,7 +547,7 @@ class NavCache:
         the same allowance."""
         found = self._found(ctx, goal, allow.inches, checks, False)
         return (found is not None and found.cost > allow.total(True) + 1e-9
-                and self.mover.touches_difficult(ctx.unit, [(ctx.unit.x, ctx.unit.y)])
+                and stands_in_difficult(self.mover, ctx.unit)
                 and not may_transit(self.layer(ctx.unit.r).trans, ctx, goal, allow.inches))
 
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):

@@ -103,9 +103,14 @@ class BandSpace:
         self.fixed = None
 
     # --- exact tests ----------------------------------------------------------------------
-    def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    def _table_box(self) -> tuple[float, float, float]:
+        """Where a base's centre may be on the table: (least x and y, most x, most y)."""
         r = self.r
-        return (X >= r - 1e-9) & (X <= self.width - r + 1e-9) & (Y >= r - 1e-9) & (Y <= self.height - r + 1e-9)
+        return r - 1e-9, self.width - r + 1e-9, self.height - r + 1e-9
+
+    def _on_table(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        lo, hx, hy = self._table_box()
+        return (X >= lo) & (X <= hx) & (Y >= lo) & (Y <= hy)
 
     def ok_geoms(self, geoms: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Refine ``ok`` (bool per geometry): keep those clear of every obstacle and on the band."""
@@ -138,8 +143,7 @@ class BandSpace:
         AB = np.concatenate([A, B], axis=1)      # rows (ax, ay, bx, by)
         if len(AB) <= _FEW:
             # the search asks for one to a few at a time: :meth:`_on_table`'s tests in Python
-            r = self.r
-            lo, hx, hy = r - 1e-9, self.width - r + 1e-9, self.height - r + 1e-9
+            lo, hx, hy = self._table_box()
             ok = np.array([lo <= ax <= hx and lo <= ay <= hy and lo <= bx <= hx and lo <= by <= hy
                            for ax, ay, bx, by in AB.tolist()], dtype=bool)
         else:

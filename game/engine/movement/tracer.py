@@ -425,3 +425,9 @@ class Tracer:
                                        f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
         return None
 
+
+def stands_in_difficult(tracer: Tracer, unit: Unit) -> bool:
+    """M12: does ``unit``'s base touch difficult ground where it stands? Then every path
+    from there crosses it, as :meth:`Tracer.touches_difficult` counts a path (its start
+    is on it)."""
+    return tracer.touches_difficult(unit, [(unit.x, unit.y)])
