@@ -229,6 +229,43 @@ def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question(monke
     assert g.why_illegal(action) is not None
 
 
+
+def _searching_at(monkeypatch, limits):
+    """The movement engine's search for a refusal's measure (``NavCache._far``) stepping
+    through these limits (inches) instead of its own."""
+    from game.engine.movement import nav
+
+    def far(self, ctx, goal, allow, _d):
+        if self._found(ctx, goal, allow.inches, True, False) is not None:
+            return self._path(ctx, goal, allow.inches, True, False)
+        for limit in limits:
+            tr = self._path(ctx, goal, limit, True, False)
+            if tr is not None:
+                return tr
+        return None
+
+    monkeypatch.setattr(nav.NavCache, "_far", far)
+
+
+@pytest.mark.parametrize("script, unit, target, measure", [
+    ("rim-limit-ogre.yaml", "north-ogre", "south-witch", '10.82"'),
+    ("rim-limit-hound.yaml", "north-hound", "south-sergeant", '11.84"'),
+])
+def test_a_refusals_measure_does_not_depend_on_how_far_the_search_looks(monkeypatch, script, unit, target, measure):
+    """tests/scripts/rim-limit-*.yaml: the cheapest way into contact enters the contact
+    region on a straight stretch towards a target beyond it. The refusal names the same
+    measure with the engine's own steps and with any limit that reaches it: 11.01" (ogre)
+    and 12.74" (hound) before the targets such a stretch may head for stopped depending on
+    the limit."""
+    path = os.path.join(ROOT, "tests/scripts", script)
+    action = {"engage": {"unit": unit, "target": target}}
+    told = Game(load_scenario(path), dice=Dice(seed=0)).why_illegal(action)
+    assert told is not None and told.rule == "E1" and measure in str(told), told
+    for limits in [(12.5,), (16.0,), (20.0,), (40.0,), (12.5, 40.0)]:
+        _searching_at(monkeypatch, limits)
+        g = Game(load_scenario(path), dice=Dice(seed=0))
+        assert str(g.why_illegal(action)) == str(told), limits
+
 DISTANCE = re.compile(r'\d+\.\d\d"')
 
 

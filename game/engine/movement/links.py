@@ -7,6 +7,8 @@ goal and the nodes a query adds are applied per query.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from game.engine.movement.geom import entry, hits_discs, tangents_from
@@ -17,6 +19,16 @@ from game.engine.tolerance import EPS
 _BASE_LINES = 4096
 #: Points (and bases) whose tangents _point_table keeps per band space (a bound on memory).
 _POINTS = 128
+
+#: Inches: the fixed targets whose straight stretch may end where it enters a goal region
+#: (the spots in contact with a target, E1) are those within this of the region, at any
+#: limit. A stretch ends there on its way to its target, so taking the targets the
+#: search's limit keeps would give a larger limit more ways in, and a refusal's measure
+#: would depend on the limit (it did, by up to 0.9": docs/movement.md, "A contact
+#: region's ways in"). With 3" the 49,009 answers of tools/legality_answers.py are those
+#: of every target on the table; with 2" north-ogre's in tests/scripts/rim-limit-ogre.yaml
+#: measures 11.01" for 10.82".
+RIM_NEAR = 3.0
 
 
 class Links:
@@ -166,6 +178,51 @@ def _fixed_targets(q, B: "object", b: int):
     return got
 
 
+def _near_goal(B: "object", X, Y, R) -> np.ndarray:
+    """Which fixed targets of the band come within :data:`RIM_NEAR` of the goal region
+    (their circle, or their point): a stretch towards one of them that enters the region
+    ends there; a stretch towards any other does not count (kept per query)."""
+    got = B.fixed_in_range.get("near")
+    if got is None:
+        g = B.goal
+        got = B.fixed_in_range["near"] = np.hypot(X - g.x, Y - g.y) - R <= g.reach + RIM_NEAR
+    return got
+
+
+def _rim_targets(q, B: "object", X, Y, R, C, N, x0: float, y0: float, r0: float, g0: float,
+                 circles: bool, skip_circle: int, skip_node: int, want: np.ndarray):
+    """The fixed targets near the goal region (:func:`_near_goal`) that are not in
+    ``want`` (out of the limit's range): a stretch from the source (circle x0, y0, r0)
+    towards one may enter the region within the limit though the target lies beyond it.
+    :func:`links_from` keeps the rows towards them that enter the region. None: no such
+    target, or no stretch from the source may enter the region within the limit."""
+    g = B.goal
+    if g0 + math.hypot(x0 - g.x, y0 - g.y) - g.reach - r0 > q.limit + EPS:
+        return None
+    got = B.fixed_in_range.get(("rim", circles))
+    if got is None:
+        node = N >= 0
+        ok = np.zeros(len(X), dtype=bool)
+        ok[node] = q.trans.used[N[node]]
+        if circles:
+            ok[~node] = True
+        ok &= _near_goal(B, X, Y, R)
+        idx = np.nonzero(ok)[0]
+        got = B.fixed_in_range[("rim", circles)] = (idx, C[idx], N[idx])
+    idx, Cc, Nc = got
+    keep = np.ones(len(idx), dtype=bool)
+    if len(want):
+        wanted = np.zeros(len(X), dtype=bool)
+        wanted[want] = True
+        keep &= ~wanted[idx]
+    if skip_circle >= 0:
+        keep &= Cc != skip_circle
+    if skip_node >= 0:
+        keep &= Nc != skip_node
+    idx = idx[keep]
+    return idx if len(idx) else None
+
+
 def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
                 skip_circle: int = -1, skip_node: int = -1, circles: bool = True) -> list:
     """Segments a base may walk from a source to what lies in range on band b, as rows
@@ -192,7 +249,16 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     if skip_node >= 0:
         keep &= Nw != skip_node
     want = want[keep]
+    ext = None     # targets past the limit whose stretch may enter the goal region (_rim_targets)
+    if B.goal is not None:
+        more = _rim_targets(q, B, X, Y, R, C, N, x0, y0, r0, g0, circles, skip_circle, skip_node, want)
+        if more is not None:
+            ext = np.zeros(len(X), dtype=bool)
+            ext[more] = True
+            want = np.concatenate([want, more])
     parts = []
+    past = None    # which of the fixed rows are to ext's targets
+    ftid = None
     fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)
     if len(want):
         def compute(idx):
@@ -232,6 +298,9 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
                     rows = tuple(r[m_] for r in rows)
         if rows is not None and len(rows[0]):
             tid = rows[0]
+            ftid = tid
+            if ext is not None:
+                past = ext[tid]
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
                           np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
     # what the query adds: bases, the goal, new nodes (each part's rows those a base may
@@ -300,8 +369,14 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         T2 = T2.copy()
         T2[into] = T1[into] + t[into, None] * (T2[into] - T1[into])
         end[into] = 2
-        # a segment to the region's centre is only good up to the region
+        # a segment to the region's centre is only good up to the region; one to a target
+        # past the limit only when it enters the region (the fixed rows come first)
         bad = (K == 2) & ~into
+        if past is not None:
+            bad[:len(past)] |= past & ~into[:len(past)]
+        if ftid is not None:
+            nf = len(ftid)
+            bad[:nf] |= into[:nf] & ~_near_goal(B, X, Y, R)[ftid]
         keep = ~bad
         towards = keep & (K == 2) & (end == 2)
         if towards.any():

@@ -506,20 +506,22 @@ class NavCache:
 
     def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
-        looked for within twice the allowance, then further.
-
-        When the search within the allowance's inches (with checks, on any ground: one of
-        :meth:`_best`'s) found a path, that path is the answer: a search with a larger
-        limit takes the same steps in the same order up to that path's cost, so it finds
-        the same path first, but for the straight stretches into a contact region: one
-        ends where it crosses the rim on its way to a target, and a larger limit has more
-        targets in range (a refusal's measure may be a little lower at a larger limit,
-        docs/movement.md). It did not fit: difficult ground (M12) took inches off the
-        allowance, or the path measured more than the search's price."""
+        looked for within twice the allowance, then further, in steps. A search with a
+        larger limit takes the same steps in the same order up to the cost of the path a
+        smaller one finds (what it adds costs more; the straight stretches into a contact
+        region head for the same targets at any limit, ``links.RIM_NEAR``), so each step
+        finds what the widest would. When the search within the allowance's inches (with
+        checks, on any ground: one of :meth:`_best`'s) found a path, that is the answer:
+        it did not fit, as difficult ground (M12) took inches off the allowance or the
+        path measured more than the search's price."""
         if self._found(ctx, goal, allow.inches, True, False) is not None:
             return self._path(ctx, goal, allow.inches, True, False)
         far = max(2 * allow.inches, 1.5 * d + 2)
-        return self._path(ctx, goal, far, True, False) or self._path(ctx, goal, 2 * far + 4, True, False)
+        for limit in (far, 1.5 * far, 2 * far + 4):
+            tr = self._path(ctx, goal, limit, True, False)
+            if tr is not None:
+                return tr
+        return None
 
     def _verdict(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
         """:meth:`_far` for a question that wants only the verdict: the path it would take
