@@ -334,16 +334,20 @@ class NavCache:
         return found
 
     def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
-        """The cheapest path the search finds, checked by the tracer (a Trace), or None."""
+        """The cheapest path the search finds, checked by the tracer once (a Trace), or
+        None; for an allowance, :func:`closer`'s."""
         found = self._found(ctx, goal, limit, checks, avoid)
         if found is None:
             return None
         key = (id(found), allowance)
         if key not in ctx.traced:
-            ctx.traced[key] = self._checked(ctx, found, allowance)
+            plain = (id(found), None)
+            if plain not in ctx.traced:
+                ctx.traced[plain] = self._checked(ctx, found)
+            ctx.traced[key] = closer(self.mover, ctx, found, ctx.traced[plain], allowance)
         return ctx.traced[key]
 
-    def _checked(self, ctx: Ctx, found, allowance: float | None):
+    def _checked(self, ctx: Ctx, found):
         """The path found, checked by the tracer (a Trace), or None."""
         mover = self.mover
         pts = polyline(found, ARC_EXCESS)
@@ -358,15 +362,8 @@ class NavCache:
                 return None
         if found.edges:
             tr = pull_tight(self.mover, self.layer(ctx.unit.r).trans, ctx, tr, found)
-        if allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:
-            # within the arcs' excess of the allowance: follow the arcs closer
-            room = max(1e-7, (allowance - found.cost) / (2 * len(found.arcs)))
-            try:
-                tr = mover.check_path(ctx.state, ctx.unit, polyline(found, room), ctx.descend, field=ctx.field,
-                                      blockers=ctx.blockers)
-            except IllegalAction:
-                pass
         return tr
+
 
     @_locked
     def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
@@ -591,6 +588,20 @@ class NavCache:
         key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
         out = self._memo.recall(key, lambda: reach(self, state, unit, walk, run, denied, descend, exact))
         return out if out.run_denied is denied else replace(out, run_denied=denied)
+
+
+def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
+    """:meth:`NavCache._checked`'s path ``tr``, or, when it measures over the allowance by
+    no more than the excess of the path found's arcs, that path with its arcs followed
+    closer (the same path for every allowance it does not come near)."""
+    if tr is not None and allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:
+        room = max(1e-7, (allowance - found.cost) / (2 * len(found.arcs)))
+        try:
+            return mover.check_path(ctx.state, ctx.unit, polyline(found, room), ctx.descend, field=ctx.field,
+                                    blockers=ctx.blockers)
+        except IllegalAction:
+            pass
+    return tr
 
 
 def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) -> "Trace":
