@@ -320,8 +320,8 @@ class NavCache:
         this query for the same goal and limit found when it is the same answer: the same
         search, or one without checks that left out no transition needing a check that
         the search with checks would have taken up (``Search.left_out``), which runs the
-        same steps in the same order. (A search's answer may change with its limit: the
-        points where it looks for contact follow what lies in range.)"""
+        same steps in the same order. (A search finds nothing past its limit; a path both
+        limits reach it finds at either, :meth:`_far`.)"""
         runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
         for c, found, left_out in runs:
             if c == checks or (checks and not left_out):
