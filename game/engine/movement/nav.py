@@ -364,7 +364,6 @@ class NavCache:
             tr = pull_tight(self.mover, self.layer(ctx.unit.r).trans, ctx, tr, found)
         return tr
 
-
     @_locked
     def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
         """The cheapest legal path to a point (``to:``)."""
