@@ -90,21 +90,17 @@ class BaseField:
         allowed = None if among is None else set(among)
         ax, ay = float(a[0]), float(a[1])
         bx, by = float(b[0]), float(b[1])
-        hits = []
         if (ax, ay) == (bx, by):
             return [(0.0, uid) for uid in self.overlapping(ax, ay, r, z, allowed)]
         # Chipmunk's segment query does not widen its broad phase by the radius, so
         # ask for the capsule's bounding box and decide exactly.
         bb = pymunk.BB(min(ax, bx) - r, min(ay, by) - r, max(ax, bx) + r, max(ay, by) + r)
+        near = []
         for shape in self.space.bb_query(bb, pymunk.ShapeFilter()):
             uid = self._shape_uid.get(shape)
-            if uid is None or (allowed is not None and uid not in allowed) or not self._level_ok(uid, z):
-                continue
-            t = first_contact(ax, ay, bx, by, *self.units[uid][:2], r + self.units[uid][2])
-            if t is not None:
-                hits.append((t, uid))
-        return sorted(hits)
-
+            if uid is not None and (allowed is None or uid in allowed) and self._level_ok(uid, z):
+                near.append(uid)
+        return self.sweep_near((ax, ay), (bx, by), r, near)
 
     def near_path(self, pts: Sequence[Sequence[float]], r: float, among: Iterable[str]) -> list[str]:
         """The bases of ``among`` that a base of radius r on the polyline ``pts`` could
@@ -133,6 +129,7 @@ class BaseField:
             if t is not None:
                 hits.append((t, uid))
         return sorted(hits)
+
 
 def first_contact(ax: float, ay: float, bx: float, by: float, cx: float, cy: float, reach: float) -> float | None:
     """Fraction t in [0, 1] where a point moving a->b first comes within ``reach`` of c

@@ -99,13 +99,11 @@ class Tangents:
         return (idx[ok],) + tuple(c[at] for c in self.cols[1:]) + (np.zeros(len(at)),)
 
 
-def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False,
-           walk: bool = True):
+def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2, circ_ids, kept: bool = False):
     """Tangents from circle (x0, y0, r0, s0) to targets; circ_ids: the circle of each target
     (-1: a point). Returns (ok, T1, T2, a1, a2, iv2, off2), ok meaning the base may walk it.
     ``kept``: the band space remembers each segment's answer (for targets that change per
-    query, so :class:`Links` does not keep them). ``walk=False``: ok only says that the
-    tangent is there (a caller that tests a part of the segment instead)."""
+    query, so :class:`Links` does not keep them)."""
     m = len(X2)
     ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), X2, Y2, R2, S2)
     iv2 = np.full(m, -1, dtype=np.int64)
@@ -114,7 +112,7 @@ def _lines(B: "object", x0: float, y0: float, r0: float, s0: int, X2, Y2, R2, S2
     if circ.any():
         iv2[circ], off2[circ] = B.locate(circ_ids[circ], a2[circ])
         ok &= ~circ | (iv2 != -1)
-    idx = np.nonzero(ok)[0] if walk else ()
+    idx = np.nonzero(ok)[0]
     if len(idx):
         ok[idx] = (B.bs.ok_segments_kept if kept else B.bs.ok_segments)(T1[idx], T2[idx])
     return ok, T1, T2, a1, a2, iv2, off2
@@ -223,6 +221,17 @@ def _rim_targets(q, B: "object", X, Y, R, C, N, x0: float, y0: float, r0: float,
     return idx if len(idx) else None
 
 
+def _into_region(x0: float, y0: float, r0: float, s0: int, pts) -> tuple:
+    """A part of :func:`links_from`'s rows: from the source towards points of the goal
+    region (its centre, its corners), each kept; the segments are tested up to where they
+    enter the region, not whole."""
+    n = len(pts)
+    _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array([p[0] for p in pts]),
+                                        np.array([p[1] for p in pts]), np.zeros(n), np.ones(n))
+    return (T1, T2, a1, a2, np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64),
+            np.zeros(n, dtype=np.int64), np.ones(n))
+
+
 def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
                 skip_circle: int = -1, skip_node: int = -1, circles: bool = True) -> list:
     """Segments a base may walk from a source to what lies in range on band b, as rows
@@ -257,8 +266,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             ext[more] = True
             want = np.concatenate([want, more])
     parts = []
-    past = None    # which of the fixed rows are to ext's targets
-    ftid = None
+    ftid = None    # the fixed rows' targets (they come first in the rows below)
     fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)
     if len(want):
         def compute(idx):
@@ -299,8 +307,6 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         if rows is not None and len(rows[0]):
             tid = rows[0]
             ftid = tid
-            if ext is not None:
-                past = ext[tid]
             parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
                           np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
     # what the query adds: bases, the goal, new nodes (each part's rows those a base may
@@ -324,13 +330,8 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     corners = B.goal_corners() if goal_here else ()
     if region and not ex:
         # a goal region's centre and its corners (the spots in contact beside a base that
-        # stands by the target, _Band.goal_corners): the segments towards them are tested
-        # up to where they enter the region (below), not whole; each is kept
-        px, py = [g.x] + [c[0] for c in corners], [g.y] + [c[1] for c in corners]
-        n = len(px)
-        _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array(px), np.array(py), np.zeros(n), np.ones(n))
-        parts.append((T1, T2, a1, a2, np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64),
-                      np.zeros(n, dtype=np.int64), np.ones(n)))
+        # stands by the target, _Band.goal_corners), in one tangent call
+        parts.append(_into_region(x0, y0, r0, s0, [(g.x, g.y)] + list(corners)))
     else:
         if goal_here:
             ex.append(g.x), ey.append(g.y), ek.append(2), eid.append(0)
@@ -350,11 +351,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
                 ok = ok | (KK == 2)     # the region's centre is no end: the segment stops where it enters it
             parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], KK[ok], II[ok], SS[ok]))
         if corners:
-            n = len(corners)
-            _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array([c[0] for c in corners]),
-                                                np.array([c[1] for c in corners]), np.zeros(n), np.ones(n))
-            parts.append((T1, T2, a1, a2, np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64),
-                          np.zeros(n, dtype=np.int64), np.ones(n)))
+            parts.append(_into_region(x0, y0, r0, s0, corners))
     if fixed and B.blk:
         every = links.rows
         fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
@@ -369,14 +366,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         T2 = T2.copy()
         T2[into] = T1[into] + t[into, None] * (T2[into] - T1[into])
         end[into] = 2
-        # a segment to the region's centre is only good up to the region; one to a target
-        # past the limit only when it enters the region (the fixed rows come first)
+        # a segment to the region's centre is only good up to the region; a fixed row
+        # that enters it only towards a target near it, and one to a target past the
+        # limit only when it enters it
         bad = (K == 2) & ~into
-        if past is not None:
-            bad[:len(past)] |= past & ~into[:len(past)]
         if ftid is not None:
             nf = len(ftid)
-            bad[:nf] |= into[:nf] & ~_near_goal(B, X, Y, R)[ftid]
+            bad[:nf] |= np.where(into[:nf], ~_near_goal(B, X, Y, R)[ftid], False if ext is None else ext[ftid])
         keep = ~bad
         towards = keep & (K == 2) & (end == 2)
         if towards.any():
