@@ -360,6 +360,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
     end = K.copy()
     keep = None     # the rows kept, when some are not (taken out once, at the end)
+    untested = None
     if B.goal is not None:
         t = entry(T1, T2, g.x, g.y, g.reach)
         into = ~np.isnan(t)
@@ -374,24 +375,18 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             nf = len(ftid)
             bad[:nf] |= np.where(into[:nf], ~_near_goal(B, X, Y, R)[ftid], False if ext is None else ext[ftid])
         keep = ~bad
-        towards = keep & (K == 2) & (end == 2)
-        if towards.any():
-            chk = np.nonzero(towards)[0]
-            if memo is not None and len(chk) == 1:
-                # the one segment to the goal's centre (up to the region): the same for the query
-                key = ("towards", id(B.bs), x0, y0, r0, s0)
-                good = memo.get(key)
-                if good is None:
-                    good = memo[key] = B.bs.ok_segments(T1[chk], T2[chk])
-            else:
-                good = B.bs.ok_segments(T1[chk], T2[chk])
-            keep[chk[~good]] = False
+        # a stretch towards the region's centre or a corner, up to where it enters the
+        # region, is tested against the terrain only if the search comes to its end
+        # (Search._push's ``test``): most never are
+        untested = keep & (K == 2) & (end == 2)
     if B.blk and len(T1):
         if keep is None:
             keep = ~hits_discs(T1, T2, B.blk_arr)
         else:
             at = np.nonzero(keep)[0]
             keep[at[hits_discs(T1[at], T2[at], B.blk_arr)]] = False
+    if untested is not None:
+        end[untested] = 3
     if keep is not None and not keep.all():
         T1, T2, a1, a2, iv2, off2, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, ID, S2, end))
     out = []
@@ -399,7 +394,9 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     for e, i, s2, v, o, a_2, (x1, y1), (x2, y2), a in zip(end.tolist(), ID.tolist(), S2.astype(np.int64).tolist(),
                                                          iv2.tolist(), off2.tolist(), a2.tolist(), T1.tolist(),
                                                          T2.tolist(), a1.tolist()):
-        if e == 2:
+        if e == 3:
+            target = ("goal?", x2, y2)
+        elif e == 2:
             target = ("goal", x2, y2)
         elif e == 1:
             target = ("node", i, x2, y2)

@@ -382,6 +382,7 @@ class Search:
         self.heap: list = []
         self.count = 0
         self.found = None
+        self.untested: dict = {}    # goal state -> where its stretch starts (see _push)
         self.record = False     # keep every arrival on a circle (the reachable area's fans)
         self.arrivals: list = []
         self.skipped = False    # was a transition needing a check within the limit left out?
@@ -393,6 +394,7 @@ class Search:
         self.checks = checks
         self.best, self.parent, self.heap = {}, {}, []
         self.found = None
+        self.untested = {}
         self.arrivals = []
         self.skipped = self.left_out = False
         return self.run()
@@ -431,7 +433,9 @@ class Search:
         return out
 
     # --- the search ------------------------------------------------------------------------------
-    def _push(self, key, g: float, k: int, x: float, y: float, via) -> None:
+    def _push(self, key, g: float, k: int, x: float, y: float, via, test=None) -> None:
+        """``test``: the start of a straight stretch to this goal state not yet tested
+        against the terrain (:meth:`_loop` does when it comes to the state)."""
         old = self.best.get(key)
         if old is not None and (g > old[0] - _TIE and not (g < old[0] + _TIE and k < old[1])):
             return
@@ -442,6 +446,10 @@ class Search:
         self.parent[key] = via
         self.count += 1
         heapq.heappush(self.heap, (f, k, self.count, g, key))
+        if test is not None:
+            self.untested[key] = test
+        elif self.untested:
+            self.untested.pop(key, None)
 
     def add_checks(self) -> None:
         """After a run without a goal and without checks: the labels (and arrivals) of a run
@@ -471,6 +479,8 @@ class Search:
                 continue
             kind = key[0]
             if kind == "G":
+                if self.untested and not self._walkable(key):
+                    continue
                 if self._goal_ok(key):
                     self.found = key
                     return g, k
@@ -487,6 +497,14 @@ class Search:
             else:
                 self._dyn(key, g, k)
         return None
+
+    def _walkable(self, key) -> bool:
+        """May a base walk the straight stretch that ends at goal state ``key``? (True when
+        it was tested before it was pushed.)"""
+        start = self.untested.pop(key, None)
+        if start is None:
+            return True
+        return bool(self.bands[key[1]].bs.ok_segments(np.array([start]), np.array([key[2:4]]))[0])
 
     def _goal_ok(self, key) -> bool:
         g = self.goal
@@ -588,9 +606,10 @@ class Search:
         if kind == "node":
             _k, n, x, y = target
             self._push(("N", n), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via))
-        elif kind == "goal":
+        elif kind == "goal" or kind == "goal?":     # goal?: the stretch not tested yet
             _k, x, y = target
-            self._push(("G", b, x, y), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via))
+            self._push(("G", b, x, y), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via),
+                       (x0, y0) if kind == "goal?" else None)
         else:
             _k, c, s, iv, q, a, x, y = target
             self._arrive(b, c, s, iv, q, a, g + math.hypot(x - x0, y - y0), k, ("line", via))
@@ -628,36 +647,8 @@ class Search:
                     if i != -1:
                         a1, (x1, y1), target = r
                         out.append((i, s * o, a1, x1, y1, target))
-            out += self._arc_ends(B, circ, s)
+            out += _arc_ends(B, circ, s)
             B.dyn[slot] = out
-        return out
-
-    def _arc_ends(self, B: _Band, circ: int, s: int) -> list:
-        """Where going round the circle enters the goal region (its circle crosses the
-        region's rim): ends of a path as departures with no line after them. A tangent
-        into the region reaches only the spots its line crosses; the spot next to a
-        base or a corner, where the contact ring meets the circle round it, is reached
-        round that circle."""
-        g = B.goal
-        rho = float(B.rho[circ])
-        if g is None or rho <= 0:
-            return []
-        cx, cy = float(B.cx[circ]), float(B.cy[circ])
-        pts = crossings(cx, cy, rho, g.x, g.y, g.reach)
-        if not pts:
-            return []
-        ang = np.array([math.atan2(y - cy, x - cx) % TAU for x, y in pts])
-        iv, off = B.locate(np.full(len(pts), circ), ang)
-        out = []
-        for (x, y), a, i, o in zip(pts, ang.tolist(), iv.tolist(), off.tolist()):
-            if i == -1 and circ >= B.n_static:
-                # a spot up to one sample past an end of a base's free arc belongs to it,
-                # the arc measured to the spot itself (the tracer checks the path)
-                near = next(_ends_near(B.blk_iv[circ - B.n_static], a), None)
-                if near is not None:
-                    i, o = -2 - near[0], near[1]
-            if i != -1:
-                out.append((int(i), s * float(o), float(a), x, y, ("goal", x, y)))
         return out
 
     def _expand_node(self, n: int, g: float, k: int, full: bool) -> None:
@@ -735,6 +726,35 @@ class Search:
         n = self._add_node((x, y), b)
         frm = int(tr.e_from[e])
         self._push(("L", n), g + math.hypot(x - self.nx[frm], y - self.ny[frm]), k + 1, x, y, ("trans", key, ("far", ledge)))
+
+
+def _arc_ends(B: _Band, circ: int, s: int) -> list:
+    """Where going round the circle enters the goal region (its circle crosses the
+    region's rim): ends of a path as departures with no line after them. A tangent
+    into the region reaches only the spots its line crosses; the spot next to a
+    base or a corner, where the contact ring meets the circle round it, is reached
+    round that circle."""
+    g = B.goal
+    rho = float(B.rho[circ])
+    if g is None or rho <= 0:
+        return []
+    cx, cy = float(B.cx[circ]), float(B.cy[circ])
+    pts = crossings(cx, cy, rho, g.x, g.y, g.reach)
+    if not pts:
+        return []
+    ang = np.array([math.atan2(y - cy, x - cx) % TAU for x, y in pts])
+    iv, off = B.locate(np.full(len(pts), circ), ang)
+    out = []
+    for (x, y), a, i, o in zip(pts, ang.tolist(), iv.tolist(), off.tolist()):
+        if i == -1 and circ >= B.n_static:
+            # a spot up to one sample past an end of a base's free arc belongs to it,
+            # the arc measured to the spot itself (the tracer checks the path)
+            near = next(_ends_near(B.blk_iv[circ - B.n_static], a), None)
+            if near is not None:
+                i, o = -2 - near[0], near[1]
+        if i != -1:
+            out.append((int(i), s * float(o), float(a), x, y, ("goal", x, y)))
+    return out
 
 
 def result(q: Search) -> Found | None:
