@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from game.engine.movement.geom import entry, hits_discs, tangents_from
+from game.engine.movement.geom import TAU, entry, hits_discs, tangents_from
 from game.engine.tolerance import EPS
 
 
@@ -224,12 +224,24 @@ def _rim_targets(q, B: "object", X, Y, R, C, N, x0: float, y0: float, r0: float,
 def _into_region(x0: float, y0: float, r0: float, s0: int, pts) -> tuple:
     """A part of :func:`links_from`'s rows: from the source towards points of the goal
     region (its centre, its corners), each kept; the segments are tested up to where they
-    enter the region, not whole."""
+    enter the region, not whole. :func:`.geom.tangents_from` to points (radius 0), the
+    same sums one point at a time (numpy's own functions on single numbers give what they
+    give on arrays): a few points, where numpy's calls on arrays cost more than the sums."""
     n = len(pts)
-    _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array([p[0] for p in pts]),
-                                        np.array([p[1] for p in pts]), np.zeros(n), np.ones(n))
-    return (T1, T2, a1, a2, np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64),
-            np.zeros(n, dtype=np.int64), np.ones(n))
+    f1 = float(s0) * r0
+    k = 0.0 - f1
+    T1, a1, a2 = [], [], []
+    for x, y in pts:
+        dx, dy = x - x0, y - y0
+        d = np.hypot(dx, dy)
+        beta = np.arctan2(dy, dx) + np.arccos(min(max(k / (d if d > 0 else 1.0), -1.0), 1.0))
+        T1.append((x0 - f1 * math.cos(beta), y0 - f1 * math.sin(beta)))
+        back = beta + math.pi
+        a1.append((back if s0 > 0 else beta) % TAU)
+        a2.append(back % TAU)
+    return (np.array(T1, dtype=float), np.array(pts, dtype=float), np.array(a1, dtype=float), np.array(a2, dtype=float),
+            np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64), np.zeros(n, dtype=np.int64),
+            np.ones(n))
 
 
 def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
