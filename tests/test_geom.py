@@ -75,3 +75,19 @@ def test_a_tangent_touches_both_circles_at_right_angles_to_their_radii(x1, y1, r
             for (cx, cy), (tx, ty), r in (((x1, y1), (px, py), r1), ((X[k], Y[k]), (qx, qy), R[k])):
                 if r > 1e-3:
                     assert ((tx - cx) * dx + (ty - cy) * dy) / (r * math.hypot(dx, dy)) == pytest.approx(0, abs=1e-6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(x, x, st.floats(0, 2), st.sampled_from([1, -1]), st.lists(st.tuples(x, x), min_size=1, max_size=9))
+def test_the_rows_into_a_goal_region_are_tangents_from_bit_for_bit(x0, y0, r0, s0, pts):
+    # links._into_region works the tangents to the region's centre and corners out one
+    # point at a time; the search's answers stay those of tangents_from only if every bit is
+    from game.engine.movement.links import _into_region
+
+    n = len(pts)
+    _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array([p[0] for p in pts]),
+                                        np.array([p[1] for p in pts]), np.zeros(n), np.ones(n))
+    got = _into_region(x0, y0, r0, s0, pts)
+    for want, have in zip((T1, T2, a1, a2), got[:4]):
+        assert want.shape == have.shape and want.dtype == have.dtype
+        assert np.array_equal(want, have), (want, have)

@@ -131,22 +131,26 @@ def _point_table(bs, key: tuple, n: int) -> Tangents:
     return out
 
 
-def _base_lines(B: "object", source, x0: float, y0: float, r0: float, s0: int, EX, EY, ER, ES, EID) -> tuple:
-    """:func:`_lines` from a source to the blocking bases (targets ``EX``.. of
-    :meth:`_Band.base_targets`), kept with the band space per source and bases (where a
-    tangent leaves a base depends on the other bases, :meth:`_Band.locate`): the same
-    bases stand in many queries. ``source`` None: a point or a base's circle, known by
-    where it is (the unit's start and the bases round it, for each of its targets). A
-    fresh ``ok`` each time (callers change it)."""
+def _base_lines(B: "object", source, x0: float, y0: float, r0: float, s0: int, EX, EY, ER, ES, EK, EID) -> tuple:
+    """:func:`links_from`'s rows from a source to the blocking bases (targets ``EX``.. of
+    :meth:`_Band.base_targets`) that a base may walk, as its parts are (T1, T2, a1, a2,
+    iv2, off2, kind, circle, orientation): :func:`_lines`, kept with the band space per
+    source and bases (where a tangent leaves a base depends on the other bases,
+    :meth:`_Band.locate`): the same bases stand in many queries. ``source`` None: a point
+    or a base's circle, known by where it is (the unit's start and the bases round it, for
+    each of its targets). The arrays are shared: read only."""
     kept = B.bs.base_lines
     key = (source if source is not None else ("at", x0, y0, r0, s0), B.blk_key)
     out = kept.get(key)
     if out is None:
-        out = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, EID, kept=True)
+        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, EX, EY, ER, ES, EID, kept=True)
+        out = tuple(c[ok] for c in (T1, T2, a1, a2, iv2, off2, EK, EID, ES))
+        for c in out:
+            c.flags.writeable = False
         if len(kept) >= _BASE_LINES:
             kept.clear()
         kept[key] = out
-    return (out[0].copy(),) + out[1:]
+    return out
 
 
 def _fixed_targets(q, B: "object", b: int):
@@ -225,8 +229,9 @@ def _into_region(x0: float, y0: float, r0: float, s0: int, pts) -> tuple:
     """A part of :func:`links_from`'s rows: from the source towards points of the goal
     region (its centre, its corners), each kept; the segments are tested up to where they
     enter the region, not whole. :func:`.geom.tangents_from` to points (radius 0), the
-    same sums one point at a time (numpy's own functions on single numbers give what they
-    give on arrays): a few points, where numpy's calls on arrays cost more than the sums."""
+    same sums one point at a time, bit for bit (numpy's functions on single numbers give
+    what they give on arrays; ``math``'s may differ in the last bit): a few points, where
+    numpy's calls on arrays cost more than the sums."""
     n = len(pts)
     f1 = float(s0) * r0
     k = 0.0 - f1
@@ -235,7 +240,7 @@ def _into_region(x0: float, y0: float, r0: float, s0: int, pts) -> tuple:
         dx, dy = x - x0, y - y0
         d = np.hypot(dx, dy)
         beta = np.arctan2(dy, dx) + np.arccos(min(max(k / (d if d > 0 else 1.0), -1.0), 1.0))
-        T1.append((x0 - f1 * math.cos(beta), y0 - f1 * math.sin(beta)))
+        T1.append((x0 - f1 * np.cos(beta), y0 - f1 * np.sin(beta)))
         back = beta + math.pi
         a1.append((back if s0 > 0 else beta) % TAU)
         a2.append(back % TAU)
@@ -328,9 +333,7 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         keep = EID != skip_circle
         EX, EY, ER, ES, EK, EID = EX[keep], EY[keep], ER[keep], ES[keep], EK[keep], EID[keep]
     if len(EX):
-        ok, T1, T2, a1, a2, iv2, off2 = _base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0,
-                                                    EX, EY, ER, ES, EID)
-        parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], EK[ok], EID[ok], ES[ok]))
+        parts.append(_base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0, EX, EY, ER, ES, EK, EID))
     ex, ey, ek, eid = [], [], [], []
     for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
         if q.nband[nn] == b and nn != skip_node:
