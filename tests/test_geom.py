@@ -80,8 +80,8 @@ def test_a_tangent_touches_both_circles_at_right_angles_to_their_radii(x1, y1, r
 @settings(max_examples=200, deadline=None)
 @given(x, x, st.floats(0, 2), st.sampled_from([1, -1]), st.lists(st.tuples(x, x), min_size=1, max_size=9))
 def test_the_rows_into_a_goal_region_are_tangents_from_bit_for_bit(x0, y0, r0, s0, pts):
-    # links._into_region works the tangents to the region's centre and corners out one
-    # point at a time; the search's answers stay those of tangents_from only if every bit is
+    # links._into_region works the tangents to the region's centre and corners out with
+    # fewer sums; the search's answers stay those of tangents_from only if every bit is
     from game.engine.movement.links import _into_region
 
     n = len(pts)

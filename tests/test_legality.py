@@ -483,3 +483,22 @@ def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_
             why = g.why_illegal({"engage": {"unit": "a", "target": "b"}})
             assert (told.rule, told.reason) == (why.rule, why.reason) and why.rule == "M12", (told, why)
             assert "3.00\"" in why.reason, why
+
+
+def test_the_legality_bench_stops_on_an_engine_error_instead_of_timing_it():
+    # an engine bug in a question is refused as "internal" and the game goes on: the
+    # bench must not report the time of such an answer as the time of the question
+    from game.engine.errors import IllegalAction
+    from game.engine.game import Legal
+    from tools.bench_legality import _sound
+
+    assert _sound(None) is None
+    refusal = IllegalAction("E1", "no way into contact")
+    assert _sound(refusal) is refusal
+    with pytest.raises(RuntimeError, match="engine error"):
+        _sound(IllegalAction("internal", "internal error (ValueError: too many values)"))
+    legal = Legal("u", ("move",), {}, {}, {"engage": IllegalAction("internal", "internal error (KeyError: 3)")})
+    with pytest.raises(RuntimeError, match="KeyError"):
+        _sound(legal)
+    fine = Legal("u", ("move",), {}, {}, {"engage": refusal})
+    assert _sound(fine) is fine

@@ -114,10 +114,14 @@ def game_phases(turns: int = TURNS, seed: int = 3, why: bool = False) -> tuple[l
                     if why:
                         for o in enemies:
                             g.mover.nav.forget()
-                            cold.append(_ms(lambda: g.why_illegal({"engage": {"unit": uid, "target": o.id}})))
+                            got = []
+                            cold.append(_ms(lambda: got.append(g.why_illegal({"engage": {"unit": uid, "target": o.id}}))))
+                            _sound(got[0])
                         continue
                     g.mover.nav.forget()
-                    cold.append(_ms(lambda: g.legal_actions(uid)))
+                    got = []
+                    cold.append(_ms(lambda: got.append(g.legal_actions(uid))))
+                    _sound(got[0])
                     g.mover.nav.forget()
                     again.append(_ms(lambda: g.legal_actions(uid)))
                     searched += any(_in_reach(g, u, o) for o in enemies)
@@ -131,6 +135,16 @@ def game_phases(turns: int = TURNS, seed: int = 3, why: bool = False) -> tuple[l
         raise RuntimeError("the bench's games asked different questions: the game is not reproducible")
     best = [[min(r[k][i] for r in runs) for i in range(len(runs[0][k]))] for k in (0, 1)]
     return best[0], best[1], runs[0][2]
+
+
+def _sound(answer):
+    """The answer, unless it is an internal error (an engine bug the game refuses the
+    action for and goes on: a time for it would be no time for the question)."""
+    refusals = [answer] if answer is None or isinstance(answer, Exception) else list(answer.refused.values())
+    bad = [e for e in refusals if e is not None and e.rule == "internal"]
+    if bad:
+        raise RuntimeError(f"the bench's question met an engine error: {bad[0].reason}")
+    return answer
 
 
 def _in_reach(g: Game, u, o) -> bool:

@@ -228,25 +228,21 @@ def _rim_targets(q, B: "object", X, Y, R, C, N, x0: float, y0: float, r0: float,
 def _into_region(x0: float, y0: float, r0: float, s0: int, pts) -> tuple:
     """A part of :func:`links_from`'s rows: from the source towards points of the goal
     region (its centre, its corners), each kept; the segments are tested up to where they
-    enter the region, not whole. :func:`.geom.tangents_from` to points (radius 0), the
-    same sums one point at a time, bit for bit (numpy's functions on single numbers give
-    what they give on arrays; ``math``'s may differ in the last bit): a few points, where
-    numpy's calls on arrays cost more than the sums."""
+    enter the region, not whole. :func:`.geom.tangents_from` to points (radius 0), with
+    its sums on arrays, bit for bit, less the ones a point's zero radius makes void (a few
+    points a call, where each numpy call costs more than its sums)."""
     n = len(pts)
+    P = np.array(pts, dtype=float)
+    dx, dy = P[:, 0] - x0, P[:, 1] - y0
+    d = np.hypot(dx, dy)
     f1 = float(s0) * r0
-    k = 0.0 - f1
-    T1, a1, a2 = [], [], []
-    for x, y in pts:
-        dx, dy = x - x0, y - y0
-        d = np.hypot(dx, dy)
-        beta = np.arctan2(dy, dx) + np.arccos(min(max(k / (d if d > 0 else 1.0), -1.0), 1.0))
-        T1.append((x0 - f1 * np.cos(beta), y0 - f1 * np.sin(beta)))
-        back = beta + math.pi
-        a1.append((back if s0 > 0 else beta) % TAU)
-        a2.append(back % TAU)
-    return (np.array(T1, dtype=float), np.array(pts, dtype=float), np.array(a1, dtype=float), np.array(a2, dtype=float),
-            np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, 2, dtype=np.int64), np.zeros(n, dtype=np.int64),
-            np.ones(n))
+    beta = np.arctan2(dy, dx) + np.arccos(np.minimum(np.maximum((0.0 - f1) / np.where(d > 0, d, 1.0), -1.0), 1.0))
+    T1 = np.empty((n, 2))
+    T1[:, 0] = x0 - f1 * np.cos(beta)
+    T1[:, 1] = y0 - f1 * np.sin(beta)
+    back = beta + math.pi
+    return (T1, P, (back if s0 > 0 else beta) % TAU, back % TAU, np.full(n, -1, dtype=np.int64), np.zeros(n),
+            np.full(n, 2, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n))
 
 
 def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
