@@ -337,13 +337,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     g = q.goal
     goal_here = g is not None and b in g.bands
     region = goal_here and g.reach > 0
-    memo = q.memo if goal_here and not ex else None     # the goal's centre alone: kept for the query
     corners = B.goal_corners() if goal_here else ()
     if region and not ex:
         # a goal region's centre and its corners (the spots in contact beside a base that
         # stands by the target, _Band.goal_corners), in one tangent call
         parts.append(_into_region(x0, y0, r0, s0, [(g.x, g.y)] + list(corners)))
     else:
+        memo = q.memo if goal_here and not ex else None     # the goal's centre alone: kept for the query
         if goal_here:
             ex.append(g.x), ey.append(g.y), ek.append(2), eid.append(0)
         if ex:
@@ -371,7 +371,6 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
     end = K.copy()
     keep = None     # the rows kept, when some are not (taken out once, at the end)
-    untested = None
     if B.goal is not None:
         t = entry(T1, T2, g.x, g.y, g.reach)
         into = ~np.isnan(t)
@@ -389,15 +388,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         # a stretch towards the region's centre or a corner, up to where it enters the
         # region, is tested against the terrain only if the search comes to its end
         # (Search._push's ``test``): most never are
-        untested = keep & (K == 2) & (end == 2)
+        end[keep & (K == 2) & (end == 2)] = 3
     if B.blk and len(T1):
         if keep is None:
             keep = ~hits_discs(T1, T2, B.blk_arr)
         else:
             at = np.nonzero(keep)[0]
             keep[at[hits_discs(T1[at], T2[at], B.blk_arr)]] = False
-    if untested is not None:
-        end[untested] = 3
     if keep is not None and not keep.all():
         T1, T2, a1, a2, iv2, off2, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, ID, S2, end))
     out = []
