@@ -428,6 +428,91 @@ def test_a_verdict_looks_past_the_allowance_only_where_a_transition_could_pull_t
         assert why is not None and why.rule == "E1" and "b1" in why.reason
 
 
+def _engage_phases(map_name: str, seed: int, turns: int):
+    """(game, unit) for every unit of the side to act in every Engage phase of a
+    utility-against-utility game on ``maps/map_name`` (turns 1..turns); the bots play
+    each phase after it is asked about."""
+    from game.bots import UtilityBot, with_neutrals
+    from game.bots.driver import bot_scenario, step
+
+    g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps", map_name))), dice=Dice(seed=seed))
+    bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+    while not g.is_over() and g.state.turn <= turns:
+        if g.state.phase == "engage" and g.pending is None:
+            for uid in side_to_act(g):
+                yield g, uid
+            while g.state.phase == "engage" and not g.is_over():
+                step(g, bots)
+        else:
+            step(g, bots)
+
+
+def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monkeypatch):
+    """Where a verdict may look VERDICT_SLACK past the allowance (a transition could pull a
+    path tight), it runs the search within that wider limit and takes the answer for the
+    allowance from it (``Ctx.widen``, NavCache._found). On the Engage phases of utility
+    games on maps/crossroads.yaml, every answer so taken is what a search within the
+    allowance, with the same checks, finds on its own: the same path, or nothing; and
+    both happen."""
+    from game.engine.movement import nav
+    from game.engine.movement.search import result
+
+    seen = {True: 0, False: 0}
+
+    def found(self, ctx, goal, limit, checks, avoid, _f=nav.NavCache._found):
+        got = _f(self, ctx, goal, limit, checks, avoid)
+        if not avoid and limit in ctx.widen:
+            q = self._search(ctx, goal, limit, checks, avoid)
+            alone = result(q) if q is not None and q.run() is not None else None
+            assert got == alone, (limit, ctx.widen[limit], checks, got, alone)
+            seen[got is not None] += 1
+        return got
+    monkeypatch.setattr(nav.NavCache, "_found", found)
+    for seed in (0, 1, 2):
+        for g, uid in _engage_phases("crossroads.yaml", seed, 6):
+            g.mover.nav.forget()
+            g.legal_actions(uid)
+    assert seen[True] > 0 and seen[False] > 0, seen
+
+
+def test_legal_actions_answers_the_same_with_fewer_searches_where_a_verdict_looks_past_the_allowance(monkeypatch):
+    """The Engage phases of a utility game on maps/crossroads.yaml, every unit of the side
+    to act asked legal_actions (the memo emptied first): the same answers (targets,
+    examples, refusals) whether a verdict's searches within the allowance are answered by
+    the search past it or run on their own, and fewer path searches run."""
+    from game.engine.movement import search
+
+    class Never(dict):
+        def __setitem__(self, key, value):
+            pass
+
+    runs = []
+
+    def run(self, _f=search.Search.run):
+        runs.append(self.limit)
+        return _f(self)
+    monkeypatch.setattr(search.Search, "run", run)
+
+    def ask() -> list:
+        answers = []
+        for g, uid in _engage_phases("crossroads.yaml", 1, 6):
+            g.mover.nav.forget()
+            answers.append(g.legal_actions(uid).to_json())
+        return answers
+
+    widened = ask()
+    n_widened = len(runs)
+    runs.clear()
+    init = search.Ctx.__init__
+
+    def own_searches(self, *a, **kw):
+        init(self, *a, **kw)
+        self.widen = Never()
+    monkeypatch.setattr(search.Ctx, "__init__", own_searches)
+    assert ask() == widened
+    assert n_widened < len(runs), (n_widened, len(runs))
+
+
 def test_a_unit_standing_in_difficult_ground_is_not_searched_a_way_that_keeps_off_it(monkeypatch):
     """Standing in difficult ground, every path crosses it (M12): when the path that may
     cross it costs more than the allowance less the penalty and no transition is in

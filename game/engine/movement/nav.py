@@ -321,16 +321,33 @@ class NavCache:
         search, or one without checks that left out no transition needing a check that
         the search with checks would have taken up (``Search.left_out``), which runs the
         same steps in the same order. (A search finds nothing past its limit; a path both
-        limits reach it finds at either, :meth:`_far`.)"""
+        limits reach it finds at either, :meth:`_far`.)
+
+        A limit the query widened (``Ctx.widen``, a verdict that may look past the
+        allowance: :meth:`_find_contact`): the search within the wider limit answers, up
+        to this one (what it finds is this search's answer when its goal state lies
+        within this limit, else this search finds nothing), so the verdict runs one
+        search where it ran one within the allowance and one past it."""
+        wide = None if avoid else ctx.widen.get(limit)
+        if wide is not None:
+            self._found(ctx, goal, wide, checks, avoid)
+            for c, found, left_out, f in ctx.runs.get((id(goal), avoid, wide), ()):
+                if c == checks or (checks and not left_out):
+                    return found if found is not None and f <= limit + EPS + 1e-9 else None
+            return None
         runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
-        for c, found, left_out in runs:
+        for c, found, left_out, _f in runs:
             if c == checks or (checks and not left_out):
                 return found
         q = self._search(ctx, goal, limit, checks, avoid)
         if q is None:
             return None
-        found = result(q) if q.run() is not None else None
-        runs.append((checks, found, q.left_out))
+        found = f = None
+        if q.run() is not None:
+            found = result(q)
+            g, _k = q.best[q.found]
+            f = g + q.h(q.found[2], q.found[3])     # as Search._push bounds it by the limit
+        runs.append((checks, found, q.left_out, f))
         return found
 
     def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
@@ -471,6 +488,11 @@ class NavCache:
             except IllegalAction as exc:
                 reason = f" ({exc.rule}: {exc.reason} on the straight line)"
                 straight = None
+        if not measure and may_transit(self.layer(unit.r).trans, ctx, goal, allow.inches + VERDICT_SLACK):
+            # the verdict may search VERDICT_SLACK past the allowance (_verdict): that
+            # search answers for the one within the allowance too (_found), so where
+            # nothing fits it is the only one run
+            ctx.widen[allow.inches] = allow.inches + VERDICT_SLACK
         best = self._best(ctx, goal, allow, straight)
         if best is not None:
             return best
@@ -483,7 +505,7 @@ class NavCache:
         kept = (ctx, goal, allow, d, straight, none)
         if measure:
             return self._refusal(*kept)
-        tr = self._verdict(ctx, goal, allow, straight)
+        tr = _verdict(self, ctx, goal, allow, straight)
         if tr is None:
             # refused, not measured: measuring it (find_contact, the same query on the same
             # bases) goes on from these searches instead of running them again
@@ -519,42 +541,13 @@ class NavCache:
                 return tr
         return None
 
-    def _verdict(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
-        """:meth:`_far` for a question that wants only the verdict: the path it would take
-        from the search within the allowance's inches (a refusal measured), else a path
-        within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
-        if self._found(ctx, goal, allow.inches, True, False) is not None:
-            return _cheaper(self._path(ctx, goal, allow.inches, True, False), straight)
-        limit = allow.inches + VERDICT_SLACK
-        if not may_transit(self.layer(ctx.unit.r).trans, ctx, goal, limit):
-            # Only a transition pulled tight costs less than the search's price, and no path
-            # within the limit can take one: what the search would find costs more than the
-            # allowance, on any ground (the straight way in did not fit either, or _best had
-            # taken it).
-            return None
-        tr = _cheaper(self._path(ctx, goal, limit, True, False), straight)
-        return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
-
-    def _no_way_off(self, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:
-        """Can the search that keeps off difficult ground (M12) find nothing that fits,
-        after the one that may cross it found a path that did not? Yes when the unit
-        stands within its radius of difficult ground (every path from there crosses it, as
-        the tracer counts it), that search's price was already over the allowance less the
-        penalty, and no transition is in reach: a path keeping off it is priced no lower,
-        measures no less than its price (only a transition pulled tight does), and has
-        the same allowance."""
-        found = self._found(ctx, goal, allow.inches, checks, False)
-        return (found is not None and found.cost > allow.total(True) + 1e-9
-                and stands_in_difficult(self.mover, ctx.unit)
-                and not may_transit(self.layer(ctx.unit.r).trans, ctx, goal, allow.inches))
-
     def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
         then fewer checks; None if none fits."""
         best = None
         for checks in (False, True):
             for avoid in (False, True):
-                if avoid and self._no_way_off(ctx, goal, allow, checks):
+                if avoid and _no_way_off(self, ctx, goal, allow, checks):
                     break
                 tr = self._path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
                 if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
@@ -587,6 +580,37 @@ class NavCache:
         key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
         out = self._memo.recall(key, lambda: reach(self, state, unit, walk, run, denied, descend, exact))
         return out if out.run_denied is denied else replace(out, run_denied=denied)
+
+
+def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
+    """:meth:`NavCache._far` for a question that wants only the verdict: the path it would
+    take from the search within the allowance's inches (a refusal measured), else a path
+    within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
+    if nav._found(ctx, goal, allow.inches, True, False) is not None:
+        return _cheaper(nav._path(ctx, goal, allow.inches, True, False), straight)
+    limit = allow.inches + VERDICT_SLACK
+    if not may_transit(nav.layer(ctx.unit.r).trans, ctx, goal, limit):
+        # Only a transition pulled tight costs less than the search's price, and no path
+        # within the limit can take one: what the search would find costs more than the
+        # allowance, on any ground (the straight way in did not fit either, or
+        # NavCache._best had taken it).
+        return None
+    tr = _cheaper(nav._path(ctx, goal, limit, True, False), straight)
+    return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
+
+
+def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:
+    """Can the search that keeps off difficult ground (M12) find nothing that fits,
+    after the one that may cross it found a path that did not? Yes when the unit
+    stands within its radius of difficult ground (every path from there crosses it, as
+    the tracer counts it), that search's price was already over the allowance less the
+    penalty, and no transition is in reach: a path keeping off it is priced no lower,
+    measures no less than its price (only a transition pulled tight does), and has
+    the same allowance."""
+    found = nav._found(ctx, goal, allow.inches, checks, False)
+    return (found is not None and found.cost > allow.total(True) + 1e-9
+            and stands_in_difficult(nav.mover, ctx.unit)
+            and not may_transit(nav.layer(ctx.unit.r).trans, ctx, goal, allow.inches))
 
 
 def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):

@@ -112,6 +112,9 @@ class Ctx:
         #: What this query's searches work out per source and the goal, the same in each
         #: (links_from: the tangent to the goal's centre and whether it may be walked).
         self.memo: dict = {}
+        #: A limit of this query's searches -> the wider one whose search answers for it
+        #: (NavCache._found).
+        self.widen: dict = {}
 
 
 #: How far inside the goal region's rim a corner target lies (a share of its radius): a
