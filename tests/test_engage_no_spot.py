@@ -99,3 +99,51 @@ def test_random_crowds_round_a_target_give_the_same_answers(seed, monkeypatch):
         assert got == full
         seen += taken(m, sc)
     assert seen >= 1   # the shortcut is taken in some of them (4 to 6 of 12 with these seeds)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_clear_point_on_the_ring_decides_as_the_polygons_do(seed, monkeypatch):
+    """``nav._ring_point_clear`` says "not taken" at once when a point of the ring of contact
+    points is clear of every base and every wall's reach; the answer is the one the
+    polygons give (the helper turned off), on random bases and impassable ground round
+    the target, and it is taken in some of them, not in all."""
+    from game.engine.errors import LoadError
+
+    rng = random.Random(100 + seed)
+    told = answers = cases = 0
+    for _try in range(300):
+        if cases == 15:
+            break
+        # bases round the target but for a gap on one side, and impassable ground on that
+        # side (its near edge within reach of the gap's contact points or not), sometimes
+        # on a second side too
+        n = rng.randint(5, 8)
+        side = rng.randrange(4)
+        gap = (0,) + tuple(rng.sample([1, n - 1], rng.randint(0, 2)))
+        bases = ring(n, 10, 10, 2 * R25 + rng.uniform(0.005, 0.2), skip=gap,
+                     start=(0.0, math.pi, math.pi / 2, 3 * math.pi / 2)[side] + rng.uniform(-0.2, 0.2))
+        walls = []
+        for k, s_ in enumerate([side] + rng.sample([q for q in range(4) if q != side], rng.randint(0, 1))):
+            e, w = R25 + rng.uniform(0.05, 1.6), rng.uniform(0.3, 2.0)
+            box = [(10 + e, 10 - w, 13, 10 + w), (7, 10 - w, 10 - e, 10 + w),
+                   (10 - w, 10 + e, 10 + w, 13), (10 - w, 7, 10 + w, 10 - e)][s_]
+            walls.append(area(f"w{k}", *box, "impassable"))
+        try:
+            sc, m = build(red=[unit("a", (3, 3), stats={"move": 6})], blue=[unit("b", (10, 10))] + bases, terrain=walls)
+        except LoadError:
+            continue   # a unit inside a wall: not a position
+        cases += 1
+        calls = []
+
+        def clear(*a, _f=nav_mod._ring_point_clear):
+            calls.append(_f(*a))
+            return calls[-1]
+        with monkeypatch.context() as mp:
+            mp.setattr(nav_mod, "_ring_point_clear", clear)
+            got = taken(m, sc)
+        with monkeypatch.context() as mp:
+            mp.setattr(nav_mod, "_ring_point_clear", lambda *a: False)
+            assert taken(m, sc) == got
+        told += any(calls)
+        answers += got
+    assert cases == 15 and told >= 1 and answers >= 1 and told + answers < cases, (cases, told, answers)
