@@ -44,6 +44,7 @@ if ROOT not in sys.path:
 from game.bots import UtilityBot, with_neutrals  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
+from game.engine.errors import RULE_INTERNAL  # noqa: E402
 from game.engine.game import Game  # noqa: E402
 from game.engine.legal import side_to_act  # noqa: E402
 from game.engine.movement import nav  # noqa: E402
@@ -141,7 +142,7 @@ def _sound(answer):
     """The answer, unless it is an internal error (an engine bug the game refuses the
     action for and goes on: a time for it would be no time for the question)."""
     refusals = [answer] if answer is None or isinstance(answer, Exception) else list(answer.refused.values())
-    bad = [e for e in refusals if e is not None and e.rule == "internal"]
+    bad = [e for e in refusals if e is not None and e.rule == RULE_INTERNAL]
     if bad:
         raise RuntimeError(f"the bench's question met an engine error: {bad[0].reason}")
     return answer

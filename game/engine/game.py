@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 from game.engine import rules
 from game.engine.actions import Action, describe, normalize, parse_action
 from game.engine.dice import Dice, Roll
-from game.engine.errors import IllegalAction, UnmeasuredRefusal
+from game.engine.errors import RULE_INTERNAL, IllegalAction, UnmeasuredRefusal
 from game.engine.events import Automatic, Event
 from game.engine.flow import FLOW_ACTIONS, Flow
 from game.engine.geometry import Board, board_for
@@ -52,7 +52,7 @@ _UNKNOWN = object()
 
 def _internal(exc: Exception) -> IllegalAction:
     """A bug of ours met while judging an action: the action is refused, the game goes on."""
-    return IllegalAction("internal", f"internal error ({type(exc).__name__}: {exc}); please report it")
+    return IllegalAction(RULE_INTERNAL, f"internal error ({type(exc).__name__}: {exc}); please report it")
 
 
 @dataclass(frozen=True)

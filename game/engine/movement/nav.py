@@ -331,14 +331,12 @@ class NavCache:
         wide = None if avoid else ctx.widen.get(limit)
         if wide is not None:
             self._found(ctx, goal, wide, checks, avoid)
-            for c, found, left_out, f in ctx.runs.get((id(goal), avoid, wide), ()):
-                if c == checks or (checks and not left_out):
-                    return found if found is not None and f <= limit + EPS + 1e-9 else None
-            return None
+            run = _same_run(ctx.runs.get((id(goal), avoid, wide), ()), checks)
+            return run[1] if run is not None and run[1] is not None and run[3] <= limit + EPS + 1e-9 else None
         runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
-        for c, found, left_out, _f in runs:
-            if c == checks or (checks and not left_out):
-                return found
+        run = _same_run(runs, checks)
+        if run is not None:
+            return run[1]
         q = self._search(ctx, goal, limit, checks, avoid)
         if q is None:
             return None
@@ -580,6 +578,13 @@ class NavCache:
         key = self._memo.key(("reach", walk, run, descend, exact), state, unit)
         out = self._memo.recall(key, lambda: reach(self, state, unit, walk, run, denied, descend, exact))
         return out if out.run_denied is denied else replace(out, run_denied=denied)
+
+
+def _same_run(runs, checks: bool):
+    """The run of :meth:`NavCache._found` kept in ``runs`` (``(checks, found, left_out,
+    f)``, ``f`` the goal state's bound) that answers a search with ``checks``: the same
+    search, or one without checks that left out no transition needing a check; None."""
+    return next((r for r in runs if r[0] == checks or (checks and not r[2])), None)
 
 
 def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):

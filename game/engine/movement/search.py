@@ -110,7 +110,7 @@ class Ctx:
         self.runs: dict = {}
         self.traced: dict = {}
         #: What this query's searches work out per source and the goal, the same in each
-        #: (links_from: the tangent to the goal's centre and whether it may be walked).
+        #: (links_from: the tangent to the goal's centre; may_transit's answer per limit).
         self.memo: dict = {}
         #: A limit of this query's searches -> the wider one whose search answers for it
         #: (NavCache._found).
