@@ -9,7 +9,8 @@
 
 The win rates play ``SPEEDHEIM_BOT_GAMES`` games each (default 20, to keep ``make bench``
 short on a shared machine); ``tools/bot_eval.py --games 200`` gives the full figures
-(docs/bots.md keeps them).
+(docs/bots.md keeps them). The rate against random is judged by its interval
+(``bot_eval.judged``): "too few to tell" when 20 games cannot say.
 
 ``python tools/bench_bots.py`` prints the rows; ``run()`` returns them.
 """
@@ -24,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tools.bot_eval import evaluate  # noqa: E402
+from tools.bot_eval import evaluate, judged  # noqa: E402
 
 from game.bots import UtilityBot, play_turn, with_neutrals  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
@@ -62,7 +63,8 @@ def run() -> list[dict]:
     s = vs.summary("utility", "random")
     lo, hi = s["a_win_ci"]
     rows.append({"name": f"utility beats random (default.yaml, both seats, {GAMES} games; 95% CI {lo:.0%}-{hi:.0%})",
-                 "value": round(100 * s["a_win_rate"], 1), "unit": "% won", "target": ">= 90", "ok": s["a_win_rate"] >= 0.9})
+                 "value": round(100 * s["a_win_rate"], 1), "unit": "% won", "target": ">= 90",
+                 "ok": judged(vs.a_wins, vs.games, 0.9)})
     refused += vs.refused
     me = evaluate(os.path.join(ROOT, "maps", "mirror.yaml"), "utility", "utility", GAMES)
     m = me.summary("utility", "utility")
@@ -79,4 +81,4 @@ def run() -> list[dict]:
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<90} {row['value']:>8} {row['unit']:<8} target {row['target']:<12} {'ok' if row['ok'] else 'NO'}")
+        print(f"{row['name']:<90} {row['value']:>8} {row['unit']:<8} target {row['target']:<12} {'too few to tell' if row['ok'] is None else 'ok' if row['ok'] else 'NO'}")

@@ -10,6 +10,10 @@
   draws (<= 20%);
 - refused bot actions over every game played here: 0.
 
+A rate's row is judged by its interval (``bot_eval.judged``): met when the interval lies
+on the target's side, missed when it lies wholly on the other, and "too few to tell" when
+it holds the target, which a handful of games usually does.
+
 The win rates play ``SPEEDHEIM_PLANNER_GAMES`` games per map (default 4: a planner game
 takes about 20 s here, and ``make bench`` must stay short on a shared machine);
 ``tools/bot_eval.py --a planner --b utility --games 200`` gives the full figures
@@ -28,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tools.bot_eval import evaluate, wilson  # noqa: E402
+from tools.bot_eval import evaluate, judged, wilson  # noqa: E402
 
 from game.bots import make_bot, play_turn, with_neutrals  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
@@ -80,16 +84,22 @@ def run() -> list[dict]:
         share = t.a_wins / decided if decided else 0.0
         rows.append({"name": f"planner beats utility, {name}.yaml, both seats ({GAMES} games, {t.draws} drawn; "
                              f"95% CI {lo:.0%}-{hi:.0%} of the decided)",
-                     "value": round(100 * share, 1), "unit": "% won", "target": ">= 75", "ok": share >= 0.75})
-        rows.append({"name": f"planner vs utility draws, {name}.yaml ({GAMES} games)",
+                     "value": round(100 * share, 1), "unit": "% won", "target": ">= 75",
+                     "ok": judged(t.a_wins, decided, 0.75)})
+        dlo, dhi = wilson(t.draws, t.games)
+        rows.append({"name": f"planner vs utility draws, {name}.yaml ({GAMES} games; 95% CI {dlo:.0%}-{dhi:.0%})",
                      "value": round(100 * t.draws / t.games, 1), "unit": "%", "target": "<= 20",
-                     "ok": t.draws <= 0.2 * t.games})
+                     "ok": judged(t.draws, t.games, 0.2, at_most=True)})
         refused += t.refused
     rows.append({"name": "refused planner-game actions (every game above)", "value": refused, "unit": "actions",
                  "target": "0", "ok": refused == 0})
     return rows
 
 
+def _met(ok) -> str:
+    return "too few to tell" if ok is None else "ok" if ok else "NO"
+
+
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<100} {row['value']:>8} {row['unit']:<8} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}")
+        print(f"{row['name']:<100} {row['value']:>8} {row['unit']:<8} target {row['target']:<8} {_met(row['ok'])}")

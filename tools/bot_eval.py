@@ -33,17 +33,19 @@ from game.engine.geometry import board_for  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
+from game.sim.stats import wilson  # noqa: E402
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a rate k/n."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+def judged(k: int, n: int, target: float, at_most: bool = False) -> bool | None:
+    """Does a rate of ``k`` in ``n`` meet a target (at least ``target``, or at most with
+    ``at_most``)? True when its 95% Wilson interval lies on the target's side, False when
+    it lies wholly on the other (the games show it missed), None when it holds the target:
+    too few games to tell (a bench's few games, where docs/bots.md keeps the 200-game
+    figures)."""
+    lo, hi = wilson(k, n)
+    if at_most:
+        return True if hi <= target else False if lo > target else None
+    return True if lo >= target else False if hi < target else None
 
 
 @dataclass
