@@ -449,11 +449,11 @@ def test_forced_goal_tool_plays_the_goal_and_counts_the_games():
 def test_a_bench_rate_is_judged_by_its_interval_and_says_when_a_few_games_cannot_tell():
     # make bench plays 4 planner games a map: 4 of 4 won, or 1 of 4 drawn, says nothing
     # either way, while 0 of 4 won shows the target missed (tools/bot_eval.judged)
-    from tools.bench import _met
+    from tools.bench import met
     from tools.bot_eval import judged
 
     assert judged(4, 4, 0.75) is None and judged(0, 4, 0.75) is False
     assert judged(190, 200, 0.75) is True and judged(120, 200, 0.75) is False
     assert judged(1, 4, 0.2, at_most=True) is None and judged(14, 200, 0.2, at_most=True) is True
     assert judged(60, 200, 0.2, at_most=True) is False
-    assert [_met(ok) for ok in (True, False, None)] == ["yes", "NO", "too few to tell"]
+    assert [met(ok) for ok in (True, False, None)] == ["yes", "NO", "too few to tell"]

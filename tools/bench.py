@@ -34,7 +34,7 @@ def run_isolated(path: pathlib.Path) -> list[dict]:
     raise RuntimeError((out.stderr.strip().splitlines() or ["no output"])[-1])
 
 
-def _met(ok) -> str:
+def met(ok) -> str:
     """The table's "met": a row's ``ok`` is None when its data cannot tell (a rate over a
     few games whose interval holds the target: tools/bot_eval.judged)."""
     return "too few to tell" if ok is None else "yes" if ok else "NO"
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     lines = ["| area | benchmark | measured | target | met |", "|---|---|---|---|---|"]
     for area, r in rows:
         value = f"{r['value']:.3g}" if isinstance(r["value"], (int, float)) else str(r["value"])  # "p95 / worst"
-        lines.append(f"| {area} | {r['name']} | {value} {r['unit']} | {r['target']} | {_met(r['ok'])} |")
+        lines.append(f"| {area} | {r['name']} | {value} {r['unit']} | {r['target']} | {met(r['ok'])} |")
     for area, tb in failures:
         lines.append(f"| {area} | (failed to run) | {tb.strip().splitlines()[-1]} | | NO |")
     table = "\n".join(lines)

@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from tools.bench import met  # noqa: E402
 from tools.bot_eval import evaluate, judged  # noqa: E402
 
 from game.bots import UtilityBot, play_turn, with_neutrals  # noqa: E402
@@ -81,4 +82,4 @@ def run() -> list[dict]:
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<90} {row['value']:>8} {row['unit']:<8} target {row['target']:<12} {'too few to tell' if row['ok'] is None else 'ok' if row['ok'] else 'NO'}")
+        print(f"{row['name']:<90} {row['value']:>8} {row['unit']:<8} target {row['target']:<12} {met(row['ok'])}")

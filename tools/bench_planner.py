@@ -32,13 +32,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tools.bot_eval import evaluate, judged, wilson  # noqa: E402
+from tools.bench import met  # noqa: E402
+from tools.bot_eval import evaluate, judged  # noqa: E402
 
 from game.bots import make_bot, play_turn, with_neutrals  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.game import Game  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
+from game.sim.stats import wilson  # noqa: E402
 
 GAMES = int(os.environ.get("SPEEDHEIM_PLANNER_GAMES", "4"))
 TURNS = 4
@@ -96,10 +98,6 @@ def run() -> list[dict]:
     return rows
 
 
-def _met(ok) -> str:
-    return "too few to tell" if ok is None else "ok" if ok else "NO"
-
-
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<100} {row['value']:>8} {row['unit']:<8} target {row['target']:<8} {_met(row['ok'])}")
+        print(f"{row['name']:<100} {row['value']:>8} {row['unit']:<8} target {row['target']:<8} {met(row['ok'])}")
