@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable
 
-from game.engine.errors import RULE_INTERNAL
 from game.engine.events import Incapacitated, RoutChecked, TokenTaken, TreasureDenied, Won
 
 #: The rule an accepted action of each kind applies (the movement engine's own checks
@@ -31,8 +30,6 @@ ACTION_RULES = {"run": "M2", "reload": "M11", "engage": "E1", "disengage": "E1",
 FLOW_KINDS = ("end_step", "end_phase", "end_turn")
 #: A TokenTaken that is neither a pick-up nor a grab is the U6 hand-over of a lost unit's token.
 _OWN_ACTION_HOW = ("picks up", "grabs")
-#: The refusal of an engine bug: a situation no rule covers (see :mod:`game.sim.gaps`).
-INTERNAL = RULE_INTERNAL
 
 
 def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:

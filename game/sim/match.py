@@ -22,13 +22,13 @@ from typing import Any
 
 from game.bots import NAMES, make_bot, play_game
 from game.engine.dice import Dice
-from game.engine.errors import IllegalAction
+from game.engine.errors import RULE_INTERNAL, IllegalAction
 from game.engine.events import Incapacitated, LeftTable, RoutChecked, Routed, TokenDropped, TokenTaken
 from game.engine.game import ActionResult, Game
 from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import dump_yaml
-from game.sim.coverage import INTERNAL, fired, refused
+from game.sim.coverage import fired, refused
 
 #: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least;
 #: the bundled personalities too).
@@ -167,7 +167,7 @@ class _Observed(Game):
 
     def _refused(self, rule: str | None, reason: str | None) -> None:
         self.fired.update(refused(rule))
-        if rule == INTERNAL:
+        if rule == RULE_INTERNAL:
             self.gaps.append({"turn": self.state.turn, "player": self.state.player, "phase": self.state.phase,
                               "reason": reason})
 

@@ -330,13 +330,19 @@ class NavCache:
         search where it ran one within the allowance and one past it."""
         wide = None if avoid else ctx.widen.get(limit)
         if wide is not None:
-            self._found(ctx, goal, wide, checks, avoid)
-            run = _same_run(ctx.runs.get((id(goal), avoid, wide), ()), checks)
+            run = self._run(ctx, goal, wide, checks, avoid)
             return run[1] if run is not None and run[1] is not None and run[3] <= limit + EPS + 1e-9 else None
+        run = self._run(ctx, goal, limit, checks, avoid)
+        return None if run is None else run[1]
+
+    def _run(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+        """:meth:`_found`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
+        left_out, f)``, :func:`_same_run`): an earlier one that answers, else a new
+        search; None when the unit stands on no band (no search)."""
         runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
         run = _same_run(runs, checks)
         if run is not None:
-            return run[1]
+            return run
         q = self._search(ctx, goal, limit, checks, avoid)
         if q is None:
             return None
@@ -345,8 +351,9 @@ class NavCache:
             found = result(q)
             g, _k = q.best[q.found]
             f = g + q.h(q.found[2], q.found[3])     # as Search._push bounds it by the limit
-        runs.append((checks, found, q.left_out, f))
-        return found
+        run = (checks, found, q.left_out, f)
+        runs.append(run)
+        return run
 
     def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
         """The cheapest path the search finds, checked by the tracer once (a Trace), or
