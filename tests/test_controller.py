@@ -73,8 +73,9 @@ def test_turn_flags_clear_when_the_owners_turn_begins():
 
 
 # --- engage ------------------------------------------------------------------------------
-@pytest.mark.parametrize("gap, ok", [(6.0, True), (6.01, False)])
+@pytest.mark.parametrize("gap, ok", [(6.05, True), (6.06, False)])
 def test_engage_up_to_the_move_allowance(gap, ok):
+    # contact (G4) begins 0.05" short of touching: 6" of Move reach a base 6.05" away
     red = [unit("red-captain", [4, 10])]
     blue = [unit("blue-boss", [4 + 2 * R25 + gap, 10])]
     g = game(red, blue)
@@ -91,7 +92,7 @@ def test_engage_up_to_the_move_allowance(gap, ok):
         assert exc.value.rule == "M1"
     else:
         # E1: beyond the allowance in a straight line, refused with that distance before any search
-        assert r.rule == "E1" and r.reason.startswith("blue-boss is 6.01\" away in a straight line") and c.x == 4
+        assert r.rule == "E1" and r.reason.startswith("blue-boss is 6.06\" away in a straight line") and c.x == 4
 
 
 def test_engage_refused_when_dazed_and_half_when_staggered():
@@ -155,6 +156,7 @@ def test_cast_only_casters():
 
 def test_reload_instead_of_moving():
     g = g_at("move")
+    g.state.units["red-captain"].keywords.append("crossbow")   # M11: only a weapon that reloads
     g.apply({"reload": {"unit": "red-captain"}})
     with pytest.raises(IllegalAction) as exc:
         g.apply({"move": {"unit": "red-captain", "to": [4, 6]}})

@@ -74,7 +74,7 @@ def check_pair(g: Game, uid: str, tid: str) -> str:
     plan = full(g, uid, tid)
     if not isinstance(plan, IllegalAction):
         assert may_engage(g.rs, u, t), (uid, tid, engage_gap(u, t))        # the bound never refuses a reachable one
-        assert plan.cost >= engage_gap(u, t) - CONTACT_GAP - 1e-6           # it is a lower bound of the cost
+        assert plan.cost >= engage_gap(u, t) - g.rs.contact_tolerance - 1e-6   # less G4's tolerance, a lower bound of the cost
         assert why is None, (uid, tid, why)
         return "legal"
     assert why is not None and why.rule == plan.rule, (uid, tid, why, plan)

@@ -248,8 +248,8 @@ def _searching_at(monkeypatch, limits):
 
 
 @pytest.mark.parametrize("script, unit, target, measure", [
-    ("rim-limit-ogre.yaml", "north-ogre", "south-witch", '10.82"'),
-    ("rim-limit-hound.yaml", "north-hound", "south-sergeant", '11.84"'),
+    ("rim-limit-ogre.yaml", "north-ogre", "south-witch", '10.95"'),
+    ("rim-limit-hound.yaml", "north-hound", "south-sergeant", '11.78"'),
 ])
 def test_a_refusals_measure_does_not_depend_on_how_far_the_search_looks(monkeypatch, script, unit, target, measure):
     """tests/scripts/rim-limit-*.yaml: the cheapest way into contact enters the contact
@@ -567,7 +567,7 @@ def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_
             told = legal.refused["engage"]
             why = g.why_illegal({"engage": {"unit": "a", "target": "b"}})
             assert (told.rule, told.reason) == (why.rule, why.reason) and why.rule == "M12", (told, why)
-            assert "3.00\"" in why.reason, why
+            assert "2.95\"" in why.reason, why   # ending 0.05" short of touching (G4)
 
 
 def test_the_legality_bench_stops_on_an_engine_error_instead_of_timing_it():

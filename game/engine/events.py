@@ -283,6 +283,21 @@ class Disengaged(Event):
 
 
 @dataclass(frozen=True)
+class ContactEnded(Event):
+    """E2: a base moved out of contact with one it was Engaged with (a Fall, a move the
+    rules allow): the two are no longer Engaged."""
+
+    unit: str
+    other: str
+    gap: float
+    rule: ClassVar[str] = "E2"
+
+    def text(self) -> str:
+        return (f"{self.unit} and {self.other} are no longer in base contact ({self.gap:.2f}\" apart): "
+                f"no longer Engaged (E2)")
+
+
+@dataclass(frozen=True)
 class Rolled(Event):
     """A free roll from the dice tray."""
 

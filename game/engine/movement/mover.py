@@ -58,15 +58,17 @@ def engage_inches(rs, u: Unit, status: str | None = None) -> float:
 
 def engage_gap(u: Unit, t: Unit) -> float:
     """E1's cheap bound: the inches between the two bases' edges in a straight line across
-    the table (no height). No path into contact is shorter than this less ``CONTACT_GAP``:
-    the cheapest path ends with the bases touching, and every inch along it is paid."""
+    the table (no height). No path into contact is shorter than this less the contact
+    tolerance (G4): a path may end that far short of touching, and every inch along it is
+    paid."""
     return max(0.0, math.hypot(u.x - t.x, u.y - t.y) - u.r - t.r)
 
 
-def engage_within(gap: float, inches: float) -> bool:
+def engage_within(gap: float, inches: float, contact: float) -> bool:
     """Whether an Engage over ``gap`` (:func:`engage_gap`) may fit ``inches`` (the largest
-    allowance, before M12). False means refused for certain, without a path search."""
-    return gap - CONTACT_GAP <= inches + 1e-9
+    allowance, before M12), a path ending up to ``contact`` (``contact_tolerance``, G4)
+    short of touching. False means refused for certain, without a path search."""
+    return gap - contact <= inches + 1e-9
 
 
 def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -> bool:
@@ -75,13 +77,14 @@ def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -
     its start), so every path has M12's allowance, and no path into contact is shorter
     than the straight line (:func:`engage_within`, with a margin against rounding).
     Beyond that no path fits: refused without a search (measured only if it is told)."""
-    return not engage_within(engage_gap(unit, target), allow.total(True) + 1e-6) and stands_in_difficult(tracer, unit)
+    return (not engage_within(engage_gap(unit, target), allow.total(True) + 1e-6, float(tracer.rs.contact_tolerance))
+            and stands_in_difficult(tracer, unit))
 
 
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
     """The bound for a bot's engage candidates: ``u`` (with ``status``) might reach ``t``
     with an Engage (E1); False when no path could, True when a search must say."""
-    return engage_within(engage_gap(u, t), engage_inches(rs, u, status))
+    return engage_within(engage_gap(u, t), engage_inches(rs, u, status), float(rs.contact_tolerance))
 
 
 class _Asking(threading.local):
@@ -188,6 +191,9 @@ class Mover(Tracer):
             raise IllegalAction("M11", f"{uid} reloaded this turn instead of moving")
         if u.used > 0 or u.moved:
             raise IllegalAction("M1", f"{uid} has already moved this phase ({u.used:.2f}\" used)")
+        if u.engaged_with:
+            raise IllegalAction("E2", f"{uid} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
+                                      f"(it may Reload, M11)")
         move = float(u.stats.get("move", 0))
         inches = move
         notes = []
@@ -300,12 +306,12 @@ class Mover(Tracer):
                 return exc
         return None
 
-    @staticmethod
-    def refuse_far_engage(unit: Unit, target: Unit, allow: Allowance) -> None:
+    def refuse_far_engage(self, unit: Unit, target: Unit, allow: Allowance) -> None:
         """E1 by the straight-line bound: raises when ``target`` lies beyond ``allow``'s
-        inches (before M12, the most any path may cost) edge to edge in a straight line."""
+        inches (before M12, the most any path may cost) edge to edge in a straight line,
+        less the contact tolerance (G4) a path may end short of touching."""
         gap = engage_gap(unit, target)
-        if not engage_within(gap, allow.inches):
+        if not engage_within(gap, allow.inches, float(self.rs.contact_tolerance)):
             raise IllegalAction("E1", f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
                                       f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
 

@@ -35,7 +35,6 @@ import shapely
 from shapely.geometry import Point as ShPoint
 
 from game.engine.errors import IllegalAction
-from game.engine.movement.bases import CONTACT_GAP
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
 from game.engine.movement.reach import reach
@@ -301,7 +300,8 @@ class NavCache:
         if b is None:
             return None
         space = lay.avoid() if avoid else lay.space
-        q = Search(space, lay.trans, (unit.x, unit.y), b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
+        start = off_difficult(self.mover.board, unit) if avoid else (unit.x, unit.y)
+        q = Search(space, lay.trans, start, b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
                    ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}), memo=ctx.memo)
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
@@ -348,7 +348,7 @@ class NavCache:
             return None
         found = f = None
         if q.run() is not None:
-            found = result(q)
+            found = from_start(result(q), ctx.unit)
             g, _k = q.best[q.found]
             f = g + q.h(q.found[2], q.found[3])     # as Search._push bounds it by the limit
         run = (checks, found, q.left_out, f)
@@ -458,10 +458,10 @@ class NavCache:
         board = mover.board
         ctx = Ctx(self, state, unit, descend)
         free = mover.free
-        # The search ends the move with the bases touching, as on the table (an engage is
-        # measured to touching: 4" up and 3.02" across is 7.02"); a given path may end
-        # anywhere in contact (G4: within contact_tolerance).
-        reach = unit.r + target.r + CONTACT_GAP
+        # The goal is all of G4's contact, as for a given path: a path may end up to
+        # contact_tolerance short of touching (a hair inside it, against rounding), so
+        # the cheapest way in is never dearer than a path the player could give.
+        reach = unit.r + target.r + float(mover.rs.contact_tolerance) - 1e-12
         zt = board.height_at(target.x, target.y)
         bands = frozenset(k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels))
 
@@ -609,6 +609,45 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
         return None
     tr = _cheaper(nav._path(ctx, goal, limit, True, False), straight)
     return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
+
+
+#: How far outside difficult ground's grown edge :func:`off_difficult` puts a start.
+STEP_OFF = 1e-5
+
+
+def off_difficult(board, unit: Unit) -> tuple[float, float]:
+    """Where the search that keeps off difficult ground starts: the unit's centre, or,
+    when its base comes within its radius of difficult ground but not within EPS of that
+    (not standing in it, M12: :func:`.tracer.stands_in_difficult`), the nearest point
+    :data:`STEP_OFF` outside the edge of the ground grown by the radius. Inside or on
+    that edge no tangent leaves the start (a corner's circle); the step out is under
+    ``EPS + STEP_OFF`` long (:func:`from_start` puts the centre back)."""
+    x, y, r = unit.x, unit.y, unit.r
+    if board.tree is None:
+        return x, y
+    for _ in range(4):           # a corner between two pieces: out of one, then the other
+        moved = False
+        for h in board.tree.query(ShPoint(x, y), predicate="dwithin", distance=r).tolist():
+            if board.terrain[h].kind != "difficult":
+                continue
+            near = shapely.shortest_line(board.polygons[h], ShPoint(x, y))
+            (px, py), _q = near.coords
+            d = math.hypot(x - px, y - py)
+            if 0.0 < d < r + STEP_OFF / 2:
+                x, y = px + (x - px) * (r + STEP_OFF) / d, py + (y - py) * (r + STEP_OFF) / d
+                moved = True
+        if not moved:
+            break
+    return x, y
+
+
+def from_start(found, unit: Unit):
+    """A path found from :func:`off_difficult`'s start, from the unit's centre again."""
+    if found is None or not found.points or found.points[0] == (unit.x, unit.y):
+        return found
+    step = math.hypot(found.points[0][0] - unit.x, found.points[0][1] - unit.y)
+    return replace(found, points=[(unit.x, unit.y)] + list(found.points), cost=found.cost + step,
+                   arcs=[(a[0] + 1,) + tuple(a[1:]) for a in found.arcs])
 
 
 def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:

@@ -510,11 +510,15 @@ class Search:
         return bool(self.bands[key[1]].bs.ok_segments(np.array([start]), np.array([key[2:4]]))[0])
 
     def _goal_ok(self, key) -> bool:
+        """May the path end at goal state ``key``: where the goal says (``end_ok``) and,
+        keeping off difficult ground (``Space(avoid=True)``), off it. A spot on the rim
+        walked to within a sample of a free run's end (:meth:`_Band.round_rim`) may lie
+        on difficult ground; the tracer would count such a path as crossing it (M12)."""
         g = self.goal
-        if g.end_ok is None:
-            return True
         x, y = key[2], key[3]
-        return g.end_ok(x, y)
+        if self.space.avoid and not self.bands[key[1]].bs.ok_points(np.array([x]), np.array([y]))[0]:
+            return False
+        return g.end_ok is None or g.end_ok(x, y)
 
     # --- successors --------------------------------------------------------------------------------
     def _round_rim(self, key, g: float, k: int) -> None:

@@ -307,15 +307,16 @@ class Tracer:
         # Impassable ground in the air is fine (jumping), elsewhere checked above.
 
     def touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
-        """Does the base come within its radius (less 1e-4") of difficult ground anywhere
-        along the polyline ``pts`` (one point: standing there)? M12's test of a path."""
+        """Does the base come within its radius (less EPS) of difficult ground along ``pts``
+        (one point: standing there)? M12's test, the very one by which ``Space(avoid=True)``
+        takes difficult ground for an obstacle, so the search off it agrees with it."""
         board = self.board
         if board.tree is None:
             return False
         geom = LineString(pts) if len(pts) > 1 and any(p != pts[0] for p in pts) else ShPoint(pts[0])
         for h in board.tree.query(geom, predicate="dwithin", distance=unit.r).tolist():
             t = board.terrain[h]
-            if t.kind == "difficult" and float(shapely.distance(geom, board.polygons[h])) < unit.r - 1e-4:
+            if t.kind == "difficult" and float(shapely.distance(geom, board.polygons[h])) <= unit.r - EPS:
                 return True
         return False
 

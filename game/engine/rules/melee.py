@@ -40,6 +40,9 @@ def plan_attack(ctx: Ctx, u: Unit, t: Unit) -> AttackPlan:
         raise IllegalAction("F1", f"{u.id} is not Engaged with {t.id} (Engaged with: {', '.join(u.engaged_with)})")
     if not t.active:
         raise IllegalAction("F1", f"{t.id} is Incapacitated")
+    if not ctx.mover.in_contact(u.x, u.y, u, t):
+        raise IllegalAction("F1", f"{u.id} is not in base contact with {t.id}: {ctx.board.distance(u, t):.2f}\" apart "
+                                  f"({float(ctx.rs.contact_tolerance):g}\" or less is contact, G4; E2)")
     adv, dis = [], []
     if t.status == "dazed":
         adv.append("Dazed target (U5)")

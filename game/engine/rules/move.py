@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 
 from game.engine.errors import IllegalAction
-from game.engine.events import Moved, MoveNote, Reloaded
+from game.engine.events import ContactEnded, Moved, MoveNote, Reloaded
 from game.engine.rules import effects
 from game.engine.rules.context import Ctx, Rule
+from game.engine.rules.shoot import reloads
 
 #: Steps tried, in inches, when ``legal_actions`` looks for one legal move of a unit.
 _PROBE_STEPS = (0.5, 1.5)
@@ -43,7 +44,23 @@ def resolve_move(ctx: Ctx, plan):
         st.units[uid].status = "normal"  # the fall set it: count the loss, drop the token (U6)
         effects.incapacitate(ctx, uid)
     ctx.sync_tokens()
+    end_lost_contacts(ctx, plan.unit)
     return outcome
+
+
+def end_lost_contacts(ctx: Ctx, uid: str) -> None:
+    """E2: units stay Engaged only while their bases are in contact. After ``uid``'s base
+    moved (the only way a base moves), each engagement it left is ended and logged."""
+    st = ctx.state
+    u = st.units[uid]
+    for oid in list(u.engaged_with):
+        o = st.units.get(oid)
+        if o is None or ctx.mover.in_contact(u.x, u.y, u, o):
+            continue
+        u.engaged_with.remove(oid)
+        if uid in o.engaged_with:
+            o.engaged_with.remove(uid)
+        ctx.emit(ContactEnded(uid, oid, ctx.board.distance(u, o)))
 
 
 def _pin(ctx: Ctx, kind: str, args: dict, plan) -> None:
@@ -78,6 +95,8 @@ def candidates_move(ctx: Ctx, u):
 
 def check_reload(ctx: Ctx, args: dict):
     u = ctx.acting(args["unit"])
+    if not reloads(ctx.rs, u):
+        raise IllegalAction("M11", f"{u.id} has no weapon that reloads: only such a unit may Reload")
     if u.moved or u.used > 0:
         raise IllegalAction("M11", f"{u.id} has already moved {u.used:.2f}\" this turn: reloading is instead of moving")
     if u.reloaded:
