@@ -107,6 +107,20 @@ class Banner:
         return [shown.strip()] if shown else []
 
 
+DIFFICULT_INK = (130, 75, 15)
+
+
+def difficult_line(info: dict) -> str:
+    """The allowances of a path across difficult ground (M12), as the engine gives them
+    (``unit_info``'s ``walk_difficult`` and ``run_difficult``); "" when they are the same."""
+    walk, walk_d = info.get("walk"), info.get("walk_difficult")
+    if walk is None or walk_d is None or abs(walk - walk_d) < 1e-9:
+        return ""
+    run_d = info.get("run_difficult")
+    run = f'   Run {run_d:.2f}"' if run_d is not None else ""
+    return f'across difficult ground (M12): Move {walk_d:.2f}"{run}'
+
+
 def _flag(name: str, on: bool) -> tuple[str, Any]:
     return (f"{name}: {'yes' if on else 'no'}", (30, 30, 30) if on else SOFT)
 
@@ -181,6 +195,10 @@ class UnitCard:
                 run = f'{info["run"]:.2f}"' if info.get("run") is not None else "denied"
                 surface.blit(T.text(f'Move {info["walk"]:.2f}"   Run {run}   ({used})', 13, (30, 30, 30), True), (x, y))
                 y += 17
+                across = difficult_line(info)
+                if across:
+                    surface.blit(T.text(across, 12, DIFFICULT_INK), (x, y))
+                    y += 16
             if info.get("run_denied") is not None:
                 e = info["run_denied"]
                 for line in T.wrap(f"Run: {e.rule}: {e.reason}", rect.width - 20, 12)[:3]:
