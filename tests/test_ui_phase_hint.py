@@ -109,3 +109,25 @@ def test_speedheim_play_opens_the_first_game_with_the_card_and_later_ones_withou
     assert app_module.play_cli(default, bots=(2,)) == 0
     assert tops == ["TurnCard", "PlayScene"]
     assert str(datadir) in userdata.settings_path()
+
+
+def test_the_placeholder_combat_badge_explains_itself_on_hover_and_k_opens_its_rules(tmp_path):
+    from game.ui.keymap import PLAY
+    from game.ui.scenes.play.rule_tips import tip_lines
+    from game.ui.scenes.rules import RulesScene
+
+    app, scene = open_scene(bot_game(36), tmp_path)
+    pills = dict(scene.sidebar.banner.pills)
+    assert "placeholder combat" in pills
+    at = pills["placeholder combat"].center
+    app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=at, rel=(0, 0), buttons=(0, 0, 0)))
+    app.frame(0.016, flip=False)
+    assert scene.rule_tips.shown() == "placeholder combat"
+    text = " ".join(t for t, _s in tip_lines("placeholder combat"))
+    assert "S1, S2 and F1" in text and "not written" in text
+    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=at, button=1))   # a click keeps it open
+    away = (at[0], 400)
+    app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=away, rel=(0, 0), buttons=(0, 0, 0)))
+    assert scene.rule_tips.shown() == "placeholder combat"
+    app.dispatch(PLAY.key_event("rules"))
+    assert isinstance(app.top, RulesScene) and app.top.rule == "S1"

@@ -21,6 +21,8 @@ class Banner:
     """Turn, player, phase and step, on the warband's colour."""
 
     shown: list[str] = []
+    #: The pills drawn: (text, rectangle on the screen), for their tips on hover.
+    pills: list[tuple[str, pygame.Rect]] = []
 
     def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
              step: str | None, note: str = "", tags=(), over: bool = False) -> None:
@@ -34,6 +36,7 @@ class Banner:
         surface.fill((40, 34, 28), rect)
         #: The texts drawn, whole (tests and the window's readers look here).
         self.shown: list[str] = []
+        self.pills = []
         chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
         surface.fill(colour, chip)
         gap = 18
@@ -50,13 +53,14 @@ class Banner:
             width = img.get_width() + 14
             if right - width - 6 < rect.x + fixed + 120:
                 break
-            pills.append((img, pill_colour, right))
+            pills.append((img, pill_colour, right, text))
             right -= width + 6
         right -= 2
         self.shown += [text for text, _c in tags[:len(pills)]]
-        for img, pill_colour, r in pills:
+        for img, pill_colour, r, text in pills:
             pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
             pill.midright = (r, rect.centery)
+            self.pills.append((text, pill.copy()))
             pygame.draw.rect(surface, pill_colour, pill, border_radius=9)
             surface.blit(img, img.get_rect(center=pill.center))
         room = right - (rect.x + fixed)

@@ -205,8 +205,10 @@ class BoardLayers:
             pygame.draw.lines(surface, DIFFICULT_EDGE, False, px, 16)
             pygame.draw.lines(surface, DIFFICULT_BAND, False, px, 12)
             dashed(surface, DIFFICULT_EDGE, px, 12, dash=4)
-        first = cam.to_px(*p.difficult[0][0])
-        label(surface, f'difficult ground -{self.scene.rs.difficult_penalty:g}" (M12)', (first[0], first[1] - 18),
+        piece = p.difficult[0]
+        (ax, ay), (bx, by) = piece[0], piece[-1]
+        mid = cam.to_px((ax + bx) / 2, (ay + by) / 2)   # above the middle of the first stretch
+        label(surface, f'difficult ground -{self.scene.rs.difficult_penalty:g}" (M12)', (mid[0], mid[1] - 22),
               DIFFICULT_EDGE, size=12, bg=(255, 240, 215))
 
     def draw_ruler(self, surface: pygame.Surface) -> None:

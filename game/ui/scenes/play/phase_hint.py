@@ -163,7 +163,8 @@ class TurnCard(DimmedScene):
         w = min(self.WIDTH, size[0] - 40)
         lines = self.wrapped(w - 48)
         lh = T.font(self.SIZE).get_linesize()
-        box = pygame.Rect(0, 0, w, 70 + lh * len(lines) + 44)
+        text_h = sum(lh if line else lh // 2 for line in lines)   # a blank line between paragraphs is half
+        box = pygame.Rect(0, 0, w, 62 + text_h + 56)
         box.center = (size[0] // 2, size[1] // 2)
         return box, lines
 
