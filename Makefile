@@ -9,19 +9,19 @@ PLAYSTAMP := $(VENV)/.installed
 
 # The first run sets up .venv: one line a step, then pip's own words only if something fails.
 $(PY):
-	@echo "setting up .venv (once; about a minute in all)..."
+	@echo "setting up .venv (once; a minute or two in all)..."
 	@$(PYTHON) -m venv $(VENV)
 	@echo "updating pip in .venv..."
 	@$(PY) -m pip install --quiet --upgrade pip
 
 $(PLAYSTAMP): pyproject.toml | $(PY)
-	@echo "installing Speedheim Table and the libraries it uses into .venv (about a minute)..."
+	@echo "installing Speedheim Table and the libraries it uses into .venv (a minute or two)..."
 	@$(PY) -m pip install --quiet -e .
 	@touch $@
 	@echo ".venv is ready: speedheim is $(VENV)/bin/speedheim"
 
 $(STAMP): pyproject.toml | $(PY)
-	@echo "installing Speedheim Table with its test tools into .venv (about a minute)..."
+	@echo "installing Speedheim Table with its test tools into .venv (a minute or two)..."
 	@$(PY) -m pip install --quiet -e ".[dev]"
 	@touch $@ $(PLAYSTAMP)
 	@echo ".venv is ready: speedheim is $(VENV)/bin/speedheim"

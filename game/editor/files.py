@@ -88,8 +88,8 @@ class EditorFiles:
             if value and self.save_as_chosen(value[0].strip(), value[2].strip()) and then is not None:
                 then()
 
-        app.open_dialog(TextPrompt(app.ui, "Save the map as", "The map's name (shown in the game), and the "
-                                   "file to save it to (Tab: the other field):", initial, chosen,
+        app.open_dialog(TextPrompt(app.ui, "Save the map as", "The map's name, and its file (Tab: the other field):",
+                                   initial, chosen,
                                    [("Save", "save"), ("Cancel", None)], name=doc.sc.name))
 
     def save_as_chosen(self, path: str, name: str | None = None) -> bool:

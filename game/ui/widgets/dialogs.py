@@ -39,7 +39,7 @@ def tab_between(event: pygame.event.Event, entries: list) -> bool:
     for e in entries:
         e.unfocus()
     there.focus()
-    there.edit_position = len(there.get_text())
+    there.set_text(there.get_text())   # the cursor at the end, in the text and on the screen
     return True
 
 
@@ -287,7 +287,9 @@ class TextPrompt(Dialog):
                                         initial_text=name)
         self.entry = UITextEntryLine(pygame.Rect(6, 70 + extra, inner_w - 12, 32), manager, container=self.root,
                                      initial_text=initial)
-        (self.name or self.entry).focus()
+        first = self.name or self.entry
+        first.focus()
+        first.set_text(first.get_text())   # the cursor at the end of the text
         choices = buttons or [("OK", "ok")]
         self.default = choices[0][1]
         self.buttons = self._buttons(manager, self.root, choices, self.default, 6, 110 + extra, inner_w - 12,
