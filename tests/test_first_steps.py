@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
+import sys
+
+import pytest
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,6 +54,27 @@ def test_an_editable_install_takes_the_simple_layout():
     directory is given as the project's root (a plain .pth line)."""
     text = open(os.path.join(HERE, "pyproject.toml"), encoding="utf-8").read()
     assert re.search(r'^package-dir = \{"" = "\."\}', text, re.M)
+
+
+@pytest.mark.install
+def test_an_editable_install_prints_no_build_backend_warning(tmp_path):
+    """What ``make play`` runs first, with the newest pip (which shows the build back
+    end's warnings): ``pip install --quiet -e .`` says nothing of its own."""
+    src = tmp_path / "src"
+    shutil.copytree(os.path.join(HERE, "game"), src / "game", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(HERE, name), src / name)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = str(venv / "bin" / "python")
+    up = subprocess.run([py, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], capture_output=True, text=True,
+                        timeout=600)
+    assert up.returncode == 0, up.stderr
+    out = subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(src)], capture_output=True,
+                         text=True, timeout=600, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert "BuildBackendWarning" not in out.stderr + out.stdout, out.stderr
+    assert "Editable installation" not in out.stderr + out.stdout
 
 
 def test_every_link_in_the_docs_leads_to_a_file():
