@@ -5,25 +5,37 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 PLAYSTAMP := $(VENV)/.installed
 
-.PHONY: play test fuzz bench check render clean
+.PHONY: play edit test fuzz bench check render clean
 
+# The first run sets up .venv: one line a step, then pip's own words only if something fails.
 $(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	@echo "setting up .venv (once; a minute or two in all)..."
+	@$(PYTHON) -m venv $(VENV)
+	@echo "updating pip in .venv..."
+	@$(PY) -m pip install --quiet --upgrade pip
 
 $(PLAYSTAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
-	touch $@
+	@echo "installing Speedheim Table and the libraries it uses into .venv (a minute or two)..."
+	@$(PY) -m pip install --quiet -e .
+	@touch $@
+	@echo ".venv is ready: speedheim is $(VENV)/bin/speedheim"
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev]"
-	touch $@ $(PLAYSTAMP)
+	@echo "installing Speedheim Table with its test tools into .venv (a minute or two)..."
+	@$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $@ $(PLAYSTAMP)
+	@echo ".venv is ready: speedheim is $(VENV)/bin/speedheim"
 
 # make play BOT=2: you are player 1 against the bot; BOT="1 2": the bot plays both sides;
 # BOT_NAME=planner: the bot that searches against your reply (about a second a turn);
 # with no BOT (two players at one screen), the bot the hint (I) asks.
 play: $(PLAYSTAMP)
 	$(PY) -m game play $(SCENARIO) $(foreach p,$(BOT),--bot $(p)) $(if $(BOT_NAME),--bot-name $(BOT_NAME))
+
+# make edit: a new map (Ctrl+S asks for its name); make edit FILE=my-raid.yaml opens or starts that file
+# (SCENARIO= works too, as for play).
+edit: $(PLAYSTAMP)
+	$(PY) -m game edit $(or $(FILE),$(SCENARIO))
 
 # pytest-xdist: one worker per core and one more, since some tests wait on other processes
 # (pip, a window left open 5 s, a killed run); --dist loadfile keeps a file's tests on one
@@ -40,8 +52,9 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py
 
+# make check: every bundled map; make check FILE=my-raid.yaml (or FILE="a.yaml b.yaml"): those files
 check: $(PLAYSTAMP)
-	$(PY) -m game check maps/*.yaml
+	$(PY) -m game check $(or $(FILE),maps/*.yaml)
 
 render: $(PLAYSTAMP)
 	mkdir -p out

@@ -1,10 +1,14 @@
 import os
 import sys
+import tempfile
 
 # Tests that open pygame run headless.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# No test reads or writes the user's own data directory (autosave, settings such as the
+# first game's turn card, the crash log): a test that needs one sets its own.
+os.environ.setdefault("SPEEDHEIM_DATA_DIR", tempfile.mkdtemp(prefix="speedheim-test-data-"))
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:

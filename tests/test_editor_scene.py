@@ -98,8 +98,12 @@ def test_build_a_map_with_mouse_and_keys_save_check_and_replay(tmp_path, capsys)
     by_band = {w.id: [u.id for u in sc.state.units.values() if u.warband == w.id] for w in sc.warbands}
     assert len(by_band["reavers"]) == 2 and len(by_band["wardens"]) == 2
     assert doc.validate() == [], [str(f) for f in doc.validate()]
-    d.ctrl(K.K_s)
-    assert d.scene.message.startswith("saved") and not doc.dirty
+    d.ctrl(K.K_s)  # a new map's first save asks its name (and the file, the one given)
+    prompt = d.app.modal
+    assert isinstance(prompt, TextPrompt) and prompt.name.get_text() == "New map"
+    prompt.name.set_text("Small keep")
+    d.key(K.K_RETURN)
+    assert d.scene.message.startswith("saved") and not doc.dirty and doc.sc.name == "Small keep"
     capsys.readouterr()
     assert main(["check", doc.path]) == 0
     assert "ok (scenario)" in capsys.readouterr().out
@@ -222,6 +226,7 @@ def test_save_with_problems_warns_and_play_is_refused(tmp_path):
     played = d.scene.files.played
     doc.move([("ladder", doc.sc.ladders[0].id)], 4, 0)
     d.ctrl(K.K_s)
+    d.key(K.K_RETURN)  # the name it has
     assert os.path.exists(doc.path) and "WITH 1 PROBLEM" in d.scene.message
     d.ctrl(K.K_p)
     assert played == [] and d.scene.message.startswith("cannot play")

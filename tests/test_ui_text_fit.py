@@ -178,7 +178,7 @@ def test_after_the_game_ends_the_banner_says_so_and_the_end_button_is_gone(tmp_p
     assert not scene.sidebar.end_button.visible
     shown = scene.sidebar.banner.shown
     assert "Game over" in shown and not any(s.endswith(" phase") for s in shown)
-    assert "Ctrl+Z" in " ".join(shown)
+    assert "Ctrl+Z" in " ".join(scene.sidebar.hint_bar.shown)   # the hint strip says how it ended
 
 
 # --- the ruler and the sight key ----------------------------------------------------------------
@@ -280,7 +280,7 @@ def test_the_editor_prints_no_pygame_banner():
     assert "pygame" not in out.stdout
 
 
-def test_a_bot_games_end_shows_who_won_and_how_whole_in_the_banner(tmp_path):
+def test_a_bot_games_end_shows_who_won_and_how_whole_under_the_banner(tmp_path):
     red = [unit("red-captain", [6, 6], carrying="t1"), unit("red-sword", [10, 6], keywords=())]
     blue = [unit("blue-boss", [30, 30])]
     g = build_game(red, blue, [{"id": "t1", "at": [6, 6], "event": "none"}],
@@ -296,7 +296,7 @@ def test_a_bot_games_end_shows_who_won_and_how_whole_in_the_banner(tmp_path):
         app.top.close()
     app.frame(0.016, flip=False)
     shown = scene.sidebar.banner.shown
-    hint = " ".join(shown[3:])
+    hint = " ".join(scene.sidebar.hint_bar.shown)
     outcome = ask.outcome(g)
     assert outcome.winner == "red" and len(outcome.reason) > 60
     assert "Game over" in shown and outcome.reason in hint.replace("  ", " ") and "Ctrl+Z" in hint

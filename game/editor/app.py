@@ -36,7 +36,7 @@ def open_editor(app: App, doc: Document) -> EditorScene:
     elif doc.opened_with:
         scene.say(f"opened with {len(doc.opened_with)} problem(s): see the list on the right", bad=True)
     elif doc.path and not os.path.exists(doc.path):
-        scene.say(f"new map {doc.sc.width:g}\" x {doc.sc.height:g}\": Ctrl+S saves it to {doc.path}")
+        scene.say(f"new map {doc.sc.width:g}\" x {doc.sc.height:g}\": Ctrl+S asks its name, then saves it to {doc.path}")
     return scene
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Callable
 
 from game.bundled import rosters_dir
 from game.editor.edits import EditError
@@ -21,7 +22,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from game.editor.scene import EditorScene
 
 DEFAULT_ROSTER_DIR = rosters_dir()
-NEW_MAP_PATH = os.path.join("maps", "new-map.yaml")
+#: The name Document.new gives a map: a map still so named is asked its name when first saved.
+NEW_MAP_NAME = "New map"
+
+
+def default_map_file(name: str) -> str:
+    """Where a new map is offered to be saved: its name as a file in the current directory
+    (``Ruined Keep`` -> ``ruined-keep.yaml``), never among the bundled maps of the package."""
+    stem = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "new-map"
+    return f"{stem}.yaml"
 
 
 class EditorFiles:
@@ -34,7 +43,7 @@ class EditorFiles:
 
     def save(self, path: str | None = None, confirmed: bool = False) -> bool:
         scene, doc = self.scene, self.scene.doc
-        if not (path or doc.path):
+        if path is None and self.needs_name():
             self.save_as()
             return False
         target = path or doc.path
@@ -57,16 +66,42 @@ class EditorFiles:
             scene.say(f"saved {doc.path}")
         return True
 
-    def save_as(self, initial: str = NEW_MAP_PATH) -> None:
-        app = self.scene.app
-        app.open_dialog(TextPrompt(app.ui, "Save the map as", "File name of the map:", initial,
-                                   lambda v: v and self.save_as_chosen(v[0].strip()),
-                                   [("Save", "save"), ("Cancel", None)]))
+    def needs_name(self) -> bool:
+        """A map not saved yet (no file, or its file not written yet) that still has the
+        new map's name: the first Ctrl+S asks for its name and file (save as)."""
+        doc = self.scene.doc
+        if not doc.path:
+            return True
+        return not os.path.exists(doc.path) and doc.sc.name == NEW_MAP_NAME
 
-    def save_as_chosen(self, path: str) -> bool:
-        """Save under a name typed in the save-as prompt (another file: nothing to ask)."""
+    def save_as(self, initial: str | None = None, then: Callable[[], None] | None = None) -> None:
+        """Ask for the map's name and a file name, then save there (``then``: after saving)."""
+        scene = self.scene
+        doc, app = scene.doc, scene.app
+        if initial is None:
+            initial = doc.path if doc.path and not os.path.exists(doc.path) else default_map_file(doc.sc.name)
+            if doc.path and os.path.exists(doc.path):
+                stem, ext = os.path.splitext(doc.path)
+                initial = f"{stem}-copy{ext or '.yaml'}"
+
+        def chosen(value) -> None:
+            if value and self.save_as_chosen(value[0].strip(), value[2].strip()) and then is not None:
+                then()
+
+        app.open_dialog(TextPrompt(app.ui, "Save the map as", "The map's name, and its file (Tab: the other field):",
+                                   initial, chosen,
+                                   [("Save", "save"), ("Cancel", None)], name=doc.sc.name))
+
+    def save_as_chosen(self, path: str, name: str | None = None) -> bool:
+        """Save under a file name (and map name) typed in the save-as prompt (another
+        file: nothing to ask)."""
         if not path:
             return False
+        scene = self.scene
+        if name and name != scene.doc.sc.name:
+            scene.attempt(scene.doc.set_name, name)
+            if scene.failed:
+                return False
         return self.save(path, confirmed=True)
 
     def ask_save_over(self, target: str) -> ChoiceDialog:
@@ -106,7 +141,10 @@ class EditorFiles:
         if findings:
             scene.say(f"cannot play: the map has {len(findings)} problem(s) (see the list on the right)", bad=True)
             return
-        if (doc.dirty or not doc.path) and not self.save():
+        if self.needs_name():
+            self.save_as(then=self.play)   # its name and file first; it plays once saved
+            return
+        if (doc.dirty or not os.path.exists(doc.path)) and not self.save():
             return
         from game.ui.app import start
 

@@ -90,6 +90,8 @@ class PropertiesPanel:
                            numbers=True)
             elif kind == "unit":
                 self.unit_fields(key)
+            elif kind == "ladder":
+                self.ladder_fields(key)
             elif kind in ("zone", "warband"):
                 w = d.warband(key)
                 self.entry("warband", w.name, lambda v, k=key: scene.attempt(d.set_warband, k, name=v))
@@ -102,6 +104,30 @@ class PropertiesPanel:
                 w = d.warband(scene.warband)
                 self.entry("warband", w.name, lambda v, k=w.id: scene.attempt(d.set_warband, k, name=v))
         self.bottom = self._y
+
+    def ladder_fields(self, key: str) -> None:
+        """A ladder: its id, the block it climbs, and its foot (x and y, moved by Enter)."""
+        d = self.scene.doc
+        lad = d.ladder(key)
+        self.info("ladder", lad.id)
+        try:
+            self.info("up to", f'{lad.top} ({fmt(d.terrain(lad.top).height)}" high)')
+        except EditError:
+            self.info("up to", f"{lad.top} (not on the map)")
+        for axis, name in enumerate(("foot x", "foot y")):
+            self.entry(name, fmt(lad.foot[axis]),
+                       lambda v, a=axis: self.number(v, lambda n: self.move_foot(key, a, n)), numbers=True)
+
+    def move_foot(self, key: str, axis: int, value: float) -> None:
+        foot = self.scene.doc.ladder(key).foot
+        shift = value - foot[axis]
+        self.scene.doc.move([("ladder", key)], shift if axis == 0 else 0.0, shift if axis == 1 else 0.0)
+
+    def info(self, text: str, value: str) -> None:
+        """A row that shows a value and takes no input."""
+        self._label(text)
+        self._add(UILabel(pygame.Rect(self._x + LABEL_W, self._y, self._w - LABEL_W, 28), value, self.scene.app.ui))
+        self._y += ROW_H
 
     def unit_fields(self, key: str) -> None:
         scene, d = self.scene, self.scene.doc

@@ -141,6 +141,7 @@ class EditorScene(Scene):
             "redo": lambda: self._history(d.redo, "redid", "nothing to redo"),
             "rotate": lambda: self._rotate(1), "rotate_back": lambda: self._rotate(-1),
             "duplicate": self._duplicate, "delete": self._delete, "snap": self._snap, "save": lambda: self.files.save(),
+            "save_as": lambda: self.files.save_as(),
             "play": self.files.play, "roster": self.files.roster_dialog, "event": self._cycle_event,
             "warband": self._next_warband, "entry": lambda: self._next_entry(1), "entry_back": lambda: self._next_entry(-1),
             "finish": lambda: self.finish_polygon(), "cancel": self._cancel, "fit": self.fit,

@@ -69,7 +69,10 @@ class TerrainCommands:
                 self.renamed(tid, new_id)
         return t.id
 
-    def _ladder_foot(self, block: Terrain, near: Point) -> Point:
+    def _ladder_foot(self, block: Terrain, near: Point, snap: bool = False) -> Point:
+        """The foot of a ladder up ``block`` near ``near``: on the ground, LADDER_FOOT_OUT out
+        from the nearest edge. ``snap``: on the snap grid (when snapping is on) wherever the
+        grid point still stands beside the block, within its reach."""
         poly = Polygon(block.polygon)
         edge_pt = nearest_points(poly.exterior, ShPoint(near))[0]
         ex, ey = edge_pt.x, edge_pt.y
@@ -87,8 +90,15 @@ class TerrainCommands:
             if poly.contains(ShPoint(ex + nx * 0.01, ey + ny * 0.01)):
                 nx, ny = -nx, -ny
             dx, dy, d = nx, ny, 1.0
-        out = min(LADDER_FOOT_OUT, float(self.sc.ruleset.get("ladder_reach", 1.0)) / 2)
-        return (rnd(ex + dx / d * out), rnd(ey + dy / d * out))
+        reach = float(self.sc.ruleset.get("ladder_reach", 1.0))
+        out = min(LADDER_FOOT_OUT, reach / 2)
+        foot = (ex + dx / d * out, ey + dy / d * out)
+        if snap and self.snap_step:
+            grid = self.snap_point(foot)
+            gap = poly.distance(ShPoint(grid))
+            if 1e-6 < gap <= reach and 0 <= grid[0] <= self.sc.width and 0 <= grid[1] <= self.sc.height:
+                return grid
+        return (rnd(foot[0]), rnd(foot[1]))
 
     def block_edge_near(self, p: Point, reach: float = LADDER_PICK) -> Terrain | None:
         best, best_d = None, reach + 1e-9
@@ -107,7 +117,7 @@ class TerrainCommands:
             raise EditError(f"no block edge within {LADDER_PICK:g}\" of [{at[0]:.2f}, {at[1]:.2f}]: click on a block's edge")
         if block.kind != "block":
             raise EditError(f"{block.id} is a {block.kind}; ladders reach the top of a block")
-        foot = self._ladder_foot(block, at)
+        foot = self._ladder_foot(block, at, snap=True)
         if not (0 <= foot[0] <= self.sc.width and 0 <= foot[1] <= self.sc.height):
             raise EditError(f"the ladder's foot [{foot[0]:.2f}, {foot[1]:.2f}] would be off the table")
         below = self.board.height_at(*foot)

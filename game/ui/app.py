@@ -503,4 +503,7 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
         scene.bot.set_seat(player, scene.bot.chosen)
     if bots:
         scene.bot.announce()
+    from game.ui.scenes.play.phase_hint import show_turn_card_once
+
+    show_turn_card_once(app, scene)   # the very first game: how to play a turn
     return app.run_to_the_end()

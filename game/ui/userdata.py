@@ -28,6 +28,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "reach": True,
     "trails": True,
     "handover": True,  # hot-seat hand-over screen between players
+    "turn_card_seen": False,  # the first game's "how to play a turn" card was shown
 }
 
 

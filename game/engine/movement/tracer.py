@@ -432,3 +432,40 @@ def stands_in_difficult(tracer: Tracer, unit: Unit) -> bool:
     from there crosses it, as :meth:`Tracer.touches_difficult` counts a path (its start
     is on it)."""
     return tracer.touches_difficult(unit, [(unit.x, unit.y)])
+
+
+def difficult_stretches(tracer: Tracer, unit: Unit, pts: Sequence[Point]) -> list[list[Point]]:
+    """The stretches of the polyline ``pts``, in order along it, where the base comes
+    within its radius (less 1e-4") of difficult ground: where :meth:`Tracer.touches_difficult`
+    finds M12's difficult ground on a path, piece by piece (for showing it on the table).
+    Each segment is cut on its own, so a path that crosses itself keeps its order. The
+    base's reach is a buffer of the ground (a polygon of many sides): a stretch's ends may
+    differ from the exact ones by a thousandth of the base's radius."""
+    board = tracer.board
+    if board.tree is None or len(pts) < 2:
+        return []
+    line = LineString(pts)
+    zones = [board.polygons[h].buffer(unit.r - 1e-4) for h in
+             board.tree.query(line, predicate="dwithin", distance=unit.r).tolist()
+             if board.terrain[h].kind == "difficult"]
+    if not zones:
+        return []
+    zone = shapely.union_all(zones)
+    cum = [0.0]
+    for a, b in zip(pts, pts[1:]):
+        cum.append(cum[-1] + math.hypot(b[0] - a[0], b[1] - a[1]))
+    spans: list[list[float]] = []   # arc-length intervals inside the zone, in order
+    for i, (a, b) in enumerate(zip(pts, pts[1:])):
+        seg = LineString([a, b])
+        if seg.length <= 0:
+            continue
+        cuts = sorted((cum[i] + seg.project(ShPoint(g.coords[0])), cum[i] + seg.project(ShPoint(g.coords[-1])))
+                      for g in shapely.get_parts(seg.intersection(zone))
+                      if g.geom_type == "LineString" and g.length > 1e-9)
+        for s0, s1 in cuts:
+            s0, s1 = min(s0, s1), max(s0, s1)
+            if spans and s0 <= spans[-1][1] + 1e-9:
+                spans[-1][1] = max(spans[-1][1], s1)
+            else:
+                spans.append([s0, s1])
+    return [[(float(x), float(y)) for x, y in sub_line(pts, cum, s0, s1).coords] for s0, s1 in spans]

@@ -167,6 +167,21 @@ def allowance(game, uid: str, run: bool) -> float:
     return float(game.mover.allowance(game.state, uid, run=run).inches)
 
 
+def allowance_across_difficult(game, uid: str, run: bool) -> float:
+    """Inches ``uid`` may walk (or run) now on a path that crosses difficult ground (M12,
+    after every other modifier); raises IllegalAction when it may not move."""
+    return float(game.mover.allowance(game.state, uid, run=run).total(True))
+
+
+def difficult_stretches(game, uid: str, pts) -> list[list[tuple[float, float]]]:
+    """Where ``uid``'s base, moved along the points ``pts``, crosses difficult ground (M12):
+    the stretches of the path, in order (none: it crosses none)."""
+    from game.engine.movement.tracer import difficult_stretches as stretches
+
+    unit = game.state.units[uid]
+    return stretches(game.mover, unit, [(float(p[0]), float(p[1])) for p in pts])
+
+
 def run_denial(game, uid: str) -> IllegalAction | None:
     return game.mover.run_denial(game.state, uid)
 

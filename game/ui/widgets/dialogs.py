@@ -28,6 +28,21 @@ def _esc(s: str) -> str:
     return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", "<br>")
 
 
+def tab_between(event: pygame.event.Event, entries: list) -> bool:
+    """Tab (Shift+Tab: backwards) moves the focus to the next text entry of ``entries``;
+    True when the key was a Tab."""
+    if event.type != pygame.KEYDOWN or event.key != pygame.K_TAB or len(entries) < 2:
+        return False
+    here = next((i for i, e in enumerate(entries) if e.is_focused), -1)
+    step = -1 if event.mod & pygame.KMOD_SHIFT else 1
+    there = entries[(here + step) % len(entries)]
+    for e in entries:
+        e.unfocus()
+    there.focus()
+    there.set_text(there.get_text())   # the cursor at the end, in the text and on the screen
+    return True
+
+
 def _centred_window(manager: pygame_gui.UIManager, title: str, width: int, height: int) -> UIWindow:
     sw, sh = manager.window_resolution
     rect = pygame.Rect(0, 0, width, min(height, sh - 20))
@@ -251,26 +266,45 @@ class TextPrompt(Dialog):
     """Ask for a line of text (a reason for a roll, a file name).
 
     The answer is ``(text, button value)``; Enter answers with the first button. A
-    button whose value is None cancels (the answer is None).
+    button whose value is None cancels (the answer is None). With ``name`` (a map's
+    save-as), a second field above asks for a name first, and the answer is
+    ``(text, button value, name)``; Tab moves between the two fields.
     """
 
     def __init__(self, manager: pygame_gui.UIManager, title: str, message: str, initial: str,
-                 on_value: Callable[[tuple[str, Any] | None], None],
-                 buttons: list[tuple[str, Any]] | None = None):
+                 on_value: Callable[[tuple | None], None],
+                 buttons: list[tuple[str, Any]] | None = None, name: str | None = None):
         super().__init__()
         self.on_value = on_value
-        self.root = _centred_window(manager, title, 460, 190)
+        extra = 0 if name is None else 40
+        self.root = _centred_window(manager, title, 460, 190 + extra)
         inner_w = self.root.get_container().get_rect().width
         UITextBox(_esc(message), pygame.Rect(6, 4, inner_w - 12, 60), manager, container=self.root)
-        self.entry = UITextEntryLine(pygame.Rect(6, 70, inner_w - 12, 32), manager, container=self.root,
+        self.name: UITextEntryLine | None = None
+        if name is not None:
+            UILabel(pygame.Rect(6, 70, 90, 32), "map name", manager, container=self.root)
+            self.name = UITextEntryLine(pygame.Rect(100, 70, inner_w - 106, 32), manager, container=self.root,
+                                        initial_text=name)
+        self.entry = UITextEntryLine(pygame.Rect(6, 70 + extra, inner_w - 12, 32), manager, container=self.root,
                                      initial_text=initial)
-        self.entry.focus()
+        first = self.name or self.entry
+        first.focus()
+        first.set_text(first.get_text())   # the cursor at the end of the text
         choices = buttons or [("OK", "ok")]
         self.default = choices[0][1]
-        self.buttons = self._buttons(manager, self.root, choices, self.default, 6, 110, inner_w - 12, len(choices))
+        self.buttons = self._buttons(manager, self.root, choices, self.default, 6, 110 + extra, inner_w - 12,
+                                     len(choices))
+
+    def handle_key(self, event: pygame.event.Event) -> bool:
+        return (self.name is not None and tab_between(event, [self.name, self.entry])) or super().handle_key(event)
 
     def answer(self, value: Any) -> None:
-        self.close(None if value is None else (self.entry.get_text(), value))
+        if value is None:
+            self.close(None)
+        elif self.name is not None:
+            self.close((self.entry.get_text(), value, self.name.get_text()))
+        else:
+            self.close((self.entry.get_text(), value))
 
     def confirm(self) -> bool:
         self.answer(self.default)
@@ -280,7 +314,7 @@ class TextPrompt(Dialog):
         if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self.buttons:
             self.answer(self.buttons[event.ui_element])
             return True
-        if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry:
+        if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element in (self.entry, self.name):
             self.confirm()
             return True
         return False
@@ -349,8 +383,12 @@ class SizePrompt(Dialog):
         self.width.focus()
         self.ok = UIButton(pygame.Rect(360, 40, 70, 28), "Create", manager, container=self.root,
                            object_id=DEFAULT_BUTTON)
-        self.error = UILabel(pygame.Rect(10, 80, 420, 28), "Enter creates the map, Esc cancels", manager,
-                             container=self.root)
+        self.error = UILabel(pygame.Rect(10, 80, 420, 28), "Tab: the other field; Enter creates the map, Esc cancels",
+                             manager, container=self.root)
+
+    def handle_key(self, event: pygame.event.Event) -> bool:
+        """Tab (and Shift+Tab) moves between the width and the height field."""
+        return tab_between(event, [self.width, self.height]) or super().handle_key(event)
 
     def confirm(self) -> bool:
         try:

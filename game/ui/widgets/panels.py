@@ -21,6 +21,8 @@ class Banner:
     """Turn, player, phase and step, on the warband's colour."""
 
     shown: list[str] = []
+    #: The pills drawn: (text, rectangle on the screen), for their tips on hover.
+    pills: list[tuple[str, pygame.Rect]] = []
 
     def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
              step: str | None, note: str = "", tags=(), over: bool = False) -> None:
@@ -34,6 +36,7 @@ class Banner:
         surface.fill((40, 34, 28), rect)
         #: The texts drawn, whole (tests and the window's readers look here).
         self.shown: list[str] = []
+        self.pills = []
         chip = pygame.Rect(rect.x, rect.y, 10, rect.height)
         surface.fill(colour, chip)
         gap = 18
@@ -50,13 +53,14 @@ class Banner:
             width = img.get_width() + 14
             if right - width - 6 < rect.x + fixed + 120:
                 break
-            pills.append((img, pill_colour, right))
+            pills.append((img, pill_colour, right, text))
             right -= width + 6
         right -= 2
         self.shown += [text for text, _c in tags[:len(pills)]]
-        for img, pill_colour, r in pills:
+        for img, pill_colour, r, text in pills:
             pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
             pill.midright = (r, rect.centery)
+            self.pills.append((text, pill.copy()))
             pygame.draw.rect(surface, pill_colour, pill, border_radius=9)
             surface.blit(img, img.get_rect(center=pill.center))
         room = right - (rect.x + fixed)
@@ -105,6 +109,20 @@ class Banner:
             img = T.text(shown.strip(), 12, col)
             surface.blit(img, (rect.x, rect.centery - img.get_height() // 2))
         return [shown.strip()] if shown else []
+
+
+DIFFICULT_INK = (130, 75, 15)
+
+
+def difficult_line(info: dict) -> str:
+    """The allowances of a path across difficult ground (M12), as the engine gives them
+    (``unit_info``'s ``walk_difficult`` and ``run_difficult``); "" when they are the same."""
+    walk, walk_d = info.get("walk"), info.get("walk_difficult")
+    if walk is None or walk_d is None or abs(walk - walk_d) < 1e-9:
+        return ""
+    run_d = info.get("run_difficult")
+    run = f'   Run {run_d:.2f}"' if run_d is not None else ""
+    return f'across difficult ground (M12): Move {walk_d:.2f}"{run}'
 
 
 def _flag(name: str, on: bool) -> tuple[str, Any]:
@@ -181,6 +199,10 @@ class UnitCard:
                 run = f'{info["run"]:.2f}"' if info.get("run") is not None else "denied"
                 surface.blit(T.text(f'Move {info["walk"]:.2f}"   Run {run}   ({used})', 13, (30, 30, 30), True), (x, y))
                 y += 17
+                across = difficult_line(info)
+                if across:
+                    surface.blit(T.text(across, 12, DIFFICULT_INK), (x, y))
+                    y += 16
             if info.get("run_denied") is not None:
                 e = info["run_denied"]
                 for line in T.wrap(f"Run: {e.rule}: {e.reason}", rect.width - 20, 12)[:3]:

@@ -51,7 +51,7 @@ class PlayControls:
         from game.ui.scenes.rules import RulesScene
 
         s = self.scene
-        rule = s.rule_tips.shown()
+        rule = s.rule_tips.rule_shown()
         s.rule_tips.close()
         s.app.push(RulesScene(s.app, rule))
 

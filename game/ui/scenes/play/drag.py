@@ -35,6 +35,8 @@ class Preview:
     run: float | None = None  # run allowance (None: run denied)
     checks: list[tuple[float, float, str]] = field(default_factory=list)
     error: IllegalAction | None = None  # the engine's refusal: set whenever kind is None
+    #: Where the path crosses difficult ground (M12), the engine's stretches of it, in order.
+    difficult: list[list[tuple[float, float]]] = field(default_factory=list)
 
 
 @dataclass
@@ -161,7 +163,8 @@ class DragTool:
             err = legal.refused["move"]
             if not {"move", "run"} & ask.legal_kinds(game):  # not this phase: say what is, and how
                 err = IllegalAction(err.rule, phase_words(game))
-            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err)
+            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err,
+                           ask.difficult_stretches(game, d.uid, straight))
         body = self.move_action(d, False)["move"]  # what the drop applies (rounded to 0.001")
         where: dict[str, Any] = {"descend": d.descend}
         if "path" in body:
@@ -178,13 +181,17 @@ class DragTool:
                 errors.append(exc)
                 continue
             pts = [(float(p[0]), float(p[1])) for p in plan.points] or straight
-            return Preview("run" if run else "move", self.move_action(d, run), pts, float(plan.cost), info["walk"],
-                           info["run"], plan_checks(plan))
+            walk, run_to = info["walk"], info["run"]
+            if plan.difficult:   # M12: the allowances this path has (the engine's, after every modifier)
+                walk, run_to = info["walk_difficult"], info["run_difficult"]
+            return Preview("run" if run else "move", self.move_action(d, run), pts, float(plan.cost), walk,
+                           run_to, plan_checks(plan), difficult=ask.difficult_stretches(game, d.uid, pts))
         err = errors[-1]
         if info["run"] is None and info["run_denied"] is not None:
             e0, rd = errors[0], info["run_denied"]
             err = IllegalAction(e0.rule, f"{e0.reason}; Run denied ({rd.rule}: {rd.reason})")
-        return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err)
+        return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err,
+                       ask.difficult_stretches(game, d.uid, straight))
 
     def drop(self) -> None:
         d, self.drag = self.drag, None

@@ -98,9 +98,10 @@ class EngageTool:
             k = max(0.0, d - u.r - t.r) / d
             pts = [(u.x, u.y), (u.x + (t.x - u.x) * k, u.y + (t.y - u.y) * k)]
             cost, allowance, checks = gap, self._allowance(uid), []
+        crossed = ask.difficult_stretches(game, uid, pts)   # M12, where the path crosses it
         if err is not None:
-            return Preview(None, None, pts, cost, allowance, None, checks, err)
-        return Preview("engage", action, pts, cost, allowance, None, checks)
+            return Preview(None, None, pts, cost, allowance, None, checks, err, crossed)
+        return Preview("engage", action, pts, cost, allowance, None, checks, difficult=crossed)
 
     def _allowance(self, uid: str) -> float:
         info = self.scene.unit_info(uid)

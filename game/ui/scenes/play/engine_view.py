@@ -64,15 +64,19 @@ class EngineView:
             if got is not None:
                 return got
             game = self.game
-            info: dict[str, Any] = {"walk": 0.0, "run": None, "walk_error": None, "run_denied": None}
+            # *_difficult: the allowance of a path across difficult ground (M12)
+            info: dict[str, Any] = {"walk": 0.0, "run": None, "walk_error": None, "run_denied": None,
+                                    "walk_difficult": 0.0, "run_difficult": None}
             try:
                 info["walk"] = ask.allowance(game, uid, run=False)
+                info["walk_difficult"] = ask.allowance_across_difficult(game, uid, run=False)
             except IllegalAction as exc:
                 info["walk_error"] = exc
             info["run_denied"] = ask.run_denial(game, uid)
             if info["run_denied"] is None and info["walk_error"] is None:
                 try:
                     info["run"] = ask.allowance(game, uid, run=True)
+                    info["run_difficult"] = ask.allowance_across_difficult(game, uid, run=True)
                 except IllegalAction as exc:
                     info["run_denied"] = exc
             self._info[key] = info

@@ -23,6 +23,9 @@ from game.ui.draw import dashed
 from game.ui.sight_layer import MARKS
 from game.ui.widgets.overlays import GREEN, RED, YELLOW, check_icon, label, render_reach
 
+DIFFICULT_EDGE = (110, 60, 10)     # a path's stretch across difficult ground (M12): edge and hatching
+DIFFICULT_BAND = (215, 160, 80)
+
 if TYPE_CHECKING:  # pragma: no cover
     from game.ui.scenes.play.scene import PlayScene
 
@@ -163,6 +166,7 @@ class BoardLayers:
         cam = self.scene.camera
         u = self.scene.state.units[uid]
         pts = p.path
+        self.draw_difficult(surface, p)
         if p.kind is None:
             px = cam.points_px(pts)
             if len(px) > 1:
@@ -187,6 +191,25 @@ class BoardLayers:
         img_w = min(360, T.text(text, 14, (20, 20, 20), True).get_width())
         label(surface, text, (c[0] + rad + 14 + img_w / 2, c[1] + rad + 12), (20, 20, 20), size=14,
               bg=(255, 255, 255) if p.kind else (255, 225, 225), max_width=360)
+
+    def draw_difficult(self, surface: pygame.Surface, p) -> None:
+        """Where a planned path crosses difficult ground (M12, the engine's stretches): a
+        wide brown band under the path, cross-hatched, with the penalty at its start."""
+        if not p.difficult:
+            return
+        cam = self.scene.camera
+        for piece in p.difficult:
+            px = cam.points_px(piece)
+            if len(px) < 2:
+                continue
+            pygame.draw.lines(surface, DIFFICULT_EDGE, False, px, 16)
+            pygame.draw.lines(surface, DIFFICULT_BAND, False, px, 12)
+            dashed(surface, DIFFICULT_EDGE, px, 12, dash=4)
+        piece = p.difficult[0]
+        (ax, ay), (bx, by) = piece[0], piece[-1]
+        mid = cam.to_px((ax + bx) / 2, (ay + by) / 2)   # above the middle of the first stretch
+        label(surface, f'difficult ground -{self.scene.rs.difficult_penalty:g}" (M12)', (mid[0], mid[1] - 22),
+              DIFFICULT_EDGE, size=12, bg=(255, 240, 215))
 
     def draw_ruler(self, surface: pygame.Surface) -> None:
         scene = self.scene

@@ -32,17 +32,36 @@ BG = (255, 252, 238)
 EDGE = (90, 80, 60)
 
 
+#: What a banner pill means (its tip on hover, as a rule id's): title, text, and the rule
+#: K opens the rules on while the tip is shown.
+BADGES = {
+    "placeholder combat": (
+        "Placeholder combat",
+        "The designers have not written the Engage, Shoot and Melee phases yet. So that a game "
+        "against the bot (and every simulation) can be played to its end, Shoot and Attack are "
+        "resolved by the placeholder rules S1, S2 and F1; the menus show the exact odds before "
+        "each roll. A hot-seat game without a bot sets the results by hand instead (combat: manual).",
+        "S1"),
+}
+
+
 def tip_lines(rule: str, width: int = TIP_W - 20) -> list[tuple[str, str]]:
-    """The panel's lines for ``rule``, each (text, style): its title ("title"), its text
-    wrapped to ``width`` pixels ("body"), and how to keep it and read the rest ("foot");
-    [] for an id the reference does not know."""
-    e = rules_doc.lookup(rule)
-    if e is None:
-        return []
-    lines = [(line.strip(), "title") for line in T.wrap(f"{e.rule}  {e.title}", width, SIZE + 1, True)]
-    for para in e.text.split("\n"):
+    """The panel's lines for ``rule`` (or a banner pill of :data:`BADGES`), each (text,
+    style): its title ("title"), its text wrapped to ``width`` pixels ("body"), and how to
+    keep it and read the rest ("foot"); [] for an id the reference does not know."""
+    if rule in BADGES:
+        title, text, first = BADGES[rule]
+        head, what = title, "the label"
+        paras = [text]
+    else:
+        e = rules_doc.lookup(rule)
+        if e is None:
+            return []
+        head, what, paras = f"{e.rule}  {e.title}", "the id", e.text.split("\n")
+    lines = [(line.strip(), "title") for line in T.wrap(head, width, SIZE + 1, True)]
+    for para in paras:
         lines += [(line.strip(), "body") for line in T.wrap(para, width, SIZE)]
-    foot = f"Click the id to keep this open (Esc closes it). {PLAY.label('rules')}: every rule, docs/rules.md."
+    foot = f"Click {what} to keep this open (Esc closes it). {PLAY.label('rules')}: every rule, docs/rules.md."
     return lines + [("", "body")] + [(line.strip(), "foot") for line in T.wrap(foot, width, SIZE)]
 
 
@@ -90,6 +109,9 @@ class RuleTips:
         rule = self._refusal_rule()
         if rule is not None and self.refusal_box is not None and self.refusal_box.collidepoint(pos):
             return rule if rules_doc.lookup(rule) else None
+        for text, rect in self.scene.sidebar.banner.pills:
+            if text in BADGES and rect.collidepoint(pos):
+                return text
         return None
 
     # --- events -------------------------------------------------------------------------
@@ -118,9 +140,14 @@ class RuleTips:
         return was
 
     def shown(self) -> str | None:
-        """The rule whose tip is on the screen."""
+        """The rule (or banner pill) whose tip is on the screen."""
         tip = self.hovered or self.pinned
         return tip[0] if tip else None
+
+    def rule_shown(self) -> str | None:
+        """The rule whose tip is on the screen; for a pill's tip, the first rule it names."""
+        shown = self.shown()
+        return BADGES[shown][2] if shown in BADGES else shown
 
     # --- drawing --------------------------------------------------------------------------
     def draw(self, surface: pygame.Surface) -> None:

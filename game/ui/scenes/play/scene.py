@@ -32,6 +32,7 @@ from game.ui.scenes.play.files import GameFiles
 from game.ui.scenes.play.hints import HintTool
 from game.ui.scenes.play.layers import BoardLayers
 from game.ui.scenes.play.menus import PlayMenus
+from game.ui.scenes.play.phase_hint import HINT_H
 from game.ui.scenes.play.pointer import Pointer
 from game.ui.scenes.play.rule_tips import RuleTips
 from game.ui.scenes.play.ruler import RulerTool
@@ -242,7 +243,8 @@ class PlayScene(Scene):
     @property
     def view_rect(self) -> pygame.Rect:
         w, h = self.app.size
-        return pygame.Rect(0, BANNER_H, w - SIDEBAR_W, h - BANNER_H)
+        top = BANNER_H + HINT_H   # the banner, then the phase hint's strip
+        return pygame.Rect(0, top, w - SIDEBAR_W, h - top)
 
     def fit(self) -> None:
         self.camera.fit(self.scenario.width, self.scenario.height, self.view_rect, margin=30)

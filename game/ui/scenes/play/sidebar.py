@@ -13,6 +13,7 @@ from pygame_gui.elements import UIButton
 from game.ui import theme
 from game.ui.keymap import PLAY
 from game.ui.scenes import ask
+from game.ui.scenes.play.phase_hint import HintBar, phase_hint
 from game.ui.scenes.play.words import build_log
 from game.ui.widgets import panels
 from game.ui.widgets.log_view import LogView
@@ -44,6 +45,7 @@ class Sidebar:
         self.log_view = LogView(pygame.Rect(0, 0, 10, 10))
         self.card = panels.UnitCard()
         self.banner = panels.Banner()
+        self.hint_bar = HintBar()
         self.tray = panels.DiceTray()
         self.card_rect = self.tray_rect = pygame.Rect(0, 0, 10, 10)
         self._side: pygame.Surface | None = None  # cached sidebar picture and its key
@@ -101,7 +103,13 @@ class Sidebar:
     # --- drawing -------------------------------------------------------------------------
     def draw(self, surface: pygame.Surface) -> None:
         self.draw_banner(surface)
+        self.draw_hint(surface)
         self.draw_side(surface)
+
+    def draw_hint(self, surface: pygame.Surface) -> None:
+        """The phase hint, in its own strip under the banner (phase_hint.py)."""
+        rect = HintBar.rect(self.scene.app.size, BANNER_H, SIDEBAR_W)
+        self.hint_bar.draw(surface, rect, phase_hint(self.scene))
 
     def draw_banner(self, surface: pygame.Surface) -> None:
         scene = self.scene
@@ -122,7 +130,7 @@ class Sidebar:
         # Once the game is over the banner may take the End button's place too.
         banner_w = width - SIDEBAR_W - (0 if over else END_W)
         self.banner.draw(surface, pygame.Rect(0, 0, banner_w, BANNER_H), st.turn, st.player, name,
-                         colour, st.phase, None if over else st.step, self.phase_note(), () if over else self.tags(),
+                         colour, st.phase, None if over else st.step, "", () if over else self.tags(),
                          over=over)  # once over, who won and how take the pills' room too
         self.update_captions()
         surface.fill(theme.CHROME, pygame.Rect(banner_w, 0, width - banner_w, BANNER_H))
