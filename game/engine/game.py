@@ -288,6 +288,10 @@ class Game:
         """The player whose decision the game waits for now."""
         return self.pending.player if self.pending is not None else self.state.player
 
+    def whose(self) -> str:
+        """Whose turn or activation it is, in words (O1, O2); "" under the seeds' order."""
+        return turnorder.whose(self.ctx, self.flow.activating(self.ctx))
+
     def legal_action_kinds(self) -> list[str]:
         """The action kinds the current phase, step or decision accepts now."""
         if self.is_over():

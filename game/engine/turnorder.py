@@ -177,3 +177,21 @@ def activation_refusal(ctx: Any, uid: str) -> IllegalAction | None:
     if st.activation is None and uid in st.activated:
         return IllegalAction(RULE_ACTIVATION, f"{uid} has already been activated in this {st.phase} phase")
     return None
+
+
+def whose(ctx: Any, activating: bool) -> str:
+    """Who may act now, in words for a banner or a report: "player 2's activation
+    (south-ogre)", "player 1's turn (player 2 first this game turn)"; "" under the seeds'
+    order (``fixed``, ``whole_turn``), whose words stay as they were. ``activating``: the
+    phase is one of activations (``Flow.activating``)."""
+    st = ctx.state
+    if is_alternating(ctx.rs):
+        if not activating:
+            return f"player {st.player}'s upkeep (player {st.first} first this game turn)"
+        text = f"player {st.player}'s activation" + (f" ({st.activation})" if st.activation else "")
+        if st.passed:
+            text += "; passed: " + ", ".join(f"player {p}" for p in st.passed)
+        return text
+    if turn_order(ctx.rs) != "fixed":
+        return f"player {st.player}'s turn (player {st.first} first this game turn)"
+    return ""
