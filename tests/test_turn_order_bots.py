@@ -78,3 +78,21 @@ def test_advise_answers_for_the_player_whose_activation_it_is(tmp_path):
         assert g.why_illegal(d.action) is None
         if d.unit:
             assert d.unit.startswith("south-")
+
+
+@pytest.mark.parametrize("name,table", [("seat-edge.yaml", "mirror.yaml"), ("seat-edge-crossroads.yaml", "crossroads.yaml")])
+def test_the_seat_edge_studies_resolve_every_option_as_a_variant(name, table):
+    """studies/seat-edge*.yaml: the default and the four fixes, both seats, the utility and
+    planner pairings; each variant changes the rule it names (O1, O2, O3) and nothing else."""
+    import os
+
+    from game.sim.study import load_study, resolve
+
+    plan = load_study(os.path.join("studies", name))
+    assert os.path.basename(plan.scenario) == table and plan.swap
+    assert plan.bots == [("utility", "utility"), ("planner", "planner")]
+    spec, texts = resolve(plan)
+    assert [v.label for v in spec.variants] == ["default", "turn_order=alternate", "turn_order=roll_off",
+                                               "activation=alternating", "first_turn_limits=no_run"]
+    assert [v.rules_changed for v in spec.variants] == [[], ["O1"], ["O1"], ["O2"], ["O3"]]
+    assert len(texts) == 10
