@@ -206,3 +206,23 @@ def test_check_refuses_an_unknown_value_with_its_line_and_a_did_you_mean(tmp_pat
     msg = str(exc.value)
     line = len(path.read_text().splitlines())
     assert f"bad.yaml:{line}:" in msg and want in msg
+
+
+def test_first_turn_limits_no_engage_refuses_the_first_players_engage_with_o3():
+    g = game(first_turn_limits="no_engage", turn_order="alternate")
+    assert g.state.phase == "engage" and g.state.player == 1
+    uid, foe = units_of(g, 1)[0], units_of(g, 2)[0]
+    why = g.why_illegal({"engage": {"unit": uid, "target": foe}})
+    assert why.rule == "O3" and "may not Engage in game turn 1" in why.reason
+    assert g.legal_actions(uid).refused["engage"].rule == "O3"
+
+
+def test_check_names_the_line_of_a_bad_value_in_a_ruleset_file(tmp_path, capsys):
+    from game.cli import main
+    path = tmp_path / "rules.yaml"
+    path.write_text("extends: speedheim\nname: try\nturn_order: roll-off\nfirst_turn_limits: [no_run, no_engag]\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr()
+    text = err.out + err.err
+    assert f"{path}:3: turn_order must be one of" in text and "(did you mean 'roll_off'?)" in text
+    assert f"{path}:4: first_turn_limits: unknown 'no_engag'" in text and "(did you mean 'no_engage'?)" in text
