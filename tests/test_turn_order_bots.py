@@ -96,3 +96,22 @@ def test_the_seat_edge_studies_resolve_every_option_as_a_variant(name, table):
                                                "activation=alternating", "first_turn_limits=no_run"]
     assert [v.rules_changed for v in spec.variants] == [[], ["O1"], ["O1"], ["O2"], ["O3"]]
     assert len(texts) == 10
+
+
+@pytest.mark.parametrize("rules,rule", [({}, None), ({"turn_order": "alternate"}, "O1"), ({"turn_order": "roll_off"}, "O1"),
+                                        ({"activation": "alternating"}, "O2"), ({"first_turn_limits": "no_run"}, "O3")])
+def test_rules_fired_counts_the_turn_order_a_variant_changes(rules, rule):
+    """A study's comparison is "tested" only when the changed rule fired in its games
+    (game.sim.coverage): each option fires its own rule id, the default none of them."""
+    from collections import Counter
+
+    from game.sim.coverage import fired
+
+    sc = load_scenario("tests/scripts/duel.yaml", playable=True)
+    played = play_game(sc, {1: UtilityBot(), 2: UtilityBot()}, seed=3, rules=rules, turn_limit=2)
+    counts = Counter()
+    for entry in [played.game.start] + played.game.log:
+        counts.update(fired(entry))
+    assert {r for r in ("O1", "O2", "O3") if counts[r]} == ({rule} if rule else set())
+    if rule == "O1":
+        assert counts["O1"] >= 2      # game turns 1 and 2 each chose their first player

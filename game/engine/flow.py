@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from game.engine import turnorder
-from game.engine.events import Automatic, PhaseBegan, TurnBegan
+from game.engine.events import Activated, Automatic, FirstPlayer, PhaseBegan, TurnBegan, TurnLimits
 from game.engine.ruleset import BASE, load_ruleset
 from game.engine.rules.context import DONE, RULE_TURN, WAIT, Ctx, PassTurn
 from game.engine.turnorder import RULE_ACTIVATION
@@ -82,7 +82,8 @@ class Flow:
         self._turn_begins = turn_begins
         self._game_turn_ends = game_turn_ends
         self.alternating = turnorder.is_alternating(rs)
-        self.fixed = turnorder.turn_order(rs) == "fixed" and not self.alternating
+        self.how = turnorder.turn_order(rs)
+        self.fixed = self.how == "fixed" and not self.alternating
 
     def phase(self, name: str) -> PhaseSpec:
         return self._by_name[name]
@@ -115,13 +116,19 @@ class Flow:
             st.phase = self.names[0]
         spec = self._by_name[st.phase]
         fresh = st.step is None and st.progress == type(st.progress)() and st.pending is None
-        if fresh and not self.fixed and st.turn == 1 and st.phase == self.names[0] and st.player == st.first:
+        at_start = fresh and st.turn == 1 and st.phase == self.names[0] and st.player == st.first
+        if at_start and not self.fixed:
             first, why = turnorder.choose_first(ctx, 1)
             st.first = st.player = first
             ctx.auto(turnorder.RULE_ORDER, f"game turn 1: player {first} goes first" + (f" ({why})" if why else ""),
-                     TurnBegan, turn=1, player=first)
+                     FirstPlayer if why else TurnBegan, turn=1, player=first, **({"how": self.how} if why else {}))
             if self.alternating and not spec.steps:
                 self._open_phase(ctx)
+        limits = turnorder.first_turn_limits(ctx.rs)
+        if at_start and limits:
+            ctx.auto(turnorder.RULE_LIMITS, f"player {st.first} goes first and plays game turn 1 under "
+                                            f"{', '.join(limits)} (first_turn_limits)",
+                     TurnLimits, player=st.first, limits=tuple(limits))
         if spec.steps and fresh:
             self.enter_phase(ctx, st.phase)
         self.advance(ctx)
@@ -198,7 +205,7 @@ class Flow:
         self.enter_phase(ctx, self.names[0])
         said = "; ".join(w for w in (reason, why) if w)
         ctx.auto(RULE_TURN, f"turn {st.turn}, player {st.player}'s turn begins" + (f" ({said})" if said else ""),
-                 TurnBegan, turn=st.turn, player=st.player)
+                 FirstPlayer if why else TurnBegan, turn=st.turn, player=st.player, **({"how": self.how} if why else {}))
 
     # --- activations (O2 alternating) ------------------------------------------------------
     def _next_game_turn(self, ctx: Ctx) -> None:
@@ -216,7 +223,7 @@ class Flow:
         st.player = first
         self.enter_phase(ctx, self.names[0])
         ctx.auto(RULE_TURN, f"game turn {st.turn} begins: player {first} goes first" + (f" ({why})" if why else ""),
-                 TurnBegan, turn=st.turn, player=first)
+                 FirstPlayer if why else TurnBegan, turn=st.turn, player=first, **({"how": self.how} if why else {}))
         if self.activating(ctx):
             self._open_phase(ctx)
 
@@ -269,7 +276,7 @@ class Flow:
         u = st.units.get(uid) if uid else None
         if st.activation is None and u is not None and ctx.warband_player(u.warband) == st.player:
             st.activation = uid
-            ctx.auto(RULE_ACTIVATION, f"player {st.player} activates {uid}")
+            ctx.auto(RULE_ACTIVATION, f"player {st.player} activates {uid}", Activated, unit=uid, player=st.player)
         cur = st.units.get(st.activation) if st.activation else None
         if cur is not None and not cur.active:
             self._close_activation(ctx)
