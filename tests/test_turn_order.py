@@ -226,3 +226,28 @@ def test_check_names_the_line_of_a_bad_value_in_a_ruleset_file(tmp_path, capsys)
     text = err.out + err.err
     assert f"{path}:3: turn_order must be one of" in text and "(did you mean 'roll_off'?)" in text
     assert f"{path}:4: first_turn_limits: unknown 'no_engag'" in text and "(did you mean 'no_engage'?)" in text
+
+
+def test_an_alternating_roll_off_game_saves_loads_and_undoes_to_the_same_state(tmp_path):
+    from game.engine.saves import load_game, save_game
+
+    g = game(seed=3, turn_order="roll_off", activation="alternating")
+    to_phase(g, "move")
+    p = g.state.player
+    uid = units_of(g, p)[0]
+    before = g.state.hash()
+    g.apply(g.legal_actions(uid).examples["move"])
+    g.apply({"end_activation": {}})
+    assert g.state.player != p and g.state.activated == [uid]
+    g.undo()
+    assert g.state.activation == uid and g.state.player == p
+    g.undo()
+    assert g.state.hash() == before
+    g.redo()
+    g.redo()
+    pass_until(g, 3)
+    path = tmp_path / "save.yaml"
+    save_game(str(path), g)
+    again = load_game(str(path))
+    assert again.state.hash() == g.state.hash() and again.state.first == g.state.first
+    assert [r.kept for r in again.start.rolls] == [r.kept for r in g.start.rolls]
