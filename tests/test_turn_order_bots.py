@@ -115,3 +115,13 @@ def test_rules_fired_counts_the_turn_order_a_variant_changes(rules, rule):
     assert {r for r in ("O1", "O2", "O3") if counts[r]} == ({rule} if rule else set())
     if rule == "O1":
         assert counts["O1"] >= 2      # game turns 1 and 2 each chose their first player
+
+
+@pytest.mark.parametrize("rules", [{"activation": "alternating", "turn_order": "roll_off"},
+                                   {"turn_order": "behind_first", "first_turn_limits": ["no_run", "no_engage"]}])
+def test_random_bots_play_under_other_orders_with_no_refused_action(rules):
+    from game.bots.random_bot import RandomBot
+
+    sc = load_scenario(MIRROR, playable=True)
+    played = play_game(sc, {1: RandomBot(), 2: RandomBot()}, seed=3, rules=rules, turn_limit=3)
+    assert played.game.is_over() and played.refused == 0
