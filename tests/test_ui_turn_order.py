@@ -57,3 +57,27 @@ def test_roll_off_banner_shows_the_roll_and_who_went_first(tmp_path, datadir):
     first = scene.state.first
     want = f"roll-off P1 {rolls[-2]}, P2 {rolls[-1]}: P{first} first"
     assert want in shown(app, scene)
+
+
+def test_a_bot_side_plays_one_activation_then_hands_back_to_the_player(tmp_path, datadir):
+    from tests.test_ui_bots import open_game, run_frames, two_sides
+
+    import dataclasses
+
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+
+    sc = two_sides(state={"turn": 1, "player": 1, "phase": "move"}).scenario
+    g = Game(dataclasses.replace(sc, ruleset=sc.ruleset.with_overrides({"activation": "alternating"})), dice=Dice(seed=1))
+    app, scene = open_game(g, tmp_path)
+    scene.bot.set_seat(2, "utility")
+    scene.bot.speed = 8
+    uid = "red-captain"
+    g.apply(g.legal_actions(uid).examples["move"])
+    key(app, "end_step")                      # Space: player 1's activation ends
+    assert g.state.player == 2
+    run_frames(app, scene, lambda: g.state.player == 1)
+    mine = [e for e in g.log if e.player == 2 or (e.action and "end_activation" in e.action)]
+    units = {e.action[k]["unit"] for e in g.log for k in e.action if k in ("move", "run") and e.action[k]["unit"].startswith("blue")}
+    assert mine and len(units) == 1 and all(e.ok for e in g.log)   # one unit of the bot's side, one activation
+    assert app.top is scene
