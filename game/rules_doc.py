@@ -18,7 +18,7 @@ from game.bundled import rules_doc
 #: A rule's heading: ``### M5 Units block`` (the id, then its title).
 _HEADING = re.compile(r"^###\s+([A-Za-z]+\d*)\s+(.*)$")
 #: A rule id of the rules (G1, M12, U6 ...) as it appears in a sentence.
-_RULE_ID = re.compile(r"(?<![A-Za-z0-9_])([GMULSFET]\d{1,2})(?![A-Za-z0-9_])")
+_RULE_ID = re.compile(r"(?<![A-Za-z0-9_])([GMULSFETO]\d{1,2})(?![A-Za-z0-9_])")
 #: The other ids a refusal or a log line names right before its colon ("turn: ...").
 _WORD_ID = re.compile(r"(?<![A-Za-z0-9_\-])([a-z]+)(?=: )")
 

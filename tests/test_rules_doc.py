@@ -22,7 +22,7 @@ from game.engine.ruleset import load_ruleset
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.dirname(os.path.abspath(game.__file__))
 #: A rule id of the rules (RULES.md): G1-G4, M1-M12, U1-U8, L1, L2, S1, S2, F1, E1, T1.
-RULE_ID = re.compile(r"(?<![A-Za-z0-9_])([GMULSFET]\d{1,2})(?![A-Za-z0-9_])")
+RULE_ID = re.compile(r"(?<![A-Za-z0-9_])([GMULSFETO]\d{1,2})(?![A-Za-z0-9_])")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -104,7 +104,8 @@ def where(game: Game) -> str:
     st = game.state
     w = game.current_warband()
     side = f"player {game.turn_player()}" + (f" ({w.id})" if w is not None and game.turn_player() == st.player else "")
-    return f"turn {st.turn}, {side}, {st.phase}" + (f"/{st.step}" if st.step else "")
+    whose = game.whose() if game.pending is None else ""
+    return f"turn {st.turn}, {side}, {st.phase}" + (f"/{st.step}" if st.step else "") + (f" ({whose})" if whose else "")
 
 
 def advise_cli(scenario_path: str, actions_path: str | None = None, bot: str = DEFAULT_BOT, top: int = DEFAULT_TOP,

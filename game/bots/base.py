@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 #: them, since with placeholder combat the rules give every result. ``end_turn`` is left
 #: out too: a bot ends each phase in turn.
 BOT_KINDS = ("move", "run", "reload", "engage", "shoot", "attack", "pick_up", "grab", "rout", "play_on",
-             "end_step", "end_phase")
+             "end_step", "end_phase", "end_activation")
 #: Kinds that act with one unit (``unit:`` in the action).
 UNIT_KINDS = ("move", "run", "reload", "engage", "shoot", "attack", "pick_up", "grab")
 
@@ -82,9 +82,11 @@ class Advisor(Protocol):
 
 
 def end_decision(view: Any, why: str) -> Decision:
-    """End the step (a pending decision, declined) or the phase, whichever is allowed."""
+    """End the step (a pending decision, declined) or the phase, whichever is allowed; under
+    ``activation: alternating`` (O2), end the activation under way first."""
     kinds = view.legal_action_kinds()
-    for kind in ("end_step", "end_phase") if view.pending is not None else ("end_phase", "end_step"):
+    order = ("end_step", "end_phase") if view.pending is not None else ("end_activation", "end_phase", "end_step")
+    for kind in order:
         if kind in kinds and view.why_illegal({kind: {}}) is None:
             return Decision({kind: {}}, why)
     return Decision({"end_turn": {}}, why)

@@ -102,7 +102,7 @@ class RandomBot:
         for kind in ("rout", "play_on"):
             if kind in kinds:
                 out.append((kind, {kind: {"player": view.player}}))
-        for kind in ("end_step", "end_phase"):
+        for kind in ("end_step", "end_phase", "end_activation"):
             if kind in kinds:
                 out.append((kind, {kind: {}}))
         return out

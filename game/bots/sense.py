@@ -79,6 +79,7 @@ class OddsBook:
             with view.what_if((a.id, t.id)) as st:
                 st.phase, st.step, st.pending = "melee", None, None
                 st.player = view.warband_player(a.warband)
+                st.activation, st.activated, st.passed = None, [], []   # a fresh phase (O2)
                 A, T = st.units[a.id], st.units[t.id]
                 A.status, A.attacks, T.status = status, 0, t_status
                 A.engaged_with, T.engaged_with = [t.id], [a.id]

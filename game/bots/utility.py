@@ -60,7 +60,10 @@ class UtilityBot:
                     d = act(sense)
                     if d is not None:
                         return d
-        return end_decision(view, f"ends the {view.state.phase} phase: nothing more worth doing")
+        st = view.state
+        if st.activation is not None:   # O2 alternating: the activated unit is done
+            return end_decision(view, f"ends {st.activation}'s activation: nothing more worth doing")
+        return end_decision(view, f"ends the {st.phase} phase: nothing more worth doing")
 
     # --- advice: the candidates it scored, best first ---------------------------------------------
     def options(self, view, k: int = 3) -> list[Decision]:

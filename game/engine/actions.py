@@ -60,6 +60,7 @@ SPECS: dict[str, dict[str, Field]] = {
     "end_step": {},
     "end_phase": {},
     "end_turn": {},
+    "end_activation": {},      # O2 alternating: the unit being activated is done
 }
 MOVE_KINDS = ("move", "run", "reload")
 DESCENDS = ("climb", "jump")

@@ -74,6 +74,30 @@ class TurnBegan(Automatic):
 
 
 @dataclass(frozen=True)
+class FirstPlayer(TurnBegan):
+    """O1: a game turn begins with ``player`` first, chosen by ``how`` (the ruleset's
+    ``turn_order``); the text says why (a roll-off's rolls are the entry's rolls)."""
+
+    how: str = ""
+
+
+@dataclass(frozen=True)
+class Activated(Automatic):
+    """O2 (``activation: alternating``): ``player`` activates ``unit``."""
+
+    unit: str = ""
+    player: int = 0
+
+
+@dataclass(frozen=True)
+class TurnLimits(Automatic):
+    """O3: the first player of game turn 1 plays it under ``limits`` (``first_turn_limits``)."""
+
+    player: int = 0
+    limits: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RoutChecked(Automatic):
     """U2: a warband's Rout Check (``passed`` None when decided without a roll)."""
 

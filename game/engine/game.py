@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from game.engine import rules
+from game.engine import rules, turnorder
 from game.engine.actions import Action, describe, normalize, parse_action
 from game.engine.dice import Dice, Roll
 from game.engine.errors import RULE_INTERNAL, IllegalAction, UnmeasuredRefusal
@@ -288,6 +288,10 @@ class Game:
         """The player whose decision the game waits for now."""
         return self.pending.player if self.pending is not None else self.state.player
 
+    def whose(self) -> str:
+        """Whose turn or activation it is, in words (O1, O2); "" under the seeds' order."""
+        return turnorder.whose(self.ctx, self.flow.activating(self.ctx))
+
     def legal_action_kinds(self) -> list[str]:
         """The action kinds the current phase, step or decision accepts now."""
         if self.is_over():
@@ -466,12 +470,20 @@ class Game:
         if act.kind in FLOW_ACTIONS:
             if act.kind == "end_step" and not self.flow.phase(self.state.phase).steps:
                 raise IllegalAction(RULE_TURN, f"the {self.state.phase} phase has no steps; use end_phase")
+            if act.kind == "end_activation" and self.state.activation is None:
+                raise IllegalAction(turnorder.RULE_ACTIVATION, f"player {self.state.player} has no unit activated: act with "
+                                                               "one, or pass the rest of the phase (end_phase)")
             return lambda: getattr(self.flow, act.kind)(ctx)
+        limit = turnorder.limit_refusal(ctx, act.kind, act.args)
+        if limit is not None:
+            raise limit
         rule = rules.ACTIONS[act.kind]
         plan = rule.check(ctx, act.args)
 
         def resolve() -> None:
             rule.resolve(ctx, plan)
+            if rule.activates:
+                self.flow.acted(ctx, act.args.get("unit"))
             self.flow.advance(ctx)
 
         return resolve

@@ -59,6 +59,9 @@ def legal_cli(scenario_path: str, actions_path: str | None = None, as_json: bool
     else:
         st = game.state
         where = f"turn {st.turn}, player {st.player}, {st.phase}" + (f"/{st.step}" if st.step else "")
+        whose = game.whose()
+        if whose:
+            where += f" ({whose})"
         print(f"{where}; pending: {pending['kind'] if pending else 'none'}"
               + (f"; game over: {outcome.winner or 'a draw'}" if outcome else ""), file=out)
     return 0

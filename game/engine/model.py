@@ -199,6 +199,14 @@ class GameState:
     neutral_act: dict[str, str] = field(default_factory=dict)
     #: Break-point variant: the losses each warband had when it last rolled (U2).
     break_point_seen: dict[str, int] = field(default_factory=dict)
+    #: O1: the player who goes first in this game turn (the turn order's choice).
+    first: int = 1
+    #: O2 ``activation: alternating``: the unit activated now (None: the player to act
+    #: chooses one), the units whose activation this phase is over, and the players who
+    #: passed the rest of this phase.
+    activation: str | None = None
+    activated: list[str] = field(default_factory=list)
+    passed: list[int] = field(default_factory=list)
 
     def copy(self) -> "GameState":
         """A deep copy, fast: units and tokens field by field (undo snapshots every action)."""

@@ -8,6 +8,7 @@ Code reads parameters as attributes: ``ruleset.run_denial_range``.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from functools import lru_cache
@@ -19,6 +20,7 @@ from game.engine.errors import LoadError, Problem
 from game.engine.model import STATUSES
 from game.engine.params import Ruleset
 from game.engine.rules import STEPS
+from game.engine.turnorder import ACTIVATIONS, FIRST_TURN_LIMITS, TURN_ORDERS
 from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
 
 BASE = "speedheim"
@@ -35,7 +37,14 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "neutral_act": ("advance", "manual", "bot"),
     "combat": ("manual", "placeholder"),
     "turn_limit_winner": ("draw", "treasure"),
+    "turn_order": TURN_ORDERS,
+    "activation": ACTIVATIONS,
 }
+#: Parameters whose value is a list of these words (a single word counts as a list of one).
+WORD_LISTS: dict[str, tuple[str, ...]] = {"first_turn_limits": tuple(FIRST_TURN_LIMITS)}
+#: Parameters added to the base ruleset after saves pinned whole rulesets: a ruleset without
+#: them plays their default (the rules as they were).
+OPTIONAL = frozenset({"turn_order", "activation", "first_turn_limits"})
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
 POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor", "los_samples"}
@@ -47,11 +56,28 @@ def available() -> list[str]:
     return sorted(f[:-5] for f in os.listdir(rulesets_dir()) if f.endswith(".yaml"))
 
 
+def _did_you_mean(value: Any, known: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(value), known, n=1, cutoff=0.5) if isinstance(value, str) else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, problems: list[Problem]) -> None:
     """Check an override against the type of the base value."""
     if key in CHOICES:
         if value not in CHOICES[key]:
-            problems.append(src.problem(path, f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}"))
+            problems.append(src.problem(path, f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}"
+                                        + _did_you_mean(value, CHOICES[key])))
+        return
+    if key in WORD_LISTS:
+        words = [value] if isinstance(value, str) else value
+        if not isinstance(words, list):
+            problems.append(src.problem(path, f"{key} must be a list of {', '.join(WORD_LISTS[key])}, not {value!r}"))
+            return
+        for i, word in enumerate(words):
+            if word not in WORD_LISTS[key]:
+                where = path + (i,) if isinstance(value, list) else path
+                problems.append(src.problem(where, f"{key}: unknown {word!r} (known: {', '.join(WORD_LISTS[key])})"
+                                            + _did_you_mean(word, WORD_LISTS[key])))
         return
     if isinstance(base, bool):
         if not isinstance(value, bool):
@@ -199,7 +225,7 @@ def _from_source(src: Source, path: str, chain: tuple[str, ...] = ()) -> Ruleset
     else:
         params = data
         for key, value in data.items():
-            if key in CHOICES:
+            if key in CHOICES or key in WORD_LISTS:
                 _check_value(key, value, "", src, (key,), problems)
             elif is_finite_number(value) or isinstance(value, float):
                 _check_value(key, value, 0, src, (key,), problems)
@@ -223,7 +249,7 @@ def embedded_ruleset(src: Source) -> Ruleset:
 
 @lru_cache(maxsize=1)
 def _required_keys() -> frozenset[str]:
-    return frozenset(load_ruleset(BASE).to_dict()) - {"description"}
+    return frozenset(load_ruleset(BASE).to_dict()) - {"description"} - OPTIONAL
 
 
 def load_ruleset(name_or_path: str = BASE, relative_to: str | None = None) -> Ruleset:
@@ -247,11 +273,11 @@ def check_overrides(base: Ruleset, overrides: Any, src: Source, path: tuple) -> 
         return {}, [src.problem(path, "rules must be a mapping of parameter: value")]
     good = {}
     for key, value in overrides.items():
-        if key not in base or key in ("name", "description"):
+        if (key not in base and key not in OPTIONAL) or key in ("name", "description"):
             problems.append(src.problem(path + (key,), f"unknown ruleset parameter {key!r}"))
             continue
         before = len(problems)
-        _check_value(key, value, base[key], src, path + (key,), problems)
+        _check_value(key, value, base.get(key, ""), src, path + (key,), problems)
         if len(problems) == before:
             good[key] = value
     if not problems:
@@ -284,7 +310,8 @@ PARAMETER_RULES: dict[str, str | tuple[str, ...]] = {
     "check_die": "check", "check_success": "check", "combat": ("S1", "S2", "F1"),
     "ranged_weapons": "S1", "shoot_stat": "S1", "long_range_fraction": "S1", "shoot_into_melee": "S1",
     "shots_per_turn": "S1", "wound_stat": "S2", "wound_modifier": "S2", "melee_stat": "F1", "attacks_per_turn": "F1",
-    "turn_limit": "T1", "turn_limit_winner": "T1", "manual_actions": "turn", "phases": "turn", "upkeep_steps": "turn",
+    "turn_limit": "T1", "turn_limit_winner": "T1", "turn_order": "O1", "activation": "O2", "first_turn_limits": "O3",
+    "manual_actions": "turn", "phases": "turn", "upkeep_steps": "turn",
 }
 #: The tables of the rule variants: every parameter with the prefix belongs to the rule.
 PARAMETER_PREFIX_RULES: tuple[tuple[str, str], ...] = (("rout_legacy_", "U2"), ("break_point_", "U2"))

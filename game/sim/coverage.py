@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable
 
-from game.engine.events import Incapacitated, RoutChecked, TokenTaken, TreasureDenied, Won
+from game.engine.events import Activated, FirstPlayer, Incapacitated, RoutChecked, TokenTaken, TreasureDenied, TurnLimits, Won
 
 #: The rule an accepted action of each kind applies (the movement engine's own checks
 #: roll under their rules and count through their rolls).
 ACTION_RULES = {"run": "M2", "reload": "M11", "engage": "E1", "disengage": "E1", "shoot": "S1", "attack": "F1",
                 "pick_up": "U6", "grab": "U4", "rout": "U3", "play_on": "U3"}
 #: Flow actions: the phases and steps (``turn``) decided what comes next.
-FLOW_KINDS = ("end_step", "end_phase", "end_turn")
+FLOW_KINDS = ("end_step", "end_phase", "end_turn", "end_activation")
 #: A TokenTaken that is neither a pick-up nor a grab is the U6 hand-over of a lost unit's token.
 _OWN_ACTION_HOW = ("picks up", "grabs")
 
@@ -60,6 +60,12 @@ def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
             out["U6"] += 1
         elif isinstance(e, Won) and turn_limit_reached:
             out["T1"] += 1
+        elif isinstance(e, FirstPlayer):
+            out["O1"] += 1                      # the turn order chose the first player (a roll-off counts its rolls too)
+        elif isinstance(e, Activated):
+            out["O2"] += 1                      # a unit activated in turn (alternating)
+        elif isinstance(e, TurnLimits):
+            out["O3"] += 1                      # game turn 1 played under the first player's limits
     return out
 
 

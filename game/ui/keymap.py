@@ -95,7 +95,7 @@ class Keymap:
 
 #: The table window.
 PLAY = Keymap("play", (
-    Binding("end_step", pygame.K_SPACE, 0, "End step / End phase (the banner button)"),
+    Binding("end_step", pygame.K_SPACE, 0, "End step / End activation / End phase (the banner button)"),
     Binding("undo", pygame.K_z, CTRL, "Undo the last action"),
     Binding("redo", pygame.K_y, CTRL, "Redo"),
     Binding("redo", pygame.K_z, CTRL | SHIFT),

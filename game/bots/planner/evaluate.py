@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from game.bots.sense import OddsBook, next_status
 from game.bots.view import view as view_of
+from game.engine import turnorder
 from game.engine.movement.mover import engage_inches
 from game.engine.rules.effects import can_pick_up
 from game.engine.rules.upkeep import rout_condition
@@ -251,8 +252,10 @@ def _race(game, side: str, left: int) -> float:
     me_next = cur == me
     off_me, off_them = (0, 1) if me_next else (1, 0)
 
+    order = turnorder.order(ctx)   # this game turn's order (O1): player 1 first by default
+
     def turns_of(p: int) -> int:
-        return left + 1 if (p == 1 and cur == 1) or (p == 2 and cur in (1, 2)) else left
+        return left + 1 if cur in order and p in order and order.index(p) >= order.index(cur) else left
 
     my_turns = turns_of(me)
     their_turns = turns_of(3 - me)

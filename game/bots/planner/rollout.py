@@ -39,6 +39,9 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
             record: list | None = None) -> Sample:
     """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
     for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that.
+    The turn is ``(game turn, player)`` as the flow moves it, so the order is the real one
+    (O1); under ``activation: alternating`` (O2) the side's turn is its activation and the
+    reply the opponent's next activation.
     ``with_reply=False`` stops when the side's own turn ends (a screening: about half the
     cost; the value then weighs the threats). ``record`` gets the side's decisions of its
     own turn, in order."""

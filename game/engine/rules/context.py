@@ -24,6 +24,7 @@ from game.engine.actions import RULE_ACTION
 from game.engine.decisions import Decision, NeutralsAct
 from game.engine.errors import IllegalAction
 from game.engine.events import Automatic, Event, Note
+from game.engine import turnorder
 from game.engine.model import GameState, Scenario, Unit
 
 #: Rule id of the turn sequence (RULES.md "The turn"): wrong phase, wrong player.
@@ -53,6 +54,9 @@ class Rule:
     nothing: tuple[str, str] = (RULE_ACTION, "{unit} has nothing to act on")
     #: The exact chances of the action's results, from its plan (combat), or None.
     odds: Callable[["Ctx", Any], Any] | None = None
+    #: Under ``activation: alternating`` (O2), acting with a unit of the side to act
+    #: activates it; the manual tools (a hand setting results) do not.
+    activates: bool = True
 
 
 class Host(Protocol):
@@ -66,6 +70,7 @@ class Host(Protocol):
     dice: Any
     mover: Any
     sight: Any
+    flow: Any
 
     def outcome(self) -> Any: ...
     def _record(self, event: Event) -> None: ...
@@ -168,7 +173,11 @@ class Ctx:
             if u.warband != self.neutral_id:
                 raise IllegalAction("U1", f"{uid} is not a Neutral unit; in the Neutrals step only Neutrals act")
         elif self.warband_player(u.warband) != self.state.player:
-            raise IllegalAction(RULE_TURN, f"{uid} belongs to player {self.warband_player(u.warband)}; it is player {self.state.player}'s turn")
+            raise turnorder.out_of_turn(self, uid, self.warband_player(u.warband))
+        elif self._game.flow.activating(self):
+            refusal = turnorder.activation_refusal(self, uid)
+            if refusal is not None:
+                raise refusal
         if u.status == "incapacitated":
             raise IllegalAction("U5", f"{uid} is Incapacitated")
         return u

@@ -119,10 +119,10 @@ def resolve_end_spell(ctx: Ctx, plan) -> None:
 
 
 RULES = [
-    Rule("set_status", check_set_status, resolve_set_status),
-    Rule("incapacitate", check_incapacitate, resolve_incapacitate),
-    Rule("roll", check_roll, resolve_roll),
-    Rule("check", check_check, resolve_check),
+    Rule("set_status", check_set_status, resolve_set_status, activates=False),
+    Rule("incapacitate", check_incapacitate, resolve_incapacitate, activates=False),
+    Rule("roll", check_roll, resolve_roll, activates=False),
+    Rule("check", check_check, resolve_check, activates=False),
     Rule("cast", check_cast, resolve_cast),
-    Rule("end_spell", check_end_spell, resolve_end_spell),
+    Rule("end_spell", check_end_spell, resolve_end_spell, activates=False),
 ]

@@ -335,8 +335,10 @@ def step_recover(ctx: Ctx):
 
 
 def is_first_players_first_turn(ctx: Ctx) -> bool:
+    """U6: game turn 1 and the player who goes first in it (O1; player 1 by default)."""
     players = sorted(w.player for w in ctx.scenario.warbands if w.player > 0)
-    return bool(players) and ctx.state.turn == 1 and ctx.state.player == players[0]
+    first = ctx.state.first if ctx.state.first in players else (players or [0])[0]
+    return bool(players) and ctx.state.turn == 1 and ctx.state.player == first
 
 
 def step_treasure(ctx: Ctx):

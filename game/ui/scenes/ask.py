@@ -25,11 +25,49 @@ def legal_kinds(game) -> set[str]:
 
 
 def end_kind(game) -> str:
-    """What the End button does now: ``end_step`` inside a step, else ``end_phase``."""
+    """What the End button does now: ``end_step`` inside a step, ``end_activation`` while a
+    unit is activated (O2 alternating), else ``end_phase``."""
     kinds = legal_kinds(game)
     if game.state.step is not None and ("end_step" in kinds or not kinds):
         return "end_step"
+    if "end_activation" in kinds and game.state.activation is not None:
+        return "end_activation"
     return "end_phase"
+
+
+def alternating(game) -> bool:
+    """The players activate one unit each in turn (O2 ``activation: alternating``)."""
+    return game.rs.get("activation") == "alternating"
+
+
+def order_tag(game) -> str:
+    """The banner's words on the turn order (O1, O2), or "" under the seeds' order: whose
+    activation it is and which unit, who went first this game turn, and under ``roll_off``
+    the roll that decided it."""
+    st = game.state
+    rs = game.rs
+    parts = []
+    if rs.get("activation") == "alternating":
+        parts.append(f"activating {st.activation}" if st.activation else "alternating: pick a unit"
+                     if game.flow.activating(game.ctx) else f"P{st.first} first")
+    if rs.get("turn_order", "fixed") != "fixed":
+        rolls = roll_off(game)
+        parts.append(f"roll-off {rolls}: P{st.first} first" if rolls else f"P{st.first} first")
+    return "; ".join(dict.fromkeys(parts))
+
+
+def roll_off(game) -> str:
+    """This game turn's roll-off (O1), as "P1 5, P2 19", or "" when there was none."""
+    for entry in [*reversed(game.log), game.start]:
+        rolls = [r for r in entry.rolls if r.rule == "O1"]
+        if rolls and entry.turn == game.state.turn:
+            last = {}
+            for r in rolls:
+                last[r.reason.rsplit(" ", 1)[-1]] = r.kept
+            return ", ".join(f"P{p} {v}" for p, v in last.items())
+        if entry.turn < game.state.turn:
+            break
+    return ""
 
 
 def why_illegal(game, action: dict) -> IllegalAction | None:

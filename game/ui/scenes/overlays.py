@@ -64,19 +64,33 @@ class HandoverScene(Scene):
 
     opaque = True
 
-    def __init__(self, app, player: int, name: str, colour, on_done: Callable[[], None] | None = None):
+    def __init__(self, app, player: int, name: str, colour, on_done: Callable[[], None] | None = None,
+                 on_skip: Callable[[], None] | None = None):
+        """``on_skip``: offered under alternating activations (O2), where a hand-over comes
+        with every activation: the players share the table, no more hand-over screens."""
         super().__init__(app)
         self.player, self.name, self.colour = player, name, colour
         self.on_done = on_done
+        self.on_skip = on_skip
+        self.skip_button = None
 
     @property
     def title(self) -> str:
-        return f"Player {self.player}: your turn"
+        return f"Player {self.player}: your {'activation' if self.on_skip else 'turn'}"
 
     def enter(self):
         w, h = self.app.size
         self.button = UIButton(pygame.Rect(w // 2 - 110, h // 2 + 40, 220, 44), "I'm ready (Space)", self.app.ui)
         self.elements.append(self.button)
+        if self.on_skip is not None:
+            self.skip_button = UIButton(pygame.Rect(w // 2 - 160, h // 2 + 96, 320, 40),
+                                        "We share the table: no more hand-overs (H)", self.app.ui)
+            self.elements.append(self.skip_button)
+
+    def _skip(self):
+        self.close()
+        if self.on_skip:
+            self.on_skip()
 
     def resize(self, size):
         self.kill_all(self.elements)
@@ -91,11 +105,17 @@ class HandoverScene(Scene):
         if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.button:
             self._go()
             return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.skip_button is not None and event.ui_element is self.skip_button:
+            self._skip()
+            return True
         return False
 
     def handle_event(self, event):
         if DIALOG.command_for(event) == "confirm" or PLAY.command_for(event) == "end_step":
             self._go()
+            return None
+        if self.on_skip is not None and PLAY.command_for(event) == "handover":
+            self._skip()
             return None
         return event if PLAY.command_for(event) == "quit" else None
 

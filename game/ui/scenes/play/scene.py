@@ -229,7 +229,8 @@ class PlayScene(Scene):
         w = self.scenario.warband_of_player(player)
         name = (w.name or w.id) if w else f"Player {player}"
         colour = self.painter.warband_colour(w.id) if w else theme.INK
-        self.app.push(HandoverScene(self.app, player, name, colour))
+        skip = self.commands["handover"] if ask.alternating(self.game) else None   # O2: one per activation
+        self.app.push(HandoverScene(self.app, player, name, colour, on_skip=skip))
 
     def back(self) -> None:
         """Leave the game for the scene that opened it (the editor), as it was left."""

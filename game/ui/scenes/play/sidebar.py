@@ -118,7 +118,8 @@ class Sidebar:
         colour = scene.painter.warband_colour(w.id) if w else theme.INK
         name = (w.name or w.id) if w else ("Neutrals" if st.player == 0 else f"Player {st.player}")
         over = ask.outcome(game) is not None
-        caption = "End step (Space)" if ask.end_kind(game) == "end_step" else "End phase (Space)"
+        caption = {"end_step": "End step (Space)", "end_activation": "End activation (Space)"}.get(
+            ask.end_kind(game), "End phase (Space)")
         if self.end_button is not None:
             if self.end_button.text != caption:
                 self.end_button.set_text(caption)
@@ -138,6 +139,9 @@ class Sidebar:
     def tags(self) -> list[tuple[str, tuple[int, int, int]]]:
         """The banner's pills, right to left: the combat mode, then who the bot plays."""
         out = []
+        order = ask.order_tag(self.scene.game)
+        if order:   # O1, O2: whose activation, who went first, the roll-off
+            out.append((order, (170, 230, 170)))
         if self.mode_tag():
             out.append((self.mode_tag(), (255, 200, 90)))
         bot = self.scene.bot.status()

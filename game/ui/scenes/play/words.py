@@ -134,6 +134,8 @@ def phase_words(game, what: str = "Moving a unit") -> str:
     head = f"{what} is not part of the {phase} phase." if phase else f"{what} is not allowed now."
     body = (" Now you may " + ", ".join(ways) + ".") if ways else ""
     end = " Space ends the phase." if "end_phase" in kinds else (" Space ends the step." if "end_step" in kinds else "")
+    if ask.end_kind(game) == "end_activation":
+        end = " Space ends the activation."
     return head + body + end
 
 
