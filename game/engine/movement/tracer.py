@@ -436,7 +436,7 @@ def stands_in_difficult(tracer: Tracer, unit: Unit) -> bool:
 
 def difficult_stretches(tracer: Tracer, unit: Unit, pts: Sequence[Point]) -> list[list[Point]]:
     """The stretches of the polyline ``pts``, in order along it, where the base comes
-    within its radius (less 1e-4") of difficult ground: where :meth:`Tracer.touches_difficult`
+    within its radius (less EPS) of difficult ground: where :meth:`Tracer.touches_difficult`
     finds M12's difficult ground on a path, piece by piece (for showing it on the table).
     Each segment is cut on its own, so a path that crosses itself keeps its order. The
     base's reach is a buffer of the ground (a polygon of many sides): a stretch's ends may
@@ -445,7 +445,7 @@ def difficult_stretches(tracer: Tracer, unit: Unit, pts: Sequence[Point]) -> lis
     if board.tree is None or len(pts) < 2:
         return []
     line = LineString(pts)
-    zones = [board.polygons[h].buffer(unit.r - 1e-4) for h in
+    zones = [board.polygons[h].buffer(unit.r - EPS) for h in
              board.tree.query(line, predicate="dwithin", distance=unit.r).tolist()
              if board.terrain[h].kind == "difficult"]
     if not zones:
