@@ -1,7 +1,9 @@
 """The Engage phase's legality answers, to check that a change leaves them the same.
 
-Plays utility-against-utility games (maps/default.yaml and maps/mirror.yaml, seeds 0-3,
-turns 1-6, the bench's setting: ``tools/bench_legality.py``) and, at every Engage phase,
+Plays utility-against-utility games (maps/default.yaml, maps/mirror.yaml and the crowded
+maps/stress.yaml, seeds 0-3, turns 1-6, the bench's setting: ``tools/bench_legality.py``),
+and takes the first Engage phase of 12 crowded random tables (game/engine/reference/crowded.py,
+bases at the edge of difficult ground); at every Engage phase,
 for every unit of the side to act (the movement engine's memo emptied before each
 question): ``legal_actions(uid).to_json()``; for every enemy, ``why_illegal`` of the
 Engage as text; and ``Mover.plan_engage``'s plan (its points, cost, allowance,
@@ -38,9 +40,12 @@ from game.engine.game import Game  # noqa: E402
 from game.engine.legal import side_to_act  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
-MAPS = ("default.yaml", "mirror.yaml")
+MAPS = ("default.yaml", "mirror.yaml", "stress.yaml")
 SEEDS = (0, 1, 2, 3)
 TURNS = 6
+#: Crowded random tables (game/engine/reference/crowded.py), their first Engage phase:
+#: 30-40 units, many at the very edge of difficult ground, where shortcuts broke (issue 41).
+CROWDED = tuple(range(12))
 
 
 def _plan(g: Game, uid: str, tid: str):
@@ -74,8 +79,17 @@ def phase_answers(g: Game, where: list) -> tuple[list, list[float]]:
     return out, times
 
 
-def record(maps=MAPS, seeds=SEEDS, turns: int = TURNS) -> tuple[list, list[float]]:
+def record(maps=MAPS, seeds=SEEDS, turns: int = TURNS, crowded=CROWDED) -> tuple[list, list[float]]:
+    from game.engine.reference.crowded import crowded_text
+
     answers, times = [], []
+    for seed in crowded:
+        g = Game(load_scenario(f"crowded-{seed}.yaml", text=crowded_text(seed)), dice=Dice(seed=seed), history=False)
+        while g.state.phase != "engage":
+            g.apply({"end_phase": {}})
+        a, t = phase_answers(g, ["crowded", seed, g.state.turn, g.state.player])
+        answers += a
+        times += t
     for m in maps:
         sc = bot_scenario(load_scenario(os.path.join(ROOT, "maps", m)))
         for seed in seeds:
@@ -116,12 +130,13 @@ def main(argv=None) -> int:
     ap.add_argument("--compare", metavar="BASE", help="answers recorded before, to compare with")
     ap.add_argument("--maps", default=",".join(MAPS), help="maps/ files, comma-separated (default: %(default)s)")
     ap.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="game seeds, comma-separated (default: %(default)s)")
+    ap.add_argument("--crowded", type=int, default=len(CROWDED), help="crowded random tables (default: %(default)s)")
     args = ap.parse_args(argv)
     try:
         seeds = tuple(int(s) for s in args.seeds.split(","))
     except ValueError:
         ap.error(f"--seeds: whole numbers separated by commas, not {args.seeds!r}")
-    answers, times = record(tuple(m.strip() for m in args.maps.split(",")), seeds)
+    answers, times = record(tuple(m.strip() for m in args.maps.split(",")), seeds, crowded=tuple(range(args.crowded)))
     with open(args.out, "w") as f:
         json.dump(answers, f)
     ts = sorted(times)
