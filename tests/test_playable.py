@@ -149,7 +149,7 @@ def test_ctrl_p_is_refused_on_an_empty_map_and_allowed_once_both_sides_stand(tmp
 
     path = str(tmp_path / "fresh.yaml")
     app = App((1280, 800))
-    open_editor(app, Document.new(24, 24, path=path))
+    open_editor(app, Document.new(24, 24, name="Fresh", path=path))   # named: Ctrl+P does not ask a name
     d = Driver(app)
     played = d.scene.files.played
     d.ctrl(pygame.K_p)

@@ -239,12 +239,14 @@ def test_the_unit_menus_shoot_goes_through_the_odds_too(tmp_path, datadir):
 
 
 def test_attack_in_the_melee_phase_with_a_certain_result(tmp_path, datadir):
+    # Engaged and in base contact (E2: an attack needs both), 0.02" apart edge to edge
     text = RANGE.replace("phase: shoot", "phase: melee").replace("status: dazed", "status: stunned")
+    text = text.replace("at: [20, 25.7]", "at: [20, 25.14]")
     app, scene = make_scene(tmp_path, text)
     scene.game.state.units["red-captain"].engaged_with.append("blue-brute")
     scene.game.state.units["blue-brute"].engaged_with.append("red-captain")
     scene.selected = "red-captain"
-    right_click(app, px(scene, 20, 25.7))
+    right_click(app, px(scene, 20, 25.14))
     label, value = app.dialogs[-1].items[0]
     assert label.startswith("Attack:")
     app.dialogs[-1].choose(value)

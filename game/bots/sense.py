@@ -83,6 +83,9 @@ class OddsBook:
                 A, T = st.units[a.id], st.units[t.id]
                 A.status, A.attacks, T.status = status, 0, t_status
                 A.engaged_with, T.engaged_with = [t.id], [a.id]
+                # in base contact, as an attack needs (E2): on the line between them
+                d = math.hypot(A.x - T.x, A.y - T.y) or 1.0
+                A.x, A.y = T.x + (A.x - T.x) * (A.r + T.r) / d, T.y + (A.y - T.y) * (A.r + T.r) / d
                 odds = view.odds({"attack": {"unit": a.id, "target": t.id}})
             if odds is not None:
                 return odds

@@ -81,6 +81,12 @@ def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -
             and stands_in_difficult(tracer, unit))
 
 
+def engaged_refusal(u: Unit) -> IllegalAction:
+    """E2: an Engaged unit may not move or Run in the Move phase."""
+    return IllegalAction("E2", f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
+                               f"(it may Reload, M11)")
+
+
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
     """The bound for a bot's engage candidates: ``u`` (with ``status``) might reach ``t``
     with an Engage (E1); False when no path could, True when a search must say."""
@@ -172,8 +178,8 @@ class Mover(Tracer):
         return nearest
 
     def allowance(self, state: GameState, uid: str, run: bool = False, engage: bool = False) -> Allowance:
-        """How far the unit may move now (M1, M2, M11), or Engage (``engage``: E1, U5). The
-        difficult-ground penalty (M12) is taken off by :meth:`Allowance.total`."""
+        """How far the unit may move now (M1, M2, M11, E2), or Engage (``engage``: E1, U5);
+        M12's penalty is taken off by :meth:`Allowance.total`."""
         if uid not in state.units:
             raise IllegalAction("E1" if engage else "M1", f"there is no unit {uid!r}")
         u = state.units[uid]
@@ -192,8 +198,7 @@ class Mover(Tracer):
         if u.used > 0 or u.moved:
             raise IllegalAction("M1", f"{uid} has already moved this phase ({u.used:.2f}\" used)")
         if u.engaged_with:
-            raise IllegalAction("E2", f"{uid} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
-                                      f"(it may Reload, M11)")
+            raise engaged_refusal(u)
         move = float(u.stats.get("move", 0))
         inches = move
         notes = []
