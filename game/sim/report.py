@@ -251,7 +251,7 @@ def plot_differences(summary: dict) -> str | None:
                 ax.text(0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555")
             else:
                 _forest(ax, y, scale * d["mean"], scale * d["ci"][0], scale * d["ci"][1], d["clear"], colour,
-                        digits=1 if key != "count" else 2)
+                        label=_shown(d))
         ax.set_yticks(range(len(mine)), [r[1] for r in mine], fontsize=9)
         ax.axvline(0, color="#333", lw=0.9, zorder=0)
         ax.set_ylim(len(mine) - 0.4, -0.7)
@@ -264,15 +264,23 @@ def plot_differences(summary: dict) -> str | None:
     return _png(fig)
 
 
-def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str, digits: int = 1) -> None:
+def _shown(d: dict) -> str:
+    """A difference's numbers exactly as its sentence writes them: mean [low, high]."""
+    t = d.get("shown")
+    if not t:
+        return f"{d['mean']:+.2f}  [{d['ci'][0]:+.2f}, {d['ci'][1]:+.2f}]"
+    if "inf" in t["ci"][0] or "inf" in t["ci"][1]:
+        return f"{t['mean']}  (too few pairs)"
+    return f"{t['mean']}  [{t['ci'][0]}, {t['ci'][1]}]"
+
+
+def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str, label: str) -> None:
     """A dot at the mean (filled when the difference is clear), a line over the interval,
-    and the numbers above it."""
+    and the numbers above it (``label``: as the sentence writes them)."""
     finite = math.isfinite(low) and math.isfinite(high)
     if finite:
         ax.plot([low, high], [y, y], color=colour, lw=2.6, solid_capstyle="butt")
     ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8, zorder=3)
-    label = (f"{mean:+.{digits}f}  [{low:+.{digits}f}, {high:+.{digits}f}]" if finite
-             else f"{mean:+.{digits}f}  (too few pairs)")
     ax.annotate(label, (mean, y), xytext=(0, 7), textcoords="offset points", ha="center", va="bottom", fontsize=8,
                 color="#333" if clear else "#777", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
@@ -463,8 +471,8 @@ def _matrix(summary: dict) -> str:
                 elif d["identical"]:
                     cell += f"<br><span class=ci>identical in all {d['pairs']} pairs</span>"
                 else:
-                    cell += (f"<br><span class=ci>{100 * d['mean']:+.1f} pts [{100 * d['ci'][0]:+.1f}, "
-                             f"{100 * d['ci'][1]:+.1f}], p = {d['p']:.2g}{' (clear)' if d['clear'] else ''}</span>")
+                    cell += (f"<br><span class=ci>{html.escape(_shown(d))} pts, p = {d['p']:.2g}"
+                             f"{' (clear)' if d['clear'] else ''}</span>")
             cells.append(cell)
         out.append(_row(cells))
     out.append("</table>")

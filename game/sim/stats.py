@@ -14,8 +14,12 @@ Every test and interval comes from :mod:`scipy.stats`, no hand tables:
   correlation). Four flips of 1,000, all one way, give p = 0.125: not clear.
 * A count (turns, tokens held, units lost, rout checks) is compared by its paired
   differences: the interval is mean +- t(0.975, n - 1) standard errors
-  (``scipy.stats.t``), ``p`` is the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``;
-  exact for small samples without ties).
+  (``scipy.stats.t``). ``p`` comes from the pairs that differ only: below
+  :data:`EXACT_BELOW` of them it is the exact sign test (``binomtest(up, up + down, 0.5)``,
+  McNemar's test for counts), so five pairs that all moved one way give p = 0.0625 and no
+  finding; from that many on it is the Wilcoxon signed-rank test on them
+  (``scipy.stats.wilcoxon``, normal approximation with the tie correction). A normal
+  approximation is never used on fewer differing pairs.
 * A difference is *clear* when ``p < 0.05`` and its interval leaves out 0.
 * A comparison whose changed rules never fired in any pair is *untested* (see
   :mod:`game.sim.coverage`); its sentences say so, never "no clear difference".
@@ -42,6 +46,9 @@ from game.sim.robust import mark_robust
 ALPHA = 0.05
 #: Game turns in a row in which nothing changed that make a stall (game.sim.gaps).
 STALL_TURNS = 3
+#: Below this many differing pairs a count's p is exact (the sign test), never a normal
+#: approximation (FORMATS.md).
+EXACT_BELOW = 50
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -60,7 +67,8 @@ def rate(k: int, n: int) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Diff:
     """A paired difference: its mean, 95% interval and two-sided p over ``n`` pairs;
-    ``flipped`` for a yes/no outcome."""
+    ``flipped`` for a yes/no outcome, ``moved`` (up, down) for a count; ``test``: what
+    gave ``p``."""
 
     n: int
     mean: float
@@ -69,6 +77,8 @@ class Diff:
     p: float = 1.0
     flipped: tuple[int, int] | None = None
     identical: bool = False        # every pair had the same value in both games
+    moved: tuple[int, int] | None = None
+    test: str = ""
 
     @property
     def clear(self) -> bool:
@@ -76,10 +86,25 @@ class Diff:
 
     def to_dict(self) -> dict[str, Any]:
         d = {"pairs": self.n, "mean": self.mean, "ci": [self.low, self.high], "p": self.p, "clear": self.clear,
-             "identical": self.identical}
+             "identical": self.identical, "test": self.test}
         if self.flipped is not None:
             d["flipped"] = list(self.flipped)
+        if self.moved is not None:
+            d["moved"] = list(self.moved)
         return d
+
+
+def shown(x: float, scale: float = 1.0, digits: int = 1) -> str:
+    """One number of a difference as the sentence, the tables and the plot all write it:
+    signed, ``digits`` decimals after ``scale``; a number that is not 0 never reads as 0
+    (then two significant digits: ``-0.004``)."""
+    v = scale * x
+    if not math.isfinite(v):
+        return "-inf" if v < 0 else "+inf"
+    if v == 0:
+        return f"{0:.{digits}f}"
+    text = f"{v:+.{digits}f}"
+    return text if float(text) != 0 else f"{v:+.2g}"
 
 
 def mcnemar(variant: list[bool], base: list[bool]) -> Diff:
@@ -108,19 +133,34 @@ def mcnemar(variant: list[bool], base: list[bool]) -> Diff:
 
 
 def paired_counts(diffs: list[float]) -> Diff:
-    """A count on paired games: a t interval on the mean difference, Wilcoxon's p."""
+    """A count on paired games: a t interval on the mean difference; ``p`` from the pairs
+    that differ, exact below :data:`EXACT_BELOW` of them (the sign test), else Wilcoxon's
+    signed-rank test on them."""
     n = len(diffs)
     if n == 0:
         return Diff(0, 0.0, -math.inf, math.inf)
     mean = sum(diffs) / n
-    if all(d == 0 for d in diffs):
-        return Diff(n, 0.0, 0.0, 0.0, 1.0, identical=True)
+    up, down = sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)
+    if up + down == 0:
+        return Diff(n, 0.0, 0.0, 0.0, 1.0, identical=True, moved=(0, 0))
+    p, test = count_p([d for d in diffs if d != 0])
     if n == 1:
-        return Diff(1, mean, -math.inf, math.inf)
+        return Diff(1, mean, -math.inf, math.inf, p, moved=(up, down), test=test)
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     half = float(st.t.ppf(1 - ALPHA / 2, n - 1)) * math.sqrt(var / n)
-    p = float(st.wilcoxon(diffs, zero_method="wilcox").pvalue)
-    return Diff(n, mean, mean - half, mean + half, p if math.isfinite(p) else 1.0)
+    return Diff(n, mean, mean - half, mean + half, p, moved=(up, down), test=test)
+
+
+def count_p(differing: list[float]) -> tuple[float, str]:
+    """The two-sided p of paired count differences, from the pairs that differ (none is 0),
+    and the test's name: the exact sign test below :data:`EXACT_BELOW` pairs, else the
+    Wilcoxon signed-rank test with its normal approximation."""
+    m = len(differing)
+    up = sum(1 for d in differing if d > 0)
+    if m < EXACT_BELOW:
+        return float(st.binomtest(up, m, 0.5).pvalue), "exact sign test"
+    p = float(st.wilcoxon(differing, zero_method="wilcox", method="approx").pvalue)
+    return (p if math.isfinite(p) else 1.0), "Wilcoxon signed-rank"
 
 
 # --- per variant ------------------------------------------------------------------------------
@@ -264,71 +304,67 @@ def _mean(c: Counter) -> float:
 
 # --- comparisons ----------------------------------------------------------------------------------
 
-def _num(x: float, scale: float) -> str:
-    """``x`` times ``scale`` to one or two decimals; a number that is not 0 is never shown
-    as 0 (a clear interval's bound "0.00" reads as touching 0): then two significant digits."""
-    v = scale * x
-    text = f"{v:.1f}" if scale != 1.0 or abs(x) >= 0.05 or x == 0 else f"{x:.2f}"
-    return text if v == 0 or float(text) != 0 else f"{v:.2g}"
+def p_text(p: float) -> str:
+    return f"p = {p:.2g}" if p >= 0.001 else "p < 0.001"
 
 
 def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0,
-             untested: str | None = None) -> str:
+             untested: str | None = None, digits: int = 1, played: int | None = None) -> str:
     """One plain sentence on a paired difference: a clear change with its interval and p,
     "no clear difference", "the same in all N paired games", or, when the changed rules
-    never came into play (``untested`` says which), that and nothing else."""
+    never came into play (``untested`` says which), that and nothing else. The numbers are
+    written as the tables and the plot write them (:func:`shown`: signed, the same digits).
+    ``played``: the pairs played, when repeated pairs made ``d.n`` fewer."""
     if untested is not None:
         return f"{label}: untested for {quantity}: {untested}."
-    tail = f"compared with {base}, over {d.n} paired games"
+    pairs = f"{d.n} paired games" if played is None or played == d.n else f"{d.n} distinct of {played} paired games"
+    tail = f"compared with {base}, over {pairs}"
     if d.n < 2:
-        return f"{label}: too few paired games with {base} to compare {quantity} ({d.n})."
+        return f"{label}: too few distinct paired games with {base} to compare {quantity} ({d.n})."
     if d.identical:
-        return f"{label}: {quantity} identical in all {d.n} paired games with {base}."
-    flips = ""
+        return f"{label}: {quantity} is identical in all {pairs} with {base}."
+    counts = ""
     if d.flipped is not None:
         a, b = d.flipped
-        flips = f", {a} pair{'' if a == 1 else 's'} flipped up and {b} down"
-    p = f"p = {d.p:.2g}" if d.p >= 0.001 else "p < 0.001"
-
-    if d.clear and d.mean > 0:
-        return f"{label} {up} by {_num(d.mean, scale)} {unit} (95% CI {_num(d.low, scale)} to {_num(d.high, scale)}, {p}{flips}) {tail}."
-    if d.clear and d.mean < 0:
-        return (f"{label} {down} by {_num(-d.mean, scale)} {unit} (95% CI {_num(-d.high, scale)} to {_num(-d.low, scale)}, "
-                f"{p}{flips}) {tail}.")
+        counts = f", {a} pair{'' if a == 1 else 's'} flipped up and {b} down"
+    elif d.moved is not None:
+        a, b = d.moved
+        counts = f", {a} pair{'' if a == 1 else 's'} up and {b} down"
+    numbers = (f"{shown(d.mean, scale, digits)} {unit} (95% CI {shown(d.low, scale, digits)} to "
+               f"{shown(d.high, scale, digits)}, {p_text(d.p)}{counts})")
+    if d.clear:
+        return f"{label} {up if d.mean > 0 else down}: {numbers} {tail}."
     if d.low == d.high:
-        return (f"{label}: {quantity} {scale * d.mean:+.1f} {unit} in every one of the {d.n} paired games with {base}, "
-                f"too few pairs to call it clear ({p}).")
-    def signed(x: float) -> str:
-        return f"{scale * x:+.1f}" if scale != 1.0 or abs(x) >= 1 else f"{x:+.2f}"
-
-    return (f"{label}: no clear difference in {quantity} ({signed(d.mean)} {unit}, "
-            f"95% CI {signed(d.low)} to {signed(d.high)}, {p}{flips}) {tail}.")
+        return (f"{label}: {quantity} {shown(d.mean, scale, digits)} {unit} in every one of the {pairs} with {base}, "
+                f"too few pairs to call it clear ({p_text(d.p)}).")
+    return f"{label}: no clear difference in {quantity}: {numbers} {tail}."
 
 
 def _quantities(warbands: list[str]) -> list[tuple]:
-    """(path, kind, getter, quantity, up, down, unit, scale) of every compared outcome."""
+    """(path, kind, getter, quantity, up, down, unit, scale, digits) of every compared outcome."""
     out = []
     for w in warbands:
         out.append((("win_rate", w), "yes", lambda r, w=w: r.get("winner") == w, f"the win rate of {w}",
-                    f"raises the win rate of {w}", f"lowers the win rate of {w}", "points", 100.0))
-    out.append((("draws",), "yes", lambda r: bool(r.get("draw")), "draws", "raises the draw rate", "lowers the draw rate",
-                "points", 100.0))
-    out.append((("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns", 1.0))
+                    f"raises the win rate of {w}", f"lowers the win rate of {w}", "points", 100.0, 1))
+    out.append((("draws",), "yes", lambda r: bool(r.get("draw")), "the draw rate", "raises the draw rate",
+                "lowers the draw rate", "points", 100.0, 1))
+    out.append((("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns",
+                1.0, 1))
     for w in warbands:
         out.append((("treasure", w), "count", lambda r, w=w: (r.get("treasure") or {}).get(w, 0),
-                    f"the tokens {w} holds at the end", f"raises the tokens {w} holds at the end",
-                    f"lowers the tokens {w} holds at the end", "tokens per game", 1.0))
+                    f"the tokens held by {w} at the end", f"raises the tokens held by {w} at the end",
+                    f"lowers the tokens held by {w} at the end", "tokens per game", 1.0, 2))
     for w in warbands:
-        out.append((("lost", w), "count", lambda r, w=w: (r.get("lost") or {}).get(w, 0), f"the units {w} loses",
-                    f"raises the units {w} loses", f"lowers the units {w} loses", "units per game", 1.0))
+        out.append((("lost", w), "count", lambda r, w=w: (r.get("lost") or {}).get(w, 0), f"the units lost by {w}",
+                    f"raises the units lost by {w}", f"lowers the units lost by {w}", "units per game", 1.0, 2))
     out.append((("routs",), "yes", lambda r: r.get("rout_turn") is not None, "the rout rate", "raises the rout rate",
-                "lowers the rout rate", "points", 100.0))
+                "lowers the rout rate", "points", 100.0, 1))
     for w in warbands:
         out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"how often {w} routs",
-                    f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0))
+                    f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0, 1))
     out.append((("rout_checks",), "count", rout_checks, "the rout rule's decisions (U2: rout checks, morale rolls)",
                 "adds decisions of the rout rule (U2: rout checks, morale rolls)",
-                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0))
+                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0, 2))
     return out
 
 
@@ -356,14 +392,17 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
                     f"in any of the {len(keys)} paired games")
     out["untested_reason"] = untested
     sentences = []
-    for path, kind, get, quantity, up, down, unit, scale in _quantities(warbands):
+    for path, kind, get, quantity, up, down, unit, scale, digits in _quantities(warbands):
         if kind == "yes":
             d = mcnemar([bool(get(o[k])) for k in keys], [bool(get(b[k])) for k in keys])
         else:
             d = paired_counts([float(get(o[k])) - float(get(b[k])) for k in keys])
-        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested)
+        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested, digits)
         verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
-        _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested})
+        text = {"mean": shown(d.mean, scale, digits), "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
+                "unit": unit}
+        _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested,
+                         "shown": text})
         sentences.append(said)
     out["sentences"] = sentences
     if untested:

@@ -1,0 +1,92 @@
+"""Studies whose evidence is what it claims (FORMATS.md, "Additions: evidence that is what
+it claims"): crafted ``games.jsonl`` files read through ``speedheim simulate --report``."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+
+import pytest
+from scipy import stats as st
+
+from game.cli import main
+from game.sim.stats import count_p, paired_counts, summarize
+
+
+def rec(label: str, index: int, seed: int, **kw) -> dict:
+    """One game record with every key the report reads (red moves first unless swapped)."""
+    r = {"variant": label, "variant_index": index, "seed": seed, "swapped": False, "bots": ["utility", "utility"],
+         "winner": "red", "draw": False, "turns": 12, "seats": ["red", "blue"], "lost": {"red": 0, "blue": 0},
+         "treasure": {"red": 2, "blue": 1}, "rout_turn": None, "routed": [], "illegal": 0, "actions": 10,
+         "seconds": 0.1, "end": "turn_limit", "decided_by": "turn_limit", "rules_fired": {"U2": 1, "U6": 2},
+         "variant_rules": ["U2"] if index else [], "line": f"{label}-{seed}"}
+    r.update(kw)
+    return r
+
+
+def report(tmp_path, records: list[dict], extra: str = "") -> dict:
+    """``simulate --report`` on these records: the summary it wrote."""
+    with open(tmp_path / "games.jsonl", "w", encoding="utf-8") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in records) + extra)
+    assert main(["simulate", "--report", str(tmp_path)]) == 0
+    return json.loads((tmp_path / "summary.json").read_text())
+
+
+# --- exact tests for counts ------------------------------------------------------------------------
+
+def test_five_differing_count_pairs_of_sixteen_give_no_finding(tmp_path):
+    """-4, -2, -2, -1, -1 and eleven ties: no exact test goes below p = 0.0625 on five pairs."""
+    moved = {0: -4, 1: -2, 2: -2, 3: -1, 4: -1}
+    recs = [rec("default", 0, k, treasure={"red": 4, "blue": 1}) for k in range(16)]
+    recs += [rec("rout-legacy", 1, k, treasure={"red": 4 + moved.get(k, 0), "blue": 1}) for k in range(16)]
+    s = report(tmp_path, recs)
+    d = s["comparisons"][0]["treasure"]["red"]
+    assert d["pairs"] == 16 and d["moved"] == [0, 5] and d["test"] == "exact sign test"
+    assert d["p"] >= 0.0625 and d["p"] == pytest.approx(0.0625) and not d["clear"]
+    page = (tmp_path / "report.html").read_text()
+    assert "lowers the tokens held by red" not in page
+    assert "no clear difference in the tokens held by red at the end: -0.62 tokens per game" in d["sentence"]
+
+
+def test_zero_differences_never_push_a_count_to_a_normal_approximation():
+    """Eight ties and six pairs up: the p of the six that differ, exactly (2 / 64), where
+    scipy's wilcoxon over all fourteen would fall back to its normal approximation."""
+    diffs = [0.0] * 8 + [1.0, 2.0, 1.0, 3.0, 1.0, 2.0]
+    d = paired_counts(diffs)
+    assert d.p == pytest.approx(2 / 64) and d.moved == (6, 0) and d.test == "exact sign test"
+    assert d.p == pytest.approx(st.binomtest(6, 6, 0.5).pvalue)
+    # 49 differing pairs: still exact; 50: the signed-rank test on the differing pairs only
+    assert count_p([1.0] * 30 + [-1.0] * 19)[1] == "exact sign test"
+    p, test = count_p([1.0] * 30 + [-2.0] * 20)
+    assert test == "Wilcoxon signed-rank"
+    assert p == pytest.approx(st.wilcoxon([1.0] * 30 + [-2.0] * 20, method="approx").pvalue)
+
+
+def test_sentence_table_and_plot_give_the_same_numbers_with_the_same_sign(tmp_path):
+    from game.sim.report import _matrix, _shown
+
+    recs = [rec("default", 0, k, treasure={"red": 4, "blue": 1}, turns=12) for k in range(12)]
+    recs += [rec("rout-legacy", 1, k, treasure={"red": 3 if k < 9 else 4, "blue": 1}, turns=10 + k % 2)
+             for k in range(12)]
+    s = report(tmp_path, recs)
+    c = s["comparisons"][0]
+    for d in (c["treasure"]["red"], c["turns"]):
+        assert d["clear"] and d["mean"] < 0
+        numbers = _shown(d)                                 # what the plot writes above the interval
+        mean, rest = numbers.split("  ")
+        low, high = rest.strip("[]").split(", ")
+        assert mean.startswith("-") and low.startswith("-") and high.startswith("-")
+        assert f"{mean} " in d["sentence"] and f"95% CI {low} to {high}," in d["sentence"]
+    assert "lowers the tokens held by red at the end: -0.75 tokens per game (95% CI " in c["treasure"]["red"]["sentence"]
+    red = c["win_rate"]["red"]
+    assert red["identical"]
+    page = (tmp_path / "report.html").read_text()
+    assert html.escape(c["turns"]["sentence"]) in page
+    # the bots-by-variant table writes a win-rate difference as the plot does
+    moved = [rec("default", 0, k) for k in range(12)] + [rec("rout-legacy", 1, k, winner="blue" if k < 10 else "red")
+                                                         for k in range(12)]
+    s = summarize(moved)
+    d = s["comparisons"][0]["win_rate"]["red"]
+    assert d["clear"] and html.escape(_shown(d)) in _matrix(s)
+    assert f"{d['shown']['mean']} points (95% CI {d['shown']['ci'][0]} to {d['shown']['ci'][1]}," in d["sentence"]
