@@ -90,3 +90,62 @@ def test_sentence_table_and_plot_give_the_same_numbers_with_the_same_sign(tmp_pa
     d = s["comparisons"][0]["win_rate"]["red"]
     assert d["clear"] and html.escape(_shown(d)) in _matrix(s)
     assert f"{d['shown']['mean']} points (95% CI {d['shown']['ci'][0]} to {d['shown']['ci'][1]}," in d["sentence"]
+
+
+# --- lines: a repeated game counts once -----------------------------------------------------------
+
+def flips(lines_of) -> list[dict]:
+    """100 paired games, red wins every baseline game and loses 30 under the variant;
+    ``lines_of(k, label)`` names each game's line."""
+    base = [rec("default", 0, k, line=lines_of(k, "default")) for k in range(100)]
+    other = [rec("rout-legacy", 1, k, winner="blue" if k < 30 else "red", line=lines_of(k, "rout-legacy"))
+             for k in range(100)]
+    return base + other
+
+
+def test_thirty_flips_repeating_two_lines_are_not_clear(tmp_path):
+    s = report(tmp_path, flips(lambda k, label: f"{label}-{'a' if k < 30 else 'b'}"))
+    c = s["comparisons"][0]
+    assert c["pairs"] == 100 and c["distinct_pairs"] == 2
+    assert [v["distinct_lines"] for v in s["variants"]] == [2, 2]
+    red = c["win_rate"]["red"]
+    assert red["pairs"] == 2 and red["flipped"] == [0, 1] and not red["clear"]
+    assert "over 2 distinct of 100 paired games" in red["sentence"]
+    page = (tmp_path / "report.html").read_text()
+    assert "default played 2 distinct game(s) in 100" in page and "rout-legacy played 2 distinct game(s) in 100" in page
+    assert "default 2 of 100 · rout-legacy 2 of 100" in page
+    # the per-variant interval counts a line once too: 2 of 2 distinct games, not 100 of 100
+    wins = s["variants"][0]["wins"]["red"]
+    assert wins["n"] == 100 and wins["distinct"] == [2, 2] and wins["ci"][0] == pytest.approx(0.3424, abs=1e-4)
+
+
+def test_thirty_flips_each_its_own_line_are_clear(tmp_path):
+    s = report(tmp_path, flips(lambda k, label: f"{label}-{k}"))
+    c = s["comparisons"][0]
+    assert c["distinct_pairs"] == 100
+    red = c["win_rate"]["red"]
+    assert red["pairs"] == 100 and red["flipped"] == [0, 30] and red["clear"]
+    assert red["sentence"].startswith("rout-legacy lowers the win rate of red: -30.0 points")
+    assert "distinct game(s) in" not in (tmp_path / "report.html").read_text()
+
+
+def test_one_opening_is_said_once_per_pairing(tmp_path):
+    recs = [rec(label, i, k, opening="same") for i, label in enumerate(("default", "rout-legacy")) for k in range(4)]
+    s = report(tmp_path, recs)
+    assert all(v["one_opening"] for v in s["variants"])
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("opened the same way") == 1 and "utility vs utility opened the same way" in page
+    varied = [dict(r, opening=f"o{r['seed']}") for r in recs]
+    assert "opened the same way" not in render(varied)
+
+
+def render(records: list[dict]) -> str:
+    from game.sim.report import render_html
+
+    return render_html(summarize(records))
+
+
+def test_a_rate_whose_games_repeat_says_its_interval_is_over_the_distinct_games():
+    recs = [rec("default", 0, k, line="one" if k < 9 else f"x{k}") for k in range(12)]
+    page = render(recs)
+    assert "100.0% <span class=ci>[51.0–100.0] over 4 of 4 distinct games</span>" in page

@@ -29,6 +29,7 @@ from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import dump_yaml
 from game.sim.coverage import fired, refused
+from game.sim.lines import game_lines
 
 #: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least;
 #: the bundled personalities too).
@@ -235,6 +236,7 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         holder = st.units.get(tok.carried_by) if tok.carried_by else None
         if holder is not None and holder.warband in held:
             held[holder.warband] += 1
+    line, opening = game_lines(1, game.log)
     record: dict[str, Any] = {
         "variant": job.variant,
         "seed": job.seed,
@@ -250,6 +252,8 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "actions": sum(1 for e in game.log if e.ok),
         "seconds": round(seconds, 4),
         "end": game.end_kind(bool(counts.get("capped"))),
+        "line": line,
+        "decided_by": decided_by(outcome.winner if outcome else None, game.end_kind(bool(counts.get("capped")))),
         "rules_fired": dict(sorted(game.fired.items())),
         "seats": sides,
         # extra keys (FORMATS.md allows them)
@@ -262,10 +266,17 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "lost_types": {w: dict(sorted(game.lost_types.get(w, {}).items())) for w in sides},
         "quiet": game.quiet(),
         "gaps": game.gaps,
+        "opening": opening,
     }
     for key, value in counts.items():
         record.setdefault(key, value)
     return record
+
+
+def decided_by(winner: str | None, end: str) -> str | None:
+    """How a won game was decided (FORMATS.md ``decided_by``): ``rout``, ``eliminated`` or
+    ``turn_limit`` (won on T1's tie-break); None for a draw."""
+    return end if winner else None
 
 
 # --- the bots play -----------------------------------------------------------------------------

@@ -312,11 +312,19 @@ figcaption{color:#5b6573;font-size:13px;margin-top:4px}
 .tag.untested{background:#D55E00;color:#fff}.tag.tested{background:#009E73;color:#fff}
 table.games td{white-space:normal;text-align:left}code{font-size:12px}
 details summary{cursor:pointer;color:#33415c;margin:8px 0}
+.warn{padding:8px 12px;border-left:4px solid #D55E00;background:#fdf1ea;margin:6px 0}
 """
 
 
 def _pct(s: dict) -> str:
+    """A rate and its 95% interval; where games repeated a line, the interval is over the
+    distinct games and says so."""
     lo, hi = s["ci"]
+    kd, nd = s.get("distinct") or (None, None)
+    games = s.get("of")
+    if nd is not None and games is not None and nd < games:
+        return (f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}] over {kd} of {nd} distinct "
+                f"games</span>")
     return f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}]</span>"
 
 
@@ -548,6 +556,37 @@ def _played_under(summary: dict) -> str:
     return "; ".join(bits)
 
 
+def _warnings(summary: dict) -> str:
+    """The header's warnings: variants that played few distinct games, pairings whose every
+    game opened the same way, a run that could not be read whole, T1 as a placeholder."""
+    from game.sim.lines import FEW_LINES
+
+    out = []
+    counts = " · ".join(f"{html.escape(v['variant'])} {v.get('distinct_lines', v['games'])} of {v['games']}"
+                        for v in summary["variants"])
+    head = f"<p class=meta>Distinct games (a game whose moves another repeats counts once): {counts}.</p>"
+    skipped = summary.get("skipped_lines") or 0
+    if skipped:
+        out.append(f"<b>Incomplete:</b> {skipped} line(s) of games.jsonl could not be read; this report reads "
+                   f"{summary['games']} game(s).")
+    for v in summary["variants"]:
+        n, d = v["games"], v.get("distinct_lines", v["games"])
+        if n and d <= FEW_LINES * n:
+            out.append(f"<b>{html.escape(v['variant'])} played {d} distinct game(s) in {n}:</b> games with the same "
+                       f"moves count once in every interval and test, so its findings rest on {d} observation(s).")
+    for b in summary.get("by_bots") or []:
+        if b["variants"] and all(v.get("one_opening") for v in b["variants"]):
+            out.append(f"<b>Every game of {html.escape(' vs '.join(b['bots']))} opened the same way</b> (the same "
+                       "first game turn, seat for seat): its findings describe one opening of these bots, not the "
+                       "rules in general.")
+    u = (summary["variants"][0].get("under") or {}) if summary["variants"] else {}
+    if u.get("turn_limit") and u.get("turn_limit_winner") == "treasure":
+        out.append("<b>T1's tie-break is a placeholder for bot games:</b> a game that reaches the turn limit is won by "
+                   "the side holding the most treasure (then fewer units lost). Wins decided that way are counted "
+                   "apart below (decided by the turn limit).")
+    return head + "".join(f"<p class='warn'>{w}</p>" for w in out)
+
+
 def _figure(png: str | None, caption: str) -> str:
     if png is None:
         return ""
@@ -566,7 +605,7 @@ def render_html(summary: dict, title: str = "") -> str:
         f"<title>Speedheim simulation: {html.escape(title)}</title><style>{CSS}</style></head><body><main>",
         f"<h1>Simulation report{': ' + html.escape(title) if title else ''}</h1><p class=meta>{meta}</p>",
         f"<p class=meta>Played under: {html.escape(_played_under(summary))}. Every finding below is about the rules "
-        "<i>as these bots play them</i>.</p>",
+        "<i>as these bots play them</i>.</p>", _warnings(summary),
         "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
         "<h2>Findings</h2>", _findings(summary),
         "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats). "

@@ -40,6 +40,7 @@ from scipy import stats as st
 
 from game.sim.coverage import coverage
 from game.sim.gaps import find_gaps
+from game.sim.lines import distinct_keys, line_of, one_opening
 from game.sim.robust import mark_robust
 
 #: The significance level of "clear" and the confidence of every interval.
@@ -214,6 +215,9 @@ class _Acc:
     rules_changed: list = field(default_factory=list)
     under: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)             # (pairing, seed, swapped) -> record
+    lines: set = field(default_factory=set)               # the lines played
+    distinct: list = field(default_factory=list)          # the first game of every line
+    decided: Counter = field(default_factory=Counter)     # (winner, decided_by) -> games
 
     def add(self, r: dict[str, Any]) -> None:
         self.games += 1
@@ -253,8 +257,25 @@ class _Acc:
         self.illegal += int(r.get("illegal", 0))
         self.actions += int(r.get("actions", 0))
         self.seconds += float(r.get("seconds", 0.0))
-        slim = {k: r.get(k) for k in ("winner", "draw", "turns", "lost", "treasure", "rout_turn", "routed", "rules_fired")}
-        self.pairs[(pairing_of(r), int(r["seed"]), bool(r["swapped"]))] = slim
+        slim = {k: r.get(k) for k in ("winner", "draw", "turns", "lost", "treasure", "rout_turn", "routed", "rules_fired",
+                                      "line", "opening", "swapped", "seats", "end", "measured", "params_changed")}
+        slim["decided_by"] = r.get("decided_by", r.get("end") if r.get("winner") else None)
+        key = (pairing_of(r), int(r["seed"]), bool(r["swapped"]))
+        self.pairs[key] = slim
+        line = line_of(r, key)
+        if line not in self.lines:
+            self.lines.add(line)
+            self.distinct.append(slim)
+        if slim["decided_by"]:
+            self.decided[(r.get("winner"), slim["decided_by"])] += 1
+
+    def rate(self, k: int, test) -> dict[str, Any]:
+        """``k`` of the games, with the 95% interval over the distinct games (a line played
+        twice counts once): ``distinct`` is [those of them that count, distinct games]."""
+        n, nd = self.games, len(self.distinct)
+        kd = sum(1 for r in self.distinct if test(r))
+        lo, hi = wilson(kd, nd)
+        return {"n": k, "of": n, "rate": k / n if n else 0.0, "ci": [lo, hi], "distinct": [kd, nd]}
 
     def summary(self, warbands: list[str]) -> dict[str, Any]:
         n = self.games
@@ -266,17 +287,20 @@ class _Acc:
             "games": n,
             "rules_changed": self.rules_changed,
             "under": self.under,
-            "wins": {w: rate(self.wins[w], n) for w in warbands},
-            "draws": rate(self.draws, n),
-            "first_seat": rate(self.seat_wins[1], n),
-            "second_seat": rate(self.seat_wins[2], n),
+            "distinct_lines": len(self.distinct),
+            "one_opening": one_opening(self.pairs.values()),
+            "wins": {w: self.rate(self.wins[w], lambda r, w=w: r.get("winner") == w) for w in warbands},
+            "draws": self.rate(self.draws, lambda r: bool(r.get("draw")) or not r.get("winner")),
+            "first_seat": self.rate(self.seat_wins[1], lambda r: _seat_won(r, 1)),
+            "second_seat": self.rate(self.seat_wins[2], lambda r: _seat_won(r, 2)),
+            "decided_by": {w: {how: self.decided[(w, how)] for how in DECIDED} for w in warbands},
             "by_seat": {w: {str(s): rate(self.seat_won[(w, s)], self.seat_games[(w, s)]) | {"games": self.seat_games[(w, s)]}
                             for s in (1, 2)} for w in warbands},
             "turns": {"mean": turns_total / n if n else 0.0, "histogram": _hist(self.turns)},
             "rout_turn": {"games_with_rout": routs, "histogram": _hist({t: c for t, c in self.rout_turn.items() if t is not None}),
                           "no_rout": self.rout_turn.get(None, 0)},
-            "routs": rate(routs, n),
-            "routed": {w: rate(self.routed[w], n) for w in warbands},
+            "routs": self.rate(routs, lambda r: r.get("rout_turn") is not None),
+            "routed": {w: self.rate(self.routed[w], lambda r, w=w: w in (r.get("routed") or [])) for w in warbands},
             "rout_checks": {"games": rate(checked, n) if self.coverage_known else None,
                             "mean": sum(k * c for k, c in self.checks.items()) / n if n else 0.0},
             "ends": dict(sorted(self.ends.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -291,6 +315,15 @@ class _Acc:
             "actions_mean": self.actions / n if n else 0.0,
             "seconds_mean": self.seconds / n if n else 0.0,
         }
+
+
+#: How a won game was decided (``decided_by``), in the order the report shows them.
+DECIDED = ("rout", "eliminated", "turn_limit")
+
+
+def _seat_won(r: dict[str, Any], seat: int) -> bool:
+    seats = _seats(r)
+    return len(seats) >= seat and r.get("winner") == seats[seat - 1]
 
 
 def _hist(c: dict) -> dict[str, int]:
@@ -375,21 +408,23 @@ def _put(d: dict, path: tuple, value: Any) -> None:
 
 
 def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
-    keys = sorted(set(base.pairs) & set(other.pairs))
+    played = sorted(set(base.pairs) & set(other.pairs))
     b, o = base.pairs, other.pairs
-    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(keys)}
+    keys = distinct_keys(played, b, o)
+    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(played),
+                           "distinct_pairs": len(keys)}
     known = base.coverage_known and other.coverage_known
     rules = list(other.rules_changed)
     if known:
-        out.update(coverage(b, o, keys, rules))
+        out.update(coverage(b, o, played, rules))
     else:
         out.update({"rules_changed": rules, "fired_pairs": None, "tested": None,
-                    "changed_pairs": sum(1 for k in keys if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
+                    "changed_pairs": sum(1 for k in played if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
     untested = None
     if out["tested"] is False:
         untested = (f"{other.label} changes no rule of {base.label}" if not rules else
                     f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)}) never came into play "
-                    f"in any of the {len(keys)} paired games")
+                    f"in any of the {len(played)} paired games")
     out["untested_reason"] = untested
     sentences = []
     for path, kind, get, quantity, up, down, unit, scale, digits in _quantities(warbands):
@@ -397,7 +432,7 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
             d = mcnemar([bool(get(o[k])) for k in keys], [bool(get(b[k])) for k in keys])
         else:
             d = paired_counts([float(get(o[k])) - float(get(b[k])) for k in keys])
-        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested, digits)
+        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested, digits, len(played))
         verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
         text = {"mean": shown(d.mean, scale, digits), "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
                 "unit": unit}
@@ -407,7 +442,7 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
     out["sentences"] = sentences
     if untested:
         out["sentences"] = [f"{other.label}: untested against {base.label}: {untested}; its outcomes say nothing "
-                            f"about the rule ({out['changed_pairs']} of {len(keys)} paired games differ at all)."]
+                            f"about the rule ({out['changed_pairs']} of {len(played)} paired games differ at all)."]
     return out
 
 
