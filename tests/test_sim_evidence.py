@@ -149,3 +149,39 @@ def test_a_rate_whose_games_repeat_says_its_interval_is_over_the_distinct_games(
     recs = [rec("default", 0, k, line="one" if k < 9 else f"x{k}") for k in range(12)]
     page = render(recs)
     assert "100.0% <span class=ci>[51.0–100.0] over 4 of 4 distinct games</span>" in page
+
+
+# --- how each win was decided ---------------------------------------------------------------------
+
+def test_twenty_flips_decided_by_the_turn_limit_name_the_turn_limit(tmp_path):
+    base = [rec("default", 0, k, winner="red", decided_by="turn_limit") for k in range(40)]
+    other = [rec("rout-legacy", 1, k, winner="blue" if k < 20 else "red", decided_by="turn_limit") for k in range(40)]
+    s = report(tmp_path, base + other)
+    red = s["comparisons"][0]["win_rate"]["red"]
+    assert red["clear"] and red["flipped"] == [0, 20] and red["by_end"] == {"turn_limit": [0, 20]}
+    assert "the difference comes from the turn limit's tie-break" in red["sentence"]
+    assert s["comparisons"][0]["win_rate"]["blue"]["by_end"] == {"turn_limit": [20, 0]}
+    assert s["variants"][1]["decided_by"]["blue"] == {"rout": 0, "eliminated": 0, "turn_limit": 20}
+    page = (tmp_path / "report.html").read_text()
+    assert "the difference comes from the turn limit&#x27;s tie-break" in page
+    assert "80 of 80 games were won at the turn limit, on T1's tie-break, a placeholder for bot games" in page
+
+
+def test_flips_won_by_routs_do_not_blame_the_turn_limit(tmp_path):
+    base = [rec("default", 0, k, winner="red", decided_by="turn_limit") for k in range(40)]
+    other = [rec("rout-legacy", 1, k, winner="blue" if k < 20 else "red", end="rout" if k < 20 else "turn_limit",
+                 decided_by="rout" if k < 20 else "turn_limit") for k in range(40)]
+    s = summarize(base + other)
+    blue = s["comparisons"][0]["win_rate"]["blue"]
+    assert blue["by_end"] == {"rout": [20, 0]} and "turn limit" not in blue["sentence"]
+    # older records without decided_by: read off end
+    old = [{k: v for k, v in r.items() if k != "decided_by"} for r in base + other]
+    assert summarize(old)["comparisons"][0]["win_rate"]["blue"]["by_end"] == {"rout": [20, 0]}
+
+
+def test_who_wins_comes_first_with_how_each_win_was_decided(tmp_path):
+    recs = [rec("default", 0, k, winner="red" if k < 15 else "blue", end="rout" if k == 15 else "turn_limit",
+                decided_by="rout" if k == 15 else "turn_limit") for k in range(16)]
+    page = render(recs)
+    assert page.index("<h2>Who wins</h2>") < page.index("<h2>Findings</h2>") < page.index("<h2>Per variant</h2>")
+    assert "15: 93.8%" in page and "15 at the turn limit" in page and "1 by rout" in page

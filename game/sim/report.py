@@ -310,7 +310,7 @@ figcaption{color:#5b6573;font-size:13px;margin-top:4px}
 .coverage{padding-left:18px}.coverage li{margin:6px 0}
 .tag{display:inline-block;font-size:12px;font-weight:700;padding:1px 7px;border-radius:9px;margin-right:4px}
 .tag.untested{background:#D55E00;color:#fff}.tag.tested{background:#009E73;color:#fff}
-table.games td{white-space:normal;text-align:left}code{font-size:12px}
+table.games td{white-space:normal;text-align:left}table.who td{white-space:normal}code{font-size:12px}
 details summary{cursor:pointer;color:#33415c;margin:8px 0}
 .warn{padding:8px 12px;border-left:4px solid #D55E00;background:#fdf1ea;margin:6px 0}
 """
@@ -355,6 +355,29 @@ def _table(summary: dict) -> str:
 
 ENDS = {"rout": "a warband routed", "turn_limit": "the turn limit", "eliminated": "a side eliminated",
         "capped": "stopped at the decision cap", "unfinished": "not finished"}
+
+
+HOW = {"rout": "by rout", "eliminated": "by elimination", "turn_limit": "at the turn limit"}
+
+
+def _who_wins(summary: dict) -> str:
+    """The first screen's answer: per variant, each warband's wins and how they were
+    decided, the draws, and each seat's wins, with their 95% intervals."""
+    warbands = summary["warbands"]
+    head = (["variant", "games"] + [f"{html.escape(w)} wins (how decided)" for w in warbands]
+            + ["draws", "seat 1 wins (moves first)", "seat 2 wins"])
+    out = ["<table class=who>", _row(head, True)]
+    for j, v in enumerate(summary["variants"]):
+        cells = [_swatch(j, v["variant"]), str(v["games"])]
+        for w in warbands:
+            how = (v.get("decided_by") or {}).get(w) or {}
+            parts = [f"{n} {HOW.get(k, k)}" for k, n in how.items() if n]
+            cells.append(f"{v['wins'][w]['n']}: {_pct(v['wins'][w])}<br><span class=ci>{', '.join(parts) or 'none'}</span>")
+        cells += [f"{v['draws']['n']}: {_pct(v['draws'])}", f"{v['first_seat']['n']}: {_pct(v['first_seat'])}",
+                  f"{v['second_seat']['n']}: {_pct(v['second_seat'])}"]
+        out.append(_row(cells))
+    out.append("</table>")
+    return "\n".join(out)
 
 
 def _ends_table(summary: dict) -> str:
@@ -579,11 +602,15 @@ def _warnings(summary: dict) -> str:
             out.append(f"<b>Every game of {html.escape(' vs '.join(b['bots']))} opened the same way</b> (the same "
                        "first game turn, seat for seat): its findings describe one opening of these bots, not the "
                        "rules in general.")
-    u = (summary["variants"][0].get("under") or {}) if summary["variants"] else {}
-    if u.get("turn_limit") and u.get("turn_limit_winner") == "treasure":
-        out.append("<b>T1's tie-break is a placeholder for bot games:</b> a game that reaches the turn limit is won by "
-                   "the side holding the most treasure (then fewer units lost). Wins decided that way are counted "
-                   "apart below (decided by the turn limit).")
+    at_limit = sum(v.get("decided_by", {}).get(w, {}).get("turn_limit", 0) for v in summary["variants"]
+                   for w in summary["warbands"])
+    if at_limit:
+        games = summary["games"]
+        out.append(f"<b>{at_limit} of {games} games were won at the turn limit, on T1's tie-break, a placeholder for "
+                   "bot games:</b> a game that reaches the turn limit goes to the side holding the most treasure (then "
+                   "the one that lost fewer units); the bundled rules do not say so. Those wins are counted apart "
+                   "under \"Who wins\" (decided by the turn limit); play them as draws with "
+                   "<code>--variant turn_limit_winner=draw</code>.")
     return head + "".join(f"<p class='warn'>{w}</p>" for w in out)
 
 
@@ -606,6 +633,10 @@ def render_html(summary: dict, title: str = "") -> str:
         f"<h1>Simulation report{': ' + html.escape(title) if title else ''}</h1><p class=meta>{meta}</p>",
         f"<p class=meta>Played under: {html.escape(_played_under(summary))}. Every finding below is about the rules "
         "<i>as these bots play them</i>.</p>", _warnings(summary),
+        "<h2>Who wins</h2>", _who_wins(summary),
+        "<p class=note>Wins of each warband and of each seat, with their 95% Wilson interval; under each warband's "
+        "wins, how they were decided: by a rout, by eliminating the other side, or at the turn limit (T1's "
+        "tie-break).</p>",
         "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
         "<h2>Findings</h2>", _findings(summary),
         "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats). "

@@ -433,17 +433,45 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
         else:
             d = paired_counts([float(get(o[k])) - float(get(b[k])) for k in keys])
         said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested, digits, len(played))
+        extra = {}
+        if path[0] == "win_rate" and not untested:
+            extra["by_end"] = by_end(keys, b, o, path[1])
+            said += tie_break_note(extra["by_end"])
         verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
         text = {"mean": shown(d.mean, scale, digits), "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
                 "unit": unit}
         _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested,
-                         "shown": text})
+                         "shown": text, **extra})
         sentences.append(said)
     out["sentences"] = sentences
     if untested:
         out["sentences"] = [f"{other.label}: untested against {base.label}: {untested}; its outcomes say nothing "
                             f"about the rule ({out['changed_pairs']} of {len(played)} paired games differ at all)."]
     return out
+
+
+def by_end(keys: list[tuple], base: dict, other: dict, warband: str) -> dict[str, list[int]]:
+    """``by_end`` of a win-rate difference: the flipped pairs by how the won game of each was
+    decided, ``{decided_by: [pairs won under the variant only, pairs won under the first only]}``."""
+    out: dict[str, list[int]] = {}
+    for k in keys:
+        won_o, won_b = other[k].get("winner") == warband, base[k].get("winner") == warband
+        if won_o == won_b:
+            continue
+        game = other[k] if won_o else base[k]
+        how = game.get("decided_by") or game.get("end") or "unknown"
+        out.setdefault(how, [0, 0])[0 if won_o else 1] += 1
+    return out
+
+
+def tie_break_note(ends: dict[str, list[int]]) -> str:
+    """What a win-rate sentence adds when its flipped games were all won at the turn limit."""
+    flipped = sum(a + b for a, b in ends.values())
+    if flipped and set(ends) == {"turn_limit"}:
+        return (f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
+                "tie-break (treasure held), not by a rout or an elimination: the difference comes from the turn "
+                "limit's tie-break.")
+    return ""
 
 
 def difference_paths(warbands: list[str]) -> list[tuple]:
