@@ -185,3 +185,64 @@ def test_who_wins_comes_first_with_how_each_win_was_decided(tmp_path):
     page = render(recs)
     assert page.index("<h2>Who wins</h2>") < page.index("<h2>Findings</h2>") < page.index("<h2>Per variant</h2>")
     assert "15: 93.8%" in page and "15 at the turn limit" in page and "1 by rout" in page
+
+
+# --- decisive coverage -------------------------------------------------------------------------------
+
+def denial(label: str, index: int, seed: int, distances: list[float], param_values) -> dict:
+    return rec(label, index, seed, variant_rules=["U6"] if index else [], rules_fired={"U6": len(distances)},
+               measured={"treasure_denial_range": distances},
+               params_changed={"treasure_denial_range": param_values} if index else {})
+
+
+def test_a_pick_up_between_the_two_ranges_is_decisive_and_one_outside_is_not():
+    d = [0.02, 1.6285, 3.58]
+    s = summarize([denial("default", 0, k, d, None) for k in range(4)]
+                  + [denial("treasure_denial_range=1", 1, k, d, [2, 1]) for k in range(4)]
+                  + [denial("treasure_denial_range=2.0001", 2, k, d, [2, 2.0001]) for k in range(4)])
+    one, tiny = s["comparisons"]
+    assert (one["fired_pairs"], one["decisive_pairs"], one["tested"]) == (4, 4, True)
+    assert (tiny["fired_pairs"], tiny["decisive_pairs"], tiny["tested"]) == (4, 0, False)
+    assert tiny["decisive_by_parameter"] == {"treasure_denial_range": 0} and tiny["fallback"] == []
+    assert "no decision would have gone the other way" in tiny["sentences"][0]
+    # a pick-up at exactly 2" is decided the same under 2 and 2.0001 (both within, G3); 2.00005" is not
+    assert not summarize([denial("default", 0, 0, [2.0], None), denial("v", 1, 0, [2.0], [2, 2.0001])]
+                         )["comparisons"][0]["tested"]
+    assert summarize([denial("default", 0, 0, [2.00005], None), denial("v", 1, 0, [2.00005], [2, 2.0001])]
+                     )["comparisons"][0]["decisive_pairs"] == 1
+
+
+def test_a_rout_count_at_the_new_threshold_is_decisive():
+    def r(label, index, counts, values):
+        return rec(label, index, 0, variant_rules=["U2"] if index else [], measured={"rout_threshold": counts},
+                   params_changed={"rout_threshold": values} if index else {})
+    assert summarize([r("default", 0, [0, 3, 5], None), r("rout_threshold=5", 1, [0, 3], [6, 5])]
+                     )["comparisons"][0]["decisive_pairs"] == 1
+    c = summarize([r("default", 0, [0, 3, 4], None), r("rout_threshold=5", 1, [0, 3, 4], [6, 5])])["comparisons"][0]
+    assert c["decisive_pairs"] == 0 and not c["tested"] and c["fired_pairs"] == 1
+
+
+def test_a_change_without_recorded_decisions_falls_back_to_firing_and_says_so():
+    base = rec("default", 0, 0, measured={}, params_changed={})
+    legacy = rec("rout-legacy", 1, 0, measured={}, params_changed={"rout_variant": None})
+    c = summarize([base, legacy])["comparisons"][0]
+    assert c["fallback"] == ["U2"] and c["decisive_pairs"] == c["fired_pairs"] == 1 and c["tested"]
+    from game.sim.report import render_html
+
+    assert "For U2 no decision is recorded that could tell" in render_html(summarize([base, legacy]))
+
+
+@pytest.mark.parametrize("scenario", ["maps/default.yaml", "maps/crossroads.yaml", "tests/scripts/duel.yaml"])
+def test_a_denial_range_of_2_0001_against_2_is_untested_on_a_real_map(tmp_path, scenario):
+    """Played games: the pick-ups U6 decided are measured, and none of them lies between 2"
+    and 2.0001", so the variant is untested however often U6 fired."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = tmp_path / "run"
+    assert main(["simulate", os.path.join(root, scenario), "--games", "1", "--workers", "1", "--turn-limit", "6",
+                 "--variant", "default", "--variant", "treasure_denial_range=2.0001", "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    c = s["comparisons"][0]
+    assert c["decisive_pairs"] == 0 and c["tested"] is False and c["fallback"] == []
+    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert games[1]["params_changed"] == {"treasure_denial_range": [2, 2.0001]}
+    assert all("treasure_denial_range" in g["measured"] or not g["rules_fired"].get("U6") for g in games)

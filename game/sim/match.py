@@ -23,7 +23,7 @@ from typing import Any
 from game.bots import NAMES, make_bot, play_game
 from game.engine.dice import Dice
 from game.engine.errors import RULE_INTERNAL, IllegalAction
-from game.engine.events import Incapacitated, LeftTable, RoutChecked, Routed, TokenDropped, TokenTaken
+from game.engine.events import Incapacitated, LeftTable, Measured, RoutChecked, Routed, TokenDropped, TokenTaken
 from game.engine.game import ActionResult, Game
 from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
@@ -62,6 +62,8 @@ class Job:
     #: ("" when the run has one pairing).
     pairing_index: int = 0
     log_sub: str = ""
+    #: The parameters this variant's ruleset changes: (name, (baseline value, its value)).
+    params_changed: tuple[tuple[str, Any], ...] = ()
 
     @property
     def key(self) -> tuple:
@@ -140,6 +142,7 @@ class _Observed(Game):
         self.fired: Counter = Counter()
         self.busy_turns: set[int] = set()
         self.gaps: list[dict[str, Any]] = []
+        self.measured: dict[str, set[float]] = {}
         self._seen_lost: dict[str, int] = {}
         self._standing: set[str] = set()
         super().__init__(*args, **kwargs)
@@ -178,6 +181,9 @@ class _Observed(Game):
 
     def _entry(self, entry: ActionResult) -> None:
         self.fired.update(fired(entry, self._turn_limit_reached()))
+        for e in entry.events:
+            if isinstance(e, Measured):
+                self.measured.setdefault(e.parameter, set()).add(float(e.value))
         if any(isinstance(e, QUIET_EVENTS) for e in entry.events):
             self.busy_turns.add(self.state.turn)
 
@@ -267,6 +273,8 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "quiet": game.quiet(),
         "gaps": game.gaps,
         "opening": opening,
+        "measured": {k: sorted(v) for k, v in sorted(game.measured.items())},
+        "params_changed": {k: None if v is None else list(v) for k, v in job.params_changed},
     }
     for key, value in counts.items():
         record.setdefault(key, value)

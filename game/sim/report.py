@@ -436,12 +436,29 @@ def _coverage(summary: dict) -> str:
                             f"both; {f['base_per_game']:.2f} times per game under {base}, {f['variant_per_game']:.2f} "
                             f"under {name})"
                             for r, f in (c.get("fired_by_rule") or {}).items())
+            why = ("never came into play" if not c.get("fired_pairs")
+                   else "it fired, but no decision of it would have gone the other way")
             verdict = ("<span class='tag tested'>tested</span>" if c["tested"]
-                       else "<span class='tag untested'>untested: the changed rule never came into play</span>")
-            text = f"<b>{name}</b> changes {', '.join(map(html.escape, rules))} against {base}: {per}."
+                       else f"<span class='tag untested'>untested: {why}</span>")
+            text = f"<b>{name}</b> changes {', '.join(map(html.escape, rules))} against {base}: {per}. {_decisive(c)}"
         changed = f" {c['changed_pairs']} of {n} paired games differ in winner, turns, losses or treasure."
         items.append(f"<li>{verdict} {text}{changed}</li>")
     return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
+
+
+def _decisive(c: dict) -> str:
+    """Fired and decisive side by side: in how many pairs a decision of the changed rule
+    would have gone the other way under the other ruleset, per parameter."""
+    if "decisive_pairs" not in c:
+        return ""
+    n = c["pairs"]
+    per = "; ".join(f"{html.escape(p)}: {k} of {n}" for p, k in (c.get("decisive_by_parameter") or {}).items())
+    text = (f"Decisive in {c['decisive_pairs']} of the {n} paired games (fired in {c['fired_pairs']})"
+            + (f" ({per})" if per else "") + ".")
+    if c.get("fallback"):
+        text += (f" For {', '.join(map(html.escape, c['fallback']))} no decision is recorded that could tell: "
+                 "a pair where it fired counts as decisive.")
+    return text
 
 
 def _findings(summary: dict) -> str:

@@ -422,9 +422,14 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
                     "changed_pairs": sum(1 for k in played if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
     untested = None
     if out["tested"] is False:
-        untested = (f"{other.label} changes no rule of {base.label}" if not rules else
-                    f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)}) never came into play "
-                    f"in any of the {len(played)} paired games")
+        named = f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)})"
+        if not rules:
+            untested = f"{other.label} changes no rule of {base.label}"
+        elif out.get("fired_pairs"):
+            untested = (f"{named} decided things in {out['fired_pairs']} of the {len(played)} paired games, but no "
+                        f"decision would have gone the other way under the other ruleset (decisive in 0 pairs)")
+        else:
+            untested = f"{named} never came into play in any of the {len(played)} paired games"
     out["untested_reason"] = untested
     sentences = []
     for path, kind, get, quantity, up, down, unit, scale, digits in _quantities(warbands):
