@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import os
 
 import pytest
@@ -246,3 +247,30 @@ def test_a_denial_range_of_2_0001_against_2_is_untested_on_a_real_map(tmp_path, 
     games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert games[1]["params_changed"] == {"treasure_denial_range": [2, 2.0001]}
     assert all("treasure_denial_range" in g["measured"] or not g["rules_fired"].get("U6") for g in games)
+
+
+# --- a first screen that answers --------------------------------------------------------------------
+
+def test_variants_that_played_the_same_games_are_said_once(tmp_path):
+    base = [rec("default", 0, k, turns=12, line=f"d{k}") for k in range(16)]
+    legacy = [rec("rout-legacy", 1, k, turns=8, line=f"l{k}") for k in range(16)]
+    breakpoint = [rec("rout-breakpoint", 2, k, turns=8, line=f"l{k}" if k < 15 else "other") for k in range(16)]
+    s = report(tmp_path, base + legacy + breakpoint)
+    assert {"variants": ["rout-legacy", "rout-breakpoint"], "same": 15, "pairs": 16} in s["same_games"]
+    page = re.sub("</?b>", "", html.unescape((tmp_path / "report.html").read_text()))
+    assert "rout-breakpoint and rout-legacy played move for move the same game in 15 of their 16 paired games" in page
+    assert page.count("shortens games: -4.0 turns") == 1
+    assert ("rout-breakpoint: 1 finding(s) word for word the same as rout-legacy's (the two played move for move the "
+            "same games in 15 of 16 paired games).") in page
+
+
+def test_every_pairing_shows_every_outcome():
+    recs = []
+    for pairing in (["utility", "utility"], ["greedy", "cautious"]):
+        recs += [rec("default", 0, k, pairing=pairing, bots=pairing, line=f"{pairing[0]}d{k}") for k in range(6)]
+        recs += [rec("rout-legacy", 1, k, pairing=pairing, bots=pairing, turns=9, line=f"{pairing[0]}l{k}")
+                 for k in range(6)]
+    page = html.unescape(render(recs))
+    assert "greedy vs cautious: every outcome" in page and "utility vs utility: every outcome" in page
+    assert page.count("difference: the tokens held by blue at the end") == 2
+    assert page.count("difference: game length") == 2 and "-3.0  [-3.0, -3.0] turns, p = 0.031 (clear)" in page

@@ -468,6 +468,8 @@ def _findings(summary: dict) -> str:
 
     pairings = len(summary.get("bots") or []) or 1
     clear, unclear = [], []
+    said: dict[str, str] = {}          # a finding with its variant's label taken out -> the variant that said it
+    repeats: dict[str, tuple[str, int]] = {}
     for c in summary["comparisons"]:
         if c.get("tested") is False:
             clear.append(("untested", c["sentences"][0]))
@@ -475,11 +477,19 @@ def _findings(summary: dict) -> str:
         for path in difference_paths(summary["warbands"]):
             d = get_path(c, path)
             if d["clear"]:
+                key = d["sentence"].replace(c["variant"], "\0", 1)
+                if key in said and said[key] != c["variant"]:
+                    first, n = repeats.get(c["variant"], (said[key], 0))
+                    repeats[c["variant"]] = (first, n + 1)
+                    continue
+                said[key] = c["variant"]
                 note = robustness_note(d, pairings) if pairings > 1 else ""
                 clear.append(("clear" if d.get("robust") or pairings == 1 else "clear depends",
                               d["sentence"] + (" " + note if note else "")))
             else:
                 unclear.append(d["sentence"])
+    for label, (first, n) in repeats.items():
+        clear.append(("clear", f"{label}: {n} finding(s) word for word the same as {first}'s{_same_note(summary, first, label)}."))
     if not summary["comparisons"]:
         return "<p class=note>One variant only: nothing to compare. Give more with <code>--variant</code>.</p>"
     out = "<ul class=findings>" + "".join(f"<li class='{cls}'>{html.escape(s)}</li>" for cls, s in clear) + "</ul>"
@@ -492,6 +502,23 @@ def _findings(summary: dict) -> str:
         out += (f"<details><summary>{len(unclear)} outcome(s) without a clear difference</summary><ul class=findings>"
                 + "".join(f"<li>{html.escape(s)}</li>" for s in unclear) + "</ul></details>")
     return out
+
+
+def _same_note(summary: dict, a: str, b: str) -> str:
+    """`` (the two played the same games in k of n paired games)``, when they did."""
+    for x in summary.get("same_games") or []:
+        if set(x["variants"]) == {a, b}:
+            return f" (the two played move for move the same games in {x['same']} of {x['pairs']} paired games)"
+    return ""
+
+
+def _same_games(summary: dict) -> str:
+    """Variants that played the same games, said once."""
+    items = [f"<li><b>{html.escape(x['variants'][1])}</b> and <b>{html.escape(x['variants'][0])}</b> played move for "
+             f"move the same game in {x['same']} of their {x['pairs']} paired games"
+             + (": every finding of one is a finding of the other." if x["same"] == x["pairs"] else ".") + "</li>"
+             for x in summary.get("same_games") or [] if 2 * x["same"] >= x["pairs"]]
+    return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
 
 
 def _matrix(summary: dict) -> str:
@@ -525,6 +552,43 @@ def _matrix(summary: dict) -> str:
         out.append(_row(cells))
     out.append("</table>")
     return "\n".join(out)
+
+
+def _diff_cell(d: dict) -> str:
+    if d["verdict"] == "untested":
+        return "<span class=ci>untested</span>"
+    if d["identical"]:
+        return f"<span class=ci>identical in all {d['pairs']} pairs</span>"
+    text = f"{html.escape(_shown(d))} {html.escape(d.get('shown', {}).get('unit', ''))}, p = {d['p']:.2g}"
+    return f"<b>{text} (clear)</b>" if d["clear"] else f"<span class=ci>{text}</span>"
+
+
+def _by_pairing(summary: dict) -> str:
+    """Per bot pairing, every outcome: each variant's rates, then each paired difference
+    with the first variant (interval, p, clear)."""
+    from game.sim.robust import get_path
+    from game.sim.stats import _quantities
+
+    warbands = summary["warbands"]
+    labels = [v["variant"] for v in summary["variants"]]
+    parts = []
+    for b in summary.get("by_bots") or []:
+        rows = [_row(["outcome"] + [_swatch(j, lab) for j, lab in enumerate(labels)], True)]
+        variants = {v["variant"]: v for v in b["variants"]}
+        comps = {c["variant"]: c for c in b["comparisons"]}
+        rates = [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands]
+        rates += [("draws", lambda v: v["draws"]), ("seat 1 wins", lambda v: v["first_seat"])]
+        for name, get in rates:
+            rows.append(_row([html.escape(name)] + [_pct(get(variants[lab])) if lab in variants else "–" for lab in labels]))
+        for q in _quantities(warbands):
+            cells = [f"difference: {html.escape(q[3])}"]
+            for lab in labels:
+                c = comps.get(lab)
+                cells.append(_diff_cell(get_path(c, q[0])) if c else "–")
+            rows.append(_row(cells))
+        parts.append(f"<details><summary>{html.escape(' vs '.join(b['bots']))}: every outcome</summary>"
+                     f"<table class=who>{''.join(rows)}</table></details>")
+    return "".join(parts)
 
 
 def _rules_table(summary: dict) -> str:
@@ -654,17 +718,21 @@ def render_html(summary: dict, title: str = "") -> str:
         "<p class=note>Wins of each warband and of each seat, with their 95% Wilson interval; under each warband's "
         "wins, how they were decided: by a rout, by eliminating the other side, or at the turn limit (T1's "
         "tie-break).</p>",
-        "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
+        _same_games(summary),
         "<h2>Findings</h2>", _findings(summary),
-        "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats). "
-        "Win, draw and rout rates: McNemar's exact test on the pairs that flipped; counts: a t interval and "
-        "Wilcoxon's signed-rank test. Highlighted: clear (p &lt; 0.05 and a 95% interval that leaves out 0). "
-        "Untested: the rule the variant changes never fired, so its games say nothing about it.</p>",
+        "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats); a pair "
+        "whose two games another pair repeats move for move counts once. Win, draw and rout rates: McNemar's exact "
+        "test on the pairs that flipped; counts: a t interval, and the exact sign test on the pairs that differ "
+        "(Wilcoxon's signed-rank from 50 differing pairs). Highlighted: clear (p &lt; 0.05 and a 95% interval that "
+        "leaves out 0). Untested: no decision of the rule the variant changes would have gone the other way, so its "
+        "games say nothing about it.</p>",
+        "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
     ]
     if pairings:
-        parts += ["<h2>Bots by variant</h2>", _matrix(summary),
+        parts += ["<h2>Bots by variant</h2>", _matrix(summary), _by_pairing(summary),
                   "<p class=note>Each pairing plays every variant on the same seeds and seats. Under each rate: the "
-                  "paired difference with the first variant and its 95% interval.</p>"]
+                  "paired difference with the first variant and its 95% interval; unfold a pairing for every "
+                  "outcome.</p>"]
     parts += [
         "<h2>Per variant</h2>", _table(summary),
         "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 moves first.</p>",

@@ -479,6 +479,19 @@ def tie_break_note(ends: dict[str, list[int]]) -> str:
     return ""
 
 
+def same_games(order: list[_Acc]) -> list[dict[str, Any]]:
+    """Every two variants that played move-for-move the same game in at least one of their
+    paired games: ``{"variants": [a, b], "same": k, "pairs": n}`` (the first one first)."""
+    out = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            keys = sorted(set(a.pairs) & set(b.pairs))
+            same = sum(1 for k in keys if a.pairs[k].get("line") and a.pairs[k].get("line") == b.pairs[k].get("line"))
+            if same:
+                out.append({"variants": [a.label, b.label], "same": same, "pairs": len(keys)})
+    return out
+
+
 def difference_paths(warbands: list[str]) -> list[tuple]:
     return [q[0] for q in _quantities(warbands)]
 
@@ -536,6 +549,7 @@ def summarize(records: Iterable[dict[str, Any]], root: str | None = None) -> dic
             "variants": [a.summary(warbands) for a in accs],
             "comparisons": [compare(base, a, warbands) for a in accs if a is not base] if base else [],
         })
+    summary["same_games"] = same_games(order)
     mark_robust(summary, difference_paths(warbands))
     summary["gaps"] = find_gaps(records, STALL_TURNS, root)
     return summary
