@@ -274,3 +274,49 @@ def test_every_pairing_shows_every_outcome():
     assert "greedy vs cautious: every outcome" in page and "utility vs utility: every outcome" in page
     assert page.count("difference: the tokens held by blue at the end") == 2
     assert page.count("difference: game length") == 2 and "-3.0  [-3.0, -3.0] turns, p = 0.031 (clear)" in page
+
+
+# --- stalls worth a look ---------------------------------------------------------------------------
+
+def test_stalls_are_the_longest_first_at_most_ten_each_with_its_own_folder():
+    from game.sim.gaps import find_gaps
+
+    recs = [{"variant": v, "seed": k // 2, "swapped": False, "bots": ["utility", "utility"], "end": "turn_limit",
+             "quiet": {"turns": 3 + (k * 7) % 9, "from": 2}, "gaps": [], "turns": 12,
+             "scenario_file": f"scenarios/v{i}-{v}.yaml"} for k in range(24) for i, v in [(k % 2, ("default", "rl")[k % 2])]]
+    g = find_gaps(recs, 3, root="run")
+    quiet = [x["quiet_turns"] for x in g["stall_games"]]
+    assert g["stalls"] == 24 and len(quiet) == 10 and quiet == sorted(quiet, reverse=True)
+    assert quiet[0] == max(r["quiet"]["turns"] for r in recs)
+    outs = [x["commands"][0].split("--out ")[1] for x in g["stall_games"]]
+    assert len(set(outs)) == len(outs)
+
+
+def test_every_stall_command_runs_and_replays_its_own_game(tmp_path, monkeypatch, capsys):
+    """Two variants on the same seeds (the same seed in two rows): each row's commands, run in
+    order from one folder, play that row's game again and replay its own log."""
+    import shlex
+
+    from game.sim.gaps import find_gaps
+    from game.sim.results import GamesFile
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", os.path.join(root, "tests", "scripts", "duel.yaml"), "--games", "1", "--swap",
+                 "--turn-limit", "3", "--workers", "1", "--variant", "default", "--variant", "rout_threshold=2",
+                 "--out", "run"]) == 0
+    recs = list(GamesFile("run/games.jsonl").read())
+    listed = find_gaps(recs, 0, root="run")["stall_games"]       # every game is "quiet" for 0 turns or more
+    assert len(listed) == 4 and len({x["commands"][0] for x in listed}) == 4
+    for x in listed:
+        r = next(r for r in recs if (r["variant"], r["seed"], r["swapped"]) == (x["variant"], x["seed"], x["swapped"]))
+        play, replay = (shlex.split(c) for c in x["commands"])
+        assert play[0] == replay[0] == "speedheim"
+        assert main(play[1:]) == 0
+        out = play[play.index("--out") + 1]
+        again = list(GamesFile(os.path.join(out, "games.jsonl")).read())
+        assert len(again) == 1 and again[0]["line"] == r["line"] and again[0]["winner"] == r["winner"]
+        capsys.readouterr()
+        assert main(replay[1:] + ["--json"]) == 0
+        final = json.loads(capsys.readouterr().out.splitlines()[-1])["final"]
+        assert final["turn"] == r["turns"] and final["winner"] == r["winner"]

@@ -283,9 +283,9 @@ def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
     assert g["stall_games"][0]["quiet_turns"] == 5 and g["stall_games"][0]["from_turn"] == 4
     play, replay = g["stall_games"][0]["commands"]
     assert play == ("speedheim simulate runs/a/scenarios/v0-default-swapped.yaml --games 1 --seed 2 --bots greedy,utility "
-                    "--workers 1 --keep-logs --out sim-out/replay-2-swapped")
+                    "--workers 1 --keep-logs --out sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility")
     assert replay == ("speedheim replay runs/a/scenarios/v0-default-swapped.yaml "
-                      "sim-out/replay-2-swapped/logs/v0-default/seed-2.yaml")
+                      "sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility/logs/v0-default/seed-2.yaml")
     assert g["rule_gaps"] == 2 and [x["seed"] for x in g["gap_games"]] == [3, 4]
     assert "internal error" in g["gap_games"][0]["problems"][0]["reason"]
 

@@ -608,9 +608,12 @@ def _gaps(summary: dict) -> str:
     g = summary.get("gaps") or {}
     if not g.get("recorded"):
         return "<p class=note>Stalls were not recorded in these games (an older run).</p>"
-    parts = [f"<p>{g['stalls']} game(s) with a stall: {g['stall_turns']} or more game turns in a row in which no token "
-             f"changed hands, no unit was lost and no rout check was made. {g['rule_gaps']} game(s) met a situation no "
-             f"rule covers (an action refused as an internal error, or a game stopped at the decision cap).</p>"]
+    parts = [f"<p><b>A stall</b> is a stretch of {g['stall_turns']} or more game turns in a row in which no token "
+             f"changed hands, no unit was lost and no rout check was made: both sides moved, and nothing that decides "
+             f"the game happened. {g['stalls']} of {summary['games']} game(s) had one. {g['rule_gaps']} game(s) met a "
+             f"situation no rule covers (an action refused as an internal error, or a game stopped at the decision "
+             f"cap). Each listed game comes with two commands: run them in order from the folder you ran simulate "
+             f"in; the first plays that very game again into a folder of its own, the second replays its log.</p>"]
 
     def listing(games: list, what) -> str:
         rows = []
@@ -623,8 +626,9 @@ def _gaps(summary: dict) -> str:
 
     if g.get("stall_games"):
         shown = len(g["stall_games"])
-        parts.append(f"<details><summary>Stalls (the first {shown})</summary>"
-                     + listing(g["stall_games"], lambda x: f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}")
+        parts.append(f"<details><summary>Stalls: the {shown} longest</summary>"
+                     + listing(g["stall_games"], lambda x: f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}"
+                                                        + (f" of {x['turns']}" if x.get("turns") else ""))
                      + "</details>")
     if g.get("gap_games"):
         parts.append("<h3>Rule gaps</h3>" + listing(g["gap_games"], lambda x: html.escape(
