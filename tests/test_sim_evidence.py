@@ -320,3 +320,26 @@ def test_every_stall_command_runs_and_replays_its_own_game(tmp_path, monkeypatch
         assert main(replay[1:] + ["--json"]) == 0
         final = json.loads(capsys.readouterr().out.splitlines()[-1])["final"]
         assert final["turn"] == r["turns"] and final["winner"] == r["winner"]
+
+
+# --- smaller ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", ["rout_threshold=2.5", "shots_per_turn=1.5", "check_die=19.5"])
+def test_a_count_parameter_takes_whole_numbers_only(tmp_path, capsys, spec):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert main(["simulate", os.path.join(root, "tests", "scripts", "duel.yaml"), "--games", "1", "--variant", spec,
+                 "--out", str(tmp_path / "run")]) == 2
+    key, value = spec.split("=")
+    assert f"{key} must be a whole number, not {value}" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "games.jsonl").exists()
+
+
+def test_a_torn_games_file_makes_an_incomplete_report(tmp_path, capsys):
+    recs = [rec("default", 0, k) for k in range(4)]
+    s = report(tmp_path, recs[:3], extra=json.dumps(recs[3])[:40])
+    assert s["skipped_lines"] == 1 and s["games"] == 3
+    page = (tmp_path / "report.html").read_text()
+    assert "Incomplete:</b> 1 line(s) of games.jsonl could not be read; this report reads 3 game(s)" in page
+    assert "the report is incomplete, it reads 3 game(s)" in capsys.readouterr().err
+    whole = report(tmp_path, recs)
+    assert whole["skipped_lines"] == 0 and "Incomplete" not in (tmp_path / "report.html").read_text()

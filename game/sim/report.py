@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 from game.engine.files import atomic_write
@@ -26,8 +27,22 @@ GREY = "#b4b9c0"
 WARBAND_COLOURS = ("#33415c", "#c97b2a")
 
 
+def read_games(games_path: str) -> tuple[list[dict], int]:
+    """The records of ``games.jsonl`` and how many of its lines could not be read (a last
+    line torn by a crash; a bad line before it is a LoadError with its line number)."""
+    records = list(GamesFile(games_path).read())
+    with open(games_path, "rb") as f:
+        lines = sum(1 for raw in f if raw.strip())
+    return records, lines - len(records)
+
+
 def write_report(games_path: str, summary_path: str, html_path: str) -> str:
-    summary = summarize(GamesFile(games_path).read(), root=os.path.dirname(games_path) or ".")
+    records, skipped = read_games(games_path)
+    summary = summarize(records, root=os.path.dirname(games_path) or ".")
+    summary["skipped_lines"] = skipped
+    if skipped:
+        print(f"{games_path}: {skipped} line(s) could not be read (a game cut off while being written): the report "
+              f"is incomplete, it reads {summary['games']} game(s)", file=sys.stderr)
     atomic_write(summary_path, json.dumps(summary, indent=2) + "\n")
     atomic_write(html_path, render_html(summary, title=_title(os.path.dirname(games_path))))
     return html_path
