@@ -38,8 +38,7 @@ def read_games(games_path: str) -> tuple[list[dict], int]:
 
 def write_report(games_path: str, summary_path: str, html_path: str) -> str:
     records, skipped = read_games(games_path)
-    summary = summarize(records, root=os.path.dirname(games_path) or ".")
-    summary["skipped_lines"] = skipped
+    summary = summarize(records, root=os.path.dirname(games_path) or ".", skipped=skipped)
     if skipped:
         print(f"{games_path}: {skipped} line(s) could not be read (a game cut off while being written): the report "
               f"is incomplete, it reads {summary['games']} game(s)", file=sys.stderr)

@@ -441,7 +441,7 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
         extra = {}
         if path[0] == "win_rate" and not untested:
             extra["by_end"] = by_end(keys, b, o, path[1])
-            said += tie_break_note(extra["by_end"])
+            said += tie_break_note(extra["by_end"], d.clear)
         verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
         text = {"mean": shown(d.mean, scale, digits), "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
                 "unit": unit}
@@ -469,14 +469,14 @@ def by_end(keys: list[tuple], base: dict, other: dict, warband: str) -> dict[str
     return out
 
 
-def tie_break_note(ends: dict[str, list[int]]) -> str:
+def tie_break_note(ends: dict[str, list[int]], clear: bool = True) -> str:
     """What a win-rate sentence adds when its flipped games were all won at the turn limit."""
     flipped = sum(a + b for a, b in ends.values())
-    if flipped and set(ends) == {"turn_limit"}:
-        return (f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
-                "tie-break (treasure held), not by a rout or an elimination: the difference comes from the turn "
-                "limit's tie-break.")
-    return ""
+    if not flipped or set(ends) != {"turn_limit"}:
+        return ""
+    said = (f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
+            "tie-break (treasure held), not by a rout or an elimination")
+    return said + (": the difference comes from the turn limit's tie-break." if clear else ".")
 
 
 def same_games(order: list[_Acc]) -> list[dict[str, Any]]:
@@ -526,15 +526,17 @@ def _ordered(accs: dict[str, _Acc]) -> list[_Acc]:
     return sorted(accs.values(), key=lambda a: (a.index, a.label))
 
 
-def summarize(records: Iterable[dict[str, Any]], root: str | None = None) -> dict[str, Any]:
+def summarize(records: Iterable[dict[str, Any]], root: str | None = None, skipped: int = 0) -> dict[str, Any]:
     """``summary.json``: per variant, then each variant against the first; per bot pairing
     the same (``by_bots``), and every pooled difference marked ``robust``; the stalls and
-    rule gaps with the commands that replay them (``root``: the run's folder)."""
+    rule gaps with the commands that replay them (``root``: the run's folder); ``skipped``:
+    the lines of ``games.jsonl`` that could not be read."""
     records = list(records)
     pooled, warbands, pairings, per = _accumulate(records)
     order = _ordered(pooled)
     summary: dict[str, Any] = {
         "games": sum(a.games for a in order),
+        "skipped_lines": skipped,
         "warbands": warbands,
         "bots": [list(p) for p in pairings],
         "variants": [a.summary(warbands) for a in order],
