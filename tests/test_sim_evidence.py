@@ -258,7 +258,7 @@ def test_variants_that_played_the_same_games_are_said_once(tmp_path):
     s = report(tmp_path, base + legacy + breakpoint)
     assert {"variants": ["rout-legacy", "rout-breakpoint"], "same": 15, "pairs": 16} in s["same_games"]
     page = re.sub("</?b>", "", html.unescape((tmp_path / "report.html").read_text()))
-    assert "rout-breakpoint and rout-legacy played move for move the same game in 15 of their 16 paired games" in page
+    assert "rout-legacy and rout-breakpoint played move for move the same games in 15 of their 16 paired games" in page
     assert page.count("shortens games: -4.0 turns") == 1
     assert ("rout-breakpoint: 1 finding(s) word for word the same as rout-legacy's (the two played move for move the "
             "same games in 15 of 16 paired games).") in page

@@ -235,8 +235,8 @@ def _diff_rows(summary: dict) -> list[tuple[str, str, dict, int]]:
             rows.append(("win", f"{c['variant']}: {w} wins", c["win_rate"][w], i))
         rows.append(("turns", c["variant"], c["turns"], i))
         for w in warbands:
-            rows.append(("count", f"{c['variant']}: tokens {w} holds", c["treasure"][w], i))
-            rows.append(("count", f"{c['variant']}: units {w} loses", c["lost"][w], i))
+            rows.append(("count", f"{c['variant']}: tokens held by {w}", c["treasure"][w], i))
+            rows.append(("count", f"{c['variant']}: units lost by {w}", c["lost"][w], i))
     return rows
 
 
@@ -528,9 +528,9 @@ def _same_note(summary: dict, a: str, b: str) -> str:
 
 def _same_games(summary: dict) -> str:
     """Variants that played the same games, said once."""
-    items = [f"<li><b>{html.escape(x['variants'][1])}</b> and <b>{html.escape(x['variants'][0])}</b> played move for "
-             f"move the same game in {x['same']} of their {x['pairs']} paired games"
-             + (": every finding of one is a finding of the other." if x["same"] == x["pairs"] else ".") + "</li>"
+    items = [f"<li><b>{html.escape(x['variants'][0])}</b> and <b>{html.escape(x['variants'][1])}</b> played move for "
+             f"move the same games in {x['same']} of their {x['pairs']} paired games: in those games the change "
+             "altered no move, only what the rules made of the same moves.</li>"
              for x in summary.get("same_games") or [] if 2 * x["same"] >= x["pairs"]]
     return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
 
