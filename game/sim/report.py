@@ -189,7 +189,7 @@ def plot_treasure(summary: dict) -> str:
     keys = sorted({int(k) for v in variants for w in warbands for k in v["treasure"][w]["histogram"]})
     for ax, w in zip(axes[0], warbands):
         _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
-                      f"tokens {w} holds at the end", keys=keys)
+                      f"tokens held by {w} at the end", keys=keys)
         ax.set_title(f"Tokens held at the end: {w}")
     _legend(fig, variants)
     return _png(fig)
