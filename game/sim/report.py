@@ -260,7 +260,7 @@ def plot_differences(summary: dict) -> str | None:
         for y, (_, _, d, i) in enumerate(mine):
             colour = _colour(i + 1)
             if d.get("verdict") == "untested":
-                ax.text(0, y, "untested: the changed rule never fired", ha="center", va="center", fontsize=8, color="#777")
+                ax.text(0, y, "untested: no decision of the changed rule was decisive", ha="center", va="center", fontsize=8, color="#777")
             elif d.get("identical"):
                 ax.text(0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555")
             else:
@@ -658,8 +658,8 @@ def _played_under(summary: dict) -> str:
         return "the scenario's rules (not recorded in these games)"
     bits = []
     if u.get("turn_limit"):
-        tie = ("the side holding the most treasure wins, then the one that lost fewer units"
-               if u.get("turn_limit_winner") == "treasure" else "a draw")
+        tie = ("the side holding the most treasure wins, then the one that lost fewer units: a placeholder for bot "
+               "games, not a rule of the bundled ruleset" if u.get("turn_limit_winner") == "treasure" else "a draw")
         bits.append(f"a turn limit of {u['turn_limit']} game turns (T1; at the limit: {tie})")
     if u.get("combat") == "placeholder":
         bits.append("placeholder combat (S1, S2, F1: not the designers' rules yet)")
