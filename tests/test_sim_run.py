@@ -16,6 +16,7 @@ from game.cli import main
 from game.engine.actions import load_script
 from game.engine.replay import replay
 from game.engine.scenario import load_scenario
+from game.sim.lines import line_hash
 from game.sim.match import _Observed, play, unit_type
 from game.sim.results import GamesFile, OutDir
 from game.sim.runner import run_jobs
@@ -134,6 +135,9 @@ def test_kept_logs_replay_exactly(tmp_path, capsys):
         assert game.state.turn == r["turns"] and game.winner == r["winner"]
         assert dict(game.state.lost) == {**dict(game.state.lost), **r["lost"]}
         assert load_scenario(str(scen)).ruleset.rout_threshold == 2
+        # the record's line is the hash of the actions its log replays
+        assert r["line"] == line_hash(script.actions) and len(r["line"]) == 12
+        assert r["decided_by"] == (r["end"] if r["winner"] else None)
     # the documented command: speedheim replay SCENARIO LOG --json ends on the record's result
     r = recs[0]
     slug = spec.variant(r["variant"]).slug

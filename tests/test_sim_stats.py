@@ -104,9 +104,9 @@ def test_paired_differences_by_hand(summary):
     t = c["turns"]
     assert t["mean"] == pytest.approx(-3.0) and all(map(close, t["ci"], (-4.1184, -1.8816)))
     assert t["clear"] is True
-    assert t["p"] == pytest.approx(2 / 1024)       # Wilcoxon: all ten pairs shorter
-    assert t["sentence"] == ("rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1, p = 0.002) compared with "
-                             "default, over 10 paired games.")
+    assert t["p"] == pytest.approx(2 / 1024)       # the exact sign test: all ten pairs shorter
+    assert t["sentence"] == ("rout_threshold=3 shortens games: -3.0 turns (95% CI -4.1 to -1.9, p = 0.002, 0 pairs up "
+                             "and 10 down) compared with default, over 10 paired games.")
     # red: won seed 1 swapped only under rout_threshold=3: one pair flipped, none back: McNemar p = 1.
     # Newcombe: red wins 6/10 [0.3127, 0.8318] against 5/10 [0.2366, 0.7634]; pairs: 5 both, 1 + 0 flipped,
     # 4 neither: phi = (5*4 - 0) / sqrt(6*4*5*5) = 0.8165;
@@ -114,8 +114,8 @@ def test_paired_differences_by_hand(summary):
     red = c["win_rate"]["red"]
     assert red["flipped"] == [1, 0] and red["p"] == pytest.approx(1.0) and red["clear"] is False
     assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.0684, 0.2530)))
-    assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red (+10.0 points, "
-                               "95% CI -6.8 to +25.3, p = 1, 1 pair flipped up and 0 down) compared with default, "
+    assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red: +10.0 points "
+                               "(95% CI -6.8 to +25.3, p = 1, 1 pair flipped up and 0 down) compared with default, "
                                "over 10 paired games.")
     # coverage: the variant changes U2, which fired (a rout) in all ten pairs
     assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 10, True, 10)
@@ -167,13 +167,13 @@ def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
     s = summarize(recs)
     differ, same = s["comparisons"]
     assert differ["turns"]["clear"] and differ["turns"]["ci"][1] < 0
-    assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games by 3.5 turns (95% CI 3.3 to 3.7, p < 0.001)")
+    assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games: -3.5 turns (95% CI -3.7 to -3.3, p < 0.001")
     red = differ["win_rate"]["red"]
     assert red["clear"] and red["ci"][1] < 0 and red["mean"] == pytest.approx(-0.5)
-    assert red["sentence"].startswith("rout_threshold=3 lowers the win rate of red by 50.0 points")
-    assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises the win rate of blue by 50.0 points")
+    assert red["sentence"].startswith("rout_threshold=3 lowers the win rate of red: -50.0 points")
+    assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises the win rate of blue: +50.0 points")
     assert not same["turns"]["clear"] and not any(w["clear"] for w in same["win_rate"].values())
-    assert same["turns"]["sentence"] == "rout_threshold=9 again: game length identical in all 40 paired games with rout_threshold=9."
+    assert same["turns"]["sentence"] == "rout_threshold=9 again: game length is identical in all 40 paired games with rout_threshold=9."
     # one game of forty that differs is not a clear difference either
     one_w = list(base_w)
     one_w[0] = "red"
@@ -194,11 +194,17 @@ def test_a_clear_interval_never_shows_a_bound_of_zero():
     # a bound of 0.004 units is no 0: "0.00" would read as an interval touching 0
     from game.sim.stats import sentence
 
-    text = sentence("v", "default", Diff(20, 0.3, 0.004, 0.7, 0.03), "units lost", "raises", "lowers", "units per game")
-    assert "95% CI 0.004 to 0.7" in text
+    text = sentence("v", "default", Diff(20, 0.3, 0.004, 0.7, 0.03), "units lost", "raises", "lowers", "units per game",
+                    digits=2)
+    assert "95% CI +0.004 to +0.70" in text
     assert "0.00 " not in text
-    down = sentence("v", "default", Diff(20, -0.3, -0.7, -0.004, 0.03), "units lost", "raises", "lowers", "units per game")
-    assert "95% CI 0.004 to 0.7" in down
+    down = sentence("v", "default", Diff(20, -0.3, -0.7, -0.004, 0.03), "units lost", "raises", "lowers",
+                    "units per game", digits=2)
+    assert "95% CI -0.70 to -0.004" in down
+    # the same holds for a difference that is not clear: "CI -0.87 to -0.00" is never written
+    unclear = sentence("v", "default", Diff(20, -0.4, -0.87, -0.0004, 0.07), "tokens", "raises", "lowers", "tokens",
+                       digits=2)
+    assert "no clear difference" in unclear and "-0.00 " not in unclear and "-0.0004" in unclear
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +226,7 @@ def test_report_files_are_self_contained(report, summary):
     assert json.loads((folder / "summary.json").read_text()) == json.loads(json.dumps(summary))
     assert page.count("src='data:image/png;base64,") == 5
     assert "http://" not in page and "https://" not in page and "<script" not in page
-    assert "rout_threshold=3 shortens games by 3.0 turns (95% CI 1.9 to 4.1, p = 0.002)" in page
+    assert "rout_threshold=3 shortens games: -3.0 turns (95% CI -4.1 to -1.9, p = 0.002" in page
     assert "same changes no rule of default" in page and "untested" in page
     assert "50.0% <span class=ci>[23.7–76.3]</span>" in page   # red's wins under default
 
@@ -277,9 +283,9 @@ def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
     assert g["stall_games"][0]["quiet_turns"] == 5 and g["stall_games"][0]["from_turn"] == 4
     play, replay = g["stall_games"][0]["commands"]
     assert play == ("speedheim simulate runs/a/scenarios/v0-default-swapped.yaml --games 1 --seed 2 --bots greedy,utility "
-                    "--workers 1 --keep-logs --out sim-out/replay-2-swapped")
+                    "--workers 1 --keep-logs --out sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility")
     assert replay == ("speedheim replay runs/a/scenarios/v0-default-swapped.yaml "
-                      "sim-out/replay-2-swapped/logs/v0-default/seed-2.yaml")
+                      "sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility/logs/v0-default/seed-2.yaml")
     assert g["rule_gaps"] == 2 and [x["seed"] for x in g["gap_games"]] == [3, 4]
     assert "internal error" in g["gap_games"][0]["problems"][0]["reason"]
 
@@ -296,12 +302,12 @@ def test_a_tested_change_with_identical_games_is_written_out_not_drawn():
     c = s["comparisons"][0]
     assert (c["tested"], c["fired_pairs"], c["changed_pairs"]) == (True, 8, 0)
     assert c["turns"]["verdict"] == "identical" and c["win_rate"]["red"]["verdict"] == "identical"
-    assert c["turns"]["sentence"] == "treasure_denial_range=1: game length identical in all 8 paired games with default."
+    assert c["turns"]["sentence"] == "treasure_denial_range=1: game length is identical in all 8 paired games with default."
     from game.sim.report import render_html
 
     page = render_html(s)
     assert "identical in all 8 pairs" in page and "never came into play" not in page
-    assert "game length identical in all 8 paired games" in page
+    assert "game length is identical in all 8 paired games" in page
 
 
 def test_a_check_fires_check_and_a_flow_action_fires_turn():

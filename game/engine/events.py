@@ -251,6 +251,23 @@ class Won(Event):
         return f"{self.warband} wins: {self.reason}"
 
 
+@dataclass(frozen=True)
+class Measured(Event):
+    """What a rule's decision measured, against the ruleset parameter it was compared
+    with: the nearest enemy's distance at a pick-up (U6, ``treasure_denial_range``), a
+    warband's rout count (U2, ``rout_threshold``). Not shown: it lets a study tell whether
+    the decision would have gone the other way under another value (game.sim.coverage)."""
+
+    shown: ClassVar[bool] = False
+
+    rule: str
+    parameter: str
+    value: float
+
+    def text(self) -> str:
+        return f"{self.rule}: {self.parameter} decided on {self.value:g}"
+
+
 # --- actions of the phases ---------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -48,8 +48,10 @@ OPTIONAL = frozenset({"turn_order", "activation", "first_turn_limits"})
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
 POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor", "los_samples"}
-#: Parameters that must be a whole number.
-INTEGERS = {"los_samples"}
+#: Parameters that must be a whole number: the ones that count things (points, units,
+#: tokens, a die's sides, shots and attacks).
+INTEGERS = {"los_samples", "rout_threshold", "treasure_per_unit", "check_die", "event_die", "injury_die",
+            "shots_per_turn", "attacks_per_turn"}
 
 
 def available() -> list[str]:

@@ -69,7 +69,7 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
 def _comparable(d: dict) -> dict:
     """A run's options without what is derived from the variants' scenarios (compared as
     texts): a run started before the variants knew their changed rules resumes too."""
-    derived = ("rules_changed", "under")
+    derived = ("rules_changed", "under", "params_changed")
     return {**d, "variants": [{k: v for k, v in x.items() if k not in derived} for x in d.get("variants", [])]}
 
 

@@ -18,9 +18,11 @@ refusals are typed (:class:`~game.engine.events.TreasureDenied`) and do count.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from game.engine.events import Activated, FirstPlayer, Incapacitated, RoutChecked, TokenTaken, TreasureDenied, TurnLimits, Won
+from game.engine.ruleset import rules_of
+from game.engine.tolerance import within
 
 #: The rule an accepted action of each kind applies (the movement engine's own checks
 #: roll under their rules and count through their rolls).
@@ -85,9 +87,55 @@ def record_changed(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return any(a.get(k) != b.get(k) for k in ("winner", "turns", "lost", "treasure"))
 
 
+#: The parameters whose decisions the rules record (game.engine.events.Measured), and when
+#: a measured value would be decided the other way under value ``b`` than under ``a``.
+FLIPS: dict[str, Callable[[float, float, float], bool]] = {
+    # U6: a pick-up is denied when the nearest enemy is within the range (G3's tolerance)
+    "treasure_denial_range": lambda v, a, b: within(v, a) != within(v, b),
+    # U2: a warband checks when its rout count reaches the threshold
+    "rout_threshold": lambda v, a, b: (v >= a) != (v >= b),
+}
+
+
+def decisive(record: dict[str, Any], param: str, a: Any, b: Any) -> int:
+    """How many of the game's recorded decisions on ``param`` would go the other way
+    under ``b`` than under ``a``."""
+    flip = FLIPS[param]
+    return sum(1 for v in (record.get("measured") or {}).get(param, []) if flip(float(v), float(a), float(b)))
+
+
+def decisive_coverage(base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple],
+                      rules: list[str]) -> dict[str, Any]:
+    """``decisive_pairs`` (FORMATS.md): the pairs in which a decision of a changed rule, in
+    either game, would have gone the other way under the other ruleset. A changed rule with
+    a parameter whose decisions are not recorded (a table, a word, an older run) falls back
+    to its firing: ``fallback`` names those rules. Per parameter, its decisive pairs."""
+    params = next((other[k]["params_changed"] for k in keys if other[k].get("params_changed") is not None), None)
+    measured = bool(keys) and all("measured" in base[k] and "measured" in other[k] for k in keys)
+    if params is None or not measured:
+        counter, fallback = {}, sorted(rules)
+    else:
+        counter = {p: ab for p, ab in params.items() if p in FLIPS and ab is not None}
+        others = {r for p in params if p not in counter for r in rules_of(p)}
+        covered = {r for p in counter for r in rules_of(p)}
+        fallback = sorted(r for r in rules if r in others or r not in covered)
+    by_param = {p: 0 for p in counter}
+    pairs = 0
+    for k in keys:
+        hit = False
+        for p, (a, b) in counter.items():
+            if decisive(base[k], p, a, b) or decisive(other[k], p, a, b):
+                by_param[p] += 1
+                hit = True
+        if hit or (fallback and (fired_any(base[k], fallback) or fired_any(other[k], fallback))):
+            pairs += 1
+    return {"decisive_pairs": pairs, "decisive_by_parameter": by_param, "fallback": fallback}
+
+
 def coverage(base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple], rules: list[str]) -> dict[str, Any]:
-    """``rules_changed``, ``fired_pairs``, ``tested``, ``changed_pairs`` (FORMATS.md), and
-    per changed rule the pairs in which it fired and the mean times per game in each."""
+    """``rules_changed``, ``fired_pairs``, ``decisive_pairs``, ``tested`` (decisive_pairs >
+    0), ``changed_pairs`` (FORMATS.md), and per changed rule the pairs in which it fired and
+    the mean times per game in each."""
     fired_pairs = sum(1 for k in keys if fired_any(base[k], rules) or fired_any(other[k], rules))
     per_rule = {}
     for r in rules:
@@ -96,5 +144,6 @@ def coverage(base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple
         per_rule[r] = {"pairs": pairs,
                        "base_per_game": sum((base[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n,
                        "variant_per_game": sum((other[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n}
-    return {"rules_changed": list(rules), "fired_pairs": fired_pairs, "tested": fired_pairs > 0,
+    dec = decisive_coverage(base, other, keys, rules)
+    return {"rules_changed": list(rules), "fired_pairs": fired_pairs, **dec, "tested": dec["decisive_pairs"] > 0,
             "changed_pairs": sum(1 for k in keys if record_changed(base[k], other[k])), "fired_by_rule": per_rule}

@@ -3,7 +3,7 @@ commands that replay it.
 
 * A *stall*: a run of at least ``turns`` game turns in which no token changed hands, no
   unit was lost and no rout check was made (the record's ``quiet``, noted by
-  :class:`game.sim.match._Observed`).
+  :class:`game.sim.match._Observed`). The longest are listed first, at most :data:`LISTED`.
 * A *rule gap*: a situation the engine met that no rule covers: an action refused as an
   internal error (the record's ``gaps``), or a game stopped at the decision cap (``end``
   ``capped``).
@@ -12,11 +12,15 @@ commands that replay it.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import Any, Iterable
 
-#: At most this many games of each kind are listed (the count says how many there were).
-LISTED = 12
+#: At most this many games of each kind are listed (the count says how many there were);
+#: the stalls longest first.
+LISTED = 10
+#: Where the commands of a listed game play it again: one folder per game.
+REPLAY_ROOT = "sim-out/replay"
 
 
 def replay_commands(r: dict[str, Any], root: str | None = None) -> list[str]:
@@ -29,8 +33,9 @@ def replay_commands(r: dict[str, Any], root: str | None = None) -> list[str]:
     if root is not None and not os.path.isabs(scenario):
         scenario = os.path.join(root, scenario)
     seed = int(r["seed"])
-    out = f"sim-out/replay-{seed}{'-swapped' if r.get('swapped') else ''}"
     bots = ",".join(r.get("bots") or ["utility", "utility"])
+    stem = os.path.splitext(os.path.basename(scenario))[0]
+    out = f"{REPLAY_ROOT}/{stem}-seed-{seed}-{re.sub(r'[^A-Za-z0-9._=+-]+', '_', bots.replace(',', '-vs-'))}"
     play = (f"speedheim simulate {shlex.quote(scenario)} --games 1 --seed {seed} --bots {bots} --workers 1 "
             f"--keep-logs --out {out}")
     replay = f"speedheim replay {shlex.quote(scenario)} {out}/logs/v0-default/seed-{seed}.yaml"
@@ -49,8 +54,10 @@ def find_gaps(records: Iterable[dict[str, Any]], turns: int, root: str | None = 
             known = True
             if quiet.get("turns", 0) >= turns:
                 n_stalls += 1
-                if len(stalls) < LISTED:
-                    stalls.append({**_game(r), "quiet_turns": quiet["turns"], "from_turn": quiet["from"]})
+                stalls.append({**_game(r), "quiet_turns": quiet["turns"], "from_turn": quiet["from"],
+                               "turns": r.get("turns")})
+                stalls.sort(key=lambda x: -x["quiet_turns"])     # stable: the first met first among equals
+                del stalls[LISTED:]
         problems = list(r.get("gaps") or [])
         if r.get("end") == "capped":
             problems.append({"turn": r.get("turns"), "reason": "the game did not end within the decision cap"})

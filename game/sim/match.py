@@ -23,12 +23,13 @@ from typing import Any
 from game.bots import NAMES, make_bot, play_game
 from game.engine.dice import Dice
 from game.engine.errors import RULE_INTERNAL, IllegalAction
-from game.engine.events import Incapacitated, LeftTable, RoutChecked, Routed, TokenDropped, TokenTaken
+from game.engine.events import Incapacitated, LeftTable, Measured, RoutChecked, Routed, TokenDropped, TokenTaken
 from game.engine.game import ActionResult, Game
 from game.engine.model import Scenario
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import dump_yaml
 from game.sim.coverage import fired, refused
+from game.sim.lines import game_lines
 
 #: Bot names ``--bots`` accepts (FORMATS.md: ``utility`` by default, ``random`` at least;
 #: the bundled personalities too).
@@ -61,6 +62,8 @@ class Job:
     #: ("" when the run has one pairing).
     pairing_index: int = 0
     log_sub: str = ""
+    #: The parameters this variant's ruleset changes: (name, (baseline value, its value)).
+    params_changed: tuple[tuple[str, Any], ...] = ()
 
     @property
     def key(self) -> tuple:
@@ -139,6 +142,7 @@ class _Observed(Game):
         self.fired: Counter = Counter()
         self.busy_turns: set[int] = set()
         self.gaps: list[dict[str, Any]] = []
+        self.measured: dict[str, set[float]] = {}
         self._seen_lost: dict[str, int] = {}
         self._standing: set[str] = set()
         super().__init__(*args, **kwargs)
@@ -177,6 +181,9 @@ class _Observed(Game):
 
     def _entry(self, entry: ActionResult) -> None:
         self.fired.update(fired(entry, self._turn_limit_reached()))
+        for e in entry.events:
+            if isinstance(e, Measured):
+                self.measured.setdefault(e.parameter, set()).add(float(e.value))
         if any(isinstance(e, QUIET_EVENTS) for e in entry.events):
             self.busy_turns.add(self.state.turn)
 
@@ -235,6 +242,7 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         holder = st.units.get(tok.carried_by) if tok.carried_by else None
         if holder is not None and holder.warband in held:
             held[holder.warband] += 1
+    line, opening = game_lines(1, game.log)
     record: dict[str, Any] = {
         "variant": job.variant,
         "seed": job.seed,
@@ -250,6 +258,8 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "actions": sum(1 for e in game.log if e.ok),
         "seconds": round(seconds, 4),
         "end": game.end_kind(bool(counts.get("capped"))),
+        "line": line,
+        "decided_by": decided_by(outcome.winner if outcome else None, game.end_kind(bool(counts.get("capped")))),
         "rules_fired": dict(sorted(game.fired.items())),
         "seats": sides,
         # extra keys (FORMATS.md allows them)
@@ -262,10 +272,19 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "lost_types": {w: dict(sorted(game.lost_types.get(w, {}).items())) for w in sides},
         "quiet": game.quiet(),
         "gaps": game.gaps,
+        "opening": opening,
+        "measured": {k: sorted(v) for k, v in sorted(game.measured.items())},
+        "params_changed": {k: None if v is None else list(v) for k, v in job.params_changed},
     }
     for key, value in counts.items():
         record.setdefault(key, value)
     return record
+
+
+def decided_by(winner: str | None, end: str) -> str | None:
+    """How a won game was decided (FORMATS.md ``decided_by``): ``rout``, ``eliminated`` or
+    ``turn_limit`` (won on T1's tie-break); None for a draw."""
+    return end if winner else None
 
 
 # --- the bots play -----------------------------------------------------------------------------

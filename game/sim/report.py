@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 from game.engine.files import atomic_write
@@ -26,8 +27,21 @@ GREY = "#b4b9c0"
 WARBAND_COLOURS = ("#33415c", "#c97b2a")
 
 
+def read_games(games_path: str) -> tuple[list[dict], int]:
+    """The records of ``games.jsonl`` and how many of its lines could not be read (a last
+    line torn by a crash; a bad line before it is a LoadError with its line number)."""
+    records = list(GamesFile(games_path).read())
+    with open(games_path, "rb") as f:
+        lines = sum(1 for raw in f if raw.strip())
+    return records, lines - len(records)
+
+
 def write_report(games_path: str, summary_path: str, html_path: str) -> str:
-    summary = summarize(GamesFile(games_path).read(), root=os.path.dirname(games_path) or ".")
+    records, skipped = read_games(games_path)
+    summary = summarize(records, root=os.path.dirname(games_path) or ".", skipped=skipped)
+    if skipped:
+        print(f"{games_path}: {skipped} line(s) could not be read (a game cut off while being written): the report "
+              f"is incomplete, it reads {summary['games']} game(s)", file=sys.stderr)
     atomic_write(summary_path, json.dumps(summary, indent=2) + "\n")
     atomic_write(html_path, render_html(summary, title=_title(os.path.dirname(games_path))))
     return html_path
@@ -175,7 +189,7 @@ def plot_treasure(summary: dict) -> str:
     keys = sorted({int(k) for v in variants for w in warbands for k in v["treasure"][w]["histogram"]})
     for ax, w in zip(axes[0], warbands):
         _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
-                      f"tokens {w} holds at the end", keys=keys)
+                      f"tokens held by {w} at the end", keys=keys)
         ax.set_title(f"Tokens held at the end: {w}")
     _legend(fig, variants)
     return _png(fig)
@@ -221,8 +235,8 @@ def _diff_rows(summary: dict) -> list[tuple[str, str, dict, int]]:
             rows.append(("win", f"{c['variant']}: {w} wins", c["win_rate"][w], i))
         rows.append(("turns", c["variant"], c["turns"], i))
         for w in warbands:
-            rows.append(("count", f"{c['variant']}: tokens {w} holds", c["treasure"][w], i))
-            rows.append(("count", f"{c['variant']}: units {w} loses", c["lost"][w], i))
+            rows.append(("count", f"{c['variant']}: tokens held by {w}", c["treasure"][w], i))
+            rows.append(("count", f"{c['variant']}: units lost by {w}", c["lost"][w], i))
     return rows
 
 
@@ -246,12 +260,12 @@ def plot_differences(summary: dict) -> str | None:
         for y, (_, _, d, i) in enumerate(mine):
             colour = _colour(i + 1)
             if d.get("verdict") == "untested":
-                ax.text(0, y, "untested: the changed rule never fired", ha="center", va="center", fontsize=8, color="#777")
+                ax.text(0, y, "untested: no decision of the changed rule was decisive", ha="center", va="center", fontsize=8, color="#777")
             elif d.get("identical"):
                 ax.text(0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555")
             else:
                 _forest(ax, y, scale * d["mean"], scale * d["ci"][0], scale * d["ci"][1], d["clear"], colour,
-                        digits=1 if key != "count" else 2)
+                        label=_shown(d))
         ax.set_yticks(range(len(mine)), [r[1] for r in mine], fontsize=9)
         ax.axvline(0, color="#333", lw=0.9, zorder=0)
         ax.set_ylim(len(mine) - 0.4, -0.7)
@@ -264,15 +278,23 @@ def plot_differences(summary: dict) -> str | None:
     return _png(fig)
 
 
-def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str, digits: int = 1) -> None:
+def _shown(d: dict) -> str:
+    """A difference's numbers exactly as its sentence writes them: mean [low, high]."""
+    t = d.get("shown")
+    if not t:
+        return f"{d['mean']:+.2f}  [{d['ci'][0]:+.2f}, {d['ci'][1]:+.2f}]"
+    if "inf" in t["ci"][0] or "inf" in t["ci"][1]:
+        return f"{t['mean']}  (too few pairs)"
+    return f"{t['mean']}  [{t['ci'][0]}, {t['ci'][1]}]"
+
+
+def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, colour: str, label: str) -> None:
     """A dot at the mean (filled when the difference is clear), a line over the interval,
-    and the numbers above it."""
+    and the numbers above it (``label``: as the sentence writes them)."""
     finite = math.isfinite(low) and math.isfinite(high)
     if finite:
         ax.plot([low, high], [y, y], color=colour, lw=2.6, solid_capstyle="butt")
     ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8, zorder=3)
-    label = (f"{mean:+.{digits}f}  [{low:+.{digits}f}, {high:+.{digits}f}]" if finite
-             else f"{mean:+.{digits}f}  (too few pairs)")
     ax.annotate(label, (mean, y), xytext=(0, 7), textcoords="offset points", ha="center", va="bottom", fontsize=8,
                 color="#333" if clear else "#777", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
@@ -302,13 +324,21 @@ figcaption{color:#5b6573;font-size:13px;margin-top:4px}
 .coverage{padding-left:18px}.coverage li{margin:6px 0}
 .tag{display:inline-block;font-size:12px;font-weight:700;padding:1px 7px;border-radius:9px;margin-right:4px}
 .tag.untested{background:#D55E00;color:#fff}.tag.tested{background:#009E73;color:#fff}
-table.games td{white-space:normal;text-align:left}code{font-size:12px}
+table.games td{white-space:normal;text-align:left}table.who td{white-space:normal}code{font-size:12px}
 details summary{cursor:pointer;color:#33415c;margin:8px 0}
+.warn{padding:8px 12px;border-left:4px solid #D55E00;background:#fdf1ea;margin:6px 0}
 """
 
 
 def _pct(s: dict) -> str:
+    """A rate and its 95% interval; where games repeated a line, the interval is over the
+    distinct games and says so."""
     lo, hi = s["ci"]
+    kd, nd = s.get("distinct") or (None, None)
+    games = s.get("of")
+    if nd is not None and games is not None and nd < games:
+        return (f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}] over {kd} of {nd} distinct "
+                f"games</span>")
     return f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}]</span>"
 
 
@@ -339,6 +369,29 @@ def _table(summary: dict) -> str:
 
 ENDS = {"rout": "a warband routed", "turn_limit": "the turn limit", "eliminated": "a side eliminated",
         "capped": "stopped at the decision cap", "unfinished": "not finished"}
+
+
+HOW = {"rout": "by rout", "eliminated": "by elimination", "turn_limit": "at the turn limit"}
+
+
+def _who_wins(summary: dict) -> str:
+    """The first screen's answer: per variant, each warband's wins and how they were
+    decided, the draws, and each seat's wins, with their 95% intervals."""
+    warbands = summary["warbands"]
+    head = (["variant", "games"] + [f"{html.escape(w)} wins (how decided)" for w in warbands]
+            + ["draws", "seat 1 wins (moves first)", "seat 2 wins"])
+    out = ["<table class=who>", _row(head, True)]
+    for j, v in enumerate(summary["variants"]):
+        cells = [_swatch(j, v["variant"]), str(v["games"])]
+        for w in warbands:
+            how = (v.get("decided_by") or {}).get(w) or {}
+            parts = [f"{n} {HOW.get(k, k)}" for k, n in how.items() if n]
+            cells.append(f"{v['wins'][w]['n']}: {_pct(v['wins'][w])}<br><span class=ci>{', '.join(parts) or 'none'}</span>")
+        cells += [f"{v['draws']['n']}: {_pct(v['draws'])}", f"{v['first_seat']['n']}: {_pct(v['first_seat'])}",
+                  f"{v['second_seat']['n']}: {_pct(v['second_seat'])}"]
+        out.append(_row(cells))
+    out.append("</table>")
+    return "\n".join(out)
 
 
 def _ends_table(summary: dict) -> str:
@@ -397,12 +450,29 @@ def _coverage(summary: dict) -> str:
                             f"both; {f['base_per_game']:.2f} times per game under {base}, {f['variant_per_game']:.2f} "
                             f"under {name})"
                             for r, f in (c.get("fired_by_rule") or {}).items())
+            why = ("never came into play" if not c.get("fired_pairs")
+                   else "it fired, but no decision of it would have gone the other way")
             verdict = ("<span class='tag tested'>tested</span>" if c["tested"]
-                       else "<span class='tag untested'>untested: the changed rule never came into play</span>")
-            text = f"<b>{name}</b> changes {', '.join(map(html.escape, rules))} against {base}: {per}."
+                       else f"<span class='tag untested'>untested: {why}</span>")
+            text = f"<b>{name}</b> changes {', '.join(map(html.escape, rules))} against {base}: {per}. {_decisive(c)}"
         changed = f" {c['changed_pairs']} of {n} paired games differ in winner, turns, losses or treasure."
         items.append(f"<li>{verdict} {text}{changed}</li>")
     return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
+
+
+def _decisive(c: dict) -> str:
+    """Fired and decisive side by side: in how many pairs a decision of the changed rule
+    would have gone the other way under the other ruleset, per parameter."""
+    if "decisive_pairs" not in c:
+        return ""
+    n = c["pairs"]
+    per = "; ".join(f"{html.escape(p)}: {k} of {n}" for p, k in (c.get("decisive_by_parameter") or {}).items())
+    text = (f"Decisive in {c['decisive_pairs']} of the {n} paired games (fired in {c['fired_pairs']})"
+            + (f" ({per})" if per else "") + ".")
+    if c.get("fallback"):
+        text += (f" For {', '.join(map(html.escape, c['fallback']))} no decision is recorded that could tell: "
+                 "a pair where it fired counts as decisive.")
+    return text
 
 
 def _findings(summary: dict) -> str:
@@ -412,6 +482,8 @@ def _findings(summary: dict) -> str:
 
     pairings = len(summary.get("bots") or []) or 1
     clear, unclear = [], []
+    said: dict[str, str] = {}          # a finding with its variant's label taken out -> the variant that said it
+    repeats: dict[str, tuple[str, int]] = {}
     for c in summary["comparisons"]:
         if c.get("tested") is False:
             clear.append(("untested", c["sentences"][0]))
@@ -419,11 +491,19 @@ def _findings(summary: dict) -> str:
         for path in difference_paths(summary["warbands"]):
             d = get_path(c, path)
             if d["clear"]:
+                key = d["sentence"].replace(c["variant"], "\0", 1)
+                if key in said and said[key] != c["variant"]:
+                    first, n = repeats.get(c["variant"], (said[key], 0))
+                    repeats[c["variant"]] = (first, n + 1)
+                    continue
+                said[key] = c["variant"]
                 note = robustness_note(d, pairings) if pairings > 1 else ""
                 clear.append(("clear" if d.get("robust") or pairings == 1 else "clear depends",
                               d["sentence"] + (" " + note if note else "")))
             else:
                 unclear.append(d["sentence"])
+    for label, (first, n) in repeats.items():
+        clear.append(("clear", f"{label}: {n} finding(s) word for word the same as {first}'s{_same_note(summary, first, label)}."))
     if not summary["comparisons"]:
         return "<p class=note>One variant only: nothing to compare. Give more with <code>--variant</code>.</p>"
     out = "<ul class=findings>" + "".join(f"<li class='{cls}'>{html.escape(s)}</li>" for cls, s in clear) + "</ul>"
@@ -436,6 +516,23 @@ def _findings(summary: dict) -> str:
         out += (f"<details><summary>{len(unclear)} outcome(s) without a clear difference</summary><ul class=findings>"
                 + "".join(f"<li>{html.escape(s)}</li>" for s in unclear) + "</ul></details>")
     return out
+
+
+def _same_note(summary: dict, a: str, b: str) -> str:
+    """`` (the two played the same games in k of n paired games)``, when they did."""
+    for x in summary.get("same_games") or []:
+        if set(x["variants"]) == {a, b}:
+            return f" (the two played move for move the same games in {x['same']} of {x['pairs']} paired games)"
+    return ""
+
+
+def _same_games(summary: dict) -> str:
+    """Variants that played the same games, said once."""
+    items = [f"<li><b>{html.escape(x['variants'][0])}</b> and <b>{html.escape(x['variants'][1])}</b> played move for "
+             f"move the same games in {x['same']} of their {x['pairs']} paired games: in those games the change "
+             "altered no move, only what the rules made of the same moves.</li>"
+             for x in summary.get("same_games") or [] if 2 * x["same"] >= x["pairs"]]
+    return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
 
 
 def _matrix(summary: dict) -> str:
@@ -463,12 +560,49 @@ def _matrix(summary: dict) -> str:
                 elif d["identical"]:
                     cell += f"<br><span class=ci>identical in all {d['pairs']} pairs</span>"
                 else:
-                    cell += (f"<br><span class=ci>{100 * d['mean']:+.1f} pts [{100 * d['ci'][0]:+.1f}, "
-                             f"{100 * d['ci'][1]:+.1f}], p = {d['p']:.2g}{' (clear)' if d['clear'] else ''}</span>")
+                    cell += (f"<br><span class=ci>{html.escape(_shown(d))} pts, p = {d['p']:.2g}"
+                             f"{' (clear)' if d['clear'] else ''}</span>")
             cells.append(cell)
         out.append(_row(cells))
     out.append("</table>")
     return "\n".join(out)
+
+
+def _diff_cell(d: dict) -> str:
+    if d["verdict"] == "untested":
+        return "<span class=ci>untested</span>"
+    if d["identical"]:
+        return f"<span class=ci>identical in all {d['pairs']} pairs</span>"
+    text = f"{html.escape(_shown(d))} {html.escape(d.get('shown', {}).get('unit', ''))}, p = {d['p']:.2g}"
+    return f"<b>{text} (clear)</b>" if d["clear"] else f"<span class=ci>{text}</span>"
+
+
+def _by_pairing(summary: dict) -> str:
+    """Per bot pairing, every outcome: each variant's rates, then each paired difference
+    with the first variant (interval, p, clear)."""
+    from game.sim.robust import get_path
+    from game.sim.stats import _quantities
+
+    warbands = summary["warbands"]
+    labels = [v["variant"] for v in summary["variants"]]
+    parts = []
+    for b in summary.get("by_bots") or []:
+        rows = [_row(["outcome"] + [_swatch(j, lab) for j, lab in enumerate(labels)], True)]
+        variants = {v["variant"]: v for v in b["variants"]}
+        comps = {c["variant"]: c for c in b["comparisons"]}
+        rates = [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands]
+        rates += [("draws", lambda v: v["draws"]), ("seat 1 wins", lambda v: v["first_seat"])]
+        for name, get in rates:
+            rows.append(_row([html.escape(name)] + [_pct(get(variants[lab])) if lab in variants else "–" for lab in labels]))
+        for q in _quantities(warbands):
+            cells = [f"difference: {html.escape(q[3])}"]
+            for lab in labels:
+                c = comps.get(lab)
+                cells.append(_diff_cell(get_path(c, q[0])) if c else "–")
+            rows.append(_row(cells))
+        parts.append(f"<details><summary>{html.escape(' vs '.join(b['bots']))}: every outcome</summary>"
+                     f"<table class=who>{''.join(rows)}</table></details>")
+    return "".join(parts)
 
 
 def _rules_table(summary: dict) -> str:
@@ -488,9 +622,12 @@ def _gaps(summary: dict) -> str:
     g = summary.get("gaps") or {}
     if not g.get("recorded"):
         return "<p class=note>Stalls were not recorded in these games (an older run).</p>"
-    parts = [f"<p>{g['stalls']} game(s) with a stall: {g['stall_turns']} or more game turns in a row in which no token "
-             f"changed hands, no unit was lost and no rout check was made. {g['rule_gaps']} game(s) met a situation no "
-             f"rule covers (an action refused as an internal error, or a game stopped at the decision cap).</p>"]
+    parts = [f"<p><b>A stall</b> is a stretch of {g['stall_turns']} or more game turns in a row in which no token "
+             f"changed hands, no unit was lost and no rout check was made: both sides moved, and nothing that decides "
+             f"the game happened. {g['stalls']} of {summary['games']} game(s) had one. {g['rule_gaps']} game(s) met a "
+             f"situation no rule covers (an action refused as an internal error, or a game stopped at the decision "
+             f"cap). Each listed game comes with two commands: run them in order from the folder you ran simulate "
+             f"in; the first plays that very game again into a folder of its own, the second replays its log.</p>"]
 
     def listing(games: list, what) -> str:
         rows = []
@@ -503,8 +640,9 @@ def _gaps(summary: dict) -> str:
 
     if g.get("stall_games"):
         shown = len(g["stall_games"])
-        parts.append(f"<details><summary>Stalls (the first {shown})</summary>"
-                     + listing(g["stall_games"], lambda x: f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}")
+        parts.append(f"<details><summary>Stalls: the {shown} longest</summary>"
+                     + listing(g["stall_games"], lambda x: f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}"
+                                                        + (f" of {x['turns']}" if x.get("turns") else ""))
                      + "</details>")
     if g.get("gap_games"):
         parts.append("<h3>Rule gaps</h3>" + listing(g["gap_games"], lambda x: html.escape(
@@ -520,8 +658,8 @@ def _played_under(summary: dict) -> str:
         return "the scenario's rules (not recorded in these games)"
     bits = []
     if u.get("turn_limit"):
-        tie = ("the side holding the most treasure wins, then the one that lost fewer units"
-               if u.get("turn_limit_winner") == "treasure" else "a draw")
+        tie = ("the side holding the most treasure wins, then the one that lost fewer units: a placeholder for bot "
+               "games, not a rule of the bundled ruleset" if u.get("turn_limit_winner") == "treasure" else "a draw")
         bits.append(f"a turn limit of {u['turn_limit']} game turns (T1; at the limit: {tie})")
     if u.get("combat") == "placeholder":
         bits.append("placeholder combat (S1, S2, F1: not the designers' rules yet)")
@@ -538,6 +676,41 @@ def _played_under(summary: dict) -> str:
             rule += f" with rout_threshold {u['rout_threshold']} (U2: units lost + tokens the opponent holds)"
         bits.append(f"{rule} in {v0.get('variant')}")
     return "; ".join(bits)
+
+
+def _warnings(summary: dict) -> str:
+    """The header's warnings: variants that played few distinct games, pairings whose every
+    game opened the same way, a run that could not be read whole, T1 as a placeholder."""
+    from game.sim.lines import FEW_LINES
+
+    out = []
+    counts = " · ".join(f"{html.escape(v['variant'])} {v.get('distinct_lines', v['games'])} of {v['games']}"
+                        for v in summary["variants"])
+    head = f"<p class=meta>Distinct games (a game whose moves another repeats counts once): {counts}.</p>"
+    skipped = summary.get("skipped_lines") or 0
+    if skipped:
+        out.append(f"<b>Incomplete:</b> {skipped} line(s) of games.jsonl could not be read; this report reads "
+                   f"{summary['games']} game(s).")
+    for v in summary["variants"]:
+        n, d = v["games"], v.get("distinct_lines", v["games"])
+        if n and d <= FEW_LINES * n:
+            out.append(f"<b>{html.escape(v['variant'])} played {d} distinct game(s) in {n}:</b> games with the same "
+                       f"moves count once in every interval and test, so its findings rest on {d} observation(s).")
+    for b in summary.get("by_bots") or []:
+        if b["variants"] and all(v.get("one_opening") for v in b["variants"]):
+            out.append(f"<b>Every game of {html.escape(' vs '.join(b['bots']))} opened the same way</b> (the same "
+                       "first game turn, seat for seat): its findings describe one opening of these bots, not the "
+                       "rules in general.")
+    at_limit = sum(v.get("decided_by", {}).get(w, {}).get("turn_limit", 0) for v in summary["variants"]
+                   for w in summary["warbands"])
+    if at_limit:
+        games = summary["games"]
+        out.append(f"<b>{at_limit} of {games} games were won at the turn limit, on T1's tie-break, a placeholder for "
+                   "bot games:</b> a game that reaches the turn limit goes to the side holding the most treasure (then "
+                   "the one that lost fewer units); the bundled rules do not say so. Those wins are counted apart "
+                   "under \"Who wins\" (decided by the turn limit); play them as draws with "
+                   "<code>--variant turn_limit_winner=draw</code>.")
+    return head + "".join(f"<p class='warn'>{w}</p>" for w in out)
 
 
 def _figure(png: str | None, caption: str) -> str:
@@ -558,18 +731,26 @@ def render_html(summary: dict, title: str = "") -> str:
         f"<title>Speedheim simulation: {html.escape(title)}</title><style>{CSS}</style></head><body><main>",
         f"<h1>Simulation report{': ' + html.escape(title) if title else ''}</h1><p class=meta>{meta}</p>",
         f"<p class=meta>Played under: {html.escape(_played_under(summary))}. Every finding below is about the rules "
-        "<i>as these bots play them</i>.</p>",
-        "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
+        "<i>as these bots play them</i>.</p>", _warnings(summary),
+        "<h2>Who wins</h2>", _who_wins(summary),
+        "<p class=note>Wins of each warband and of each seat, with their 95% Wilson interval; under each warband's "
+        "wins, how they were decided: by a rout, by eliminating the other side, or at the turn limit (T1's "
+        "tie-break).</p>",
+        _same_games(summary),
         "<h2>Findings</h2>", _findings(summary),
-        "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats). "
-        "Win, draw and rout rates: McNemar's exact test on the pairs that flipped; counts: a t interval and "
-        "Wilcoxon's signed-rank test. Highlighted: clear (p &lt; 0.05 and a 95% interval that leaves out 0). "
-        "Untested: the rule the variant changes never fired, so its games say nothing about it.</p>",
+        "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats); a pair "
+        "whose two games another pair repeats move for move counts once. Win, draw and rout rates: McNemar's exact "
+        "test on the pairs that flipped; counts: a t interval, and the exact sign test on the pairs that differ "
+        "(Wilcoxon's signed-rank from 50 differing pairs). Highlighted: clear (p &lt; 0.05 and a 95% interval that "
+        "leaves out 0). Untested: no decision of the rule the variant changes would have gone the other way, so its "
+        "games say nothing about it.</p>",
+        "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
     ]
     if pairings:
-        parts += ["<h2>Bots by variant</h2>", _matrix(summary),
+        parts += ["<h2>Bots by variant</h2>", _matrix(summary), _by_pairing(summary),
                   "<p class=note>Each pairing plays every variant on the same seeds and seats. Under each rate: the "
-                  "paired difference with the first variant and its 95% interval.</p>"]
+                  "paired difference with the first variant and its 95% interval; unfold a pairing for every "
+                  "outcome.</p>"]
     parts += [
         "<h2>Per variant</h2>", _table(summary),
         "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 moves first.</p>",

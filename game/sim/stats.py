@@ -14,8 +14,12 @@ Every test and interval comes from :mod:`scipy.stats`, no hand tables:
   correlation). Four flips of 1,000, all one way, give p = 0.125: not clear.
 * A count (turns, tokens held, units lost, rout checks) is compared by its paired
   differences: the interval is mean +- t(0.975, n - 1) standard errors
-  (``scipy.stats.t``), ``p`` is the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``;
-  exact for small samples without ties).
+  (``scipy.stats.t``). ``p`` comes from the pairs that differ only: below
+  :data:`EXACT_BELOW` of them it is the exact sign test (``binomtest(up, up + down, 0.5)``,
+  McNemar's test for counts), so five pairs that all moved one way give p = 0.0625 and no
+  finding; from that many on it is the Wilcoxon signed-rank test on them
+  (``scipy.stats.wilcoxon``, normal approximation with the tie correction). A normal
+  approximation is never used on fewer differing pairs.
 * A difference is *clear* when ``p < 0.05`` and its interval leaves out 0.
 * A comparison whose changed rules never fired in any pair is *untested* (see
   :mod:`game.sim.coverage`); its sentences say so, never "no clear difference".
@@ -36,12 +40,16 @@ from scipy import stats as st
 
 from game.sim.coverage import coverage
 from game.sim.gaps import find_gaps
+from game.sim.lines import distinct_keys, line_of, one_opening
 from game.sim.robust import mark_robust
 
 #: The significance level of "clear" and the confidence of every interval.
 ALPHA = 0.05
 #: Game turns in a row in which nothing changed that make a stall (game.sim.gaps).
 STALL_TURNS = 3
+#: Below this many differing pairs a count's p is exact (the sign test), never a normal
+#: approximation (FORMATS.md).
+EXACT_BELOW = 50
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -60,7 +68,8 @@ def rate(k: int, n: int) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Diff:
     """A paired difference: its mean, 95% interval and two-sided p over ``n`` pairs;
-    ``flipped`` for a yes/no outcome."""
+    ``flipped`` for a yes/no outcome, ``moved`` (up, down) for a count; ``test``: what
+    gave ``p``."""
 
     n: int
     mean: float
@@ -69,6 +78,8 @@ class Diff:
     p: float = 1.0
     flipped: tuple[int, int] | None = None
     identical: bool = False        # every pair had the same value in both games
+    moved: tuple[int, int] | None = None
+    test: str = ""
 
     @property
     def clear(self) -> bool:
@@ -76,10 +87,25 @@ class Diff:
 
     def to_dict(self) -> dict[str, Any]:
         d = {"pairs": self.n, "mean": self.mean, "ci": [self.low, self.high], "p": self.p, "clear": self.clear,
-             "identical": self.identical}
+             "identical": self.identical, "test": self.test}
         if self.flipped is not None:
             d["flipped"] = list(self.flipped)
+        if self.moved is not None:
+            d["moved"] = list(self.moved)
         return d
+
+
+def shown(x: float, scale: float = 1.0, digits: int = 1) -> str:
+    """One number of a difference as the sentence, the tables and the plot all write it:
+    signed, ``digits`` decimals after ``scale``; a number that is not 0 never reads as 0
+    (then two significant digits: ``-0.004``)."""
+    v = scale * x
+    if not math.isfinite(v):
+        return "-inf" if v < 0 else "+inf"
+    if v == 0:
+        return f"{0:.{digits}f}"
+    text = f"{v:+.{digits}f}"
+    return text if float(text) != 0 else f"{v:+.2g}"
 
 
 def mcnemar(variant: list[bool], base: list[bool]) -> Diff:
@@ -108,19 +134,34 @@ def mcnemar(variant: list[bool], base: list[bool]) -> Diff:
 
 
 def paired_counts(diffs: list[float]) -> Diff:
-    """A count on paired games: a t interval on the mean difference, Wilcoxon's p."""
+    """A count on paired games: a t interval on the mean difference; ``p`` from the pairs
+    that differ, exact below :data:`EXACT_BELOW` of them (the sign test), else Wilcoxon's
+    signed-rank test on them."""
     n = len(diffs)
     if n == 0:
         return Diff(0, 0.0, -math.inf, math.inf)
     mean = sum(diffs) / n
-    if all(d == 0 for d in diffs):
-        return Diff(n, 0.0, 0.0, 0.0, 1.0, identical=True)
+    up, down = sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)
+    if up + down == 0:
+        return Diff(n, 0.0, 0.0, 0.0, 1.0, identical=True, moved=(0, 0))
+    p, test = count_p([d for d in diffs if d != 0])
     if n == 1:
-        return Diff(1, mean, -math.inf, math.inf)
+        return Diff(1, mean, -math.inf, math.inf, p, moved=(up, down), test=test)
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     half = float(st.t.ppf(1 - ALPHA / 2, n - 1)) * math.sqrt(var / n)
-    p = float(st.wilcoxon(diffs, zero_method="wilcox").pvalue)
-    return Diff(n, mean, mean - half, mean + half, p if math.isfinite(p) else 1.0)
+    return Diff(n, mean, mean - half, mean + half, p, moved=(up, down), test=test)
+
+
+def count_p(differing: list[float]) -> tuple[float, str]:
+    """The two-sided p of paired count differences, from the pairs that differ (none is 0),
+    and the test's name: the exact sign test below :data:`EXACT_BELOW` pairs, else the
+    Wilcoxon signed-rank test with its normal approximation."""
+    m = len(differing)
+    up = sum(1 for d in differing if d > 0)
+    if m < EXACT_BELOW:
+        return float(st.binomtest(up, m, 0.5).pvalue), "exact sign test"
+    p = float(st.wilcoxon(differing, zero_method="wilcox", method="approx").pvalue)
+    return (p if math.isfinite(p) else 1.0), "Wilcoxon signed-rank"
 
 
 # --- per variant ------------------------------------------------------------------------------
@@ -174,6 +215,9 @@ class _Acc:
     rules_changed: list = field(default_factory=list)
     under: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)             # (pairing, seed, swapped) -> record
+    lines: set = field(default_factory=set)               # the lines played
+    distinct: list = field(default_factory=list)          # the first game of every line
+    decided: Counter = field(default_factory=Counter)     # (winner, decided_by) -> games
 
     def add(self, r: dict[str, Any]) -> None:
         self.games += 1
@@ -213,8 +257,25 @@ class _Acc:
         self.illegal += int(r.get("illegal", 0))
         self.actions += int(r.get("actions", 0))
         self.seconds += float(r.get("seconds", 0.0))
-        slim = {k: r.get(k) for k in ("winner", "draw", "turns", "lost", "treasure", "rout_turn", "routed", "rules_fired")}
-        self.pairs[(pairing_of(r), int(r["seed"]), bool(r["swapped"]))] = slim
+        slim = {k: r.get(k) for k in ("winner", "draw", "turns", "lost", "treasure", "rout_turn", "routed", "rules_fired",
+                                      "line", "opening", "swapped", "seats", "end", "measured", "params_changed")}
+        slim["decided_by"] = r.get("decided_by", r.get("end") if r.get("winner") else None)
+        key = (pairing_of(r), int(r["seed"]), bool(r["swapped"]))
+        self.pairs[key] = slim
+        line = line_of(r, key)
+        if line not in self.lines:
+            self.lines.add(line)
+            self.distinct.append(slim)
+        if slim["decided_by"]:
+            self.decided[(r.get("winner"), slim["decided_by"])] += 1
+
+    def rate(self, k: int, test) -> dict[str, Any]:
+        """``k`` of the games, with the 95% interval over the distinct games (a line played
+        twice counts once): ``distinct`` is [those of them that count, distinct games]."""
+        n, nd = self.games, len(self.distinct)
+        kd = sum(1 for r in self.distinct if test(r))
+        lo, hi = wilson(kd, nd)
+        return {"n": k, "of": n, "rate": k / n if n else 0.0, "ci": [lo, hi], "distinct": [kd, nd]}
 
     def summary(self, warbands: list[str]) -> dict[str, Any]:
         n = self.games
@@ -226,17 +287,20 @@ class _Acc:
             "games": n,
             "rules_changed": self.rules_changed,
             "under": self.under,
-            "wins": {w: rate(self.wins[w], n) for w in warbands},
-            "draws": rate(self.draws, n),
-            "first_seat": rate(self.seat_wins[1], n),
-            "second_seat": rate(self.seat_wins[2], n),
+            "distinct_lines": len(self.distinct),
+            "one_opening": one_opening(self.pairs.values()),
+            "wins": {w: self.rate(self.wins[w], lambda r, w=w: r.get("winner") == w) for w in warbands},
+            "draws": self.rate(self.draws, lambda r: bool(r.get("draw")) or not r.get("winner")),
+            "first_seat": self.rate(self.seat_wins[1], lambda r: _seat_won(r, 1)),
+            "second_seat": self.rate(self.seat_wins[2], lambda r: _seat_won(r, 2)),
+            "decided_by": {w: {how: self.decided[(w, how)] for how in DECIDED} for w in warbands},
             "by_seat": {w: {str(s): rate(self.seat_won[(w, s)], self.seat_games[(w, s)]) | {"games": self.seat_games[(w, s)]}
                             for s in (1, 2)} for w in warbands},
             "turns": {"mean": turns_total / n if n else 0.0, "histogram": _hist(self.turns)},
             "rout_turn": {"games_with_rout": routs, "histogram": _hist({t: c for t, c in self.rout_turn.items() if t is not None}),
                           "no_rout": self.rout_turn.get(None, 0)},
-            "routs": rate(routs, n),
-            "routed": {w: rate(self.routed[w], n) for w in warbands},
+            "routs": self.rate(routs, lambda r: r.get("rout_turn") is not None),
+            "routed": {w: self.rate(self.routed[w], lambda r, w=w: w in (r.get("routed") or [])) for w in warbands},
             "rout_checks": {"games": rate(checked, n) if self.coverage_known else None,
                             "mean": sum(k * c for k, c in self.checks.items()) / n if n else 0.0},
             "ends": dict(sorted(self.ends.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -253,6 +317,15 @@ class _Acc:
         }
 
 
+#: How a won game was decided (``decided_by``), in the order the report shows them.
+DECIDED = ("rout", "eliminated", "turn_limit")
+
+
+def _seat_won(r: dict[str, Any], seat: int) -> bool:
+    seats = _seats(r)
+    return len(seats) >= seat and r.get("winner") == seats[seat - 1]
+
+
 def _hist(c: dict) -> dict[str, int]:
     return {str(k): c[k] for k in sorted(c)}
 
@@ -264,71 +337,67 @@ def _mean(c: Counter) -> float:
 
 # --- comparisons ----------------------------------------------------------------------------------
 
-def _num(x: float, scale: float) -> str:
-    """``x`` times ``scale`` to one or two decimals; a number that is not 0 is never shown
-    as 0 (a clear interval's bound "0.00" reads as touching 0): then two significant digits."""
-    v = scale * x
-    text = f"{v:.1f}" if scale != 1.0 or abs(x) >= 0.05 or x == 0 else f"{x:.2f}"
-    return text if v == 0 or float(text) != 0 else f"{v:.2g}"
+def p_text(p: float) -> str:
+    return f"p = {p:.2g}" if p >= 0.001 else "p < 0.001"
 
 
 def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0,
-             untested: str | None = None) -> str:
+             untested: str | None = None, digits: int = 1, played: int | None = None) -> str:
     """One plain sentence on a paired difference: a clear change with its interval and p,
     "no clear difference", "the same in all N paired games", or, when the changed rules
-    never came into play (``untested`` says which), that and nothing else."""
+    never came into play (``untested`` says which), that and nothing else. The numbers are
+    written as the tables and the plot write them (:func:`shown`: signed, the same digits).
+    ``played``: the pairs played, when repeated pairs made ``d.n`` fewer."""
     if untested is not None:
         return f"{label}: untested for {quantity}: {untested}."
-    tail = f"compared with {base}, over {d.n} paired games"
+    pairs = f"{d.n} paired games" if played is None or played == d.n else f"{d.n} distinct of {played} paired games"
+    tail = f"compared with {base}, over {pairs}"
     if d.n < 2:
-        return f"{label}: too few paired games with {base} to compare {quantity} ({d.n})."
+        return f"{label}: too few distinct paired games with {base} to compare {quantity} ({d.n})."
     if d.identical:
-        return f"{label}: {quantity} identical in all {d.n} paired games with {base}."
-    flips = ""
+        return f"{label}: {quantity} is identical in all {pairs} with {base}."
+    counts = ""
     if d.flipped is not None:
         a, b = d.flipped
-        flips = f", {a} pair{'' if a == 1 else 's'} flipped up and {b} down"
-    p = f"p = {d.p:.2g}" if d.p >= 0.001 else "p < 0.001"
-
-    if d.clear and d.mean > 0:
-        return f"{label} {up} by {_num(d.mean, scale)} {unit} (95% CI {_num(d.low, scale)} to {_num(d.high, scale)}, {p}{flips}) {tail}."
-    if d.clear and d.mean < 0:
-        return (f"{label} {down} by {_num(-d.mean, scale)} {unit} (95% CI {_num(-d.high, scale)} to {_num(-d.low, scale)}, "
-                f"{p}{flips}) {tail}.")
+        counts = f", {a} pair{'' if a == 1 else 's'} flipped up and {b} down"
+    elif d.moved is not None:
+        a, b = d.moved
+        counts = f", {a} pair{'' if a == 1 else 's'} up and {b} down"
+    numbers = (f"{shown(d.mean, scale, digits)} {unit} (95% CI {shown(d.low, scale, digits)} to "
+               f"{shown(d.high, scale, digits)}, {p_text(d.p)}{counts})")
+    if d.clear:
+        return f"{label} {up if d.mean > 0 else down}: {numbers} {tail}."
     if d.low == d.high:
-        return (f"{label}: {quantity} {scale * d.mean:+.1f} {unit} in every one of the {d.n} paired games with {base}, "
-                f"too few pairs to call it clear ({p}).")
-    def signed(x: float) -> str:
-        return f"{scale * x:+.1f}" if scale != 1.0 or abs(x) >= 1 else f"{x:+.2f}"
-
-    return (f"{label}: no clear difference in {quantity} ({signed(d.mean)} {unit}, "
-            f"95% CI {signed(d.low)} to {signed(d.high)}, {p}{flips}) {tail}.")
+        return (f"{label}: {quantity} {shown(d.mean, scale, digits)} {unit} in every one of the {pairs} with {base}, "
+                f"too few pairs to call it clear ({p_text(d.p)}).")
+    return f"{label}: no clear difference in {quantity}: {numbers} {tail}."
 
 
 def _quantities(warbands: list[str]) -> list[tuple]:
-    """(path, kind, getter, quantity, up, down, unit, scale) of every compared outcome."""
+    """(path, kind, getter, quantity, up, down, unit, scale, digits) of every compared outcome."""
     out = []
     for w in warbands:
         out.append((("win_rate", w), "yes", lambda r, w=w: r.get("winner") == w, f"the win rate of {w}",
-                    f"raises the win rate of {w}", f"lowers the win rate of {w}", "points", 100.0))
-    out.append((("draws",), "yes", lambda r: bool(r.get("draw")), "draws", "raises the draw rate", "lowers the draw rate",
-                "points", 100.0))
-    out.append((("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns", 1.0))
+                    f"raises the win rate of {w}", f"lowers the win rate of {w}", "points", 100.0, 1))
+    out.append((("draws",), "yes", lambda r: bool(r.get("draw")), "the draw rate", "raises the draw rate",
+                "lowers the draw rate", "points", 100.0, 1))
+    out.append((("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns",
+                1.0, 1))
     for w in warbands:
         out.append((("treasure", w), "count", lambda r, w=w: (r.get("treasure") or {}).get(w, 0),
-                    f"the tokens {w} holds at the end", f"raises the tokens {w} holds at the end",
-                    f"lowers the tokens {w} holds at the end", "tokens per game", 1.0))
+                    f"the tokens held by {w} at the end", f"raises the tokens held by {w} at the end",
+                    f"lowers the tokens held by {w} at the end", "tokens per game", 1.0, 2))
     for w in warbands:
-        out.append((("lost", w), "count", lambda r, w=w: (r.get("lost") or {}).get(w, 0), f"the units {w} loses",
-                    f"raises the units {w} loses", f"lowers the units {w} loses", "units per game", 1.0))
+        out.append((("lost", w), "count", lambda r, w=w: (r.get("lost") or {}).get(w, 0), f"the units lost by {w}",
+                    f"raises the units lost by {w}", f"lowers the units lost by {w}", "units per game", 1.0, 2))
     out.append((("routs",), "yes", lambda r: r.get("rout_turn") is not None, "the rout rate", "raises the rout rate",
-                "lowers the rout rate", "points", 100.0))
+                "lowers the rout rate", "points", 100.0, 1))
     for w in warbands:
         out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"how often {w} routs",
-                    f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0))
+                    f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0, 1))
     out.append((("rout_checks",), "count", rout_checks, "the rout rule's decisions (U2: rout checks, morale rolls)",
                 "adds decisions of the rout rule (U2: rout checks, morale rolls)",
-                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0))
+                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0, 2))
     return out
 
 
@@ -339,36 +408,87 @@ def _put(d: dict, path: tuple, value: Any) -> None:
 
 
 def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
-    keys = sorted(set(base.pairs) & set(other.pairs))
+    played = sorted(set(base.pairs) & set(other.pairs))
     b, o = base.pairs, other.pairs
-    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(keys)}
+    keys = distinct_keys(played, b, o)
+    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(played),
+                           "distinct_pairs": len(keys)}
     known = base.coverage_known and other.coverage_known
     rules = list(other.rules_changed)
     if known:
-        out.update(coverage(b, o, keys, rules))
+        out.update(coverage(b, o, played, rules))
     else:
         out.update({"rules_changed": rules, "fired_pairs": None, "tested": None,
-                    "changed_pairs": sum(1 for k in keys if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
+                    "changed_pairs": sum(1 for k in played if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
     untested = None
     if out["tested"] is False:
-        untested = (f"{other.label} changes no rule of {base.label}" if not rules else
-                    f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)}) never came into play "
-                    f"in any of the {len(keys)} paired games")
+        named = f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)})"
+        if not rules:
+            untested = f"{other.label} changes no rule of {base.label}"
+        elif out.get("fired_pairs"):
+            untested = (f"{named} decided things in {out['fired_pairs']} of the {len(played)} paired games, but no "
+                        f"decision would have gone the other way under the other ruleset (decisive in 0 pairs)")
+        else:
+            untested = f"{named} never came into play in any of the {len(played)} paired games"
     out["untested_reason"] = untested
     sentences = []
-    for path, kind, get, quantity, up, down, unit, scale in _quantities(warbands):
+    for path, kind, get, quantity, up, down, unit, scale, digits in _quantities(warbands):
         if kind == "yes":
             d = mcnemar([bool(get(o[k])) for k in keys], [bool(get(b[k])) for k in keys])
         else:
             d = paired_counts([float(get(o[k])) - float(get(b[k])) for k in keys])
-        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested)
+        said = sentence(other.label, base.label, d, quantity, up, down, unit, scale, untested, digits, len(played))
+        extra = {}
+        if path[0] == "win_rate" and not untested:
+            extra["by_end"] = by_end(keys, b, o, path[1])
+            said += tie_break_note(extra["by_end"], d.clear)
         verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
-        _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested})
+        text = {"mean": shown(d.mean, scale, digits), "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
+                "unit": unit}
+        _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested,
+                         "shown": text, **extra})
         sentences.append(said)
     out["sentences"] = sentences
     if untested:
         out["sentences"] = [f"{other.label}: untested against {base.label}: {untested}; its outcomes say nothing "
-                            f"about the rule ({out['changed_pairs']} of {len(keys)} paired games differ at all)."]
+                            f"about the rule ({out['changed_pairs']} of {len(played)} paired games differ at all)."]
+    return out
+
+
+def by_end(keys: list[tuple], base: dict, other: dict, warband: str) -> dict[str, list[int]]:
+    """``by_end`` of a win-rate difference: the flipped pairs by how the won game of each was
+    decided, ``{decided_by: [pairs won under the variant only, pairs won under the first only]}``."""
+    out: dict[str, list[int]] = {}
+    for k in keys:
+        won_o, won_b = other[k].get("winner") == warband, base[k].get("winner") == warband
+        if won_o == won_b:
+            continue
+        game = other[k] if won_o else base[k]
+        how = game.get("decided_by") or game.get("end") or "unknown"
+        out.setdefault(how, [0, 0])[0 if won_o else 1] += 1
+    return out
+
+
+def tie_break_note(ends: dict[str, list[int]], clear: bool = True) -> str:
+    """What a win-rate sentence adds when its flipped games were all won at the turn limit."""
+    flipped = sum(a + b for a, b in ends.values())
+    if not flipped or set(ends) != {"turn_limit"}:
+        return ""
+    said = (f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
+            "tie-break (treasure held), not by a rout or an elimination")
+    return said + (": the difference comes from the turn limit's tie-break." if clear else ".")
+
+
+def same_games(order: list[_Acc]) -> list[dict[str, Any]]:
+    """Every two variants that played move-for-move the same game in at least one of their
+    paired games: ``{"variants": [a, b], "same": k, "pairs": n}`` (the first one first)."""
+    out = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            keys = sorted(set(a.pairs) & set(b.pairs))
+            same = sum(1 for k in keys if a.pairs[k].get("line") and a.pairs[k].get("line") == b.pairs[k].get("line"))
+            if same:
+                out.append({"variants": [a.label, b.label], "same": same, "pairs": len(keys)})
     return out
 
 
@@ -406,15 +526,17 @@ def _ordered(accs: dict[str, _Acc]) -> list[_Acc]:
     return sorted(accs.values(), key=lambda a: (a.index, a.label))
 
 
-def summarize(records: Iterable[dict[str, Any]], root: str | None = None) -> dict[str, Any]:
+def summarize(records: Iterable[dict[str, Any]], root: str | None = None, skipped: int = 0) -> dict[str, Any]:
     """``summary.json``: per variant, then each variant against the first; per bot pairing
     the same (``by_bots``), and every pooled difference marked ``robust``; the stalls and
-    rule gaps with the commands that replay them (``root``: the run's folder)."""
+    rule gaps with the commands that replay them (``root``: the run's folder); ``skipped``:
+    the lines of ``games.jsonl`` that could not be read."""
     records = list(records)
     pooled, warbands, pairings, per = _accumulate(records)
     order = _ordered(pooled)
     summary: dict[str, Any] = {
         "games": sum(a.games for a in order),
+        "skipped_lines": skipped,
         "warbands": warbands,
         "bots": [list(p) for p in pairings],
         "variants": [a.summary(warbands) for a in order],
@@ -429,6 +551,7 @@ def summarize(records: Iterable[dict[str, Any]], root: str | None = None) -> dic
             "variants": [a.summary(warbands) for a in accs],
             "comparisons": [compare(base, a, warbands) for a in accs if a is not base] if base else [],
         })
+    summary["same_games"] = same_games(order)
     mark_robust(summary, difference_paths(warbands))
     summary["gaps"] = find_gaps(records, STALL_TURNS, root)
     return summary

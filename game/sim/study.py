@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator
 
 from game.engine.errors import LoadError, Problem
-from game.engine.ruleset import rules_changed
+from game.engine.ruleset import NOT_RULES, rules_changed
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import describe_value, load_yaml, read_text
 from game.bots import is_bot_name
@@ -154,6 +154,8 @@ class VariantRun:
     rules_changed: list = field(default_factory=list)
     #: What the bots play under (UNDER_KEYS of its ruleset), for the report's header.
     under: dict = field(default_factory=dict)
+    #: The parameters its ruleset changes against the first variant's: {name: [first, this]}.
+    params_changed: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -210,10 +212,24 @@ class RunSpec:
             yield Job(variant=label, seed=seed, swapped=swapped, bots=bots, turn_limit=v.turn_limit,
                       scenario=texts[(v.slug, swapped)], scenario_file=path_of(v.slug, swapped), variant_index=v.index,
                       rules_changed=tuple(v.rules_changed), under=tuple(v.under.items()), pairing=tuple(pairing),
-                      pairing_index=index, log_sub=sub)
+                      pairing_index=index, log_sub=sub,
+                      params_changed=tuple((k, None if x is None else tuple(x)) for k, x in sorted(v.params_changed.items())))
 
     def variant(self, label: str) -> VariantRun:
         return next(v for v in self.variants if v.label == label)
+
+
+def params_changed(a: Any, b: Any) -> dict[str, list | None]:
+    """The parameters whose values differ between two rulesets: {name: [a's, b's]} for a
+    number, {name: None} for the rest (a table, a word): what game.sim.coverage needs to
+    tell a decisive decision from one that only fired."""
+    out: dict[str, list | None] = {}
+    for k in sorted((set(a) | set(b)) - NOT_RULES):
+        x, y = a.get(k), b.get(k)
+        if x != y:
+            numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (x, y))
+            out[k] = [x, y] if numbers else None
+    return out
 
 
 def pairings(value: Any) -> list[tuple[str, str]]:
@@ -261,7 +277,7 @@ def resolve(plan: Plan) -> tuple[RunSpec, dict[tuple[str, bool], str]]:
             rs = load_scenario(f"{s}.yaml", text=texts[(s, False)]).ruleset
             rulesets.append(rs)
             variants.append(VariantRun(variant.label, i, s, limit, rules_changed(rulesets[0], rs),
-                                       {k: rs.get(k) for k in UNDER_KEYS if k in rs}))
+                                       {k: rs.get(k) for k in UNDER_KEYS if k in rs}, params_changed(rulesets[0], rs)))
         except LoadError as exc:
             problems += exc.problems
     if problems:

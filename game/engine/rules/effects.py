@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from game.engine.errors import IllegalAction
-from game.engine.events import (EventNotTriggered, EventTriggered, Incapacitated, NeutralAppeared, Note,
+from game.engine.events import (EventNotTriggered, EventTriggered, Incapacitated, Measured, NeutralAppeared, Note,
                                 PlagueChecked, TokenDropped, TokenTaken)
 from game.engine.model import GameState, Token, Unit
 from game.engine.rules.context import Ctx
@@ -67,6 +67,34 @@ def pickup_denial(ctx: Ctx, u: Unit, tok: Token) -> IllegalAction | None:
     if nearest:
         return IllegalAction("U6", f"pick-up denied: {nearest[1]} is {_f(nearest[0])}\" from {tok.id} ({_lim(rs.treasure_denial_range)}\" or less)")
     return None
+
+
+def nearest_enemy(ctx: Ctx, u: Unit, tok: Token) -> float | None:
+    """The distance from ``tok`` to the nearest active unit not of ``u``'s warband (what
+    U6's denial compares with ``treasure_denial_range``), or None when there is none."""
+    ds = [ctx.board.distance(o, tok) for o in ctx.state.units.values() if o.warband != u.warband and o.active]
+    return min(ds) if ds else None
+
+
+def measure_denial(ctx: Ctx, u: Unit, tok: Token) -> None:
+    """Record what U6 measured for a pick-up it decided (allowed or denied)."""
+    d = nearest_enemy(ctx, u, tok)
+    if d is not None:
+        ctx.emit(Measured("U6", "treasure_denial_range", d))
+
+
+def measure_denials(ctx: Ctx, units: list[Unit]) -> None:
+    """Record what U6 measured for every pick-up it denies now because an enemy is near."""
+    for tok in ctx.state.treasure.values():
+        if tok.carried_by:
+            continue
+        for u in units:
+            if not (can_pick_up(ctx, u) and may_touch(ctx, u, tok)
+                    and within(ctx.board.distance(u, tok), ctx.rs.contact_tolerance)):
+                continue
+            d = nearest_enemy(ctx, u, tok)
+            if d is not None and within(d, ctx.rs.treasure_denial_range):
+                ctx.emit(Measured("U6", "treasure_denial_range", d))
 
 
 def may_touch(ctx: Ctx, u: Unit, tok: Token) -> bool:

@@ -14,7 +14,7 @@ import math
 
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.errors import IllegalAction
-from game.engine.events import LeftTable, PlayedOn, RoutChecked, Routed, TreasureDenied, Won
+from game.engine.events import LeftTable, Measured, PlayedOn, RoutChecked, Routed, TreasureDenied, Won
 from game.engine.rules import effects, engage
 from game.engine.rules.context import DONE, RULE_ACTION, RULE_TURN, WAIT, Ctx, PassTurn, Rule
 from game.engine.tolerance import EPS, within
@@ -121,6 +121,7 @@ def rout_condition(ctx: Ctx, wid: str) -> tuple[bool, str]:
     held = sum(1 for t in st.treasure.values() if t.carried_by and st.units[t.carried_by].on_table
                and st.units[t.carried_by].warband not in (wid, ctx.neutral_id))
     total = lost + held
+    ctx.emit(Measured("U2", "rout_threshold", total))
     text = f"{wid} lost {lost} + {held} treasure held by the opponent = {total} ({_lim(rs.rout_threshold)} or more checks)"
     return total >= rs.rout_threshold, text
 
@@ -350,6 +351,8 @@ def step_treasure(ctx: Ctx):
         return DONE
     w = ctx.current_warband()
     options, denied = effects.pickup_options(ctx, st.units_of(w.id) if w else [])
+    if denied and not prog.noted:
+        effects.measure_denials(ctx, st.units_of(w.id) if w else [])
     if not options:
         if not prog.noted:
             ctx.auto("U6", "Treasure step: no unit can pick up a token" + (f" ({'; '.join(denied)})" if denied else ""),
@@ -473,6 +476,7 @@ def check_pick_up(ctx: Ctx, args: dict):
 def resolve_pick_up(ctx: Ctx, plan) -> None:
     u, tok = plan
     ctx.set_pending(None)
+    effects.measure_denial(ctx, u, tok)
     effects.take_token(ctx, u, tok, events=True)
 
 
