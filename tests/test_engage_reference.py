@@ -58,8 +58,10 @@ def test_every_engage_answer_agrees_on_a_crowded_table(seed):
 #  2 blue-15: the straight-line bound refused a target 6.02" away for a 6" Engage;
 #  7 blue-00: the rim walked to a spot on difficult ground, so the path off it crossed it;
 # 20 blue-10: the base stood within a hair inside difficult ground's grown edge, where
-#    no tangent leaves the start.
-@pytest.mark.parametrize("seed, uid", [(1, "blue-14"), (7, "blue-08"), (2, "blue-15"), (7, "blue-00"), (20, "blue-10")])
+#    no tangent leaves the start;
+# 95 blue-08, 105 red-12: the same a hair (3e-7") outside it.
+@pytest.mark.parametrize("seed, uid", [(1, "blue-14"), (7, "blue-08"), (2, "blue-15"), (7, "blue-00"), (20, "blue-10"),
+                                       (95, "blue-08"), (105, "red-12")])
 def test_the_answers_that_parted_agree(seed, uid):
     g = engage_phase(seed)
     assert not [str(d) for d in disagreements(g, uid)]

@@ -627,7 +627,7 @@ def off_difficult(board, unit: Unit) -> tuple[float, float]:
         return x, y
     for _ in range(4):           # a corner between two pieces: out of one, then the other
         moved = False
-        for h in board.tree.query(ShPoint(x, y), predicate="dwithin", distance=r).tolist():
+        for h in board.tree.query(ShPoint(x, y), predicate="dwithin", distance=r + STEP_OFF).tolist():
             if board.terrain[h].kind != "difficult":
                 continue
             near = shapely.shortest_line(board.polygons[h], ShPoint(x, y))
