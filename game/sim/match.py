@@ -107,9 +107,10 @@ def action_script(seed: int, log: list[ActionResult]) -> str:
 
 
 def write_log(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    """Write a game's log atomically (a crash leaves no empty or half log)."""
+    from game.engine.files import atomic_write
+
+    atomic_write(path, text)
 
 
 # --- observing the game ---------------------------------------------------------------------
