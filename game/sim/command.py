@@ -43,11 +43,22 @@ def plan_from_args(args: Any) -> Plan:
 
 
 def _check_numbers(args: Any) -> None:
+    """The counts of the command line, each within its limits (game.engine.limits) before any
+    work: a huge --games would build every game's key first, a huge --workers start as many
+    processes."""
+    from game.engine.limits import MAX_GAMES, MAX_INTEGER, MAX_TURN, max_workers
+
     problems = []
-    for key, low in (("games", 1), ("workers", 1), ("turn_limit", 1)):
+    highs = {"games": MAX_GAMES, "workers": max_workers(os.cpu_count()), "turn_limit": MAX_TURN, "seed": MAX_INTEGER}
+    for key, low in (("games", 1), ("workers", 1), ("turn_limit", 1), ("seed", -MAX_INTEGER)):
         v = getattr(args, key, None)
+        flag = f"--{key.replace('_', '-')}"
         if v is not None and v < low:
-            problems.append(ArgProblem(f"--{key.replace('_', '-')}", 0, f"must be at least {low}, not {v}"))
+            problems.append(ArgProblem(flag, 0, f"must be at least {low}, not {v}"))
+        elif v is not None and v > highs[key]:
+            shown = v if len(str(v)) <= 24 else f"a number of {len(str(v))} digits"
+            extra = f" (4 per core on this machine's {os.cpu_count()} cores)" if key == "workers" else ""
+            problems.append(ArgProblem(flag, 0, f"must be at most {highs[key]}{extra}, not {shown}"))
     if problems:
         raise LoadError(problems)
 
@@ -80,6 +91,11 @@ def simulate(args: Any) -> int:
     """Run (or resume) a simulation and write the report."""
     _check_numbers(args)
     plan = plan_from_args(args) if args.scenario else None
+    if plan is not None:
+        from game.engine.limits import MAX_GAMES
+
+        if isinstance(plan.games, int) and plan.games > MAX_GAMES:
+            raise LoadError([ArgProblem(plan.scenario or "simulate", 0, f"games must be at most {MAX_GAMES}, not {plan.games}")])
     out = OutDir(args.out if args.out is not None else (plan.out if plan else "sim-out"))
     if plan is None and not args.resume:
         raise LoadError([ArgProblem("simulate", 0, "give a SCENARIO or a study file (or --resume / --report DIR)")])
