@@ -87,3 +87,11 @@ def test_simulate_counts_beyond_the_limits_are_one_usage_line(tmp_path, capsys, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(said)
     assert not out.exists()
+
+
+def test_a_nul_in_a_name_is_its_line_in_check_and_render(tmp_path, capsys):
+    path = os.path.join(DATA, "nul-in-name.yaml")
+    assert main(["check", path]) == 2
+    assert main(["render", path, "-o", str(tmp_path / "out.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{path}:12: the text 'Cap\\0tain' holds a NUL character, which no name or text may hold"] * 2

@@ -109,6 +109,10 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
         problems.append(src.problem(path, f"the number {_clip(node.value)} is too big (about {int(value.bit_length() * 0.30103) + 1} digits): "
                                           f"it does not fit the numbers the program computes with"))
         return None
+    if isinstance(value, str) and "\0" in value:
+        shown = _clip(value.replace("\0", "\\0"))
+        problems.append(src.problem(path, f"the text '{shown}' holds a NUL character, which no name or text may hold"))
+        return None
     if isinstance(value, float) and math.isinf(value) and "inf" not in str(node.value).lower():
         problems.append(src.problem(path, f"the number {_clip(node.value)} is too big: it does not fit a float"))
         return None
