@@ -436,6 +436,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
 
     # --- state -----------------------------------------------------------------------------
     state = _state(ck, data.get("state"), ruleset, warbands, players)
+    if playable:
+        _check_can_go_on(ck, state, listed)
     state.units = units
     state.treasure = tokens
     for w in warbands:
@@ -472,6 +474,15 @@ def _check_playable(ck: _Checker, listed: dict[int, Warband], fielded: dict[int,
         has = ", ".join(f"{w.id} (player {w.player})" for _, w in sides) or "none"
         ck.bad(("warbands",), "a game needs two warbands of different players (player 1 and up; "
                               f"player 0 is the Neutrals): this map has {has}")
+
+
+def _check_can_go_on(ck: _Checker, state: GameState, listed: dict[int, Warband]) -> None:
+    """A playable state is one a game can go on from: a state in which every side has
+    routed and no winner is set would only end phases until the action cap."""
+    sides = {w.id for w in listed.values() if w.player >= 1}
+    if len(sides) >= 2 and sides <= set(state.routed) and state.winner is None:
+        ck.bad(("state", "routed"), f"every warband has routed ({', '.join(sorted(sides))}) and no winner is set: "
+                                    "no game can go on from this state (leave one out of routed, or set winner)")
 
 
 def missing_stat(stats: dict, key: str, path: tuple, what: str) -> tuple[tuple, str]:

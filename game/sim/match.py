@@ -143,6 +143,7 @@ class _Observed(Game):
         self._seen_lost: dict[str, int] = {}
         self._standing: set[str] = set()
         super().__init__(*args, **kwargs)
+        self.first_turn = self.state.turn   # a scenario may start at a later game turn
         self._entry(self.start)
         self._note()
 
@@ -212,9 +213,10 @@ class _Observed(Game):
         return "eliminated" if self.outcome() is not None else "unfinished"
 
     def quiet(self) -> dict[str, int]:
-        """The longest run of game turns in which nothing changed: ``{"turns", "from"}``."""
+        """The longest run of game turns in which nothing changed: ``{"turns", "from"}``,
+        counted from the game turn the game started at."""
         best, start, run = (0, 0), 0, 0
-        for t in range(1, self.state.turn + 1):
+        for t in range(self.first_turn, self.state.turn + 1):
             if t in self.busy_turns:
                 run = 0
                 continue
