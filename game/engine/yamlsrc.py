@@ -72,8 +72,10 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
         if node.tag not in ("tag:yaml.org,2002:map",):
             problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
             return None
+        own = {id(k) for k, _ in node.value}
         loader.flatten_mapping(node)
         out: dict = {}
+        merged: set = set()   # keys that came from a merge key (<<): a key of the mapping's own overrides them
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, "a mapping key must be a plain value"))
@@ -86,7 +88,13 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, f"key {key!r} must be text"))
                 continue
-            if key in out:
+            if id(key_node) not in own:
+                if key in out:    # merged keys come first; an earlier merged map's key wins (YAML's merge)
+                    continue
+                merged.add(key)
+            elif key in merged:
+                merged.discard(key)
+            elif key in out:
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, f"duplicate key {key!r}"))
                 continue
             out[key] = _construct(loader, value_node, path + (key,), src, problems)
