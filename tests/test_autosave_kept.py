@@ -168,3 +168,17 @@ def test_a_resumed_bot_game_keeps_the_bot_and_says_so_once_per_resume(tmp_path):
         userdata.flush_autosave()
     lines = [text for _, text, _ in resumed.game.notes if text.startswith("resumed the autosaved game")]
     assert lines == ["resumed the autosaved game (1 action); the bot plays player 2 (utility), as before"]
+
+
+def test_play_resume_keeps_an_older_autosave_byte_for_byte(tmp_path, datadir):
+    tbl, path, before = plant(tmp_path, "old-autosave.yaml")
+    app = App((1280, 800))
+    scene = start(app, tbl, resume=True)
+    userdata.flush_autosave()
+    copies = sorted(datadir.glob("autosave-older-*.yaml"))
+    assert len(copies) == 1 and copies[0].read_bytes() == before
+    assert any(str(copies[0]) in text for _, text, _ in scene.game.notes)
+    assert len(load_game(path).log) == 3                # the autosave itself is the game, in the newer form
+    app2 = App((1280, 800))
+    start(app2, tbl, resume=True)                        # a second resume makes no second copy
+    assert len(list(datadir.glob("autosave-older-*.yaml"))) == 1

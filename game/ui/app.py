@@ -383,6 +383,7 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, 
         saved = load_saved(path)
     except (LoadError, OSError, ValueError) as exc:
         return _unreadable_autosave(app, scenario_path, path, exc, bot_game)
+    _keep_older_autosave(path, saved)
     outcome = saved.outcome()
     if outcome is not None:
         return _finished_autosave(app, scenario_path, path, outcome, saved, resume, bot_game)
@@ -420,6 +421,22 @@ def resume_into(scene, bots: dict[int, str]):
     scene.autosave()
     scene.autosaves.resumed(bots)
     return scene
+
+
+def _keep_older_autosave(path: str, saved) -> None:
+    """An older autosave that loaded by taking parameters from the base ruleset is copied,
+    byte for byte, to ``autosave-older-<time>.yaml`` before it is written over in the
+    newer form (its log says what it took and where the copy is)."""
+    from game.engine.saves import UPGRADE_NOTE
+
+    if not any(kind == UPGRADE_NOTE for _, _, kind in saved.notes) or "autosave-older-" in " ".join(t for _, t, _ in saved.notes):
+        return
+    try:
+        kept = userdata.copy_aside(path, "autosave-older")
+    except OSError as exc:
+        print(f"speedheim: cannot keep a copy of the older autosave {path}: {exc}", file=sys.stderr)
+        return
+    saved.notes.insert(0, (0, f"the autosave as it was before: {kept}", UPGRADE_NOTE))
 
 
 def _fresh(app: App, scenario_path: str, bot_game: bool):

@@ -96,15 +96,29 @@ def autosave_path(scenario: str | None = None) -> str:
     return found[0] if found else legacy_autosave_path()
 
 
-def set_aside_unreadable(path: str) -> str:
-    """Rename an autosave that cannot be read to ``autosave-unreadable-<time>.yaml`` beside
-    the data files, byte for byte, so nothing written later replaces it; returns the new path."""
-    base = os.path.join(data_dir(), "autosave-unreadable-" + _dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+def _aside(prefix: str) -> str:
+    base = os.path.join(data_dir(), f"{prefix}-" + _dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
     dest, n = base + ".yaml", 1
     while os.path.exists(dest):
         n += 1
         dest = f"{base}-{n}.yaml"
+    return dest
+
+
+def set_aside_unreadable(path: str) -> str:
+    """Rename an autosave that cannot be read to ``autosave-unreadable-<time>.yaml`` beside
+    the data files, byte for byte, so nothing written later replaces it; returns the new path."""
+    dest = _aside("autosave-unreadable")
     os.replace(path, dest)
+    return dest
+
+
+def copy_aside(path: str, prefix: str) -> str:
+    """Copy ``path`` byte for byte to ``<prefix>-<time>.yaml`` beside the data files."""
+    import shutil
+
+    dest = _aside(prefix)
+    shutil.copy2(path, dest)
     return dest
 
 
