@@ -252,6 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:   # a file error no command caught: one line, never a traceback
+        import sys
+
+        print(f"{exc.filename or 'speedheim'}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD
 
 
 if __name__ == "__main__":

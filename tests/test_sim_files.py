@@ -144,3 +144,10 @@ def test_a_run_whose_every_game_fails_exits_1_naming_errors_log(tmp_path, capsys
     assert str(out / "errors.log") in err and "a bug in seed" in (out / "errors.log").read_text()
     assert main(["simulate", "--report", str(out)]) == 2
     assert str(out / "errors.log") in capsys.readouterr().err
+
+
+def test_report_on_a_games_file_that_is_a_folder_is_one_line(tmp_path, capsys):
+    (tmp_path / "games.jsonl").mkdir()
+    assert main(["simulate", "--report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{tmp_path / 'games.jsonl'}: Is a directory"]
