@@ -43,15 +43,16 @@ def cmd_check(args) -> int:
     bad = False
     for path in args.files:
         kind = file_kind(path)
+        said = ""
         try:
             if kind == "actions":
                 from game.engine.actions import load_script
 
                 load_script(path)
             elif kind == "save":  # a saved game: it must replay
-                from game.engine.saves import load_game
+                from game.engine.saves import UPGRADE_NOTE, load_game
 
-                load_game(path)
+                said = "".join(f"; {text}" for _, text, kind_ in load_game(path).notes if kind_ == UPGRADE_NOTE)
             elif kind == "ruleset":
                 load_ruleset(path)
             elif kind == "personality":
@@ -64,7 +65,7 @@ def cmd_check(args) -> int:
             exc.report()
             bad = True
             continue
-        print(f"{path}: ok ({kind})")
+        print(f"{path}: ok ({kind}){said}")
     return EXIT_BAD if bad else EXIT_OK
 
 
@@ -251,6 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:   # a file error no command caught: one line, never a traceback
+        import sys
+
+        print(f"{exc.filename or 'speedheim'}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD
 
 
 if __name__ == "__main__":

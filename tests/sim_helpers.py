@@ -27,3 +27,8 @@ def fail_seed_1(job, keep_log=False):
     if job.seed == 1:
         raise ValueError("a bug in seed 1")
     return play(job, keep_log)
+
+
+def fail_all(job, keep_log=False):
+    """A bug in every game."""
+    raise ValueError(f"a bug in seed {job.seed}")

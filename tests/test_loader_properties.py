@@ -34,8 +34,13 @@ def test_random_text_never_escapes(text):
     load_or_error(text)
 
 
+#: Sizes and numbers at the edges of game.engine.limits (issue 48): a table side, a stat, a
+#: turn just over and under its limit, integers beyond 2^63, a 400-digit one, floats near the top.
+EDGE_NUMBERS = st.sampled_from([600, 600.5, 1000, 1000.01, 10_000, 10_001, 1e6, 1e6 + 1, 1e8, 1.0e+300, -1.0e+300,
+                                2**63, 2**63 + 1, -(2**63) - 1, 10**400, 1.7976931348623157e308, 360, 361])
 yaml_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12)
+    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
+    EDGE_NUMBERS,
 )
 yaml_values = st.recursive(yaml_scalars, lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=8), inner, max_size=5)), max_leaves=25)
 

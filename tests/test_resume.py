@@ -87,7 +87,8 @@ def test_a_resumed_game_reads_as_the_one_played(tmp_path):
     dlg.choose("resume")
     after = build_log(resumed)
     assert after[:len(before)] == before                       # every line, in its place
-    assert [t for t, _ in after[len(before):]] == ["resumed the autosaved game"]
+    assert [t for t, _ in after[len(before):]] == ["resumed the autosaved game (2 actions); "
+                                                   "both sides are played at this screen, as before"]
 
 
 def test_looking_at_a_finished_save_keeps_the_game_in_progress_autosaved(tmp_path):

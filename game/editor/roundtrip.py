@@ -94,14 +94,19 @@ class Tree:
     def __init__(self, text: str):
         #: The file's text exactly (an unedited save writes it back).
         self.raw = text
-        #: Windows line ends are worked on as ``\n`` and written back as they were.
-        self.newline = "\r\n" if "\r\n" in text and text.count("\r") == text.count("\r\n") else "\n"
-        text = text.replace("\r\n", "\n") if self.newline == "\r\n" else text
+        #: A UTF-8 byte order mark the file starts with, written back after an edit.
+        self.bom = text.startswith("\ufeff")
+        text = text[1:] if self.bom else text
+        #: The file's line end when it has one kind only (Windows ``\r\n``, old Mac ``\r``):
+        #: worked on as ``\n`` and written back as it was.
+        self.newline = line_end(text)
+        text = text.replace(self.newline, "\n") if self.newline != "\n" else text
         #: Splicing counts lines by ``\n``: only when YAML counts no other line break.
         self.splice = not any(c in text for c in "\r\x85\u2028\u2029")
         self.text = text
         self.yaml = _yaml(*guess_indent(text))
         self.data = self.yaml.load(text)
+        _keep_anchors(self.data)
         #: Where each list item was in the text (before any edit), for :func:`dump`.
         try:
             self.spans = _spans(self.data, _nlines(text)) if isinstance(self.data, CommentedMap) else {}
@@ -296,7 +301,37 @@ def dump(tree: Tree, changed: set[int]) -> str:
                 result = spliced
         except Exception:  # noqa: BLE001 - the plain round trip is always there to fall back on
             pass
-    return result.replace("\n", "\r\n") if tree.newline == "\r\n" else result
+    result = result.replace("\n", tree.newline) if tree.newline != "\n" else result
+    return "\ufeff" + result if tree.bom else result
+
+
+def line_end(text: str) -> str:
+    """The file's line end when every line ends the same way (``\r\n`` or ``\r``), else ``\n``."""
+    crlf = text.count("\r\n")
+    cr, lf = text.count("\r") - crlf, text.count("\n") - crlf
+    if crlf and not cr and not lf:
+        return "\r\n"
+    if cr and not crlf and not lf:
+        return "\r"
+    return "\n"
+
+
+def _keep_anchors(node: Any, seen: set[int] | None = None) -> None:
+    """Every anchor the file wrote is written back, an anchor nothing refers to too
+    (ruamel.yaml drops those unless told to keep them)."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    anchor = getattr(node, "anchor", None)
+    if anchor is not None and getattr(anchor, "value", None):
+        anchor.always_dump = True
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _keep_anchors(value, seen)
+    elif isinstance(node, list):
+        for value in node:
+            _keep_anchors(value, seen)
 
 
 def _read(text: str) -> Any:

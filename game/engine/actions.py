@@ -195,7 +195,7 @@ def parse_action(raw: Any) -> Action:
 
 # --- scripts -----------------------------------------------------------------------------
 
-SCRIPT_KEYS = ("seed", "dice", "actions", "scenario", "speedheim_save", "name", "note", "notes", "over")
+SCRIPT_KEYS = ("seed", "dice", "actions", "scenario", "speedheim_save", "name", "note", "notes", "over", "bots")
 
 
 @dataclass

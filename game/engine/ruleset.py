@@ -17,6 +17,7 @@ from typing import Any
 from game.bundled import rulesets_dir
 from game.engine.actions import SPECS
 from game.engine.errors import LoadError, Problem
+from game.engine.limits import MAX_LOS_SAMPLES, MAX_NUMBER, MAX_TURN
 from game.engine.model import STATUSES
 from game.engine.params import Ruleset
 from game.engine.rules import STEPS
@@ -52,6 +53,8 @@ POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "even
 #: tokens, a die's sides, shots and attacks).
 INTEGERS = {"los_samples", "rout_threshold", "treasure_per_unit", "check_die", "event_die", "injury_die",
             "shots_per_turn", "attacks_per_turn"}
+#: The largest value of a parameter (game.engine.limits; any other number: MAX_NUMBER).
+MAXIMA = {"los_samples": MAX_LOS_SAMPLES, "turn_limit": MAX_TURN}
 
 
 def available() -> list[str]:
@@ -91,6 +94,8 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
             problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
         elif value < 0 or (key in POSITIVE and value == 0):
             problems.append(src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"))
+        elif value > MAXIMA.get(key, MAX_NUMBER):
+            problems.append(src.problem(path, f"{key} is too big ({value:g}): at most {MAXIMA.get(key, MAX_NUMBER):g}"))
         elif key in INTEGERS and value != int(value):
             problems.append(src.problem(path, f"{key} must be a whole number, not {value}"))
         return
@@ -132,6 +137,8 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
     limit = params.get("turn_limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         prob("turn_limit", f"turn_limit must be a whole number of game turns (1 or more) or null, not {limit!r}")
+    elif limit is not None and limit > MAX_TURN:
+        prob("turn_limit", f"turn_limit is too big ({limit}): at most {MAX_TURN}")
     events = params.get("event_table")
     if not isinstance(events, list) or not all(
         isinstance(e, dict) and is_finite_number(e.get("low")) and is_finite_number(e.get("high")) and isinstance(e.get("name"), str)

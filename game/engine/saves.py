@@ -7,6 +7,7 @@ A save is an action script with the scenario inside it::
     seed: 7
     dice: [12, 3]          # typed-in rolls (every roll, when the dice were physical)
     over: null             # or {winner: red, reason: ...} (winner null: a draw) once the game is over
+    bots: {2: utility}     # (optional) the players a bot played in the window
     notes:                 # the log's remarks that are no action: bot reasons, players' notes
       - {at: 0, kind: bot, text: "bot P1 (utility, 12 ms): ..."}   # at: after this many actions
     actions: [...]         # the accepted actions, in order; every move with its path
@@ -14,7 +15,11 @@ A save is an action script with the scenario inside it::
 Saves replay exactly: the ruleset is embedded (editing a ruleset file later does not
 change an old save), and each move, Run and Engage carries the path it took (a change to
 the path search does not change an old save). Older saves, with a ruleset name and
-``to:`` moves, or without ``over`` and ``notes``, still load. ``over`` is written for
+``to:`` moves, or without ``over`` and ``notes``, still load. A save whose embedded
+ruleset lacks parameters added since it was written takes them from the base ruleset
+of its save version (:data:`BASE_OF_VERSION`) and says so in its notes (``check`` prints
+it); parameters this program does not know are named the same way. A save of a newer
+version than :data:`SAVE_VERSION` is refused with its version named. ``over`` is written for
 readers that want to know without replaying (the window's resume offer); loading
 replays the log, which decides. Writing is atomic (temporary file, then rename). Loading
 replays the log; an action that fails on replay is reported as ``FILE:LINE: action N
@@ -23,6 +28,7 @@ replays the log; an action that fails on replay is reported as ``FILE:LINE: acti
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Callable
 
@@ -37,9 +43,16 @@ from game.engine.scenario import parse_scenario, scenario_to_dict
 from game.engine.yamlsrc import describe_value, dump_yaml, load_yaml, read_text
 
 SAVE_VERSION = 1
+#: The bundled ruleset whose values an older save of each version takes for the parameters
+#: its embedded ruleset lacks (a parameter added after the save was written).
+BASE_OF_VERSION = {1: "speedheim"}
+#: The kind of the note that says what a save took from the base ruleset.
+UPGRADE_NOTE = "upgrade"
 
 
-def save_dict(game: Game) -> dict[str, Any]:
+def save_dict(game: Game, bots: dict[int, str] | None = None) -> dict[str, Any]:
+    """The save of ``game`` as data (see the module's doc); ``bots``: the players a bot
+    played in the window, by player number (``bots: {2: utility}``), so a resumed game keeps them."""
     sc = game.scenario
     scen = scenario_to_dict(sc)
     scen["ruleset"] = sc.ruleset.to_dict()   # the rules it was played under, overrides included
@@ -51,6 +64,8 @@ def save_dict(game: Game) -> dict[str, Any]:
     else:
         typed = list(dice.typed)
     out: dict[str, Any] = {"speedheim_save": SAVE_VERSION, "scenario": scen, "seed": dice.seed, "dice": typed}
+    if bots:
+        out["bots"] = {int(p): str(name) for p, name in sorted(bots.items())}
     outcome = game.outcome()
     out["over"] = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
     # A note's place counts the accepted actions before it (the saved ones).
@@ -70,9 +85,9 @@ def _flow_line(item: Any) -> str:
     return yaml.safe_dump(item, default_flow_style=True, width=10_000, sort_keys=False).strip()
 
 
-def save_game(path: str, game: Game) -> None:
+def save_game(path: str, game: Game, bots: dict[int, str] | None = None) -> None:
     """Write the game atomically: a crash mid-save leaves the old file or the new one."""
-    data = save_dict(game)
+    data = save_dict(game, bots)
     actions = data.pop("actions")
     notes = data.pop("notes")
     over = data.pop("over")
@@ -85,7 +100,7 @@ def save_game(path: str, game: Game) -> None:
 
 def peek_save(path: str) -> dict[str, Any]:
     """What a save says without replaying it (never raises): ``name`` (the scenario's),
-    ``actions`` (how many), and ``said``/``outcome`` as :func:`saved_outcome` gives them."""
+    ``actions`` (how many), ``bots`` (player: bot name, as the window played it), and ``said``/``outcome`` as :func:`saved_outcome` gives them."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -95,7 +110,10 @@ def peek_save(path: str) -> dict[str, Any]:
     scen = data.get("scenario") if isinstance(data, dict) else None
     name = scen.get("name") if isinstance(scen, dict) and isinstance(scen.get("name"), str) else None
     acts = data.get("actions") if isinstance(data, dict) else None
-    return {"said": said, "outcome": outcome, "name": name, "actions": len(acts) if isinstance(acts, list) else None}
+    bots = data.get("bots") if isinstance(data, dict) else None
+    bots = {p: n for p, n in bots.items() if p in (1, 2) and isinstance(n, str)} if isinstance(bots, dict) else {}
+    return {"said": said, "outcome": outcome, "name": name, "actions": len(acts) if isinstance(acts, list) else None,
+            "bots": bots}
 
 
 def saved_outcome(path: str) -> tuple[bool, Any]:
@@ -150,20 +168,61 @@ def _notes(src, n_actions: int) -> list[tuple[int, str, str]]:
     return out
 
 
+def save_version(src) -> int:
+    """The save's version (``speedheim_save``; 1 when absent, as in a hand-written script
+    with a scenario); a version newer than :data:`SAVE_VERSION` is a LoadError naming it."""
+    version = src.data.get("speedheim_save", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise LoadError([src.problem(("speedheim_save",), f"speedheim_save must be a save version (a whole number, 1 or more), not {describe_value(version)}")])
+    if version > SAVE_VERSION:
+        raise LoadError([src.problem(("speedheim_save",), f"saved by a newer Speedheim Table (save version {version}); "
+                                     f"this one reads save versions up to {SAVE_VERSION}: open it with a newer version")])
+    return version
+
+
+def complete_ruleset(src, version: int) -> list[str]:
+    """Fill in the parameters an older save's embedded ruleset lacks from the base ruleset of
+    its version (in ``src.data``, before it is parsed); returns what the save's notes should
+    say of it: the parameters filled in, with their values, and any this program does not know."""
+    from game.engine.ruleset import PARAMETER_PREFIX_RULES, load_ruleset
+
+    scen = src.data.get("scenario")
+    rules = scen.get("ruleset") if isinstance(scen, dict) else None
+    if not isinstance(rules, dict) or "extends" in rules or not isinstance(rules.get("name"), str):
+        return []
+    base = load_ruleset(BASE_OF_VERSION.get(version, BASE_OF_VERSION[SAVE_VERSION])).to_dict()
+    missing = [k for k in base if k not in rules and k not in ("name", "description")]
+    unknown = [k for k in rules if k not in base and not k.startswith(tuple(p for p, _ in PARAMETER_PREFIX_RULES))]
+    said = []
+    if missing:
+        for key in missing:
+            rules[key] = copy.deepcopy(base[key])
+        values = ", ".join(f"{k}: {_flow_line(base[k])}" for k in missing)
+        said.append(f"an older save: its ruleset predates {len(missing)} parameter{'s' if len(missing) > 1 else ''}, "
+                    f"taken from the base ruleset ({BASE_OF_VERSION.get(version, BASE_OF_VERSION[SAVE_VERSION])}): {values}")
+    if unknown:
+        said.append(f"the save's ruleset has parameter{'s' if len(unknown) > 1 else ''} this program does not know "
+                    f"(a newer save?), not used: {', '.join(unknown)}")
+    return said
+
+
 def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str], int] | None = None) -> Game:
-    """Rebuild a saved game by replaying its log; raises LoadError (FILE:LINE) on any problem."""
+    """Rebuild a saved game by replaying its log; raises LoadError (FILE:LINE) on any problem.
+    What the loading had to fill in (an older save) is in the game's notes, kind
+    :data:`UPGRADE_NOTE`, before the first action."""
     try:
         src = load_yaml(read_text(path) if text is None else text, path)
         data = src.data
         if not isinstance(data, dict) or not isinstance(data.get("scenario"), dict):
             raise LoadError([Problem(path, 1, "not a saved game: it needs a 'scenario' mapping and an 'actions' list")])
+        upgraded = complete_ruleset(src, save_version(src))
         scenario, script, notes = LoadError.gather(lambda: parse_scenario(src.sub("scenario")), lambda: parse_script(src),
                                                    lambda: _notes(src, len(acts) if isinstance(acts := data.get("actions"), list) else 0))
         game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
         for i, result in game.replay(script.actions):
             if not result.ok:
                 raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}")])
-        game.notes = notes
+        game.notes = [(0, text, UPGRADE_NOTE) for text in upgraded] + notes
         return game
     except LoadError:
         raise

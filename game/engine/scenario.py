@@ -28,6 +28,7 @@ from game.engine.model import (
     Unit,
     Warband,
 )
+from game.engine.limits import MAX_NUMBER, MAX_STAT, MAX_TABLE, MAX_TURN
 from game.engine.ruleset import BASE, Ruleset, check_overrides, embedded_ruleset, load_ruleset
 from game.engine.files import atomic_write
 from game.engine.flow import phase_specs
@@ -82,12 +83,16 @@ class _Checker:
             return None
         return d[key]
 
-    def number(self, value: Any, path: tuple, what: str, *, minimum: float | None = 0.0, positive: bool = False) -> float | None:
+    def number(self, value: Any, path: tuple, what: str, *, minimum: float | None = 0.0, positive: bool = False,
+               maximum: float = MAX_NUMBER) -> float | None:
         if isinstance(value, float) and not math.isfinite(value):
             self.bad(path, f"{what} must be a finite number, not {'NaN' if math.isnan(value) else 'infinite'}")
             return None
         if not is_finite_number(value):
             self.bad(path, f"{what} must be a number, not {describe_value(value)}")
+            return None
+        if abs(value) > maximum:
+            self.bad(path, f"{what} is too big ({value:g}): at most {maximum:g}")
             return None
         if positive and value <= 0:
             self.bad(path, f"{what} must be more than 0, not {value}")
@@ -97,12 +102,15 @@ class _Checker:
             return None
         return value
 
-    def integer(self, value: Any, path: tuple, what: str, minimum: int = 0) -> int | None:
+    def integer(self, value: Any, path: tuple, what: str, minimum: int = 0, maximum: int | None = None) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
             self.bad(path, f"{what} must be a whole number, not {describe_value(value)}")
             return None
         if value < minimum:
             self.bad(path, f"{what} must be at least {minimum}, not {value}")
+            return None
+        if maximum is not None and value > maximum:
+            self.bad(path, f"{what} is too big ({value}): at most {maximum}")
             return None
         return value
 
@@ -187,8 +195,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     width = height = None
     table = ck.mapping(ck.required(data, "table", (), "the scenario"), ("table",), "table", ("width", "height")) if data.get("table") is not None else None
     if table is not None:
-        width = ck.number(ck.required(table, "width", ("table",), "table"), ("table", "width"), "table width", positive=True) if "width" in table else ck.required(table, "width", ("table",), "table")
-        height = ck.number(ck.required(table, "height", ("table",), "table"), ("table", "height"), "table height", positive=True) if "height" in table else ck.required(table, "height", ("table",), "table")
+        width = ck.number(ck.required(table, "width", ("table",), "table"), ("table", "width"), "table width", positive=True, maximum=MAX_TABLE) if "width" in table else ck.required(table, "width", ("table",), "table")
+        height = ck.number(ck.required(table, "height", ("table",), "table"), ("table", "height"), "table height", positive=True, maximum=MAX_TABLE) if "height" in table else ck.required(table, "height", ("table",), "table")
     table_poly = box(0, 0, width, height) if width and height else None
 
     ruleset_name = data.get("ruleset")
@@ -428,6 +436,8 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
 
     # --- state -----------------------------------------------------------------------------
     state = _state(ck, data.get("state"), ruleset, warbands, players)
+    if playable:
+        _check_can_go_on(ck, state, listed)
     state.units = units
     state.treasure = tokens
     for w in warbands:
@@ -466,6 +476,15 @@ def _check_playable(ck: _Checker, listed: dict[int, Warband], fielded: dict[int,
                               f"player 0 is the Neutrals): this map has {has}")
 
 
+def _check_can_go_on(ck: _Checker, state: GameState, listed: dict[int, Warband]) -> None:
+    """A playable state is one a game can go on from: a state in which every side has
+    routed and no winner is set would only end phases until the action cap."""
+    sides = {w.id for w in listed.values() if w.player >= 1}
+    if len(sides) >= 2 and sides <= set(state.routed) and state.winner is None:
+        ck.bad(("state", "routed"), f"every warband has routed ({', '.join(sorted(sides))}) and no winner is set: "
+                                    "no game can go on from this state (leave one out of routed, or set winner)")
+
+
 def missing_stat(stats: dict, key: str, path: tuple, what: str) -> tuple[tuple, str]:
     """The problem (path, message) of a required stat ``key`` that ``stats`` lacks: a
     misspelt key that is close to it is named, with did-you-mean, on its own line
@@ -491,7 +510,7 @@ def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
             ck.bad(*missing_stat(stats, key, path, what))
             ok = False
     for key, value in stats.items():
-        v = ck.number(value, path + ("stats", key), f"{what} {key}")
+        v = ck.number(value, path + ("stats", key), f"{what} {key}", maximum=MAX_STAT)
         if v is None:
             ok = False
         else:
@@ -530,7 +549,7 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
     if d is None:
         return state
     if "turn" in d:
-        state.turn = ck.integer(d["turn"], ("state", "turn"), "state turn", minimum=1) or 1
+        state.turn = ck.integer(d["turn"], ("state", "turn"), "state turn", minimum=1, maximum=MAX_TURN) or 1
     if "player" in d:
         p = ck.integer(d["player"], ("state", "player"), "state player", minimum=1)
         if p is not None and players and p not in players:

@@ -9,12 +9,15 @@ syntax error becomes a :class:`~game.engine.errors.LoadError` with a line.
 from __future__ import annotations
 
 import math
+import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from game.engine.errors import NO_LINE, LoadError, Problem
+from game.engine.limits import MAX_FILE_BYTES, MAX_INTEGER
 
 Path = tuple  # a tuple of keys and indexes, e.g. ("terrain", 2, "height")
 
@@ -69,8 +72,10 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
         if node.tag not in ("tag:yaml.org,2002:map",):
             problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
             return None
+        own = {id(k) for k, _ in node.value}
         loader.flatten_mapping(node)
         out: dict = {}
+        merged: set = set()   # keys that came from a merge key (<<): a key of the mapping's own overrides them
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, "a mapping key must be a plain value"))
@@ -83,7 +88,13 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, f"key {key!r} must be text"))
                 continue
-            if key in out:
+            if id(key_node) not in own:
+                if key in out:    # merged keys come first; an earlier merged map's key wins (YAML's merge)
+                    continue
+                merged.add(key)
+            elif key in merged:
+                merged.discard(key)
+            elif key in out:
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, f"duplicate key {key!r}"))
                 continue
             out[key] = _construct(loader, value_node, path + (key,), src, problems)
@@ -95,13 +106,29 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
             return None
         return [_construct(loader, item, path + (i,), src, problems) for i, item in enumerate(node.value)]
     try:
-        return loader.construct_object(node, deep=True)
+        value = loader.construct_object(node, deep=True)
     except yaml.YAMLError as exc:
         problems.append(src.problem(path, _short(exc)))
         return None
     except (ValueError, OverflowError) as exc:  # e.g. a timestamp out of range
         problems.append(src.problem(path, f"bad value: {exc}"))
         return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+        problems.append(src.problem(path, f"the number {_clip(node.value)} is too big (about {int(value.bit_length() * 0.30103) + 1} digits): "
+                                          f"it does not fit the numbers the program computes with"))
+        return None
+    if isinstance(value, str) and "\0" in value:
+        shown = _clip(value.replace("\0", "\\0"))
+        problems.append(src.problem(path, f"the text '{shown}' holds a NUL character, which no name or text may hold"))
+        return None
+    if isinstance(value, float) and math.isinf(value) and "inf" not in str(node.value).lower():
+        problems.append(src.problem(path, f"the number {_clip(node.value)} is too big: it does not fit a float"))
+        return None
+    return value
+
+
+def _clip(text: str, n: int = 24) -> str:
+    return text if len(text) <= n else text[:n] + "..."
 
 
 def _short(exc: yaml.YAMLError) -> str:
@@ -161,8 +188,19 @@ def read_text(path: str, exact: bool = False) -> str:
     ``exact``: line ends as they are in the file (the editor writes an unedited file
     back byte for byte); otherwise they are read as ``\n``."""
     try:
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise LoadError([Problem(path, NO_LINE, "not a regular file (a device, a pipe or a socket): not read")])
+        if st.st_size > MAX_FILE_BYTES:
+            raise LoadError([Problem(path, NO_LINE, f"the file is {st.st_size / 2**20:.0f} MB: files over "
+                                                    f"{MAX_FILE_BYTES // 2**20} MB are not read")])
         with open(path, encoding="utf-8", newline="" if exact else None) as fh:
-            return fh.read()
+            text = fh.read(MAX_FILE_BYTES + 1)
+        if len(text) > MAX_FILE_BYTES:   # it grew while being read
+            raise LoadError([Problem(path, NO_LINE, f"the file is over {MAX_FILE_BYTES // 2**20} MB: not read")])
+        return text
     except FileNotFoundError:
         raise LoadError([Problem(path, NO_LINE, "no such file")]) from None
     except IsADirectoryError:

@@ -1,8 +1,11 @@
 """``speedheim simulate``: the command, from the parsed options to the report.
 
 Bad input (an unknown parameter, a bad value, a missing file, a folder that already holds
-another run) exits 2 before any game starts; a run with games that failed exits 1; Ctrl+C
-exits 130 with every finished game kept (``--resume`` finishes the run).
+another run or that another simulate is writing into) exits 2 before any game starts; a
+file that cannot be written (a full disk, a read-only folder) is one line and exit 2, with
+every finished game kept; a run with games that failed exits 1, naming ``errors.log``
+(also when every game failed); Ctrl+C exits 130 with every finished game kept
+(``--resume`` finishes the run).
 """
 
 from __future__ import annotations
@@ -40,11 +43,22 @@ def plan_from_args(args: Any) -> Plan:
 
 
 def _check_numbers(args: Any) -> None:
+    """The counts of the command line, each within its limits (game.engine.limits) before any
+    work: a huge --games would build every game's key first, a huge --workers start as many
+    processes."""
+    from game.engine.limits import MAX_GAMES, MAX_INTEGER, MAX_TURN, max_workers
+
     problems = []
-    for key, low in (("games", 1), ("workers", 1), ("turn_limit", 1)):
+    highs = {"games": MAX_GAMES, "workers": max_workers(os.cpu_count()), "turn_limit": MAX_TURN, "seed": MAX_INTEGER}
+    for key, low in (("games", 1), ("workers", 1), ("turn_limit", 1), ("seed", -MAX_INTEGER)):
         v = getattr(args, key, None)
+        flag = f"--{key.replace('_', '-')}"
         if v is not None and v < low:
-            problems.append(ArgProblem(f"--{key.replace('_', '-')}", 0, f"must be at least {low}, not {v}"))
+            problems.append(ArgProblem(flag, 0, f"must be at least {low}, not {v}"))
+        elif v is not None and v > highs[key]:
+            shown = v if len(str(v)) <= 24 else f"a number of {len(str(v))} digits"
+            extra = f" (4 per core on this machine's {os.cpu_count()} cores)" if key == "workers" else ""
+            problems.append(ArgProblem(flag, 0, f"must be at most {highs[key]}{extra}, not {shown}"))
     if problems:
         raise LoadError(problems)
 
@@ -77,7 +91,28 @@ def simulate(args: Any) -> int:
     """Run (or resume) a simulation and write the report."""
     _check_numbers(args)
     plan = plan_from_args(args) if args.scenario else None
+    if plan is not None:
+        from game.engine.limits import MAX_GAMES
+
+        if isinstance(plan.games, int) and plan.games > MAX_GAMES:
+            raise LoadError([ArgProblem(plan.scenario or "simulate", 0, f"games must be at most {MAX_GAMES}, not {plan.games}")])
     out = OutDir(args.out if args.out is not None else (plan.out if plan else "sim-out"))
+    if plan is None and not args.resume:
+        raise LoadError([ArgProblem("simulate", 0, "give a SCENARIO or a study file (or --resume / --report DIR)")])
+    out.lock()            # before anything is read or written: a second run into DIR stops here
+    try:
+        return _run(args, plan, out)
+    except OSError as exc:
+        where = exc.filename or out.path
+        print(f"{where}: cannot write: {exc.strerror or exc}; the finished games are kept "
+              f"(speedheim simulate --resume --out {out.path} goes on)", file=sys.stderr)
+        return EXIT_BAD
+    finally:
+        out.unlock()
+
+
+def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
+    """:func:`simulate` in a folder it holds the lock of."""
     if args.resume:
         spec, texts = _resume_spec(out, plan, args.games)
         if out.games.repair():
@@ -98,9 +133,9 @@ def simulate(args: Any) -> int:
     del done
 
     def sink(job: Job, record: dict, log: str | None) -> None:
-        out.games.append(record)
-        if log is not None:
+        if log is not None:   # the log first: a record never names a log that is not whole on disk
             write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_sub, job.log_name), log)
+        out.games.append(record)
 
     try:
         result = run_jobs(jobs, todo, sink, workers=args.workers, cluster=args.cluster, keep_logs=spec.keep_logs)
@@ -117,6 +152,9 @@ def simulate(args: Any) -> int:
     if result.interrupted:
         print(f"interrupted: finish the run with: speedheim simulate --resume --out {out.path}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if result.failed and not out.has_games():
+        print(f"every game failed ({len(result.failed)}): see {out.file('errors.log')}; no report", file=sys.stderr)
+        return EXIT_FAILED
     code = build_report(out.path)
     if result.failed:
         print(f"{len(result.failed)} game(s) failed (see {out.file('errors.log')}); "
@@ -131,7 +169,11 @@ def build_report(path: str) -> int:
 
     out = OutDir(path)
     if not os.path.exists(out.games.path):
-        raise LoadError([Problem(out.games.path, 1, "no games here (games.jsonl is missing)")])
+        errors = out.file("errors.log")
+        also = f" ({errors} says why its games failed)" if os.path.exists(errors) else ""
+        raise LoadError([Problem(out.games.path, 0, f"no games here (games.jsonl is missing){also}")])
+    if out.games.checked() == 0:
+        raise LoadError([Problem(out.games.path, 1, "no game records in it (the file is empty)")])
     html = write_report(out.games.path, out.file("summary.json"), out.file("report.html"))
     print(f"report: {html}")
     return EXIT_OK

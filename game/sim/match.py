@@ -110,9 +110,10 @@ def action_script(seed: int, log: list[ActionResult]) -> str:
 
 
 def write_log(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    """Write a game's log atomically (a crash leaves no empty or half log)."""
+    from game.engine.files import atomic_write
+
+    atomic_write(path, text)
 
 
 # --- observing the game ---------------------------------------------------------------------
@@ -146,6 +147,7 @@ class _Observed(Game):
         self._seen_lost: dict[str, int] = {}
         self._standing: set[str] = set()
         super().__init__(*args, **kwargs)
+        self.first_turn = self.state.turn   # a scenario may start at a later game turn
         self._entry(self.start)
         self._note()
 
@@ -218,9 +220,10 @@ class _Observed(Game):
         return "eliminated" if self.outcome() is not None else "unfinished"
 
     def quiet(self) -> dict[str, int]:
-        """The longest run of game turns in which nothing changed: ``{"turns", "from"}``."""
+        """The longest run of game turns in which nothing changed: ``{"turns", "from"}``,
+        counted from the game turn the game started at."""
         best, start, run = (0, 0), 0, 0
-        for t in range(1, self.state.turn + 1):
+        for t in range(self.first_turn, self.state.turn + 1):
             if t in self.busy_turns:
                 run = 0
                 continue

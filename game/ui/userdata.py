@@ -1,4 +1,11 @@
-"""Where the table keeps its files: autosave, settings and the crash log.
+"""Where the table keeps its files: autosaves, settings and the crash log.
+
+Each scenario file has its own autosave (``autosaves/<name>-<hash>.yaml``, the hash of the
+file's real path), so opening one map never offers, or overwrites, another map's game; a
+game loaded from a save autosaves beside that save's own key. ``autosave.yaml``, the one
+autosave of earlier versions, is still offered on any map until it is resumed or set aside.
+An autosave that cannot be read is never overwritten: it is renamed
+``autosave-unreadable-<time>.yaml`` before anything new is written.
 
 The directory is the platformdirs user data dir of ``speedheim-table`` (override it
 with the ``SPEEDHEIM_DATA_DIR`` environment variable, as the tests do). Every write
@@ -9,8 +16,10 @@ half file behind.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
+import re
 import threading
 import traceback
 from typing import Any
@@ -18,7 +27,8 @@ from typing import Any
 from game.engine.files import atomic_write as atomic_write_text  # temporary file, then rename
 
 APP = "speedheim-table"
-AUTOSAVE = "autosave.yaml"
+AUTOSAVE = "autosave.yaml"   # the single autosave of earlier versions
+AUTOSAVES = "autosaves"
 SETTINGS = "settings.json"
 CRASHLOG = "errors.log"
 
@@ -42,8 +52,75 @@ def data_dir() -> str:
     return path
 
 
-def autosave_path() -> str:
+def autosaves_dir() -> str:
+    return os.path.join(data_dir(), AUTOSAVES)
+
+
+def legacy_autosave_path() -> str:
     return os.path.join(data_dir(), AUTOSAVE)
+
+
+def autosave_for(source: str) -> str:
+    """The autosave of a game opened from ``source``: an autosave is its own; any other
+    file (a scenario, a save) has ``autosaves/<stem>-<hash of its real path>.yaml``."""
+    real = os.path.realpath(source)
+    if os.path.dirname(real) == os.path.realpath(autosaves_dir()) or real == os.path.realpath(legacy_autosave_path()):
+        return source
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", os.path.splitext(os.path.basename(real))[0]).strip("-")[:40] or "game"
+    digest = hashlib.sha1(real.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return os.path.join(autosaves_dir(), f"{stem}-{digest}.yaml")
+
+
+def all_autosaves() -> list[str]:
+    """Every autosave on disk, newest first (the legacy ``autosave.yaml`` among them)."""
+    d = autosaves_dir()
+    found = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".yaml")] if os.path.isdir(d) else []
+    if os.path.exists(legacy_autosave_path()):
+        found.append(legacy_autosave_path())
+    return sorted(found, key=lambda p: (os.path.getmtime(p), p), reverse=True)
+
+
+def find_autosave(scenario: str) -> str | None:
+    """The autosave to offer when ``scenario`` is opened: its own, else the legacy one."""
+    own = autosave_for(scenario)
+    if os.path.exists(own):
+        return own
+    return legacy_autosave_path() if os.path.exists(legacy_autosave_path()) else None
+
+
+def autosave_path(scenario: str | None = None) -> str:
+    """The autosave of ``scenario`` (see :func:`autosave_for`); without one, the newest
+    autosave on disk (the legacy path when there is none)."""
+    if scenario is not None:
+        return autosave_for(scenario)
+    found = all_autosaves()
+    return found[0] if found else legacy_autosave_path()
+
+
+def _aside(prefix: str) -> str:
+    base = os.path.join(data_dir(), f"{prefix}-" + _dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    dest, n = base + ".yaml", 1
+    while os.path.exists(dest):
+        n += 1
+        dest = f"{base}-{n}.yaml"
+    return dest
+
+
+def set_aside_unreadable(path: str) -> str:
+    """Rename an autosave that cannot be read to ``autosave-unreadable-<time>.yaml`` beside
+    the data files, byte for byte, so nothing written later replaces it; returns the new path."""
+    dest = _aside("autosave-unreadable")
+    os.replace(path, dest)
+    return dest
+
+
+def copy_aside(path: str, prefix: str) -> str:
+    """Copy ``path`` byte for byte to ``<prefix>-<time>.yaml`` beside the data files."""
+    import shutil
+
+    dest = _aside(prefix)
+    shutil.copy2(path, dest)
+    return dest
 
 
 def crashlog_path() -> str:
@@ -55,23 +132,7 @@ def settings_path() -> str:
 
 
 def has_autosave() -> bool:
-    return os.path.exists(autosave_path())
-
-
-def clear_autosave() -> None:
-    try:
-        os.unlink(autosave_path())
-    except FileNotFoundError:
-        pass
-
-
-def write_autosave(game: Any) -> str:
-    """Save the game (scenario + log) to the autosave file, atomically."""
-    from game.engine.saves import save_game
-
-    path = autosave_path()
-    save_game(path, game)  # save_game writes atomically (temporary file + rename)
-    return path
+    return bool(all_autosaves())
 
 
 class _Autosaver:
@@ -83,7 +144,8 @@ class _Autosaver:
         self.pending: tuple[str, dict] | None = None
         self.busy = False
         self.thread: threading.Thread | None = None
-        self.errors: list[str] = []
+        self.errors: list[str] = []   # failed writes not yet told (autosave_news)
+        self.written = False          # a write succeeded since the last autosave_news
 
     def submit(self, path: str, data: dict) -> None:
         with self.cv:
@@ -108,8 +170,11 @@ class _Autosaver:
                 self.busy = True
             try:
                 atomic_write_text(path, dump_yaml(data))
-            except Exception as exc:  # noqa: BLE001 - reported, never fatal
-                self.errors.append(f"{path}: {exc}")
+                with self.cv:
+                    self.written = True
+            except Exception as exc:  # noqa: BLE001 - reported in the window, never fatal
+                with self.cv:
+                    self.errors.append(f"{path}: {exc}")
                 log_exception(exc, "writing the autosave")
             finally:
                 with self.cv:
@@ -120,13 +185,22 @@ class _Autosaver:
 _autosaver = _Autosaver()
 
 
-def autosave_async(game: Any) -> str:
-    """Autosave without blocking the window (see :class:`_Autosaver`)."""
+def autosave_async(game: Any, path: str, bots: dict[int, str] | None = None) -> str:
+    """Autosave to ``path`` without blocking the window (see :class:`_Autosaver`);
+    ``bots``: the players a bot plays, kept so a resumed game keeps them."""
     from game.engine.saves import save_dict
 
-    path = autosave_path()
-    _autosaver.submit(path, save_dict(game))
+    _autosaver.submit(path, save_dict(game, bots=bots))
     return path
+
+
+def autosave_news() -> tuple[list[str], bool]:
+    """What the autosave writer did since the last call: the failed writes (``PATH:
+    reason``) and whether any write succeeded. The play window says them."""
+    with _autosaver.cv:
+        errors, ok = _autosaver.errors, _autosaver.written
+        _autosaver.errors, _autosaver.written = [], False
+    return errors, ok
 
 
 def flush_autosave() -> None:
@@ -151,6 +225,19 @@ def save_settings(settings: dict[str, Any]) -> None:
         atomic_write_text(settings_path(), json.dumps(settings, indent=2, sort_keys=True))
     except OSError:
         pass
+
+
+def log_message(text: str) -> str:
+    """Append one dated line to the crash log (something the player was told, kept for
+    later); returns the log's path."""
+    path = crashlog_path()
+    stamp = _dt.datetime.now().isoformat(timespec="seconds")
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"--- {stamp} {text}\n")
+    except OSError:
+        pass
+    return path
 
 
 def log_exception(exc: BaseException, where: str = "") -> str:

@@ -2,7 +2,7 @@
 simulation report in the browser (Ctrl+R).
 
 Saves go to ``saves/`` in the user data directory unless the player types another
-path; loading lists the newest saves and the autosave. Simulation reports are the
+path; loading lists the newest saves and the autosaves (one per map). Simulation reports are the
 ``report.html`` that ``speedheim simulate`` writes into its output folder
 (``sim-out/`` by default): the newest found next to the working folder or the game's
 file is opened; when there is none the window says so and offers a file dialog.
@@ -75,7 +75,7 @@ class GameFiles:
 
     def save_to(self, path: str) -> bool:
         try:
-            save_game(path, self.scene.game)
+            save_game(path, self.scene.game, bots=self.scene.bot.seats)
         except OSError as exc:
             self.scene.app.message("Save failed", f"Could not write {path}:\n{exc}")
             return False
@@ -87,8 +87,7 @@ class GameFiles:
         files = sorted((os.path.join(d, f) for f in os.listdir(d) if f.endswith((".yaml", ".yml"))),
                        key=os.path.getmtime, reverse=True)[:RECENT]
         choices = [(os.path.basename(f), f) for f in files]
-        if userdata.has_autosave():
-            choices.append(("the autosave", userdata.autosave_path()))
+        choices += [(f"autosave: {os.path.basename(f)}", f) for f in userdata.all_autosaves()[:RECENT]]
         self.scene.app.open_dialog(FileDialog(self.scene.app.ui, "Load game", f"Saved games in {d}:", choices, d,
                                               lambda path: path and self.load_from(path), action="Load"))
 

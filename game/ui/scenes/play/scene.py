@@ -23,6 +23,7 @@ from game.ui.render import BoardPainter, Camera
 from game.ui.scenes import ask
 from game.ui.scenes.base import Scene
 from game.ui.scenes.overlays import HandoverScene, WinnerScene
+from game.ui.scenes.play.autosave import Autosave
 from game.ui.scenes.play.bot_play import BotPlayer
 from game.ui.scenes.play.controls import PlayControls
 from game.ui.scenes.play.drag import DragTool
@@ -61,7 +62,7 @@ class PlayScene(Scene):
         self.toast: tuple[str, float] | None = None
         self.version = 0
         self._winner_shown = False
-        self._autosaves = False   # set by the first autosave (see note)
+        self.autosaves = Autosave(self)
         self.engine = EngineView()
         self.drag_tool = DragTool(self)
         self.ruler_tool = RulerTool(self)
@@ -100,6 +101,7 @@ class PlayScene(Scene):
     def replace_game(self, game, source: str, first: bool = False) -> None:
         self.game = game
         self.source = source
+        self.autosaves.follow(source)
         self.board = game.board
         self.painter = BoardPainter(game.scenario, self.board)
         self.engine.use(game)  # the movement engine is prepared after the first frame
@@ -169,24 +171,19 @@ class PlayScene(Scene):
         while the window still asks whether to resume the autosave)."""
         if log:
             self.game.note(text, kind)
-            if self._autosaves:
+            if self.autosaves.on:
                 self.autosave()
         self.toast = (text, time.monotonic())
 
     def pause_autosave(self) -> None:
         """Notes no longer autosave until the next action, undo or redo does (a finished
         game opened to look at must not replace the autosave of a game in progress)."""
-        self._autosaves = False
+        self.autosaves.on = False
 
     def autosave(self) -> None:
-        """After every action and note: the save is built now, written by a worker thread."""
-        self._autosaves = True
-        try:
-            userdata.autosave_async(self.game)
-        except OSError as exc:
-            text = f"autosave failed: {exc}"
-            self.game.note(text, "refusal")
-            self.toast = (text, time.monotonic())
+        """After every action and note: the save is built now, written by a worker thread
+        (see :class:`~game.ui.scenes.play.autosave.Autosave`)."""
+        self.autosaves.save()
 
     def after_change(self, before_player: int | None = None) -> None:
         """Winner screen, hand-over screen."""
@@ -385,6 +382,7 @@ class PlayScene(Scene):
         self.hint_tool.update()
         self.bot.update(dt)
         self.menus.update()
+        self.autosaves.poll()
         self.check_winner()
 
     def draw(self, surface: pygame.Surface) -> None:
