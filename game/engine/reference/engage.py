@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import shapely
 from shapely.geometry import Point, box
 
+from game.engine.movement.mover import engage_gap, engage_inches, engage_within
 from game.engine.movement.tracer import stands_in_difficult
 
 #: Polygon segments per quarter circle of a grown base or corner.
@@ -201,12 +202,11 @@ class Disagreement:
 
 def enemies_in_reach(game, unit_id: str) -> list[str]:
     """The opposing units ``unit_id`` might reach with an Engage by the straight line."""
-    from game.engine.movement.mover import engage_inches, engage_within, engage_gap
-
     st = game.state
     u = st.units[unit_id]
-    inches = engage_inches(game.rs, u)
-    return [o.id for o in st.units.values() if o.active and o.warband != u.warband and engage_within(engage_gap(u, o), inches, float(game.rs.contact_tolerance))]
+    inches, contact = engage_inches(game.rs, u), float(game.rs.contact_tolerance)
+    return [o.id for o in st.units.values()
+            if o.active and o.warband != u.warband and engage_within(engage_gap(u, o), inches, contact)]
 
 
 def disagreements(game, unit_id: str) -> list[Disagreement]:
