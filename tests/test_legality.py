@@ -112,16 +112,21 @@ def _fingerprint(g: Game):
 def test_why_illegal_says_what_apply_does_and_changes_nothing(i, n, data):
     g = game_at(i, n)
     for _ in range(4):
-        action = data.draw(action_near(g))
-        before = _fingerprint(g)
-        why = g.why_illegal(action)
-        assert _fingerprint(g) == before, action
-        result = g.try_apply(action)
-        assert result.rule != "internal", (action, result.reason)
-        if why is None:
-            assert result.ok, (action, result.rule, result.reason)
-        else:
-            assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason), action
+        says_what_apply_does(g, data.draw(action_near(g)))
+
+
+def says_what_apply_does(g: Game, action) -> None:
+    """why_illegal of ``action`` changes nothing and gives the refusal apply gives (or
+    none where apply accepts); then the action is applied."""
+    before = _fingerprint(g)
+    why = g.why_illegal(action)
+    assert _fingerprint(g) == before, action
+    result = g.try_apply(action)
+    assert result.rule != "internal", (action, result.reason)
+    if why is None:
+        assert result.ok, (action, result.rule, result.reason)
+    else:
+        assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason), action
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

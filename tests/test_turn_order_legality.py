@@ -12,7 +12,7 @@ from game.engine.dice import Dice
 from game.engine.game import Game
 from game.engine.legal import side_to_act
 from game.engine.scenario import load_scenario
-from tests.test_legality import _fingerprint, action_near
+from tests.test_legality import action_near, says_what_apply_does
 
 RULES = {"activation": "alternating", "turn_order": "roll_off", "first_turn_limits": ["no_run"]}
 
@@ -38,16 +38,7 @@ def game_at(n: int) -> Game:
 def test_why_illegal_says_what_apply_does_under_alternating(n, data):
     g = game_at(min(n, len(_played()[1])))
     for _ in range(4):
-        action = data.draw(action_near(g))
-        before = _fingerprint(g)
-        why = g.why_illegal(action)
-        assert _fingerprint(g) == before, action
-        result = g.try_apply(action)
-        assert result.rule != "internal", (action, result.reason)
-        if why is None:
-            assert result.ok, (action, result.rule, result.reason)
-        else:
-            assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason), action
+        says_what_apply_does(g, data.draw(action_near(g)))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
