@@ -227,27 +227,25 @@ def save_settings(settings: dict[str, Any]) -> None:
         pass
 
 
-def log_message(text: str) -> str:
-    """Append one dated line to the crash log (something the player was told, kept for
-    later); returns the log's path."""
+def _append_to_crashlog(head: str, body: str = "") -> str:
+    """Append ``--- <time> head`` (and ``body``) to the crash log; returns its path. A log
+    that cannot be written is left alone: the player was told already."""
     path = crashlog_path()
     stamp = _dt.datetime.now().isoformat(timespec="seconds")
     try:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- {stamp} {text}\n")
+            fh.write(f"--- {stamp} {head}\n" + (f"{body}\n" if body else ""))
     except OSError:
         pass
     return path
+
+
+def log_message(text: str) -> str:
+    """Append one dated line to the crash log (something the player was told, kept for
+    later); returns the log's path."""
+    return _append_to_crashlog(text)
 
 
 def log_exception(exc: BaseException, where: str = "") -> str:
     """Append the traceback to the crash log; returns the log's path."""
-    path = crashlog_path()
-    stamp = _dt.datetime.now().isoformat(timespec="seconds")
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- {stamp} {where}\n{text}\n")
-    except OSError:
-        pass
-    return path
+    return _append_to_crashlog(where, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
