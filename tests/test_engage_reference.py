@@ -59,9 +59,11 @@ def test_every_engage_answer_agrees_on_a_crowded_table(seed):
 #  7 blue-00: the rim walked to a spot on difficult ground, so the path off it crossed it;
 # 20 blue-10: the base stood within a hair inside difficult ground's grown edge, where
 #    no tangent leaves the start;
-# 95 blue-08, 105 red-12: the same a hair (3e-7") outside it.
+# 95 blue-08, 105 red-12: the same a hair (3e-7") outside it;
+# 242 red-06: the way in off difficult ground reached a short free run of the rim along
+#    its edge, which the search's stretches and rim walk missed (nav.rim_spots).
 @pytest.mark.parametrize("seed, uid", [(1, "blue-14"), (7, "blue-08"), (2, "blue-15"), (7, "blue-00"), (20, "blue-10"),
-                                       (95, "blue-08"), (105, "red-12")])
+                                       (95, "blue-08"), (105, "red-12"), (242, "red-06")])
 def test_the_answers_that_parted_agree(seed, uid):
     g = engage_phase(seed)
     assert not [str(d) for d in disagreements(g, uid)]

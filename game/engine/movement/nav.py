@@ -498,7 +498,7 @@ class NavCache:
             # search answers for the one within the allowance too (_found), so where
             # nothing fits it is the only one run
             ctx.widen[allow.inches] = allow.inches + VERDICT_SLACK
-        best = self._best(ctx, goal, allow, straight)
+        best = self._best(ctx, goal, allow, straight) or rim_spots(self, ctx, goal, allow)
         if best is not None:
             return best
         # Every search ends where end_ok holds (Search._goal_ok): where no spot in contact
@@ -609,6 +609,40 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
         return None
     tr = _cheaper(nav._path(ctx, goal, limit, True, False), straight)
     return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
+
+
+#: Free spots of a contact rim :func:`rim_spots` tries as points, nearest the unit first.
+RIM_SPOTS = 6
+
+
+def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
+    """M12 for an Engage that difficult ground refuses: the search that keeps off it
+    ends at the contact region by straight stretches and walks round its rim between
+    sampled spots, and can miss a way in to a short free run of the rim along the edge
+    of difficult ground (found by the Engage reference, tests/test_engage_reference.py).
+    Where the cheapest way in (which crosses it) costs no more than the allowance off
+    it, the rim's free spots (off difficult ground, where the base may end), nearest the
+    unit first, are tried as points: the cheapest path off difficult ground that fits,
+    or None."""
+    unit = ctx.unit
+    found = nav._found(ctx, goal, allow.inches, True, False)
+    if found is None or found.cost > allow.total(False) + 1e-9 or stands_in_difficult(nav.mover, unit):
+        return None
+    b = nav.band_at(goal.x, goal.y)
+    if b is None:
+        return None
+    _a, X, Y, ok = nav.layer(unit.r).avoid().bands[b].ring_free(goal.x, goal.y, goal.rim)
+    spots = sorted(((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k and goal.end_ok(float(x), float(y))),
+                   key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y))
+    best = None
+    for x, y in spots[:RIM_SPOTS]:
+        if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
+            break
+        tr = nav._path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)
+        if tr is not None and not tr.difficult and tr.cost <= allow.total(False) + 1e-9:
+            if best is None or _key(tr) < _key(best):
+                best = tr
+    return best
 
 
 #: How far outside difficult ground's grown edge :func:`off_difficult` puts a start.
