@@ -55,7 +55,8 @@ MEMO_SIZE = 128
 #: How far past the allowance (inches) a question that wants only the verdict looks for a
 #: way into contact when none fits within it (:meth:`NavCache.contact_verdict`; an engine
 #: setting, not a rule). A path the search prices above the allowance may fit once pulled
-#: tight at its transitions (:func:`pull_tight`); measured: by at most 0.28".
+#: tight at its transitions (:func:`pull_tight`). The slack is measured, not proved
+#: (docs/decisions/0001-engage-verdicts-at-frame-speed.md).
 VERDICT_SLACK = 1.0
 #: Verdicts' searches kept for measuring their refusals next (an engine setting).
 _UNMEASURED = 16
