@@ -14,7 +14,7 @@ exceeds the arc's by at most :data:`.geom.ARC_EXCESS` (0.002") per arc: ``plan(p
 checks polylines. The tracer (:meth:`Tracer.check_path`) has the last word on every path
 returned, and the bends next to a transition are then pulled tight with it.
 
-Preference between paths (as before): one that needs no check if one fits the
+Preference between paths: one that needs no check if one fits the
 allowance, else the cheapest, then the one with fewer checks. Difficult ground (M12)
 changes the allowance, not the geometry: a search that may cross it, and if that path
 crosses it and does not fit, a search that keeps off it (a second space where difficult
