@@ -29,19 +29,17 @@ from game.bots.planner.portfolio import Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
-#: Planning time of one player-turn by default (ms): a median player-turn of 0.68 s on
-#: maps/default.yaml and 0.92 s on maps/mirror.yaml (2026-11-26 14:21, alone on the
-#: machine; 0.66 and 1.16 s that noon, 0.97 and 1.05 s on 2026-11-25), room under issue
-#: 21's 1.5 s for a loaded machine.
+#: Planning time of one player-turn by default (ms): it keeps the median player-turn on
+#: the bundled maps under issue 21's 1.5 s with room for a loaded machine (the measured
+#: times are in docs/benchmarks.md).
 DEFAULT_BUDGET_MS = 1200
-#: The budget's conversion, measured with ``tools/calibrate_planner.py --seeds 1 2 3 4``
-#: (2026-11-25, the 2-core machine, planner against utility, turns 1-4, both seats, CPU
-#: time of the planner's decisions): one decision played in a rollout (the sandbox copy,
-#: the decision, ``Game.apply``, the value at the end) costs 6.0-6.6 ms at the default
-#: budget on maps/default.yaml and maps/mirror.yaml (up to 7.5 ms at ``planner:2s``,
-#: whose longer searches play more fights); a player-turn spends about 55 ms outside its
-#: rollouts (the utility choices it plays, the sense, the candidates; medians 41-57 ms).
-#: A loaded machine's wall clock stretches both (docs/bots.md, Figures).
+#: The budget's conversion into decisions, measured with ``tools/calibrate_planner.py``
+#: (planner against utility, turns 1-4, both seats, CPU time of the planner's decisions):
+#: the cost of one decision played in a rollout (the sandbox copy, the decision,
+#: ``Game.apply``, the value at the end), and what a player-turn spends outside its
+#: rollouts (the utility choices it plays, the sense, the candidates). They are fixed
+#: numbers, not read off a clock, so a game does not depend on the machine; the
+#: measurements behind them are in docs/decisions/0003-planner-budget-in-decisions.md.
 STEP_MS = 6.5
 OVERHEAD_MS = 55
 #: Samples (dice sequences) per plan, and the fewest decisions a search gets (one

@@ -30,8 +30,9 @@ from game.bots.utility import UtilityBot
 #: Candidate goals tried at most (by prior), and per unit. Seven a unit: a fast unit
 #: that can deny any of six tokens keeps every one of them. With five, on the mirror
 #: table, the War Hound's denial of t-east (its sixth) was never screened in its first
-#: turns, nor the second seat's Ogre taking t-east in its first (docs/bots.md, Figures,
-#: says what that did to the games, and why that figure depends on the bot).
+#: turns, nor the second seat's Ogre taking t-east in its first
+#: (docs/decisions/0005-planner-fights-race-and-goals.md says what that did to the games,
+#: and why that figure depends on the bot).
 MAX_CANDIDATES = 30
 PER_UNIT = 7
 #: Screened plans that get every sample.

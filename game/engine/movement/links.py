@@ -24,8 +24,8 @@ _POINTS = 128
 #: (the spots in contact with a target, E1) are those within this of the region, at any
 #: limit. A stretch ends there on its way to its target, so taking the targets the
 #: search's limit keeps would give a larger limit more ways in, and a refusal's measure
-#: would depend on the limit (it did, by up to 0.9": docs/movement.md, "A contact
-#: region's ways in"). With 3" the 49,009 answers of tools/legality_answers.py are those
+#: would depend on the limit (it did, by up to 0.9":
+#: docs/decisions/0002-ways-into-contact.md). With 3" the 49,009 answers of tools/legality_answers.py are those
 #: of every target on the table; with 2" north-ogre's in tests/scripts/rim-limit-ogre.yaml
 #: measures 11.01" for 10.82".
 RIM_NEAR = 3.0

@@ -14,7 +14,7 @@ exceeds the arc's by at most :data:`.geom.ARC_EXCESS` (0.002") per arc: ``plan(p
 checks polylines. The tracer (:meth:`Tracer.check_path`) has the last word on every path
 returned, and the bends next to a transition are then pulled tight with it.
 
-Preference between paths (as before): one that needs no check if one fits the
+Preference between paths: one that needs no check if one fits the
 allowance, else the cheapest, then the one with fewer checks. Difficult ground (M12)
 changes the allowance, not the geometry: a search that may cross it, and if that path
 crosses it and does not fit, a search that keeps off it (a second space where difficult
@@ -55,7 +55,8 @@ MEMO_SIZE = 128
 #: How far past the allowance (inches) a question that wants only the verdict looks for a
 #: way into contact when none fits within it (:meth:`NavCache.contact_verdict`; an engine
 #: setting, not a rule). A path the search prices above the allowance may fit once pulled
-#: tight at its transitions (:func:`pull_tight`); measured: by at most 0.28".
+#: tight at its transitions (:func:`pull_tight`). The slack is measured, not proved
+#: (docs/decisions/0001-engage-verdicts-at-frame-speed.md).
 VERDICT_SLACK = 1.0
 #: Verdicts' searches kept for measuring their refusals next (an engine setting).
 _UNMEASURED = 16
