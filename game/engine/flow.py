@@ -127,7 +127,7 @@ class Flow:
         limits = turnorder.first_turn_limits(ctx.rs)
         if at_start and limits:
             ctx.auto(RuleId.O3, f"player {st.first} goes first and plays game turn 1 under "
-                                            f"{', '.join(limits)} (first_turn_limits)",
+                                                 f"{', '.join(limits)} (first_turn_limits)",
                      TurnLimits, player=st.first, limits=tuple(limits))
         if spec.steps and fresh:
             self.enter_phase(ctx, st.phase)

@@ -473,7 +473,7 @@ class Game:
                 raise IllegalAction(RuleId.TURN, f"the {self.state.phase} phase has no steps; use end_phase")
             if act.kind == "end_activation" and self.state.activation is None:
                 raise IllegalAction(RuleId.O2, f"player {self.state.player} has no unit activated: act with "
-                                                               "one, or pass the rest of the phase (end_phase)")
+                                                                    "one, or pass the rest of the phase (end_phase)")
             return lambda: getattr(self.flow, act.kind)(ctx)
         limit = turnorder.limit_refusal(ctx, act.kind, act.args)
         if limit is not None:

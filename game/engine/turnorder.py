@@ -151,7 +151,7 @@ def limit_refusal(ctx: Any, kind: str, args: dict) -> IllegalAction | None:
         u = st.units.get(args.get("unit"))
         if u is not None and ctx.warband_player(u.warband) == st.first:
             return IllegalAction(RuleId.O3, f"player {st.first} goes first: its units may not {words} in game turn 1 "
-                                              f"(first_turn_limits: {limit})")
+                                                   f"(first_turn_limits: {limit})")
     return None
 
 
@@ -160,10 +160,10 @@ def out_of_turn(ctx: Any, uid: str, owner: int) -> IllegalAction:
     st = ctx.state
     if is_alternating(ctx.rs):
         return IllegalAction(RuleId.O2, f"{uid} belongs to player {owner}; it is player {st.player}'s activation "
-                                              f"(the {st.phase} phase of game turn {st.turn})")
+                                                   f"(the {st.phase} phase of game turn {st.turn})")
     if turn_order(ctx.rs) != "fixed":
         return IllegalAction(RuleId.O1, f"{uid} belongs to player {owner}; it is player {st.player}'s turn "
-                                         f"(player {st.first} went first in game turn {st.turn})")
+                                              f"(player {st.first} went first in game turn {st.turn})")
     return IllegalAction(RuleId.TURN, f"{uid} belongs to player {owner}; it is player {st.player}'s turn")
 
 
@@ -173,7 +173,7 @@ def activation_refusal(ctx: Any, uid: str) -> IllegalAction | None:
     st = ctx.state
     if st.activation is not None and uid != st.activation:
         return IllegalAction(RuleId.O2, f"player {st.player} is activating {st.activation}: end its activation "
-                                              f"(end_activation) before acting with {uid}")
+                                                   f"(end_activation) before acting with {uid}")
     if st.activation is None and uid in st.activated:
         return IllegalAction(RuleId.O2, f"{uid} has already been activated in this {st.phase} phase")
     return None

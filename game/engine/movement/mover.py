@@ -85,7 +85,7 @@ def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -
 def engaged_refusal(u: Unit) -> IllegalAction:
     """E2: an Engaged unit may not move or Run in the Move phase."""
     return IllegalAction(RuleId.E2, f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
-                               f"(it may Reload, M11)")
+                                    f"(it may Reload, M11)")
 
 
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
@@ -281,7 +281,7 @@ class Mover(Tracer):
                     self.nav.contact_verdict(state, unit, target, allow, descend)
                 if tr is None:
                     raise UnmeasuredRefusal(RuleId.E1, f"no way into contact with {target.id} fits {unit.id}'s "
-                                                  f"{allow.inches:g}\" (not measured)",
+                                                       f"{allow.inches:g}\" (not measured)",
                                             lambda: self._measured_engage(state, uid, target_id, descend))
             else:
                 tr = self.nav.find_contact(state, unit, target, allow, descend)
@@ -292,7 +292,7 @@ class Mover(Tracer):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
                 return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
             raise IllegalAction(RuleId.E1, f"the Engage of {uid} does not leave [{unit.x:.2f}, {unit.y:.2f}] "
-                                      f"and {target.id} is {self.board.distance(unit, target):.2f}\" away")
+                                           f"and {target.id} is {self.board.distance(unit, target):.2f}\" away")
         tr = self.check_path(state, unit, pts, descend)
         ex, ey = tr.points[-1]
         if not self.in_contact(ex, ey, unit, target):
@@ -300,7 +300,7 @@ class Mover(Tracer):
             dz = abs(self.board.height_at(ex, ey) - self.board.height_at(target.x, target.y))
             where = f"{gap:.2f}\" from {target.id}" + (f", {dz:.2f}\" below or above it" if dz > self.free + EPS else "")
             raise IllegalAction(RuleId.E1, f"the path of {uid} ends {where}, not in base contact "
-                                      f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
+                                           f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
         return self._finish(unit, allow, tr, descend, engage=target.id, given=True)
 
     def _measured_engage(self, state: GameState, uid: str, target_id: str, descend: str) -> IllegalAction | None:
@@ -319,7 +319,7 @@ class Mover(Tracer):
         gap = engage_gap(unit, target)
         if not engage_within(gap, allow.inches, float(self.rs.contact_tolerance)):
             raise IllegalAction(RuleId.E1, f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
-                                      f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
+                                           f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
 
     def _engage_target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
         target = state.units.get(target_id)
@@ -362,7 +362,7 @@ class Mover(Tracer):
         u = state.units[plan.unit]
         if math.hypot(u.x - plan.points[0][0], u.y - plan.points[0][1]) > EPS:
             raise IllegalAction(RuleId.M1, f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
-                                      f"not where the unit stands")
+                                           f"not where the unit stands")
         self.allowance(state, u.id, plan.run, engage=plan.engage is not None)  # still allowed (raises before any change)
         pts = [(p[0], p[1]) for p in plan.points]
         cum = list(plan.cum)

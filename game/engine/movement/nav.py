@@ -418,7 +418,7 @@ class NavCache:
         if tr is not None:
             return tr
         raise IllegalAction(RuleId.M5, f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
-                                  + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
+                                       + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
     @_locked
     def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":

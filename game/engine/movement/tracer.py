@@ -223,13 +223,13 @@ class Tracer:
                         i = j
                         continue
             if b.wall_top:
-                if i + 2 >= len(st):
-                    raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {self.board.terrain[b.piece].id}")
-                thick = b.s1 - b.s0
                 wall = self.board.terrain[b.piece]
+                if i + 2 >= len(st):
+                    raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {wall.id}")
+                thick = b.s1 - b.s0
                 if thick > float(rs.wall_climb_max_thickness) + EPS:
                     raise IllegalAction(RuleId.M6, f"the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}\" of it "
-                                              f"(climbing over allows {float(rs.wall_climb_max_thickness):g}\" or less)")
+                                                   f"(climbing over allows {float(rs.wall_climb_max_thickness):g}\" or less)")
                 c = st[i + 2]
                 up = self._step(unit, s, at, a.z, b.z, a.piece, b.piece, descend)
                 down = self._step(unit, b.s1, point_at(pts, cum, b.s1), b.z, c.z, b.piece, c.piece, descend)
@@ -304,7 +304,7 @@ class Tracer:
                             continue
                     d = float(shapely.distance(geom, board.polygons[h]))
                     raise IllegalAction(RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit past {t.kind} {t.id} "
-                                              f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
+                                                   f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
         # Impassable ground in the air is fine (jumping), elsewhere checked above.
 
     def touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
@@ -376,7 +376,7 @@ class Tracer:
                         o = state.units[uid]
                         why = "an enemy" if self.opposing(unit, o) else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
                         raise IllegalAction(RuleId.M5, f"the path of {unit.id} is blocked by {uid} ({why}) at "
-                                                  f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]")
+                                                       f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]")
         if not final:
             return tr
         ex, ey = tr.points[-1]
@@ -387,7 +387,7 @@ class Tracer:
         levels = self.board.heights_under_disc(ex, ey, unit.r)
         if levels[-1] - levels[0] > free + EPS:
             raise IllegalAction(RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{ex:.2f}, {ey:.2f}] "
-                                      f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+                                           f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
         return tr
 
     def in_contact(self, x: float, y: float, unit: Unit, target: Unit) -> bool:
@@ -416,7 +416,7 @@ class Tracer:
                     return IllegalAction(RuleId.M5, f"{unit.id} may not enter impassable terrain {t.id}")
                 if t.solid and t.height > z + free + EPS:
                     return IllegalAction(RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
-                                               f"beside {t.kind} {t.id}")
+                                                    f"beside {t.kind} {t.id}")
         field = self.base_field(state)
         for uid in field.overlapping(x, y, unit.r):
             if uid != unit.id and abs(field.units[uid][3] - z) <= free + EPS:
@@ -424,7 +424,7 @@ class Tracer:
         levels = board.heights_under_disc(x, y, unit.r)
         if levels[-1] - levels[0] > free + EPS:
             return IllegalAction(RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
-                                       f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+                                            f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
         return None
 
 

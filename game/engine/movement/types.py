@@ -20,7 +20,8 @@ from game.engine.tolerance import EPS
 Point = tuple[float, float]
 
 CHECK_KINDS = ("climb_up", "climb_down", "jump_gap", "jump_down")
-RULE_OF = {"free": RuleId.M4, "climb_up": RuleId.M6, "climb_down": RuleId.M6, "ladder": RuleId.M10, "jump_gap": RuleId.M8, "jump_down": RuleId.M9}
+RULE_OF = {"free": RuleId.M4, "climb_up": RuleId.M6, "climb_down": RuleId.M6, "ladder": RuleId.M10,
+           "jump_gap": RuleId.M8, "jump_down": RuleId.M9}
 
 
 def _fmt(v: float) -> str:

@@ -41,8 +41,9 @@ def plan_attack(ctx: Ctx, u: Unit, t: Unit) -> AttackPlan:
     if not t.active:
         raise IllegalAction(RuleId.F1, f"{t.id} is Incapacitated")
     if not ctx.mover.in_contact(u.x, u.y, u, t):
-        raise IllegalAction(RuleId.F1, f"{u.id} is not in base contact with {t.id}: {ctx.board.distance(u, t):.2f}\" apart "
-                                  f"({float(ctx.rs.contact_tolerance):g}\" or less is contact, G4; E2)")
+        raise IllegalAction(RuleId.F1, f"{u.id} is not in base contact with {t.id}: "
+                                       f"{ctx.board.distance(u, t):.2f}\" apart "
+                                       f"({float(ctx.rs.contact_tolerance):g}\" or less is contact, G4; E2)")
     adv, dis = [], []
     if t.status == "dazed":
         adv.append("Dazed target (U5)")

@@ -65,7 +65,7 @@ def step_neutrals(ctx: Ctx):
     # ``bot``: the decision is the Neutrals' own (player 0), for the bot that plays them.
     who = 0 if all(_neutral_act(ctx, uid) == "bot" for uid in units) else st.player
     ctx.set_pending(NeutralsAct(who, RuleId.U1, "Neutral units act as their Event says: move, engage or set results "
-                                           "for them, then end the step", tuple(units)))
+                                                "for them, then end the step", tuple(units)))
     return WAIT
 
 
@@ -207,7 +207,8 @@ def continue_grab(ctx: Ctx):
         chosen = prog.chosen
         if chosen is None or chosen not in {u.id for u in able}:
             if len(able) > 1:
-                ctx.set_pending(Grab(ctx.warband_player(side), RuleId.U4, f"{side}: choose which unit tries to grab {tid}",
+                ctx.set_pending(Grab(ctx.warband_player(side), RuleId.U4,
+                                     f"{side}: choose which unit tries to grab {tid}",
                                      tid, side, tuple(u.id for u in able), sub != "winner_free"))
                 return WAIT
             chosen = able[0].id
@@ -356,8 +357,8 @@ def step_treasure(ctx: Ctx):
         effects.measure_denials(ctx, st.units_of(w.id) if w else [])
     if not options:
         if not prog.noted:
-            ctx.auto(RuleId.U6, "Treasure step: no unit can pick up a token" + (f" ({'; '.join(denied)})" if denied else ""),
-                     TreasureDenied, denied=tuple(denied))
+            said = f" ({'; '.join(denied)})" if denied else ""
+            ctx.auto(RuleId.U6, f"Treasure step: no unit can pick up a token{said}", TreasureDenied, denied=tuple(denied))
         return DONE
     prog.noted = True
     ctx.set_pending(PickUp(st.player, RuleId.U6, "pick up treasure, or end the step", tuple(options), tuple(denied)))
@@ -448,7 +449,7 @@ def check_grab(ctx: Ctx, args: dict) -> str:
         raise IllegalAction(RuleId.U4, f"the grab now is for {p.token}, not {args['token']}")
     if args["unit"] not in p.units:
         raise IllegalAction(RuleId.U4, f"{args['unit']} may not try for {p.token}: choose one of {', '.join(p.units)} "
-                                  f"(within {ctx.rs.treasure_grab_range:g}\" and able to pick up)")
+                                       f"(within {ctx.rs.treasure_grab_range:g}\" and able to pick up)")
     return args["unit"]
 
 
@@ -491,5 +492,6 @@ RULES = [
     Rule("rout", check_rout, resolve_rout),
     Rule("play_on", check_play_on, resolve_play_on),
     Rule("grab", check_grab, resolve_grab, candidates_grab, (RuleId.U4, "no grab after a rout waits for this unit")),
-    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up, (RuleId.U6, "no treasure token is on the ground")),
+    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up,
+         (RuleId.U6, "no treasure token is on the ground")),
 ]

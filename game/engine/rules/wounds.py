@@ -146,7 +146,8 @@ def wound(ctx: Ctx, by: Unit, target: Unit) -> None:
     result = rs.injury_result(injury.kept + mod)
     placeholder = " (placeholder chart)" if rs.get("injury_table_placeholder") else ""
     if result == "none" or worse(result, target.status) == target.status:
-        ctx.note(f"{target.id}: Injury {injury.kept + mod}: {result}{placeholder}, no worse than {target.status}", RuleId.S2)
+        ctx.note(f"{target.id}: Injury {injury.kept + mod}: {result}{placeholder}, "
+                 f"no worse than {target.status}", RuleId.S2)
         return
     if result == "incapacitated":
         effects.incapacitate(ctx, target.id, by=by.id)
