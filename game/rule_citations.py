@@ -174,8 +174,17 @@ def citations() -> tuple[Citation, ...]:
 
 
 def citations_of(rule: str) -> list[Citation]:
-    """The places that cite ``rule``, by path and line."""
-    return [c for c in citations() if c.rule == rule]
+    """The places that cite ``rule``, by path and line. Only the modules whose text names
+    the id (or its member) are parsed: a line that cites it spells it out."""
+    member = RuleId.__members__.get(rule.upper())
+    words = {rule} | ({f"RuleId.{member.name}"} if member is not None and member.value == rule else set())
+    out = []
+    for path in _modules():
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        if any(w in text for w in words):
+            out += [c for c in scan_file(path) if c.rule == rule]
+    return sorted(out)
 
 
 def cited_ids() -> dict[str, str]:

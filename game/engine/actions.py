@@ -184,7 +184,7 @@ def normalize(raw: Any) -> Any:
 
 
 def parse_action(raw: Any) -> Action:
-    """One action dict -> :class:`Action`; a malformed one raises IllegalAction('action', ...)."""
+    """One action dict -> :class:`Action`; a malformed one raises IllegalAction(RuleId.ACTION, ...)."""
     action, problems = check_action(raw)
     if action is None:
         raise IllegalAction(RuleId.ACTION, "; ".join(p for _, p in problems))
