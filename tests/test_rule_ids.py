@@ -103,3 +103,34 @@ def test_an_unknown_rule_id_exits_2_with_a_suggestion(capsys):
     assert len(err) == 1 and "unknown rule id 'M99'" in err[0] and "did you mean M9" in err[0]
     assert main(["rules", "zzzzzz"]) == 2
     assert "did you mean" not in capsys.readouterr().err
+
+
+def test_the_engine_cites_no_rule_as_a_bare_string():
+    """A refusal, a roll, a step or a note of the engine names its rule by member
+    (``RuleId.M9``), so that a search for the member finds every place."""
+    import ast
+    import os
+
+    import game
+
+    engine = os.path.join(os.path.dirname(os.path.abspath(game.__file__)), "engine")
+    bare = []
+    for folder, _, files in os.walk(engine):
+        for name in files:
+            if not name.endswith(".py") or name == "rule_ids.py":
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+            for n in ast.walk(tree):
+                if not isinstance(n, ast.Call):
+                    continue
+                f = n.func
+                called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                args = [n.args[0]] if called in ("IllegalAction", "UnmeasuredRefusal", "auto") and n.args else []
+                args += [k.value for k in n.keywords if k.arg == "rule"]
+                args += [a for a in n.args if called in ("note", "Note", "Measured")]
+                for a in args:
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value in set(RuleId):
+                        bare.append(f"{os.path.relpath(path, engine)}:{n.lineno} {a.value!r}")
+    assert bare == []
