@@ -36,7 +36,7 @@ ROOT = os.path.dirname(PACKAGE)
 RULE_ID = re.compile(r"(?<![A-Za-z0-9_])([GMULSFETO]\d{1,2})(?![A-Za-z0-9_])")
 #: A docstring that opens with rule ids: "M9: ...", "L1/L2 from ...", "E1's cheap bound".
 _LEAD = re.compile(r"\s*((?:[GMULSFETO]\d{1,2})(?:/[GMULSFETO]\d{1,2})*)(?![A-Za-z0-9_])")
-#: The calls whose first argument is the rule of a refusal or of an automatic step.
+#: The calls whose first argument is the rule of a refusal (``auto``: of an automatic step).
 _REFUSALS = frozenset({"IllegalAction", "UnmeasuredRefusal"})
 #: Which kind wins when one line cites a rule more than one way.
 KINDS = ("refuses", "records", "names", "implements", "mentions")
