@@ -1,5 +1,5 @@
 """The ``speedheim`` command (FORMATS.md): play, edit, check, measure, los, legal, advise, replay, render,
-simulate.
+simulate, rules.
 
 Bad input exits 2 with ``FILE:LINE: what is wrong`` lines on stderr, never a traceback.
 Each command lives with its concern; this module only parses arguments and dispatches.
@@ -109,6 +109,12 @@ def cmd_simulate(args) -> int:
     from game.sim.command import build_report, simulate
 
     return build_report(args.report) if args.report else simulate(args)
+
+
+def cmd_rules(args) -> int:
+    from game.rules_command import rules_cli
+
+    return rules_cli(args.rule)
 
 
 def _windowed(run) -> int:
@@ -235,6 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-logs", action="store_true", help="write every game's action script")
     p.add_argument("--report", metavar="DIR", help="only rebuild summary.json and report.html from DIR/games.jsonl")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("rules", help="the rule ids; with ID, its text, its parameters and the code that enforces it")
+    p.add_argument("rule", nargs="?", metavar="ID", help="a rule id, as `speedheim rules` lists them")
+    p.set_defaults(func=cmd_rules)
     return parser
 
 

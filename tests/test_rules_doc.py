@@ -8,7 +8,6 @@ ruleset file really has.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 
@@ -18,66 +17,10 @@ import yaml
 import game
 from game import bundled, rules_doc
 from game.engine.ruleset import load_ruleset
+from game.rule_citations import cited_ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.dirname(os.path.abspath(game.__file__))
-#: A rule id of the rules (RULES.md): G1-G4, M1-M12, U1-U8, L1, L2, S1, S2, F1, E1, T1.
-RULE_ID = re.compile(r"(?<![A-Za-z0-9_])([GMULSFETO]\d{1,2})(?![A-Za-z0-9_])")
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    out = set()
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body:
-            first = n.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
-
-
-def _const(node) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def cited_ids() -> dict[str, str]:
-    """Every rule id the program can show a player, with one place that cites it:
-    - rule ids (M5, U6 ...) in any string of the program but docstrings (messages, log
-      lines, menu items, the Rule tables);
-    - the rule of every IllegalAction, every ``rule=`` (rolls, notes, automatic steps),
-      every ``ctx.auto(RULE, ...)``, every ``rule or "E1"`` fallback and RULE_* constant."""
-    found: dict[str, str] = {}
-    for folder, _, files in os.walk(PACKAGE):
-        for name in files:
-            if not name.endswith(".py"):
-                continue
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as fh:
-                tree = ast.parse(fh.read())
-            docs = _docstrings(tree)
-            where = os.path.relpath(path, ROOT)
-
-            def add(rule, node):
-                found.setdefault(rule, f"{where}:{node.lineno}")
-
-            for n in ast.walk(tree):
-                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
-                    for m in RULE_ID.finditer(n.value):
-                        add(m.group(1), n)
-                elif isinstance(n, ast.Call):
-                    f = n.func
-                    called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-                    if called in ("IllegalAction", "auto") and n.args and _const(n.args[0]):
-                        add(_const(n.args[0]), n)
-                    for k in n.keywords:
-                        if k.arg == "rule" and _const(k.value):
-                            add(_const(k.value), n)
-                elif isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or) and _const(n.values[-1]):
-                    if any(re.search(r"\brule\b", ast.unparse(v)) for v in n.values[:-1]):
-                        add(_const(n.values[-1]), n)
-                elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-                    if n.targets[0].id.startswith("RULE_") and _const(n.value):
-                        add(_const(n.value), n)
-    return found
 
 
 def test_the_scan_finds_what_the_engine_cites():

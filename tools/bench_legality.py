@@ -47,10 +47,10 @@ if ROOT not in sys.path:
 from game.bots import UtilityBot, with_neutrals  # noqa: E402
 from game.bots.driver import bot_scenario  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
-from game.engine.errors import RULE_INTERNAL  # noqa: E402
 from game.engine.game import Game  # noqa: E402
 from game.engine.legal import side_to_act  # noqa: E402
 from game.engine.movement import nav  # noqa: E402
+from game.engine.rule_ids import RuleId  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 
 MAP = os.path.join(ROOT, "maps", "default.yaml")
@@ -150,7 +150,7 @@ def _sound(answer):
     """The answer, unless it is an internal error (an engine bug the game refuses the
     action for and goes on: a time for it would be no time for the question)."""
     refusals = [answer] if answer is None or isinstance(answer, Exception) else list(answer.refused.values())
-    bad = [e for e in refusals if e is not None and e.rule == RULE_INTERNAL]
+    bad = [e for e in refusals if e is not None and e.rule == RuleId.INTERNAL]
     if bad:
         raise RuntimeError(f"the bench's question met an engine error: {bad[0].reason}")
     return answer

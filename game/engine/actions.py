@@ -17,10 +17,8 @@ from typing import Any
 
 from game.engine.errors import IllegalAction, LoadError, Problem
 from game.engine.model import STATUSES
+from game.engine.rule_ids import RuleId
 from game.engine.yamlsrc import Source, describe_value, is_finite_number, load_yaml, read_text
-
-#: Rule id given to malformed actions (not a rule of the game: the action itself is wrong).
-RULE_ACTION = "action"
 
 
 @dataclass(frozen=True)
@@ -186,10 +184,10 @@ def normalize(raw: Any) -> Any:
 
 
 def parse_action(raw: Any) -> Action:
-    """One action dict -> :class:`Action`; a malformed one raises IllegalAction('action', ...)."""
+    """One action dict -> :class:`Action`; a malformed one raises IllegalAction(RuleId.ACTION, ...)."""
     action, problems = check_action(raw)
     if action is None:
-        raise IllegalAction(RULE_ACTION, "; ".join(p for _, p in problems))
+        raise IllegalAction(RuleId.ACTION, "; ".join(p for _, p in problems))
     return action
 
 

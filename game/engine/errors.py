@@ -9,9 +9,6 @@ from typing import Callable
 
 #: The line of a problem with the whole file (missing, a directory, unreadable): none.
 NO_LINE = 0
-#: The rule of the refusal of an action the engine could not judge: a bug of ours
-#: (``Game.why_illegal`` refuses it and the game goes on).
-RULE_INTERNAL = "internal"
 
 
 @dataclass(frozen=True, order=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from game.engine.dice import Roll
+from game.engine.rule_ids import RuleId
 
 
 def _xy(at: tuple[float, float]) -> str:
@@ -331,7 +332,7 @@ class ContactEnded(Event):
     unit: str
     other: str
     gap: float
-    rule: ClassVar[str] = "E2"
+    rule: ClassVar[str] = RuleId.E2
 
     def text(self) -> str:
         return (f"{self.unit} and {self.other} are no longer in base contact ({self.gap:.2f}\" apart): "

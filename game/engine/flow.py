@@ -27,9 +27,9 @@ from typing import Any, Callable
 
 from game.engine import turnorder
 from game.engine.events import Activated, Automatic, FirstPlayer, PhaseBegan, TurnBegan, TurnLimits
+from game.engine.rule_ids import RuleId
 from game.engine.ruleset import BASE, load_ruleset
-from game.engine.rules.context import DONE, RULE_TURN, WAIT, Ctx, PassTurn
-from game.engine.turnorder import RULE_ACTIVATION
+from game.engine.rules.context import DONE, WAIT, Ctx, PassTurn
 
 #: Actions the flow itself owns, offered in every phase after the phase's own.
 FLOW_ACTIONS = ("end_step", "end_phase", "end_turn", "end_activation")
@@ -120,14 +120,14 @@ class Flow:
         if at_start and not self.fixed:
             first, why = turnorder.choose_first(ctx, 1)
             st.first = st.player = first
-            ctx.auto(turnorder.RULE_ORDER, f"game turn 1: player {first} goes first" + (f" ({why})" if why else ""),
+            ctx.auto(RuleId.O1, f"game turn 1: player {first} goes first" + (f" ({why})" if why else ""),
                      FirstPlayer if why else TurnBegan, turn=1, player=first, **({"how": self.how} if why else {}))
             if self.alternating and not spec.steps:
                 self._open_phase(ctx)
         limits = turnorder.first_turn_limits(ctx.rs)
         if at_start and limits:
-            ctx.auto(turnorder.RULE_LIMITS, f"player {st.first} goes first and plays game turn 1 under "
-                                            f"{', '.join(limits)} (first_turn_limits)",
+            ctx.auto(RuleId.O3, f"player {st.first} goes first and plays game turn 1 under "
+                                                 f"{', '.join(limits)} (first_turn_limits)",
                      TurnLimits, player=st.first, limits=tuple(limits))
         if spec.steps and fresh:
             self.enter_phase(ctx, st.phase)
@@ -164,7 +164,7 @@ class Flow:
             if nxt is not None:  # the same phase (Upkeep) for the next player of the game turn
                 st.player = nxt
                 self.enter_phase(ctx, st.phase)
-                ctx.auto(RULE_TURN, f"{st.phase} phase, player {nxt}", PhaseBegan, phase=st.phase)
+                ctx.auto(RuleId.TURN, f"{st.phase} phase, player {nxt}", PhaseBegan, phase=st.phase)
                 return
         i = self.names.index(st.phase) if st.phase in self.names else len(self.names)
         if i + 1 < len(self.names):
@@ -172,7 +172,7 @@ class Flow:
                 live = turnorder.playing(ctx)
                 st.player = live[0] if live else st.player
             self.enter_phase(ctx, self.names[i + 1])
-            ctx.auto(RULE_TURN, f"{st.phase} phase", PhaseBegan, phase=st.phase)
+            ctx.auto(RuleId.TURN, f"{st.phase} phase", PhaseBegan, phase=st.phase)
             if self.activating(ctx):
                 self._open_phase(ctx)
         elif self.alternating:
@@ -204,7 +204,7 @@ class Flow:
         self._turn_begins(ctx)
         self.enter_phase(ctx, self.names[0])
         said = "; ".join(w for w in (reason, why) if w)
-        ctx.auto(RULE_TURN, f"turn {st.turn}, player {st.player}'s turn begins" + (f" ({said})" if said else ""),
+        ctx.auto(RuleId.TURN, f"turn {st.turn}, player {st.player}'s turn begins" + (f" ({said})" if said else ""),
                  FirstPlayer if why else TurnBegan, turn=st.turn, player=st.player, **({"how": self.how} if why else {}))
 
     # --- activations (O2 alternating) ------------------------------------------------------
@@ -222,7 +222,7 @@ class Flow:
             self._turn_begins(ctx)
         st.player = first
         self.enter_phase(ctx, self.names[0])
-        ctx.auto(RULE_TURN, f"game turn {st.turn} begins: player {first} goes first" + (f" ({why})" if why else ""),
+        ctx.auto(RuleId.TURN, f"game turn {st.turn} begins: player {first} goes first" + (f" ({why})" if why else ""),
                  FirstPlayer if why else TurnBegan, turn=st.turn, player=first, **({"how": self.how} if why else {}))
         if self.activating(ctx):
             self._open_phase(ctx)
@@ -245,7 +245,7 @@ class Flow:
     def _close_activation(self, ctx: Ctx) -> None:
         st = ctx.state
         if st.activation is not None:
-            ctx.auto(RULE_ACTIVATION, f"{st.activation}'s activation ends")
+            ctx.auto(RuleId.O2, f"{st.activation}'s activation ends")
             st.activated.append(st.activation)
             st.activation = None
 
@@ -263,7 +263,7 @@ class Flow:
                 continue
             if p != st.player:
                 st.player = p
-                ctx.auto(RULE_ACTIVATION, f"player {p}'s activation ({st.phase} phase)", Automatic)
+                ctx.auto(RuleId.O2, f"player {p}'s activation ({st.phase} phase)", Automatic)
             return
         self.next_phase(ctx)
 
@@ -276,7 +276,7 @@ class Flow:
         u = st.units.get(uid) if uid else None
         if st.activation is None and u is not None and ctx.warband_player(u.warband) == st.player:
             st.activation = uid
-            ctx.auto(RULE_ACTIVATION, f"player {st.player} activates {uid}", Activated, unit=uid, player=st.player)
+            ctx.auto(RuleId.O2, f"player {st.player} activates {uid}", Activated, unit=uid, player=st.player)
         cur = st.units.get(st.activation) if st.activation else None
         if cur is not None and not cur.active:
             self._close_activation(ctx)
@@ -325,7 +325,7 @@ class Flow:
         if self.activating(ctx):  # the player passes the rest of the phase (O2)
             self._close_activation(ctx)
             st.passed.append(st.player)
-            ctx.auto(RULE_ACTIVATION, f"player {st.player} passes the rest of the {st.phase} phase")
+            ctx.auto(RuleId.O2, f"player {st.player} passes the rest of the {st.phase} phase")
             self._hand_over(ctx)
             self.advance(ctx)
             return

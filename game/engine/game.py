@@ -27,14 +27,15 @@ from typing import Any, Callable, Iterable, Iterator
 from game.engine import rules, turnorder
 from game.engine.actions import Action, describe, normalize, parse_action
 from game.engine.dice import Dice, Roll
-from game.engine.errors import RULE_INTERNAL, IllegalAction, UnmeasuredRefusal
+from game.engine.errors import IllegalAction, UnmeasuredRefusal
 from game.engine.events import Automatic, Event
 from game.engine.flow import FLOW_ACTIONS, Flow
 from game.engine.geometry import Board, board_for
 from game.engine.model import GameState, Scenario
 from game.engine.movement import Mover
+from game.engine.rule_ids import RuleId
 from game.engine.rules import effects
-from game.engine.rules.context import RULE_TURN, Ctx
+from game.engine.rules.context import Ctx
 from game.engine.rules.endgame import game_turn_ends
 from game.engine.sight import Sight
 from game.engine.rules.upkeep import decline
@@ -52,7 +53,7 @@ _UNKNOWN = object()
 
 def _internal(exc: Exception) -> IllegalAction:
     """A bug of ours met while judging an action: the action is refused, the game goes on."""
-    return IllegalAction(RULE_INTERNAL, f"internal error ({type(exc).__name__}: {exc}); please report it")
+    return IllegalAction(RuleId.INTERNAL, f"internal error ({type(exc).__name__}: {exc}); please report it")
 
 
 @dataclass(frozen=True)
@@ -336,7 +337,7 @@ class Game:
         legal candidate is measured afterwards, as ``apply`` gives it."""
         u = self.state.units.get(uid)
         if u is None:
-            raise IllegalAction("action", f"unknown unit {uid!r}")
+            raise IllegalAction(RuleId.ACTION, f"unknown unit {uid!r}")
         with self.mover.verdicts():
             return self._legal_actions(u)
 
@@ -447,13 +448,13 @@ class Game:
         where = f"the {st.phase} phase" + (f", {st.step} step" if st.step else "")
         if self.pending is not None:
             where += f" (waiting for: {self.pending.kind.replace('_', ' ')})"
-        return IllegalAction(RULE_TURN, f"{kind} is not allowed in {where}; allowed: {', '.join(self.legal_action_kinds())}")
+        return IllegalAction(RuleId.TURN, f"{kind} is not allowed in {where}; allowed: {', '.join(self.legal_action_kinds())}")
 
     def _flow_refusal(self, kind: str) -> IllegalAction | None:
         """The game is over, or ``kind`` is not allowed in this phase, step or decision."""
         outcome = self.outcome()
         if outcome is not None:
-            return IllegalAction("U2", f"the game is over: {outcome.winner} has won" if outcome.winner
+            return IllegalAction(RuleId.U2, f"the game is over: {outcome.winner} has won" if outcome.winner
                                  else f"the game is over: a draw ({outcome.reason})")
         if kind not in self.legal_action_kinds():
             return self._not_allowed(kind)
@@ -469,10 +470,10 @@ class Game:
         ctx = self.ctx
         if act.kind in FLOW_ACTIONS:
             if act.kind == "end_step" and not self.flow.phase(self.state.phase).steps:
-                raise IllegalAction(RULE_TURN, f"the {self.state.phase} phase has no steps; use end_phase")
+                raise IllegalAction(RuleId.TURN, f"the {self.state.phase} phase has no steps; use end_phase")
             if act.kind == "end_activation" and self.state.activation is None:
-                raise IllegalAction(turnorder.RULE_ACTIVATION, f"player {self.state.player} has no unit activated: act with "
-                                                               "one, or pass the rest of the phase (end_phase)")
+                raise IllegalAction(RuleId.O2, f"player {self.state.player} has no unit activated: act with "
+                                                                    "one, or pass the rest of the phase (end_phase)")
             return lambda: getattr(self.flow, act.kind)(ctx)
         limit = turnorder.limit_refusal(ctx, act.kind, act.args)
         if limit is not None:
@@ -515,7 +516,7 @@ class Game:
     def undo(self) -> None:
         """Back to the state before the last accepted action (dice generator included)."""
         if not self._undo:
-            raise IllegalAction("undo", "nothing to undo")
+            raise IllegalAction(RuleId.UNDO, "nothing to undo")
         before, dice_before, nlog = self._undo.pop()
         removed = self.log[nlog:]
         del self.log[nlog:]
@@ -527,7 +528,7 @@ class Game:
     def redo(self) -> None:
         """Forward again to the state undo left (no dice are rolled again)."""
         if not self._redo:
-            raise IllegalAction("redo", "nothing to redo")
+            raise IllegalAction(RuleId.REDO, "nothing to redo")
         after, dice_after, removed, rolls, undo_entry = self._redo.pop()
         self._undo.append(undo_entry)
         self.log.extend(removed)

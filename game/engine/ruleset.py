@@ -20,6 +20,7 @@ from game.engine.errors import LoadError, Problem
 from game.engine.limits import MAX_LOS_SAMPLES, MAX_NUMBER, MAX_TURN
 from game.engine.model import STATUSES
 from game.engine.params import Ruleset
+from game.engine.rule_ids import RuleId
 from game.engine.rules import STEPS
 from game.engine.turnorder import ACTIVATIONS, FIRST_TURN_LIMITS, TURN_ORDERS
 from game.engine.yamlsrc import Source, is_finite_number, load_yaml, read_text
@@ -303,27 +304,30 @@ def check_overrides(base: Ruleset, overrides: Any, src: Source, path: tuple) -> 
 #: names U2). Ids beside the numbered rules: ``check`` (the die and the success rule of every
 #: check), ``turn`` (the phases and steps).
 PARAMETER_RULES: dict[str, str | tuple[str, ...]] = {
-    "mm_per_inch": "G1", "base_sizes_mm": "G1", "height_mode": "G2", "contact_tolerance": "G4", "token_size_mm": "G4",
-    "eye_height": "L1", "los_samples": "L1", "bases_block_los": "L1", "base_height": "L1", "cover_wall_range": "L2",
-    "staggered_move_factor": "M1", "dazed_move": "M1", "dazed_move_factor": "M1",
-    "run_multiplier": "M2", "run_denial_range": "M2", "free_height": "M4",
-    "climb_down_fail": "M6", "dazed_may_climb": "M6", "wall_climb_max_thickness": "M6",
-    "fall_free_height": "M7", "fall_modifier_per_inch": "M7", "injury_die": "M7", "injury_table": "M7",
-    "injury_table_placeholder": "M7", "jump_gap_max": "M8", "jump_height_max": "M8", "gap_fall_no_room": "M8",
-    "jump_down_disadvantage_from": "M9", "jump_down_landing_max": "M9", "animals_use_ladders": "M10",
-    "ladder_reach": "M10", "difficult_penalty": "M12", "engage_move_factor": "E1",
-    "neutral_act": "U1", "rout_threshold": "U2", "rout_no_hero": "U2", "rout_variant": "U2",
-    "treasure_grab_range": "U4", "treasure_denial_range": "U6", "treasure_per_unit": "U6",
-    "treasure_first_turn_skipped": "U6", "event_die": "U7", "event_table": "U7", "event_table_placeholder": "U7",
-    "plague_stat": "U7", "plague_fail_status": "U7",
-    "check_die": "check", "check_success": "check", "combat": ("S1", "S2", "F1"),
-    "ranged_weapons": "S1", "shoot_stat": "S1", "long_range_fraction": "S1", "shoot_into_melee": "S1",
-    "shots_per_turn": "S1", "wound_stat": "S2", "wound_modifier": "S2", "melee_stat": "F1", "attacks_per_turn": "F1",
-    "turn_limit": "T1", "turn_limit_winner": "T1", "turn_order": "O1", "activation": "O2", "first_turn_limits": "O3",
-    "manual_actions": "turn", "phases": "turn", "upkeep_steps": "turn",
+    "mm_per_inch": RuleId.G1, "base_sizes_mm": RuleId.G1, "height_mode": RuleId.G2, "contact_tolerance": RuleId.G4,
+    "token_size_mm": RuleId.G4, "eye_height": RuleId.L1, "los_samples": RuleId.L1, "bases_block_los": RuleId.L1,
+    "base_height": RuleId.L1, "cover_wall_range": RuleId.L2, "staggered_move_factor": RuleId.M1,
+    "dazed_move": RuleId.M1, "dazed_move_factor": RuleId.M1, "run_multiplier": RuleId.M2,
+    "run_denial_range": RuleId.M2, "free_height": RuleId.M4, "climb_down_fail": RuleId.M6,
+    "dazed_may_climb": RuleId.M6, "wall_climb_max_thickness": RuleId.M6, "fall_free_height": RuleId.M7,
+    "fall_modifier_per_inch": RuleId.M7, "injury_die": RuleId.M7, "injury_table": RuleId.M7,
+    "injury_table_placeholder": RuleId.M7, "jump_gap_max": RuleId.M8, "jump_height_max": RuleId.M8,
+    "gap_fall_no_room": RuleId.M8, "jump_down_disadvantage_from": RuleId.M9, "jump_down_landing_max": RuleId.M9,
+    "animals_use_ladders": RuleId.M10, "ladder_reach": RuleId.M10, "difficult_penalty": RuleId.M12,
+    "engage_move_factor": RuleId.E1, "neutral_act": RuleId.U1, "rout_threshold": RuleId.U2,
+    "rout_no_hero": RuleId.U2, "rout_variant": RuleId.U2, "treasure_grab_range": RuleId.U4,
+    "treasure_denial_range": RuleId.U6, "treasure_per_unit": RuleId.U6, "treasure_first_turn_skipped": RuleId.U6,
+    "event_die": RuleId.U7, "event_table": RuleId.U7, "event_table_placeholder": RuleId.U7,
+    "plague_stat": RuleId.U7, "plague_fail_status": RuleId.U7, "check_die": RuleId.CHECK,
+    "check_success": RuleId.CHECK, "combat": (RuleId.S1, RuleId.S2, RuleId.F1), "ranged_weapons": RuleId.S1,
+    "shoot_stat": RuleId.S1, "long_range_fraction": RuleId.S1, "shoot_into_melee": RuleId.S1,
+    "shots_per_turn": RuleId.S1, "wound_stat": RuleId.S2, "wound_modifier": RuleId.S2, "melee_stat": RuleId.F1,
+    "attacks_per_turn": RuleId.F1, "turn_limit": RuleId.T1, "turn_limit_winner": RuleId.T1, "turn_order": RuleId.O1,
+    "activation": RuleId.O2, "first_turn_limits": RuleId.O3, "manual_actions": RuleId.TURN, "phases": RuleId.TURN,
+    "upkeep_steps": RuleId.TURN,
 }
 #: The tables of the rule variants: every parameter with the prefix belongs to the rule.
-PARAMETER_PREFIX_RULES: tuple[tuple[str, str], ...] = (("rout_legacy_", "U2"), ("break_point_", "U2"))
+PARAMETER_PREFIX_RULES: tuple[tuple[str, str], ...] = (("rout_legacy_", RuleId.U2), ("break_point_", RuleId.U2))
 #: Parameters that change no rule (what a ruleset calls itself).
 NOT_RULES = frozenset({"name", "description", "extends"})
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from game.engine.errors import IllegalAction
+from game.engine.rule_ids import RuleId
 
-RULE_ORDER, RULE_ACTIVATION, RULE_LIMITS = "O1", "O2", "O3"
 TURN_ORDERS = ("fixed", "alternate", "roll_off", "behind_first")
 ACTIVATIONS = ("whole_turn", "alternating")
 #: A first-turn limit -> the action kind it forbids and the words for the refusal.
@@ -107,7 +107,7 @@ def _roll_off(ctx: Any, turn: int, last: list[int], second: int) -> tuple[int, s
     sides = int(ctx.rs.check_die)
     for _ in range(_MAX_REROLLS):
         rolls = {p: ctx.dice.roll(sides, f"roll-off for the first player of game turn {turn}: player {p}",
-                                  rule=RULE_ORDER).kept for p in last}
+                                  rule=RuleId.O1).kept for p in last}
         said = ", ".join(f"player {p} rolled {v}" for p, v in rolls.items())
         best = max(rolls.values())
         top = [p for p in last if rolls[p] == best]
@@ -150,8 +150,8 @@ def limit_refusal(ctx: Any, kind: str, args: dict) -> IllegalAction | None:
             continue
         u = st.units.get(args.get("unit"))
         if u is not None and ctx.warband_player(u.warband) == st.first:
-            return IllegalAction(RULE_LIMITS, f"player {st.first} goes first: its units may not {words} in game turn 1 "
-                                              f"(first_turn_limits: {limit})")
+            return IllegalAction(RuleId.O3, f"player {st.first} goes first: its units may not {words} in game turn 1 "
+                                                   f"(first_turn_limits: {limit})")
     return None
 
 
@@ -159,12 +159,12 @@ def out_of_turn(ctx: Any, uid: str, owner: int) -> IllegalAction:
     """The refusal of a unit that is not the side to act's: whose turn or activation it is."""
     st = ctx.state
     if is_alternating(ctx.rs):
-        return IllegalAction(RULE_ACTIVATION, f"{uid} belongs to player {owner}; it is player {st.player}'s activation "
-                                              f"(the {st.phase} phase of game turn {st.turn})")
+        return IllegalAction(RuleId.O2, f"{uid} belongs to player {owner}; it is player {st.player}'s activation "
+                                                   f"(the {st.phase} phase of game turn {st.turn})")
     if turn_order(ctx.rs) != "fixed":
-        return IllegalAction(RULE_ORDER, f"{uid} belongs to player {owner}; it is player {st.player}'s turn "
-                                         f"(player {st.first} went first in game turn {st.turn})")
-    return IllegalAction("turn", f"{uid} belongs to player {owner}; it is player {st.player}'s turn")
+        return IllegalAction(RuleId.O1, f"{uid} belongs to player {owner}; it is player {st.player}'s turn "
+                                              f"(player {st.first} went first in game turn {st.turn})")
+    return IllegalAction(RuleId.TURN, f"{uid} belongs to player {owner}; it is player {st.player}'s turn")
 
 
 def activation_refusal(ctx: Any, uid: str) -> IllegalAction | None:
@@ -172,10 +172,10 @@ def activation_refusal(ctx: Any, uid: str) -> IllegalAction | None:
     activated, or its activation this phase is over; else None."""
     st = ctx.state
     if st.activation is not None and uid != st.activation:
-        return IllegalAction(RULE_ACTIVATION, f"player {st.player} is activating {st.activation}: end its activation "
-                                              f"(end_activation) before acting with {uid}")
+        return IllegalAction(RuleId.O2, f"player {st.player} is activating {st.activation}: end its activation "
+                                                   f"(end_activation) before acting with {uid}")
     if st.activation is None and uid in st.activated:
-        return IllegalAction(RULE_ACTIVATION, f"{uid} has already been activated in this {st.phase} phase")
+        return IllegalAction(RuleId.O2, f"{uid} has already been activated in this {st.phase} phase")
     return None
 
 

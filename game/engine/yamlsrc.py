@@ -18,6 +18,7 @@ import yaml
 
 from game.engine.errors import NO_LINE, LoadError, Problem
 from game.engine.limits import MAX_FILE_BYTES, MAX_INTEGER
+from game.engine.rule_ids import RuleId
 
 Path = tuple  # a tuple of keys and indexes, e.g. ("terrain", 2, "height")
 
@@ -247,8 +248,14 @@ def _represent_dict(dumper: yaml.SafeDumper, data: dict):
     return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=bool(flat))
 
 
+def _represent_rule(dumper: yaml.SafeDumper, rule: RuleId):
+    """A rule id is written as the plain text it is (``M9``), like any other string."""
+    return dumper.represent_str(str(rule))
+
+
 _Dumper.add_representer(list, _represent_list)
 _Dumper.add_representer(dict, _represent_dict)
+_Dumper.add_representer(RuleId, _represent_rule)
 
 
 def dump_yaml(data: Any) -> str:

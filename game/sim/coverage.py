@@ -21,13 +21,15 @@ from collections import Counter
 from typing import Any, Callable, Iterable
 
 from game.engine.events import Activated, FirstPlayer, Incapacitated, RoutChecked, TokenTaken, TreasureDenied, TurnLimits, Won
+from game.engine.rule_ids import RuleId
 from game.engine.ruleset import rules_of
 from game.engine.tolerance import within
 
 #: The rule an accepted action of each kind applies (the movement engine's own checks
 #: roll under their rules and count through their rolls).
-ACTION_RULES = {"run": "M2", "reload": "M11", "engage": "E1", "disengage": "E1", "shoot": "S1", "attack": "F1",
-                "pick_up": "U6", "grab": "U4", "rout": "U3", "play_on": "U3"}
+ACTION_RULES = {"run": RuleId.M2, "reload": RuleId.M11, "engage": RuleId.E1, "disengage": RuleId.E1,
+                "shoot": RuleId.S1, "attack": RuleId.F1, "pick_up": RuleId.U6, "grab": RuleId.U4,
+                "rout": RuleId.U3, "play_on": RuleId.U3}
 #: Flow actions: the phases and steps (``turn``) decided what comes next.
 FLOW_KINDS = ("end_step", "end_phase", "end_turn", "end_activation")
 #: A TokenTaken that is neither a pick-up nor a grab is the U6 hand-over of a lost unit's token.
@@ -45,29 +47,29 @@ def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
     if kind in ACTION_RULES:
         out[ACTION_RULES[kind]] += 1
     elif kind in FLOW_KINDS:
-        out["turn"] += 1                        # the phases and steps ran
+        out[RuleId.TURN] += 1                   # the phases and steps ran
     for roll in entry.rolls:
         if roll.rule:
             out[roll.rule] += 1
         if roll.stat is not None:
-            out["check"] += 1                   # a check: check_die and check_success decided it
+            out[RuleId.CHECK] += 1              # a check: check_die and check_success decided it
     for e in entry.events:
         if isinstance(e, RoutChecked) and e.roll is None:
-            out["U2"] += 1                      # decided without a roll (no hero: rout_no_hero)
+            out[RuleId.U2] += 1                 # decided without a roll (no hero: rout_no_hero)
         elif isinstance(e, TreasureDenied) and e.denied:
-            out["U6"] += len(e.denied)
+            out[RuleId.U6] += len(e.denied)
         elif isinstance(e, Incapacitated):
-            out["U6"] += 1                      # the loss is counted (and the token dropped or handed)
+            out[RuleId.U6] += 1                 # the loss is counted (and the token dropped or handed)
         elif isinstance(e, TokenTaken) and e.how not in _OWN_ACTION_HOW:
-            out["U6"] += 1
+            out[RuleId.U6] += 1
         elif isinstance(e, Won) and turn_limit_reached:
-            out["T1"] += 1
+            out[RuleId.T1] += 1
         elif isinstance(e, FirstPlayer):
-            out["O1"] += 1                      # the turn order chose the first player (a roll-off counts its rolls too)
+            out[RuleId.O1] += 1                 # the turn order chose the first player (a roll-off counts its rolls too)
         elif isinstance(e, Activated):
-            out["O2"] += 1                      # a unit activated in turn (alternating)
+            out[RuleId.O2] += 1                 # a unit activated in turn (alternating)
         elif isinstance(e, TurnLimits):
-            out["O3"] += 1                      # game turn 1 played under the first player's limits
+            out[RuleId.O3] += 1                 # game turn 1 played under the first player's limits
     return out
 
 

@@ -22,10 +22,11 @@ from typing import Any
 
 from game.bots import NAMES, make_bot, play_game
 from game.engine.dice import Dice
-from game.engine.errors import RULE_INTERNAL, IllegalAction
+from game.engine.errors import IllegalAction
 from game.engine.events import Incapacitated, LeftTable, Measured, RoutChecked, Routed, TokenDropped, TokenTaken
 from game.engine.game import ActionResult, Game
 from game.engine.model import Scenario
+from game.engine.rule_ids import RuleId
 from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import dump_yaml
 from game.sim.coverage import fired, refused
@@ -173,7 +174,7 @@ class _Observed(Game):
 
     def _refused(self, rule: str | None, reason: str | None) -> None:
         self.fired.update(refused(rule))
-        if rule == RULE_INTERNAL:
+        if rule == RuleId.INTERNAL:
             self.gaps.append({"turn": self.state.turn, "player": self.state.player, "phase": self.state.phase,
                               "reason": reason})
 

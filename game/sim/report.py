@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from game.engine.files import atomic_write
+from game.engine.rule_ids import RuleId
 from game.sim.results import GamesFile
 from game.sim.stats import summarize
 
@@ -666,9 +667,9 @@ def _played_under(summary: dict) -> str:
     if u.get("injury_table_placeholder"):
         bits.append("the placeholder Injury chart (M7)")
     fired = {r for v in summary["variants"] for r in (v.get("rules_fired") or {})}
-    if u.get("event_table_placeholder") and "U7" in fired:
+    if u.get("event_table_placeholder") and RuleId.U7 in fired:
         bits.append("the placeholder Event table (U7)")
-    if u.get("neutral_act") and "U7" in fired:
+    if u.get("neutral_act") and RuleId.U7 in fired:
         bits.append(f"Neutrals acting by '{u['neutral_act']}' (U1)")
     if u.get("rout_variant"):
         rule = f"rout rule '{u['rout_variant']}'"

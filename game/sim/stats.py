@@ -38,6 +38,7 @@ from typing import Any, Iterable
 
 from scipy import stats as st
 
+from game.engine.rule_ids import RuleId
 from game.sim.coverage import coverage
 from game.sim.gaps import find_gaps
 from game.sim.lines import distinct_keys, line_of, one_opening
@@ -186,7 +187,7 @@ def pairing_of(r: dict[str, Any]) -> tuple[str, ...]:
 
 def rout_checks(r: dict[str, Any]) -> int:
     """How often the rout rule (U2) decided something in the game."""
-    return int((r.get("rules_fired") or {}).get("U2", 0))
+    return int((r.get("rules_fired") or {}).get(RuleId.U2, 0))
 
 
 @dataclass

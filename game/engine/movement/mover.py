@@ -41,6 +41,7 @@ from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.nav import NavCache
 from game.engine.movement.tracer import Tracer, stands_in_difficult
 from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, point_at, Trace
+from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 
@@ -83,8 +84,8 @@ def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -
 
 def engaged_refusal(u: Unit) -> IllegalAction:
     """E2: an Engaged unit may not move or Run in the Move phase."""
-    return IllegalAction("E2", f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
-                               f"(it may Reload, M11)")
+    return IllegalAction(RuleId.E2, f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
+                                    f"(it may Reload, M11)")
 
 
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
@@ -146,11 +147,11 @@ class Mover(Tracer):
     def run_denial(self, state: GameState, uid: str) -> IllegalAction | None:
         u = state.units[uid]
         if u.carrying:
-            return IllegalAction("U6", f"run denied: {uid} carries treasure {u.carrying} (a carrier may not Run)")
+            return IllegalAction(RuleId.U6, f"run denied: {uid} carries treasure {u.carrying} (a carrier may not Run)")
         nearest = self.run_denier(state, u)
         if nearest:
             limit = float(self.rs.run_denial_range)
-            return IllegalAction("M2", f"run denied: {nearest[1]} is {nearest[0]:.2f}\" away ({limit:g}\" or less)")
+            return IllegalAction(RuleId.M2, f"run denied: {nearest[1]} is {nearest[0]:.2f}\" away ({limit:g}\" or less)")
         return None
 
     def run_denier(self, state: GameState, u: Unit, discs: dict | None = None) -> tuple[float, str] | None:
@@ -181,22 +182,22 @@ class Mover(Tracer):
         """How far the unit may move now (M1, M2, M11, E2), or Engage (``engage``: E1, U5);
         M12's penalty is taken off by :meth:`Allowance.total`."""
         if uid not in state.units:
-            raise IllegalAction("E1" if engage else "M1", f"there is no unit {uid!r}")
+            raise IllegalAction(RuleId.E1 if engage else RuleId.M1, f"there is no unit {uid!r}")
         u = state.units[uid]
         if not u.on_table:
-            raise IllegalAction("M1", f"{uid} is not on the table")
+            raise IllegalAction(RuleId.M1, f"{uid} is not on the table")
         if u.status == "incapacitated":
-            raise IllegalAction("M1", f"{uid} is Incapacitated")
+            raise IllegalAction(RuleId.M1, f"{uid} is Incapacitated")
         if engage:
             return self._engage_allowance(u, run)
         if u.status == "stunned":
-            raise IllegalAction("M1", f"{uid} is Stunned and cannot move")
+            raise IllegalAction(RuleId.M1, f"{uid} is Stunned and cannot move")
         if u.engage_attempted:
-            raise IllegalAction("M1", f"{uid} attempted to Engage this turn and cannot move")
+            raise IllegalAction(RuleId.M1, f"{uid} attempted to Engage this turn and cannot move")
         if u.reloaded:
-            raise IllegalAction("M11", f"{uid} reloaded this turn instead of moving")
+            raise IllegalAction(RuleId.M11, f"{uid} reloaded this turn instead of moving")
         if u.used > 0 or u.moved:
-            raise IllegalAction("M1", f"{uid} has already moved this phase ({u.used:.2f}\" used)")
+            raise IllegalAction(RuleId.M1, f"{uid} has already moved this phase ({u.used:.2f}\" used)")
         if u.engaged_with:
             raise engaged_refusal(u)
         move = float(u.stats.get("move", 0))
@@ -207,7 +208,7 @@ class Mover(Tracer):
             notes.append(f"staggered x{self.rs.staggered_move_factor:g}")
         elif u.status == "dazed":
             if self.rs.dazed_move == "none":
-                raise IllegalAction("M1", f"{uid} is Dazed and cannot move (dazed_move: none)")
+                raise IllegalAction(RuleId.M1, f"{uid} is Dazed and cannot move (dazed_move: none)")
             inches *= float(self.rs.dazed_move_factor)
             notes.append(f"dazed x{self.rs.dazed_move_factor:g}")
         if run:
@@ -222,13 +223,13 @@ class Mover(Tracer):
         """E1: Move x engage_move_factor, Staggered at half, never a Run; not after moving or
         an earlier attempt, not Stunned or Dazed (U5)."""
         if u.status in ("stunned", "dazed"):
-            raise IllegalAction("U5", f"{u.id} is {u.status.capitalize()} and may not Engage")
+            raise IllegalAction(RuleId.U5, f"{u.id} is {u.status.capitalize()} and may not Engage")
         if u.engage_attempted:
-            raise IllegalAction("E1", f"{u.id} already attempted to Engage this turn")
+            raise IllegalAction(RuleId.E1, f"{u.id} already attempted to Engage this turn")
         if u.used > 0 or u.moved:
-            raise IllegalAction("E1", f"{u.id} has already moved this turn ({u.used:.2f}\" used) and may not Engage")
+            raise IllegalAction(RuleId.E1, f"{u.id} has already moved this turn ({u.used:.2f}\" used) and may not Engage")
         if run:
-            raise IllegalAction("E1", f"{u.id} may not Run into an Engage")
+            raise IllegalAction(RuleId.E1, f"{u.id} may not Run into an Engage")
         move = float(u.stats.get("move", 0))
         factor = float(self.rs.engage_move_factor)
         notes = [f"engage x{factor:g}"] if factor != 1 else []
@@ -240,14 +241,14 @@ class Mover(Tracer):
              run: bool = False, descend: str = "climb") -> MovePlan:
         """Check a move (``path``: exactly that polyline; ``to``: the cheapest legal path)."""
         if descend not in ("climb", "jump"):
-            raise IllegalAction("M9", f"descend must be climb or jump, not {descend!r}")
+            raise IllegalAction(RuleId.M9, f"descend must be climb or jump, not {descend!r}")
         allow = self.allowance(state, uid, run)
         unit = state.units[uid]
         if (to is None) == (path is None):
-            raise IllegalAction("M1", "give either a destination (to) or a path, not both or neither")
+            raise IllegalAction(RuleId.M1, "give either a destination (to) or a path, not both or neither")
         pts = self._normalise(unit, path if path is not None else [to])
         if len(pts) < 2:
-            raise IllegalAction("M1", f"the move does not leave [{unit.x:.2f}, {unit.y:.2f}]")
+            raise IllegalAction(RuleId.M1, f"the move does not leave [{unit.x:.2f}, {unit.y:.2f}]")
         if path is not None:
             tr = self.check_path(state, unit, pts, descend)
         else:
@@ -266,7 +267,7 @@ class Mover(Tracer):
         no path is shorter than the straight line) is refused at once with that distance,
         before any path search; otherwise the refusal names the cheapest path's cost."""
         if descend not in ("climb", "jump"):
-            raise IllegalAction("M9", f"descend must be climb or jump, not {descend!r}")
+            raise IllegalAction(RuleId.M9, f"descend must be climb or jump, not {descend!r}")
         allow = self.allowance(state, uid, engage=True)
         unit = state.units[uid]
         target = self._engage_target(state, unit, target_id)
@@ -279,8 +280,8 @@ class Mover(Tracer):
                 tr = None if past_difficult(self, unit, target, allow) else \
                     self.nav.contact_verdict(state, unit, target, allow, descend)
                 if tr is None:
-                    raise UnmeasuredRefusal("E1", f"no way into contact with {target.id} fits {unit.id}'s "
-                                                  f"{allow.inches:g}\" (not measured)",
+                    raise UnmeasuredRefusal(RuleId.E1, f"no way into contact with {target.id} fits {unit.id}'s "
+                                                       f"{allow.inches:g}\" (not measured)",
                                             lambda: self._measured_engage(state, uid, target_id, descend))
             else:
                 tr = self.nav.find_contact(state, unit, target, allow, descend)
@@ -290,16 +291,16 @@ class Mover(Tracer):
             if self.in_contact(unit.x, unit.y, unit, target):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
                 return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
-            raise IllegalAction("E1", f"the Engage of {uid} does not leave [{unit.x:.2f}, {unit.y:.2f}] "
-                                      f"and {target.id} is {self.board.distance(unit, target):.2f}\" away")
+            raise IllegalAction(RuleId.E1, f"the Engage of {uid} does not leave [{unit.x:.2f}, {unit.y:.2f}] "
+                                           f"and {target.id} is {self.board.distance(unit, target):.2f}\" away")
         tr = self.check_path(state, unit, pts, descend)
         ex, ey = tr.points[-1]
         if not self.in_contact(ex, ey, unit, target):
             gap = math.hypot(ex - target.x, ey - target.y) - unit.r - target.r
             dz = abs(self.board.height_at(ex, ey) - self.board.height_at(target.x, target.y))
             where = f"{gap:.2f}\" from {target.id}" + (f", {dz:.2f}\" below or above it" if dz > self.free + EPS else "")
-            raise IllegalAction("E1", f"the path of {uid} ends {where}, not in base contact "
-                                      f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
+            raise IllegalAction(RuleId.E1, f"the path of {uid} ends {where}, not in base contact "
+                                           f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
         return self._finish(unit, allow, tr, descend, engage=target.id, given=True)
 
     def _measured_engage(self, state: GameState, uid: str, target_id: str, descend: str) -> IllegalAction | None:
@@ -317,21 +318,21 @@ class Mover(Tracer):
         less the contact tolerance (G4) a path may end short of touching."""
         gap = engage_gap(unit, target)
         if not engage_within(gap, allow.inches, float(self.rs.contact_tolerance)):
-            raise IllegalAction("E1", f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
-                                      f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
+            raise IllegalAction(RuleId.E1, f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
+                                           f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
 
     def _engage_target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
         target = state.units.get(target_id)
         if target is None:
-            raise IllegalAction("E1", f"there is no unit {target_id!r} to Engage")
+            raise IllegalAction(RuleId.E1, f"there is no unit {target_id!r} to Engage")
         if target.id == unit.id:
-            raise IllegalAction("E1", f"{unit.id} cannot Engage itself")
+            raise IllegalAction(RuleId.E1, f"{unit.id} cannot Engage itself")
         if not self.opposing(unit, target):
-            raise IllegalAction("E1", f"{target.id} is in {unit.id}'s own warband")
+            raise IllegalAction(RuleId.E1, f"{target.id} is in {unit.id}'s own warband")
         if not target.on_table:
-            raise IllegalAction("E1", f"{target.id} is not on the table")
+            raise IllegalAction(RuleId.E1, f"{target.id} is not on the table")
         if target.status == "incapacitated":
-            raise IllegalAction("E1", f"{target.id} is Incapacitated")
+            raise IllegalAction(RuleId.E1, f"{target.id} is Incapacitated")
         return target
 
     def _finish(self, unit: Unit, allow: Allowance, tr: Trace, descend: str, engage: str | None = None,
@@ -339,17 +340,17 @@ class Mover(Tracer):
         total = allow.total(tr.difficult)
         if tr.cost > total + 1e-9:
             pen = f" (difficult ground -{allow.difficult_penalty:g}\")" if tr.difficult else ""
-            rule = "M12" if tr.difficult and tr.cost <= allow.inches + 1e-9 else None
+            rule = RuleId.M12 if tr.difficult and tr.cost <= allow.inches + 1e-9 else None
             if engage is not None:
                 what = f"the path into contact with {engage} costs" if given else f"the cheapest way into contact with {engage} is"
-                raise IllegalAction(rule or "E1", f"{what} {tr.cost:.2f}\" ({unit.id} may engage up to {total:g}\"{pen})")
+                raise IllegalAction(rule or RuleId.E1, f"{what} {tr.cost:.2f}\" ({unit.id} may engage up to {total:g}\"{pen})")
             # The real limit, in numbers: what the (cheapest) path costs, what of it is
             # climbing or ladders, against which allowance.
             what = "the path costs" if given else "the cheapest path costs"
             up = sum(t.cost for t in tr.transitions)
             part = f" ({up:.2f}\" of it climbing)" if up > 1e-9 else ""
             limit = f"more than the {total:.2f}\" {'Run' if allow.run else 'Move'} allowance{pen}"
-            rule = "M12" if tr.difficult else ("M2" if allow.run else "M1")
+            rule = RuleId.M12 if tr.difficult else (RuleId.M2 if allow.run else RuleId.M1)
             raise IllegalAction(rule, f"{what} {tr.cost:.2f}\"{part}, {limit}")
         pts3 = tuple((x, y, self.board.height_at(x, y)) for x, y in tr.points)
         return MovePlan(unit.id, allow.run, pts3, tr.cost, total, tuple(tr.transitions), tr.difficult, descend,
@@ -360,8 +361,8 @@ class Mover(Tracer):
         """Resolve a plan: roll its checks in path order, move the unit, fall (M7)."""
         u = state.units[plan.unit]
         if math.hypot(u.x - plan.points[0][0], u.y - plan.points[0][1]) > EPS:
-            raise IllegalAction("M1", f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
-                                      f"not where the unit stands")
+            raise IllegalAction(RuleId.M1, f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
+                                           f"not where the unit stands")
         self.allowance(state, u.id, plan.run, engage=plan.engage is not None)  # still allowed (raises before any change)
         pts = [(p[0], p[1]) for p in plan.points]
         cum = list(plan.cum)
@@ -486,7 +487,7 @@ class Mover(Tracer):
         rs = self.rs
         extra = max(0, math.floor(height - float(rs.fall_free_height) + 1e-9))
         mod = int(extra * rs.fall_modifier_per_inch)
-        roll = dice.roll(int(rs.injury_die), f"fall of {height:.2f}\" (+{mod})", rule="M7", unit=u.id)
+        roll = dice.roll(int(rs.injury_die), f"fall of {height:.2f}\" (+{mod})", rule=RuleId.M7, unit=u.id)
         roll = dice.amend(roll, modifier=mod)
         out.rolls.append(roll)
         result = rs.injury_result(roll.kept + mod)

@@ -45,6 +45,7 @@ from game.engine.movement.surfaces import Surfaces
 from game.engine.movement.tracer import Tracer, stands_in_difficult
 from game.engine.movement.transitions import DOWN, Transitions
 from game.engine.movement.types import Allowance, Reach, Trace
+from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 
@@ -417,8 +418,8 @@ class NavCache:
         tr = _cheaper(self._far(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight)
         if tr is not None:
             return tr
-        raise IllegalAction("M5", f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
-                                  + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
+        raise IllegalAction(RuleId.M5, f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
+                                       + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
     @_locked
     def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
@@ -507,7 +508,7 @@ class NavCache:
         # within the allowance found nothing: the answer is the refusal below.
         none = f"there is no way into base contact with {target.id} for {unit.id}{reason}"
         if straight is None and _contact_taken(mover, ctx.field, unit, target):
-            raise IllegalAction("E1", none)
+            raise IllegalAction(RuleId.E1, none)
         kept = (ctx, goal, allow, d, straight, none)
         if measure:
             return self._refusal(*kept)
@@ -525,7 +526,7 @@ class NavCache:
         Engage), or the refusal ``none`` when there is no way in."""
         tr = _cheaper(self._far(ctx, goal, allow, d), straight)
         if tr is None:
-            raise IllegalAction("E1", none)
+            raise IllegalAction(RuleId.E1, none)
         return tr
 
     def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):

@@ -22,6 +22,7 @@ from game.engine.model import BLOCKING_STATUSES, GameState, Scenario, Unit
 from game.engine.movement.bases import BaseField, contact_interval
 from game.engine.movement.geom import first_exit
 from game.engine.movement.types import Point, Transition, minus_intervals, point_at, Stretch, sub_line, Trace
+from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 
@@ -138,22 +139,22 @@ class Tracer:
         rs = self.rs
         name = lambda p: self.board.terrain[p].id if p is not None else None  # noqa: E731
         if abs(dz) <= self.free + EPS:
-            return Transition("free", at, s, abs(dz), z0, z1, rule="M4", piece=name(p1 if dz > 0 else p0))
+            return Transition("free", at, s, abs(dz), z0, z1, rule=RuleId.M4, piece=name(p1 if dz > 0 else p0))
         if dz > 0:
             lad = self._ladder_at(at, p1, unit)
             if lad:
-                return Transition("ladder", at, s, dz, z0, z1, rule="M10", piece=lad, cost=dz)
-            self._no_dazed(unit, "climb", "M6")
-            return Transition("climb_up", at, s, dz, z0, z1, needs_check=True, rule="M6", piece=name(p1), cost=dz)
+                return Transition("ladder", at, s, dz, z0, z1, rule=RuleId.M10, piece=lad, cost=dz)
+            self._no_dazed(unit, "climb", RuleId.M6)
+            return Transition("climb_up", at, s, dz, z0, z1, needs_check=True, rule=RuleId.M6, piece=name(p1), cost=dz)
         lad = self._ladder_at(at, p0, unit)
         if lad:
-            return Transition("ladder", at, s, -dz, z0, z1, rule="M10", piece=lad, cost=-dz)
+            return Transition("ladder", at, s, -dz, z0, z1, rule=RuleId.M10, piece=lad, cost=-dz)
         if descend == "jump":
-            self._no_dazed(unit, "jump", "M9")
+            self._no_dazed(unit, "jump", RuleId.M9)
             dis = -dz >= float(rs.jump_down_disadvantage_from) - EPS
-            return Transition("jump_down", at, s, -dz, z0, z1, needs_check=True, disadvantage=dis, rule="M9", piece=name(p0))
-        self._no_dazed(unit, "climb", "M6")
-        return Transition("climb_down", at, s, -dz, z0, z1, needs_check=True, rule="M6", piece=name(p0), cost=-dz)
+            return Transition("jump_down", at, s, -dz, z0, z1, needs_check=True, disadvantage=dis, rule=RuleId.M9, piece=name(p0))
+        self._no_dazed(unit, "climb", RuleId.M6)
+        return Transition("climb_down", at, s, -dz, z0, z1, needs_check=True, rule=RuleId.M6, piece=name(p0), cost=-dz)
 
     def _stacked(self, at: Point, z0: float, z1: float, piece: int | None) -> list[int]:
         """The other solid pieces whose edge runs through the crossing ``at`` with a top
@@ -185,7 +186,7 @@ class Tracer:
         length = cum[-1]
         for x, y in pts:
             if not self.board.disc_on_table(x, y, unit.r):
-                raise IllegalAction("M5", f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
+                raise IllegalAction(RuleId.M5, f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
         st = self._profile(pts, cum)
         rs = self.rs
         free = self.free
@@ -195,7 +196,7 @@ class Tracer:
         anchors: list[tuple[float, int | None]] = []   # non-free crossings: (s, piece crossed)
         i = 0
         if st[0].wall_top:
-            raise IllegalAction("M6", f"{unit.id} stands on a wall top")
+            raise IllegalAction(RuleId.M6, f"{unit.id} stands on a wall top")
         while i < len(st) - 1:
             a, b = st[i], st[i + 1]
             s = a.s1
@@ -212,23 +213,23 @@ class Tracer:
                     inside = any(s + EPS < w < c.s0 - EPS for w in waypoints)
                     if (width <= float(rs.jump_gap_max) + EPS and abs(c.z - a.z) <= float(rs.jump_height_max) + EPS
                             and not inside and not c.wall_top):
-                        self._no_dazed(unit, "jump", "M8")
+                        self._no_dazed(unit, "jump", RuleId.M8)
                         pc = a.piece
                         transitions.append(Transition("jump_gap", at, s, abs(c.z - a.z), a.z, c.z, gap=width, needs_check=True,
-                                                      rule="M8", piece=self.board.terrain[pc].id if pc is not None else None))
+                                                      rule=RuleId.M8, piece=self.board.terrain[pc].id if pc is not None else None))
                         airborne.append((s, c.s0))
                         anchors.append((s, None))
                         anchors.append((c.s0, None))
                         i = j
                         continue
             if b.wall_top:
-                if i + 2 >= len(st):
-                    raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[b.piece].id}")
-                thick = b.s1 - b.s0
                 wall = self.board.terrain[b.piece]
+                if i + 2 >= len(st):
+                    raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {wall.id}")
+                thick = b.s1 - b.s0
                 if thick > float(rs.wall_climb_max_thickness) + EPS:
-                    raise IllegalAction("M6", f"the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}\" of it "
-                                              f"(climbing over allows {float(rs.wall_climb_max_thickness):g}\" or less)")
+                    raise IllegalAction(RuleId.M6, f"the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}\" of it "
+                                                   f"(climbing over allows {float(rs.wall_climb_max_thickness):g}\" or less)")
                 c = st[i + 2]
                 up = self._step(unit, s, at, a.z, b.z, a.piece, b.piece, descend)
                 down = self._step(unit, b.s1, point_at(pts, cum, b.s1), b.z, c.z, b.piece, c.piece, descend)
@@ -250,7 +251,7 @@ class Tracer:
                     airborne.append((s, self._landing(pts, cum, s, a.piece, unit.r)))
             i += 1
         if st[-1].wall_top:
-            raise IllegalAction("M6", f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
+            raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
         vertical = sum(t.cost for t in transitions)
         self._check_fit(unit, pts, cum, st, anchors, airborne)
         difficult = self.touches_difficult(unit, pts)
@@ -290,7 +291,7 @@ class Tracer:
                 for h in hits:
                     t = board.terrain[h]
                     if t.kind == "impassable" and stc.z <= t.height + free + EPS:
-                        raise IllegalAction("M5", f"{unit.id} may not enter impassable terrain {t.id}")
+                        raise IllegalAction(RuleId.M5, f"{unit.id} may not enter impassable terrain {t.id}")
                     if not (t.solid and t.height > stc.z + free + EPS):
                         continue
                     if t.kind == "wall" and stc.z + EPS >= t.height:
@@ -302,8 +303,8 @@ class Tracer:
                         if all(float(shapely.distance(sub_line(pts, cum, q0, q1), board.polygons[h])) >= r - 1e-4 for q0, q1 in rest):
                             continue
                     d = float(shapely.distance(geom, board.polygons[h]))
-                    raise IllegalAction("M5", f"the {unit.base_mm:g} mm base of {unit.id} does not fit past {t.kind} {t.id} "
-                                              f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
+                    raise IllegalAction(RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit past {t.kind} {t.id} "
+                                                   f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
         # Impassable ground in the air is fine (jumping), elsewhere checked above.
 
     def touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
@@ -327,9 +328,9 @@ class Tracer:
             try:
                 x, y = float(p[0]), float(p[1])
             except (TypeError, ValueError, IndexError):
-                raise IllegalAction("M1", f"bad path point {p!r}: expected [x, y]") from None
+                raise IllegalAction(RuleId.M1, f"bad path point {p!r}: expected [x, y]") from None
             if not (math.isfinite(x) and math.isfinite(y)):
-                raise IllegalAction("M1", f"bad path point {p!r}: not a finite number")
+                raise IllegalAction(RuleId.M1, f"bad path point {p!r}: not a finite number")
             pts.append((x, y))
         if not pts or math.hypot(pts[0][0] - unit.x, pts[0][1] - unit.y) > EPS:
             pts.insert(0, (unit.x, unit.y))
@@ -374,19 +375,19 @@ class Tracer:
                         s0 = hit[0]
                         o = state.units[uid]
                         why = "an enemy" if self.opposing(unit, o) else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
-                        raise IllegalAction("M5", f"the path of {unit.id} is blocked by {uid} ({why}) at "
-                                                  f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]")
+                        raise IllegalAction(RuleId.M5, f"the path of {unit.id} is blocked by {uid} ({why}) at "
+                                                       f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]")
         if not final:
             return tr
         ex, ey = tr.points[-1]
         ez = tr.stretches[-1].z
         for uid in field.overlapping(ex, ey, unit.r):
             if abs(field.units[uid][3] - ez) <= free + EPS and uid not in at_start:
-                raise IllegalAction("M5", f"{unit.id} may not end its move on {uid} (bases never overlap)")
+                raise IllegalAction(RuleId.M5, f"{unit.id} may not end its move on {uid} (bases never overlap)")
         levels = self.board.heights_under_disc(ex, ey, unit.r)
         if levels[-1] - levels[0] > free + EPS:
-            raise IllegalAction("M6", f"{unit.id} may not end part-way up a surface: its base at [{ex:.2f}, {ey:.2f}] "
-                                      f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+            raise IllegalAction(RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{ex:.2f}, {ey:.2f}] "
+                                           f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
         return tr
 
     def in_contact(self, x: float, y: float, unit: Unit, target: Unit) -> bool:
@@ -401,29 +402,29 @@ class Tracer:
         board = self.board
         free = self.free
         if not board.disc_on_table(x, y, unit.r):
-            return IllegalAction("M5", f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
+            return IllegalAction(RuleId.M5, f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
         piece = board.piece_at(x, y)
         pi = board.by_id[piece.id] if piece is not None else None
         if self._is_wall_top(pi):
-            return IllegalAction("M6", f"{unit.id} may not end on top of wall {piece.id}")
+            return IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {piece.id}")
         z = float(piece.height) if piece is not None else 0.0
         if board.tree is not None:
             centre = ShPoint(x, y)
             for h in board.tree.query(centre, predicate="dwithin", distance=max(0.0, unit.r - 1e-4)).tolist():
                 t = board.terrain[h]
                 if t.kind == "impassable" and z <= t.height + free + EPS:
-                    return IllegalAction("M5", f"{unit.id} may not enter impassable terrain {t.id}")
+                    return IllegalAction(RuleId.M5, f"{unit.id} may not enter impassable terrain {t.id}")
                 if t.solid and t.height > z + free + EPS:
-                    return IllegalAction("M5", f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
-                                               f"beside {t.kind} {t.id}")
+                    return IllegalAction(RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
+                                                    f"beside {t.kind} {t.id}")
         field = self.base_field(state)
         for uid in field.overlapping(x, y, unit.r):
             if uid != unit.id and abs(field.units[uid][3] - z) <= free + EPS:
-                return IllegalAction("M5", f"{unit.id} may not end its move on {uid} (bases never overlap)")
+                return IllegalAction(RuleId.M5, f"{unit.id} may not end its move on {uid} (bases never overlap)")
         levels = board.heights_under_disc(x, y, unit.r)
         if levels[-1] - levels[0] > free + EPS:
-            return IllegalAction("M6", f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
-                                       f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+            return IllegalAction(RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
+                                            f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
         return None
 
 

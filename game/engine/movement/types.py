@@ -14,12 +14,14 @@ from shapely.geometry import Point as ShPoint
 
 from game.engine.dice import Roll
 from game.engine.errors import IllegalAction
+from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 Point = tuple[float, float]
 
 CHECK_KINDS = ("climb_up", "climb_down", "jump_gap", "jump_down")
-RULE_OF = {"free": "M4", "climb_up": "M6", "climb_down": "M6", "ladder": "M10", "jump_gap": "M8", "jump_down": "M9"}
+RULE_OF = {"free": RuleId.M4, "climb_up": RuleId.M6, "climb_down": RuleId.M6, "ladder": RuleId.M10,
+           "jump_gap": RuleId.M8, "jump_down": RuleId.M9}
 
 
 def _fmt(v: float) -> str:
@@ -61,7 +63,7 @@ class Transition:
     gap: float = 0.0      # jump_gap: inches across
     needs_check: bool = False
     disadvantage: bool = False
-    rule: str = "M4"
+    rule: str = RuleId.M4
     piece: str | None = None   # terrain climbed / jumped from
     cost: float = 0.0     # vertical inches paid
 

@@ -20,15 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
 
-from game.engine.actions import RULE_ACTION
 from game.engine.decisions import Decision, NeutralsAct
 from game.engine.errors import IllegalAction
 from game.engine.events import Automatic, Event, Note
 from game.engine import turnorder
 from game.engine.model import GameState, Scenario, Unit
-
-#: Rule id of the turn sequence (RULES.md "The turn"): wrong phase, wrong player.
-RULE_TURN = "turn"
+from game.engine.rule_ids import RuleId
 
 DONE, WAIT = "done", "wait"
 
@@ -51,7 +48,7 @@ class Rule:
     check: Callable[["Ctx", dict], Any]
     resolve: Callable[["Ctx", Any], None]
     candidates: Callable[["Ctx", Unit], Iterable[dict]] | None = None
-    nothing: tuple[str, str] = (RULE_ACTION, "{unit} has nothing to act on")
+    nothing: tuple[str, str] = (RuleId.ACTION, "{unit} has nothing to act on")
     #: The exact chances of the action's results, from its plan (combat), or None.
     odds: Callable[["Ctx", Any], Any] | None = None
     #: Under ``activation: alternating`` (O2), acting with a unit of the side to act
@@ -161,9 +158,9 @@ class Ctx:
         """A unit on the table (any side: the manual tools act on either)."""
         u = self.state.units.get(uid)
         if u is None:
-            raise IllegalAction(RULE_ACTION, f"unknown unit {uid!r}")
+            raise IllegalAction(RuleId.ACTION, f"unknown unit {uid!r}")
         if not u.on_table:
-            raise IllegalAction(RULE_TURN, f"{uid} has left the table")
+            raise IllegalAction(RuleId.TURN, f"{uid} has left the table")
         return u
 
     def acting(self, uid: str) -> Unit:
@@ -171,7 +168,7 @@ class Ctx:
         u = self.unit(uid)
         if isinstance(self.pending, NeutralsAct):
             if u.warband != self.neutral_id:
-                raise IllegalAction("U1", f"{uid} is not a Neutral unit; in the Neutrals step only Neutrals act")
+                raise IllegalAction(RuleId.U1, f"{uid} is not a Neutral unit; in the Neutrals step only Neutrals act")
         elif self.warband_player(u.warband) != self.state.player:
             raise turnorder.out_of_turn(self, uid, self.warband_player(u.warband))
         elif self._game.flow.activating(self):
@@ -179,7 +176,7 @@ class Ctx:
             if refusal is not None:
                 raise refusal
         if u.status == "incapacitated":
-            raise IllegalAction("U5", f"{uid} is Incapacitated")
+            raise IllegalAction(RuleId.U5, f"{uid} is Incapacitated")
         return u
 
     def sync_tokens(self) -> None:

@@ -10,6 +10,7 @@ from game.engine.errors import IllegalAction
 from game.engine.events import (EventNotTriggered, EventTriggered, Incapacitated, Measured, NeutralAppeared, Note,
                                 PlagueChecked, TokenDropped, TokenTaken)
 from game.engine.model import GameState, Token, Unit
+from game.engine.rule_ids import RuleId
 from game.engine.rules.context import Ctx
 from game.engine.tolerance import EPS, beyond, within
 
@@ -47,16 +48,16 @@ def pickup_denial(ctx: Ctx, u: Unit, tok: Token) -> IllegalAction | None:
     """Why ``u`` may not pick up ``tok`` now, or None (U5, U6)."""
     rs = ctx.rs
     if u.is_animal:
-        return IllegalAction("U6", f"{u.id} is an Animal: Animals cannot pick up treasure (they still deny it)")
+        return IllegalAction(RuleId.U6, f"{u.id} is an Animal: Animals cannot pick up treasure (they still deny it)")
     if u.carrying:
-        return IllegalAction("U6", f"{u.id} already carries {u.carrying} (one token per unit)")
+        return IllegalAction(RuleId.U6, f"{u.id} already carries {u.carrying} (one token per unit)")
     if u.status == "stunned":
-        return IllegalAction("U5", f"{u.id} is Stunned and cannot do anything")
+        return IllegalAction(RuleId.U5, f"{u.id} is Stunned and cannot do anything")
     if tok.carried_by:
-        return IllegalAction("U6", f"{tok.id} is carried by {tok.carried_by}")
+        return IllegalAction(RuleId.U6, f"{tok.id} is carried by {tok.carried_by}")
     gap = ctx.board.distance(u, tok)
     if beyond(gap, rs.contact_tolerance):
-        return IllegalAction("U6", f"{u.id} is {_f(gap)}\" from {tok.id}, not in contact ({_lim(rs.contact_tolerance)}\" or less)")
+        return IllegalAction(RuleId.U6, f"{u.id} is {_f(gap)}\" from {tok.id}, not in contact ({_lim(rs.contact_tolerance)}\" or less)")
     nearest = None
     for o in ctx.state.units.values():
         if o.warband == u.warband or not o.active:
@@ -65,7 +66,7 @@ def pickup_denial(ctx: Ctx, u: Unit, tok: Token) -> IllegalAction | None:
         if within(d, rs.treasure_denial_range) and (nearest is None or d < nearest[0]):
             nearest = (d, o.id)
     if nearest:
-        return IllegalAction("U6", f"pick-up denied: {nearest[1]} is {_f(nearest[0])}\" from {tok.id} ({_lim(rs.treasure_denial_range)}\" or less)")
+        return IllegalAction(RuleId.U6, f"pick-up denied: {nearest[1]} is {_f(nearest[0])}\" from {tok.id} ({_lim(rs.treasure_denial_range)}\" or less)")
     return None
 
 
@@ -80,7 +81,7 @@ def measure_denial(ctx: Ctx, u: Unit, tok: Token) -> None:
     """Record what U6 measured for a pick-up it decided (allowed or denied)."""
     d = nearest_enemy(ctx, u, tok)
     if d is not None:
-        ctx.emit(Measured("U6", "treasure_denial_range", d))
+        ctx.emit(Measured(RuleId.U6, "treasure_denial_range", d))
 
 
 def measure_denials(ctx: Ctx, units: list[Unit]) -> None:
@@ -94,7 +95,7 @@ def measure_denials(ctx: Ctx, units: list[Unit]) -> None:
                 continue
             d = nearest_enemy(ctx, u, tok)
             if d is not None and within(d, ctx.rs.treasure_denial_range):
-                ctx.emit(Measured("U6", "treasure_denial_range", d))
+                ctx.emit(Measured(RuleId.U6, "treasure_denial_range", d))
 
 
 def may_touch(ctx: Ctx, u: Unit, tok: Token) -> bool:
@@ -140,7 +141,7 @@ def take_token(ctx: Ctx, u: Unit, tok: Token, *, events: bool = True, how: str =
 def plague_check(ctx: Ctx, u: Unit, tok: Token) -> None:
     rs = ctx.rs
     stat = rs.plague_stat
-    roll = ctx.dice.check(rs, u.stats.get(stat, 0), reason=f"Plague check: {tok.id} hid the Plague", rule="U7", unit=u.id, stat=stat)
+    roll = ctx.dice.check(rs, u.stats.get(stat, 0), reason=f"Plague check: {tok.id} hid the Plague", rule=RuleId.U7, unit=u.id, stat=stat)
     ctx.emit(PlagueChecked(u.id, tok.id, bool(roll.success), roll, stat, rs.plague_fail_status))
     if not roll.success:
         if rs.plague_fail_status == "incapacitated":
@@ -152,7 +153,7 @@ def plague_check(ctx: Ctx, u: Unit, tok: Token) -> None:
 def trigger_event(ctx: Ctx, u: Unit, tok: Token) -> None:
     """U7: roll on the Event table; Neutral units appear and act from then on (U1)."""
     rs = ctx.rs
-    roll = ctx.dice.roll(int(rs.event_die), f"Event table: {tok.id} hid an Event", rule="U7", unit=u.id)
+    roll = ctx.dice.roll(int(rs.event_die), f"Event table: {tok.id} hid an Event", rule=RuleId.U7, unit=u.id)
     row = next((r for r in rs.event_table if r["low"] <= roll.kept <= r["high"]), None)
     name = row["name"] if row else "no event"
     ctx.emit(EventTriggered(tok.id, u.id, roll.kept, int(rs.event_die), name, bool(rs.get("event_table_placeholder"))))
@@ -243,7 +244,7 @@ def incapacitate(ctx: Ctx, uid: str, by: str | None = None) -> None:
         if can_pick_up(ctx, b):
             take_token(ctx, b, tok, how="takes at once (U6, Engaged)")
         else:
-            ctx.emit(Note(f"{by} cannot take {tok.id} (an Animal, Stunned or already carrying)", "U6"))
+            ctx.emit(Note(f"{by} cannot take {tok.id} (an Animal, Stunned or already carrying)", RuleId.U6))
 
 
 def turn_begins(ctx: Ctx) -> None:

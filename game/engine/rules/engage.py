@@ -7,10 +7,10 @@ given, and resolves it like a move; the unit may not move this turn afterwards (
 
 from __future__ import annotations
 
-from game.engine.actions import RULE_ACTION
 from game.engine.errors import IllegalAction
 from game.engine.events import Disengaged, Engaged
 from game.engine.model import Unit
+from game.engine.rule_ids import RuleId
 from game.engine.rules.context import Ctx, Rule
 from game.engine.rules.move import resolve_move
 
@@ -24,9 +24,9 @@ def plan_engage(ctx: Ctx, u: Unit, t: Unit, path=None, descend: str = "climb"):
     the movement engine; raises IllegalAction (beyond reach in a straight line: that
     distance; else the cheapest cost), changes nothing."""
     if t.id == u.id:
-        raise IllegalAction(RULE_ACTION, f"{u.id} cannot engage itself")
+        raise IllegalAction(RuleId.ACTION, f"{u.id} cannot engage itself")
     if t.warband == u.warband:
-        raise IllegalAction(RULE_ACTION, f"{t.id} is in {u.id}'s own warband")
+        raise IllegalAction(RuleId.ACTION, f"{t.id} is in {u.id}'s own warband")
     return ctx.mover.plan_engage(ctx.state, u.id, t.id, path=path, descend=descend)
 
 
@@ -43,7 +43,7 @@ def do_engage(ctx: Ctx, plan) -> None:
                 a.engaged_with.append(b.id)
         ctx.emit(Engaged(u.id, t.id, start, plan.cost, plan.allowance))
     else:
-        ctx.note(f"{u.id}'s Engage of {t.id} ends short: the attempt is spent (E1)", "E1")
+        ctx.note(f"{u.id}'s Engage of {t.id} ends short: the attempt is spent (E1)", RuleId.E1)
     ctx.report({"from": [_r(start[0]), _r(start[1])], "to": [_r(u.x), _r(u.y)],
                 "distance": _r(plan.cost), "engaged": t.id in u.engaged_with})
 
@@ -75,7 +75,7 @@ def check_disengage(ctx: Ctx, args: dict) -> tuple[Unit, list[str]]:
     u = ctx.unit(args["unit"])
     targets = [args["target"]] if "target" in args else list(u.engaged_with)
     if not targets or any(t not in u.engaged_with for t in targets):
-        raise IllegalAction(RULE_ACTION, f"{u.id} is not engaged with {args.get('target', 'anyone')}")
+        raise IllegalAction(RuleId.ACTION, f"{u.id} is not engaged with {args.get('target', 'anyone')}")
     return u, targets
 
 
@@ -95,6 +95,6 @@ def candidates_disengage(ctx: Ctx, u: Unit):
 
 
 RULES = [
-    Rule("engage", check_engage, resolve_engage, candidates_engage, ("E1", "no opposing unit is on the table")),
-    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RULE_ACTION, "{unit} is not engaged with anyone")),
+    Rule("engage", check_engage, resolve_engage, candidates_engage, (RuleId.E1, "no opposing unit is on the table")),
+    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RuleId.ACTION, "{unit} is not engaged with anyone")),
 ]

@@ -3,9 +3,9 @@ the seeds"): results set by hand, the dice tray, casting. Each is logged like an
 
 from __future__ import annotations
 
-from game.engine.actions import RULE_ACTION
 from game.engine.errors import IllegalAction
 from game.engine.events import Checked, Rolled, SpellCast, SpellEnded, StatusChanged
+from game.engine.rule_ids import RuleId
 from game.engine.rules import effects
 from game.engine.rules.context import Ctx, Rule
 
@@ -13,7 +13,7 @@ from game.engine.rules.context import Ctx, Rule
 def check_set_status(ctx: Ctx, args: dict):
     u = ctx.unit(args["unit"])
     if u.status == "incapacitated":
-        raise IllegalAction("U5", f"{u.id} is Incapacitated (a loss is counted); undo the incapacitation instead")
+        raise IllegalAction(RuleId.U5, f"{u.id} is Incapacitated (a loss is counted); undo the incapacitation instead")
     return u, args["status"]
 
 
@@ -29,14 +29,14 @@ def resolve_set_status(ctx: Ctx, plan) -> None:
 def check_incapacitate(ctx: Ctx, args: dict):
     u = ctx.unit(args["unit"])
     if u.status == "incapacitated":
-        raise IllegalAction("U5", f"{u.id} is already Incapacitated")
+        raise IllegalAction(RuleId.U5, f"{u.id} is already Incapacitated")
     by = args.get("by")
     if by is not None:
         b = ctx.unit(by)
         if not b.active:
-            raise IllegalAction("U5", f"{by} is Incapacitated")
+            raise IllegalAction(RuleId.U5, f"{by} is Incapacitated")
         if b.warband == u.warband:
-            raise IllegalAction(RULE_ACTION, f"{by} is in {u.id}'s own warband")
+            raise IllegalAction(RuleId.ACTION, f"{by} is in {u.id}'s own warband")
     return u.id, by
 
 
@@ -53,7 +53,7 @@ def check_roll(ctx: Ctx, args: dict) -> dict:
 
 def resolve_roll(ctx: Ctx, args: dict) -> None:
     count = args.get("count", 1)
-    roll = ctx.dice.roll(args["sides"], args.get("reason") or "free roll", rule="free", unit=args.get("unit"), count=count)
+    roll = ctx.dice.roll(args["sides"], args.get("reason") or "free roll", rule=RuleId.FREE, unit=args.get("unit"), count=count)
     ctx.emit(Rolled(roll, count))
 
 
@@ -61,7 +61,7 @@ def check_check(ctx: Ctx, args: dict):
     u = ctx.unit(args["unit"])
     stat = args["stat"]
     if stat not in u.stats:
-        raise IllegalAction(RULE_ACTION, f"{u.id} has no stat {stat!r} (stats: {', '.join(u.stats)})")
+        raise IllegalAction(RuleId.ACTION, f"{u.id} has no stat {stat!r} (stats: {', '.join(u.stats)})")
     return u, args
 
 
@@ -73,8 +73,8 @@ def resolve_check(ctx: Ctx, plan) -> None:
     if (u.status == "staggered" and ctx.warband_player(u.warband) == st.player and rs.is_manual(st.phase)
             and not disadvantage):
         disadvantage = True
-        ctx.note(f"{u.id} is Staggered: Disadvantage until the end of its own turn (U5)", "U5")
-    roll = ctx.dice.check(rs, u.stats[stat], reason=args.get("reason") or f"{stat} check", rule=args.get("rule") or "check",
+        ctx.note(f"{u.id} is Staggered: Disadvantage until the end of its own turn (U5)", RuleId.U5)
+    roll = ctx.dice.check(rs, u.stats[stat], reason=args.get("reason") or f"{stat} check", rule=args.get("rule") or RuleId.CHECK,
                           unit=u.id, stat=stat, advantage=args.get("advantage", False), disadvantage=disadvantage,
                           modifier=args.get("modifier", 0))
     ctx.emit(Checked(u.id, stat, roll))
@@ -83,11 +83,11 @@ def resolve_check(ctx: Ctx, plan) -> None:
 def check_cast(ctx: Ctx, args: dict):
     u = ctx.acting(args["unit"])
     if not u.is_caster:
-        raise IllegalAction("U8", f"{u.id} is not a Caster")
+        raise IllegalAction(RuleId.U8, f"{u.id} is not a Caster")
     if u.status == "stunned":
-        raise IllegalAction("U5", f"{u.id} is Stunned and cannot cast")
+        raise IllegalAction(RuleId.U5, f"{u.id} is Stunned and cannot cast")
     if args.get("ongoing") and args["spell"] in u.spells:
-        raise IllegalAction("U8", f"{u.id} already keeps {args['spell']} going")
+        raise IllegalAction(RuleId.U8, f"{u.id} already keeps {args['spell']} going")
     return u, args
 
 
@@ -108,7 +108,7 @@ def resolve_cast(ctx: Ctx, plan) -> None:
 def check_end_spell(ctx: Ctx, args: dict):
     u = ctx.unit(args["unit"])
     if args["spell"] not in u.spells:
-        raise IllegalAction("U8", f"{u.id} has no Ongoing spell {args['spell']!r}")
+        raise IllegalAction(RuleId.U8, f"{u.id} has no Ongoing spell {args['spell']!r}")
     return u, args["spell"]
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.engine.actions import RULE_ACTION
 from game.engine.errors import IllegalAction
 from game.engine.model import Unit
+from game.engine.rule_ids import RuleId
 from game.engine.rules import effects, wounds
 from game.engine.rules.context import Ctx, Rule
 from game.engine.rules.shoot import placeholder_only
@@ -27,22 +27,23 @@ class AttackPlan:
 
 
 def plan_attack(ctx: Ctx, u: Unit, t: Unit) -> AttackPlan:
-    placeholder_only(ctx, "F1")
+    placeholder_only(ctx, RuleId.F1)
     if u.status == "stunned":
-        raise IllegalAction("U5", f"{u.id} is Stunned and cannot fight")
+        raise IllegalAction(RuleId.U5, f"{u.id} is Stunned and cannot fight")
     if not u.engaged_with:
-        raise IllegalAction("F1", f"{u.id} is not Engaged with anyone")
+        raise IllegalAction(RuleId.F1, f"{u.id} is not Engaged with anyone")
     if u.attacks >= ctx.rs.attacks_per_turn:
-        raise IllegalAction("F1", f"{u.id} has already attacked this turn ({ctx.rs.attacks_per_turn:g} attack per turn)")
+        raise IllegalAction(RuleId.F1, f"{u.id} has already attacked this turn ({ctx.rs.attacks_per_turn:g} attack per turn)")
     if t.warband == u.warband:
-        raise IllegalAction(RULE_ACTION, f"{t.id} is not an opposing unit of {u.id}")
+        raise IllegalAction(RuleId.ACTION, f"{t.id} is not an opposing unit of {u.id}")
     if t.id not in u.engaged_with:
-        raise IllegalAction("F1", f"{u.id} is not Engaged with {t.id} (Engaged with: {', '.join(u.engaged_with)})")
+        raise IllegalAction(RuleId.F1, f"{u.id} is not Engaged with {t.id} (Engaged with: {', '.join(u.engaged_with)})")
     if not t.active:
-        raise IllegalAction("F1", f"{t.id} is Incapacitated")
+        raise IllegalAction(RuleId.F1, f"{t.id} is Incapacitated")
     if not ctx.mover.in_contact(u.x, u.y, u, t):
-        raise IllegalAction("F1", f"{u.id} is not in base contact with {t.id}: {ctx.board.distance(u, t):.2f}\" apart "
-                                  f"({float(ctx.rs.contact_tolerance):g}\" or less is contact, G4; E2)")
+        raise IllegalAction(RuleId.F1, f"{u.id} is not in base contact with {t.id}: "
+                                       f"{ctx.board.distance(u, t):.2f}\" apart "
+                                       f"({float(ctx.rs.contact_tolerance):g}\" or less is contact, G4; E2)")
     adv, dis = [], []
     if t.status == "dazed":
         adv.append("Dazed target (U5)")
@@ -60,11 +61,11 @@ def resolve_attack(ctx: Ctx, plan: AttackPlan) -> None:
     u, t = st.units[plan.unit], st.units[plan.target]
     u.attacks += 1
     if plan.stunned_target:
-        ctx.note(f"{u.id} attacks {t.id}, who is Stunned: Incapacitated at once (U5)", "F1")
+        ctx.note(f"{u.id} attacks {t.id}, who is Stunned: Incapacitated at once (U5)", RuleId.F1)
         effects.incapacitate(ctx, t.id, by=u.id)
         ctx.report({"hit": True, "status": t.status})
         return
-    hit = wounds.strike(ctx, u, t, rs.melee_stat, plan.modes, "F1", f"{u.id} attacks {t.id}")
+    hit = wounds.strike(ctx, u, t, rs.melee_stat, plan.modes, RuleId.F1, f"{u.id} attacks {t.id}")
     ctx.report({"hit": hit, "status": t.status})
 
 
@@ -79,4 +80,4 @@ def candidates_attack(ctx: Ctx, u: Unit):
         yield {"unit": u.id, "target": tid}
 
 
-RULES = [Rule("attack", check_attack, resolve_attack, candidates_attack, ("F1", "{unit} is not Engaged with anyone"), odds_attack)]
+RULES = [Rule("attack", check_attack, resolve_attack, candidates_attack, (RuleId.F1, "{unit} is not Engaged with anyone"), odds_attack)]

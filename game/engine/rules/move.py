@@ -12,6 +12,7 @@ import math
 
 from game.engine.errors import IllegalAction
 from game.engine.events import ContactEnded, Moved, MoveNote, Reloaded
+from game.engine.rule_ids import RuleId
 from game.engine.rules import effects
 from game.engine.rules.context import Ctx, Rule
 from game.engine.rules.shoot import reloads
@@ -96,11 +97,12 @@ def candidates_move(ctx: Ctx, u):
 def check_reload(ctx: Ctx, args: dict):
     u = ctx.acting(args["unit"])
     if not reloads(ctx.rs, u):
-        raise IllegalAction("M11", f"{u.id} has no weapon that reloads: only such a unit may Reload")
+        raise IllegalAction(RuleId.M11, f"{u.id} has no weapon that reloads: only such a unit may Reload")
     if u.moved or u.used > 0:
-        raise IllegalAction("M11", f"{u.id} has already moved {u.used:.2f}\" this turn: reloading is instead of moving")
+        raise IllegalAction(RuleId.M11, f"{u.id} has already moved {u.used:.2f}\" this turn: "
+                                        "reloading is instead of moving")
     if u.reloaded:
-        raise IllegalAction("M11", f"{u.id} has already reloaded this turn")
+        raise IllegalAction(RuleId.M11, f"{u.id} has already reloaded this turn")
     return u
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.engine.actions import RULE_ACTION
 from game.engine.errors import IllegalAction
 from game.engine.model import Unit
+from game.engine.rule_ids import RuleId
 from game.engine.rules import wounds
 from game.engine.rules.context import Ctx, Rule
 from game.engine.tolerance import beyond
@@ -60,42 +60,42 @@ class ShotPlan:
 def shooter_refusal(ctx: Ctx, u: Unit) -> IllegalAction | None:
     """Why ``u`` may not shoot at all now (S1, M2, M11, U5), or None."""
     if u.status in ("stunned", "dazed"):
-        return IllegalAction("U5", f"{u.id} is {u.status.capitalize()} and cannot shoot")
+        return IllegalAction(RuleId.U5, f"{u.id} is {u.status.capitalize()} and cannot shoot")
     w = weapon_of(ctx, u)
     if w is None:
         names = ", ".join(sorted(ctx.rs.ranged_weapons or {})) or "none in this ruleset"
-        return IllegalAction("S1", f"{u.id} has no ranged weapon (a keyword naming one of: {names})")
+        return IllegalAction(RuleId.S1, f"{u.id} has no ranged weapon (a keyword naming one of: {names})")
     if u.ran:
-        return IllegalAction("S1", f"{u.id} Ran this turn and may not shoot (M2)")
+        return IllegalAction(RuleId.S1, f"{u.id} Ran this turn and may not shoot (M2)")
     if u.engaged_with:
-        return IllegalAction("S1", f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not shoot")
+        return IllegalAction(RuleId.S1, f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not shoot")
     if u.shots >= ctx.rs.shots_per_turn:
-        return IllegalAction("S1", f"{u.id} has already shot this turn ({ctx.rs.shots_per_turn:g} shot per turn)")
+        return IllegalAction(RuleId.S1, f"{u.id} has already shot this turn ({ctx.rs.shots_per_turn:g} shot per turn)")
     name, spec = w
     if spec.get("reload") and not u.loaded:
-        return IllegalAction("S1", f"{u.id}'s {name} has fired and must be Reloaded in the Move phase first (M11)")
+        return IllegalAction(RuleId.S1, f"{u.id}'s {name} has fired and must be Reloaded in the Move phase first (M11)")
     return None
 
 
 def plan_shot(ctx: Ctx, u: Unit, t: Unit) -> ShotPlan:
-    placeholder_only(ctx, "S1")
+    placeholder_only(ctx, RuleId.S1)
     why = shooter_refusal(ctx, u)
     if why is not None:
         raise why
     if t.id == u.id or t.warband == u.warband:
-        raise IllegalAction(RULE_ACTION, f"{t.id} is not an opposing unit of {u.id}")
+        raise IllegalAction(RuleId.ACTION, f"{t.id} is not an opposing unit of {u.id}")
     if not t.active:
-        raise IllegalAction("S1", f"{t.id} is Incapacitated")
+        raise IllegalAction(RuleId.S1, f"{t.id} is Incapacitated")
     name, spec = weapon_of(ctx, u)
     rng = float(spec["range"])
     seen = ctx.sight.between(ctx.state, u.id, t.id)
     if not seen.visible:
-        raise IllegalAction("L1", f"{u.id} cannot see {t.id}: no sight line of {seen.lines} is clear")
+        raise IllegalAction(RuleId.L1, f"{u.id} cannot see {t.id}: no sight line of {seen.lines} is clear")
     dist = ctx.board.distance(u, t)
     if beyond(dist, rng):
-        raise IllegalAction("S1", f"{t.id} is {dist:.2f}\" away ({name} range {rng:g}\")")
+        raise IllegalAction(RuleId.S1, f"{t.id} is {dist:.2f}\" away ({name} range {rng:g}\")")
     if t.engaged_with and not ctx.rs.shoot_into_melee:
-        raise IllegalAction("S1", f"{t.id} is Engaged with {', '.join(t.engaged_with)} (shoot_into_melee: false)")
+        raise IllegalAction(RuleId.S1, f"{t.id} is Engaged with {', '.join(t.engaged_with)} (shoot_into_melee: false)")
     adv, dis = [], []
     if seen.cover:
         dis.append("cover (L2)")
@@ -121,7 +121,7 @@ def resolve_shoot(ctx: Ctx, plan: ShotPlan) -> None:
     if rs.ranged_weapons[plan.weapon].get("reload"):
         u.loaded = False
     what = f"{u.id} shoots {t.id} ({plan.distance:.2f}\", {plan.weapon}{', in cover' if plan.cover else ''})"
-    hit = wounds.strike(ctx, u, t, rs.shoot_stat, plan.modes, "S1", what, f"{u.id} shoots {t.id} with its {plan.weapon}")
+    hit = wounds.strike(ctx, u, t, rs.shoot_stat, plan.modes, RuleId.S1, what, f"{u.id} shoots {t.id} with its {plan.weapon}")
     ctx.report({"visible": plan.visible, "cover": plan.cover, "distance": round(plan.distance, 2),
                 "weapon": plan.weapon, "hit": hit, "status": t.status})
 
@@ -137,4 +137,4 @@ def candidates_shoot(ctx: Ctx, u: Unit):
         yield {"unit": u.id, "target": o.id}
 
 
-RULES = [Rule("shoot", check_shoot, resolve_shoot, candidates_shoot, ("S1", "no opposing unit is on the table"), odds_shoot)]
+RULES = [Rule("shoot", check_shoot, resolve_shoot, candidates_shoot, (RuleId.S1, "no opposing unit is on the table"), odds_shoot)]

@@ -15,8 +15,9 @@ import math
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.errors import IllegalAction
 from game.engine.events import LeftTable, Measured, PlayedOn, RoutChecked, Routed, TreasureDenied, Won
+from game.engine.rule_ids import RuleId
 from game.engine.rules import effects, engage
-from game.engine.rules.context import DONE, RULE_ACTION, RULE_TURN, WAIT, Ctx, PassTurn, Rule
+from game.engine.rules.context import DONE, WAIT, Ctx, PassTurn, Rule
 from game.engine.tolerance import EPS, within
 
 #: What a Unit Morale table result does in Speedheim (break point variant), unless the
@@ -49,12 +50,12 @@ def step_neutrals(ctx: Ctx):
     else:
         why = None
     if why:
-        ctx.auto("U1", f"Neutrals step skipped: {why}")
+        ctx.auto(RuleId.U1, f"Neutrals step skipped: {why}")
         return DONE
     if not prog.begun:
         prog.begun = True
         effects.clear_turn_flags(st, units)
-        ctx.auto("U1", f"Neutrals act: {', '.join(units)}")
+        ctx.auto(RuleId.U1, f"Neutrals act: {', '.join(units)}")
         for uid in units:
             if _neutral_act(ctx, uid) == "advance":
                 neutral_advance(ctx, st.units[uid])
@@ -63,8 +64,8 @@ def step_neutrals(ctx: Ctx):
         return DONE
     # ``bot``: the decision is the Neutrals' own (player 0), for the bot that plays them.
     who = 0 if all(_neutral_act(ctx, uid) == "bot" for uid in units) else st.player
-    ctx.set_pending(NeutralsAct(who, "U1", "Neutral units act as their Event says: move, engage or set results "
-                                           "for them, then end the step", tuple(units)))
+    ctx.set_pending(NeutralsAct(who, RuleId.U1, "Neutral units act as their Event says: move, engage or set results "
+                                                "for them, then end the step", tuple(units)))
     return WAIT
 
 
@@ -73,7 +74,7 @@ def neutral_advance(ctx: Ctx, u) -> None:
     st = ctx.state
     targets = [o for o in st.units.values() if o.active and o.warband != u.warband]
     if not targets or u.status in ("stunned", "incapacitated"):
-        ctx.auto("U1", f"{u.id} holds" + (" (Stunned)" if targets else " (no one to advance on)"))
+        ctx.auto(RuleId.U1, f"{u.id} holds" + (" (Stunned)" if targets else " (no one to advance on)"))
         return
     t = min(targets, key=lambda o: (ctx.board.distance(u, o), ctx.order_of(o.id), o.id))
     try:
@@ -82,7 +83,7 @@ def neutral_advance(ctx: Ctx, u) -> None:
         refused = why
     else:
         engage.do_engage(ctx, plan)
-        ctx.auto("U1", f"{u.id} engages {t.id}" if t.id in u.engaged_with else f"{u.id} tries to engage {t.id}")
+        ctx.auto(RuleId.U1, f"{u.id} engages {t.id}" if t.id in u.engaged_with else f"{u.id} tries to engage {t.id}")
         return
     mover = ctx.mover
     dx, dy = t.x - u.x, t.y - u.y
@@ -98,9 +99,9 @@ def neutral_advance(ctx: Ctx, u) -> None:
         except IllegalAction:
             continue
         mover.apply(st, plan, ctx.dice)
-        ctx.auto("U1", f"{u.id} advances towards {t.id} to [{u.x:.2f}, {u.y:.2f}]")
+        ctx.auto(RuleId.U1, f"{u.id} advances towards {t.id} to [{u.x:.2f}, {u.y:.2f}]")
         return
-    ctx.auto("U1", f"{u.id} holds: cannot reach or move towards {t.id} ({refused.reason})")
+    ctx.auto(RuleId.U1, f"{u.id} holds: cannot reach or move towards {t.id} ({refused.reason})")
 
 
 # --- U2-U4 Rout ------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ def rout_condition(ctx: Ctx, wid: str) -> tuple[bool, str]:
     held = sum(1 for t in st.treasure.values() if t.carried_by and st.units[t.carried_by].on_table
                and st.units[t.carried_by].warband not in (wid, ctx.neutral_id))
     total = lost + held
-    ctx.emit(Measured("U2", "rout_threshold", total))
+    ctx.emit(Measured(RuleId.U2, "rout_threshold", total))
     text = f"{wid} lost {lost} + {held} treasure held by the opponent = {total} ({_lim(rs.rout_threshold)} or more checks)"
     return total >= rs.rout_threshold, text
 
@@ -135,16 +136,16 @@ def rout_check(ctx: Ctx, wid: str, why: str) -> bool:
     if not heroes:
         rule = rs.rout_no_hero
         if rule == "auto_fail" or (rule == "best_morale" and not units):
-            ctx.auto("U2", f"Rout Check for {wid} fails: no hero that is not Incapacitated (rout_no_hero: {rule})",
+            ctx.auto(RuleId.U2, f"Rout Check for {wid} fails: no hero that is not Incapacitated (rout_no_hero: {rule})",
                      RoutChecked, warband=wid, passed=False)
             return False
         if rule == "pass":
-            ctx.auto("U2", f"Rout Check for {wid} passes: no hero, and rout_no_hero is 'pass'", RoutChecked, warband=wid, passed=True)
+            ctx.auto(RuleId.U2, f"Rout Check for {wid} passes: no hero, and rout_no_hero is 'pass'", RoutChecked, warband=wid, passed=True)
             return True
         pool = units
     best = max(pool, key=lambda u: (u.stats.get("morale", 0), -ctx.order_of(u.id)))
-    roll = ctx.dice.check(rs, best.stats.get("morale", 0), reason=f"Rout Check: {why}", rule="U2", unit=best.id, stat="morale")
-    ctx.auto("U2", f"Rout Check for {wid} on {best.id}'s Morale {roll.target:g}: rolled {roll.kept}, {'pass' if roll.success else 'fail'}",
+    roll = ctx.dice.check(rs, best.stats.get("morale", 0), reason=f"Rout Check: {why}", rule=RuleId.U2, unit=best.id, stat="morale")
+    ctx.auto(RuleId.U2, f"Rout Check for {wid} on {best.id}'s Morale {roll.target:g}: rolled {roll.kept}, {'pass' if roll.success else 'fail'}",
              RoutChecked, warband=wid, passed=bool(roll.success), roll=roll)
     return bool(roll.success)
 
@@ -161,7 +162,7 @@ def start_rout(ctx: Ctx, wid: str, why: str) -> None:
     prog.sub = None
     prog.chosen = None
     if prog.winner is None and others:
-        ctx.auto("U4", "no treasure grab: more than one warband remains")
+        ctx.auto(RuleId.U4, "no treasure grab: more than one warband remains")
 
 
 def _near(ctx: Ctx, wid: str, tok) -> list:
@@ -184,7 +185,7 @@ def continue_grab(ctx: Ctx):
         sub = prog.sub
         if sub is None:
             if not win_near and not lose_near:
-                ctx.auto("U4", f"{tid}: no unit within {rng}\"")
+                ctx.auto(RuleId.U4, f"{tid}: no unit within {rng}\"")
                 prog.tokens.pop(0)
                 continue
             sub = "winner_free" if not lose_near else ("loser" if not win_near else "winner")
@@ -192,11 +193,11 @@ def continue_grab(ctx: Ctx):
             case = {"winner_free": f"only {winner} within {rng}\": picks it up",
                     "loser": f"only {loser} within {rng}\": Morale check to pick it up",
                     "winner": f"both within {rng}\": {winner} makes a Morale check first"}[sub]
-            ctx.auto("U4", f"{tid}: {case}")
+            ctx.auto(RuleId.U4, f"{tid}: {case}")
         side = loser if sub == "loser" else winner
         able = [u for u in (lose_near if sub == "loser" else win_near) if effects.can_pick_up(ctx, u)]
         if not able:
-            ctx.auto("U4", f"{tid}: no unit of {side} within {rng}\" is able to pick it up")
+            ctx.auto(RuleId.U4, f"{tid}: no unit of {side} within {rng}\" is able to pick it up")
             if sub == "winner":
                 prog.sub = "loser"
                 continue
@@ -206,7 +207,8 @@ def continue_grab(ctx: Ctx):
         chosen = prog.chosen
         if chosen is None or chosen not in {u.id for u in able}:
             if len(able) > 1:
-                ctx.set_pending(Grab(ctx.warband_player(side), "U4", f"{side}: choose which unit tries to grab {tid}",
+                ctx.set_pending(Grab(ctx.warband_player(side), RuleId.U4,
+                                     f"{side}: choose which unit tries to grab {tid}",
                                      tid, side, tuple(u.id for u in able), sub != "winner_free"))
                 return WAIT
             chosen = able[0].id
@@ -215,15 +217,15 @@ def continue_grab(ctx: Ctx):
         if sub == "winner_free":
             effects.take_token(ctx, u, tok, events=False, how="grabs")
         else:
-            roll = ctx.dice.check(rs, u.stats.get("morale", 0), reason=f"grab {tid} after the rout", rule="U4", unit=u.id, stat="morale")
+            roll = ctx.dice.check(rs, u.stats.get("morale", 0), reason=f"grab {tid} after the rout", rule=RuleId.U4, unit=u.id, stat="morale")
             if roll.success:
                 effects.take_token(ctx, u, tok, events=False, how="grabs")
             elif sub == "winner":
-                ctx.auto("U4", f"{u.id} fails to grab {tid}; {loser} may try")
+                ctx.auto(RuleId.U4, f"{u.id} fails to grab {tid}; {loser} may try")
                 prog.sub = "loser"
                 continue
             else:
-                ctx.auto("U4", f"{u.id} fails to grab {tid}")
+                ctx.auto(RuleId.U4, f"{u.id} fails to grab {tid}")
         prog.tokens.pop(0)
         prog.sub = None
     return finish_rout(ctx)
@@ -258,21 +260,21 @@ def step_rout(ctx: Ctx):
         return continue_grab(ctx)
     w = ctx.current_warband()
     if w is None:
-        ctx.auto("U2", f"player {st.player} has no warband")
+        ctx.auto(RuleId.U2, f"player {st.player} has no warband")
         return DONE
     if rs.rout_variant == "break_point":
         if rs.get("break_point_table"):
             return break_point(ctx, w.id)
-        ctx.auto("U2", "rout_variant break_point needs break_point_table (ruleset rout-breakpoint): using the standard rule")
+        ctx.auto(RuleId.U2, "rout_variant break_point needs break_point_table (ruleset rout-breakpoint): using the standard rule")
     need, why = rout_condition(ctx, w.id)
     if not need:
-        ctx.auto("U2", f"no Rout Check: {why}")
+        ctx.auto(RuleId.U2, f"no Rout Check: {why}")
         return DONE
     if not rout_check(ctx, w.id, why):
         start_rout(ctx, w.id, "failed its Rout Check (U2)")
         return continue_grab(ctx)
     prog.stage = "voluntary"
-    ctx.set_pending(VoluntaryRout(st.player, "U3", f"{w.id} passed its Rout Check: rout voluntarily, or play on?", w.id))
+    ctx.set_pending(VoluntaryRout(st.player, RuleId.U3, f"{w.id} passed its Rout Check: rout voluntarily, or play on?", w.id))
     return WAIT
 
 
@@ -287,14 +289,14 @@ def break_point(ctx: Ctx, wid: str):
     seen[wid] = lost
     if lost < bp or new <= 0:
         why = f"{lost} lost of {size}, break point {bp}" + ("" if lost < bp else ", no new loss since the last roll")
-        ctx.auto("U2", f"no morale rolls for {wid}: {why}")
+        ctx.auto(RuleId.U2, f"no morale rolls for {wid}: {why}")
         return DONE
     count, sides = rs.break_point_dice
     fx = {**DEFAULT_BREAK_POINT_EFFECTS, **(rs.get("break_point_effects") or {})}
-    ctx.auto("U2", f"{wid} is at its break point ({lost} lost of {size}, break point {bp}): every unit rolls {count}d{sides} + morale")
+    ctx.auto(RuleId.U2, f"{wid} is at its break point ({lost} lost of {size}, break point {bp}): every unit rolls {count}d{sides} + morale")
     for u in [u for u in st.units_of(wid) if u.active]:
         mod = int((u.stats.get("morale", 0) - rs.break_point_morale_base) // rs.break_point_morale_step)
-        roll = ctx.dice.roll(int(sides), f"Unit Morale (break point {bp})", rule="U2", count=int(count), unit=u.id)
+        roll = ctx.dice.roll(int(sides), f"Unit Morale (break point {bp})", rule=RuleId.U2, count=int(count), unit=u.id)
         total = roll.kept + mod
         result = "stand_firm"
         for low, high, res in rs.break_point_table:
@@ -303,7 +305,7 @@ def break_point(ctx: Ctx, wid: str):
                 break
         effect = fx.get(result, "none")
         ctx.dice.amend(roll, stat="morale", modifier=mod, success=effect != "leave")
-        ctx.auto("U2", f"{u.id}: {roll.kept}{mod:+d} = {total}: {result} ({effect})")
+        ctx.auto(RuleId.U2, f"{u.id}: {roll.kept}{mod:+d} = {total}: {result} ({effect})")
         if effect == "leave":
             effects.drop_token(ctx, u)
             effects.leave_table(st, u)
@@ -331,7 +333,7 @@ def step_recover(ctx: Ctx):
         if u.on_table and u.status in RECOVERY:
             before, u.status = u.status, RECOVERY[u.status]
             changed.append(f"{u.id} {before} -> {u.status}")
-    ctx.auto("U5", "Recover: " + ("; ".join(changed) if changed else "nothing to recover"))
+    ctx.auto(RuleId.U5, "Recover: " + ("; ".join(changed) if changed else "nothing to recover"))
     return DONE
 
 
@@ -347,7 +349,7 @@ def step_treasure(ctx: Ctx):
     if prog.done:
         return DONE
     if rs.treasure_first_turn_skipped and is_first_players_first_turn(ctx):
-        ctx.auto("U6", "Treasure step skipped in the first player's first turn")
+        ctx.auto(RuleId.U6, "Treasure step skipped in the first player's first turn")
         return DONE
     w = ctx.current_warband()
     options, denied = effects.pickup_options(ctx, st.units_of(w.id) if w else [])
@@ -355,11 +357,11 @@ def step_treasure(ctx: Ctx):
         effects.measure_denials(ctx, st.units_of(w.id) if w else [])
     if not options:
         if not prog.noted:
-            ctx.auto("U6", "Treasure step: no unit can pick up a token" + (f" ({'; '.join(denied)})" if denied else ""),
-                     TreasureDenied, denied=tuple(denied))
+            said = f" ({'; '.join(denied)})" if denied else ""
+            ctx.auto(RuleId.U6, f"Treasure step: no unit can pick up a token{said}", TreasureDenied, denied=tuple(denied))
         return DONE
     prog.noted = True
-    ctx.set_pending(PickUp(st.player, "U6", "pick up treasure, or end the step", tuple(options), tuple(denied)))
+    ctx.set_pending(PickUp(st.player, RuleId.U6, "pick up treasure, or end the step", tuple(options), tuple(denied)))
     return WAIT
 
 
@@ -372,14 +374,14 @@ def step_ongoing_spells(ctx: Ctx):
             continue
         for spell in list(u.spells):
             any_spell = True
-            roll = ctx.dice.check(rs, u.stats.get("morale", 0), reason=f"keep the Ongoing spell {spell}", rule="U8", unit=u.id, stat="morale")
+            roll = ctx.dice.check(rs, u.stats.get("morale", 0), reason=f"keep the Ongoing spell {spell}", rule=RuleId.U8, unit=u.id, stat="morale")
             if roll.success:
-                ctx.auto("U8", f"{u.id} keeps {spell} ({roll.kept} vs Morale {roll.target:g})")
+                ctx.auto(RuleId.U8, f"{u.id} keeps {spell} ({roll.kept} vs Morale {roll.target:g})")
             else:
                 u.spells.remove(spell)
-                ctx.auto("U8", f"{u.id}'s {spell} ends ({roll.kept} vs Morale {roll.target:g})")
+                ctx.auto(RuleId.U8, f"{u.id}'s {spell} ends ({roll.kept} vs Morale {roll.target:g})")
     if not any_spell:
-        ctx.auto("U8", "no Ongoing spells")
+        ctx.auto(RuleId.U8, "no Ongoing spells")
     return DONE
 
 
@@ -406,7 +408,7 @@ def decline(ctx: Ctx) -> None:
         prog.done = True
     elif isinstance(p, Grab):
         prog.chosen = p.units[0]
-        ctx.note(f"{p.warband} lets {p.units[0]} try for {p.token} (the first listed)", "U4")
+        ctx.note(f"{p.warband} lets {p.units[0]} try for {p.token} (the first listed)", RuleId.U4)
 
 
 # --- the decisions as actions ------------------------------------------------------------------
@@ -414,14 +416,14 @@ def decline(ctx: Ctx) -> None:
 def _pending(ctx: Ctx, cls):
     p = ctx.pending
     if not isinstance(p, cls):
-        raise IllegalAction(RULE_TURN, f"nothing waits for a {cls.kind.replace('_', ' ')} decision now")
+        raise IllegalAction(RuleId.TURN, f"nothing waits for a {cls.kind.replace('_', ' ')} decision now")
     return p
 
 
 def check_rout(ctx: Ctx, args: dict) -> VoluntaryRout:
     p = _pending(ctx, VoluntaryRout)
     if args["player"] != p.player:
-        raise IllegalAction("U3", f"player {args['player']} may not rout now: only player {p.player} just passed a Rout Check")
+        raise IllegalAction(RuleId.U3, f"player {args['player']} may not rout now: only player {p.player} just passed a Rout Check")
     return p
 
 
@@ -433,7 +435,7 @@ def resolve_rout(ctx: Ctx, p: VoluntaryRout) -> None:
 def check_play_on(ctx: Ctx, args: dict) -> VoluntaryRout:
     p = _pending(ctx, VoluntaryRout)
     if args["player"] != p.player:
-        raise IllegalAction("U3", f"player {args['player']} has no rout decision to take (player {p.player} has)")
+        raise IllegalAction(RuleId.U3, f"player {args['player']} has no rout decision to take (player {p.player} has)")
     return p
 
 
@@ -444,10 +446,10 @@ def resolve_play_on(ctx: Ctx, p: VoluntaryRout) -> None:
 def check_grab(ctx: Ctx, args: dict) -> str:
     p = _pending(ctx, Grab)
     if args["token"] != p.token:
-        raise IllegalAction("U4", f"the grab now is for {p.token}, not {args['token']}")
+        raise IllegalAction(RuleId.U4, f"the grab now is for {p.token}, not {args['token']}")
     if args["unit"] not in p.units:
-        raise IllegalAction("U4", f"{args['unit']} may not try for {p.token}: choose one of {', '.join(p.units)} "
-                                  f"(within {ctx.rs.treasure_grab_range:g}\" and able to pick up)")
+        raise IllegalAction(RuleId.U4, f"{args['unit']} may not try for {p.token}: choose one of {', '.join(p.units)} "
+                                       f"(within {ctx.rs.treasure_grab_range:g}\" and able to pick up)")
     return args["unit"]
 
 
@@ -466,7 +468,7 @@ def check_pick_up(ctx: Ctx, args: dict):
     u = ctx.acting(args["unit"])
     tok = ctx.state.treasure.get(args["token"])
     if tok is None:
-        raise IllegalAction(RULE_ACTION, f"unknown treasure token {args['token']!r}")
+        raise IllegalAction(RuleId.ACTION, f"unknown treasure token {args['token']!r}")
     why = effects.pickup_denial(ctx, u, tok)
     if why is not None:
         raise why
@@ -489,6 +491,7 @@ def candidates_pick_up(ctx: Ctx, u):
 RULES = [
     Rule("rout", check_rout, resolve_rout),
     Rule("play_on", check_play_on, resolve_play_on),
-    Rule("grab", check_grab, resolve_grab, candidates_grab, ("U4", "no grab after a rout waits for this unit")),
-    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up, ("U6", "no treasure token is on the ground")),
+    Rule("grab", check_grab, resolve_grab, candidates_grab, (RuleId.U4, "no grab after a rout waits for this unit")),
+    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up,
+         (RuleId.U6, "no treasure token is on the ground")),
 ]

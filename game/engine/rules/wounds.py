@@ -13,6 +13,7 @@ from fractions import Fraction
 from game.engine.dice import ADVANTAGE, DISADVANTAGE, NORMAL, check_mode
 from game.engine.events import StatusChanged
 from game.engine.model import STATUSES, Unit
+from game.engine.rule_ids import RuleId
 from game.engine.rules import effects
 from game.engine.rules.context import Ctx
 
@@ -131,21 +132,22 @@ def wound(ctx: Ctx, by: Unit, target: Unit) -> None:
     rs = ctx.rs
     stat = rs.wound_stat
     roll = ctx.dice.check(rs, target.stats.get(stat, 0), reason=f"{target.id} wounded by {by.id}: {stat} check",
-                          rule="S2", unit=target.id, stat=stat)
+                          rule=RuleId.S2, unit=target.id, stat=stat)
     if roll.success:
-        ctx.note(f"{target.id} shrugs it off ({stat} check passed)", "S2")
+        ctx.note(f"{target.id} shrugs it off ({stat} check passed)", RuleId.S2)
         return
     if target.status == "dazed":
         effects.incapacitate(ctx, target.id, by=by.id)
         return
     mod = int(rs.wound_modifier)
-    injury = ctx.dice.roll(int(rs.injury_die), f"Injury chart: {target.id} wounded by {by.id}", rule="S2", unit=target.id)
+    injury = ctx.dice.roll(int(rs.injury_die), f"Injury chart: {target.id} wounded by {by.id}", rule=RuleId.S2, unit=target.id)
     if mod:
         injury = ctx.dice.amend(injury, modifier=mod)
     result = rs.injury_result(injury.kept + mod)
     placeholder = " (placeholder chart)" if rs.get("injury_table_placeholder") else ""
     if result == "none" or worse(result, target.status) == target.status:
-        ctx.note(f"{target.id}: Injury {injury.kept + mod}: {result}{placeholder}, no worse than {target.status}", "S2")
+        ctx.note(f"{target.id}: Injury {injury.kept + mod}: {result}{placeholder}, "
+                 f"no worse than {target.status}", RuleId.S2)
         return
     if result == "incapacitated":
         effects.incapacitate(ctx, target.id, by=by.id)

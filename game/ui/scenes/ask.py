@@ -16,6 +16,7 @@ from typing import Any
 from game.engine.decisions import Decision, Grab, NeutralsAct, PickUp, VoluntaryRout
 from game.engine.errors import IllegalAction
 from game.engine.events import EventNotTriggered, EventTriggered, NeutralAppeared, PlagueChecked, RoutChecked
+from game.engine.rule_ids import RuleId
 
 
 # --- what may be done now -----------------------------------------------------------------
@@ -59,7 +60,7 @@ def order_tag(game) -> str:
 def roll_off(game) -> str:
     """This game turn's roll-off (O1), as "P1 5, P2 19", or "" when there was none."""
     for entry in [*reversed(game.log), game.start]:
-        rolls = [r for r in entry.rolls if r.rule == "O1"]
+        rolls = [r for r in entry.rolls if r.rule == RuleId.O1]
         if rolls and entry.turn == game.state.turn:
             last = {}
             for r in rolls:
@@ -396,7 +397,7 @@ def reports(game, result: Any) -> list[Report]:
     Event or the Plague (U7), a Rout Check (U2) unless a voluntary rout is asked next."""
     out: list[Report] = []
     events = result.events
-    u7 = [str(r) for r in result.rolls if r.rule == "U7"]
+    u7 = [str(r) for r in result.rolls if r.rule == RuleId.U7]
     for ev in events:
         if isinstance(ev, EventTriggered):
             appeared = [e.text() for e in events if isinstance(e, NeutralAppeared)]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from game.engine.errors import IllegalAction, LoadError
+from game.engine.rule_ids import RuleId
 from game.ui.scenes import ask
 from game.ui.scenes.play.drag import path_length
 from game.ui.scenes.play.planner import PlanWorker
@@ -160,7 +161,7 @@ class BotPlayer:
             return None
         p = ask.turn_player(self.scene.game)
         who = "the Neutrals are" if p == 0 else f"player {p} is"
-        return IllegalAction("bot", f"{who} played by the bot: pause it (P) or take the side back first")
+        return IllegalAction(RuleId.BOT, f"{who} played by the bot: pause it (P) or take the side back first")
 
     # --- controls -------------------------------------------------------------------------
     def pause(self, on: bool | None = None) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from game import rules_doc
+from game.engine.rule_ids import RuleId
 from game.ui import theme
 from game.ui.keymap import PLAY
 from game.ui.scenes.play.layers import REFUSAL_S
@@ -41,7 +42,7 @@ BADGES = {
         "against the bot (and every simulation) can be played to its end, Shoot and Attack are "
         "resolved by the placeholder rules S1, S2 and F1; the menus show the exact odds before "
         "each roll. A hot-seat game without a bot sets the results by hand instead (combat: manual).",
-        "S1"),
+        RuleId.S1),
 }
 
 

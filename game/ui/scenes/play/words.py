@@ -12,6 +12,7 @@ import math
 from game.engine.actions import describe
 from game.engine.decisions import Decision
 from game.engine.model import STATUSES
+from game.engine.rule_ids import RuleId
 from game.ui.scenes import ask
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -180,7 +181,7 @@ def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
 
 
 #: What each attack is called, and its rule.
-ATTACK_WORDS = {"shoot": ("Shoot", "S1"), "attack": ("Attack", "F1")}
+ATTACK_WORDS = {"shoot": ("Shoot", RuleId.S1), "attack": ("Attack", RuleId.F1)}
 
 
 def chance(p) -> str:
