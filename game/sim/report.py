@@ -380,7 +380,7 @@ def _who_wins(summary: dict) -> str:
     decided, the draws, and each seat's wins, with their 95% intervals."""
     warbands = summary["warbands"]
     head = (["variant", "games"] + [f"{html.escape(w)} wins (how decided)" for w in warbands]
-            + ["draws", "seat 1 wins (moves first)", "seat 2 wins"])
+            + ["draws", "seat 1 wins (player 1)", "seat 2 wins"])
     out = ["<table class=who>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         cells = [_swatch(j, v["variant"]), str(v["games"])]
@@ -420,7 +420,7 @@ def _ends_table(summary: dict) -> str:
 def _seat_table(summary: dict) -> str:
     """Warband by seat: each warband's win rate when it moves first and when second."""
     warbands = summary["warbands"]
-    head = ["variant", "warband", "wins in seat 1 (moves first)", "wins in seat 2"]
+    head = ["variant", "warband", "wins in seat 1 (player 1)", "wins in seat 2"]
     out = ["<table>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         for w in warbands:
@@ -754,7 +754,7 @@ def render_html(summary: dict, title: str = "") -> str:
                   "outcome.</p>"]
     parts += [
         "<h2>Per variant</h2>", _table(summary),
-        "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 moves first.</p>",
+        "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 is player 1, who moves first under the fixed turn order (O1); other orders choose the first player each game turn.</p>",
         "<h2>How games ended</h2>", _ends_table(summary),
         "<h2>Warband by seat</h2>", _seat_table(summary),
         "<h2>Rules that fired</h2>", _rules_table(summary),
