@@ -14,6 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 #: The property tests draw the same examples on every run (``make test``, CI): a red run
@@ -37,3 +38,12 @@ LONGEST_FIRST = ("test_install.py", "test_sim_run.py", "test_editor_keeps.py", "
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+@pytest.fixture()
+def datadir(tmp_path, monkeypatch):
+    """A scratch user data directory of the test's own (settings, autosaves, the crash
+    log); its path. Files that open the window use it for every test (``pytestmark``)."""
+    d = tmp_path / "data"
+    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(d))
+    return d

@@ -33,11 +33,8 @@ from tests.test_ui_play import SCENARIO, make_scene  # noqa: E402
 K = pygame
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    d = tmp_path / "data"
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(d))
-    return d
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def key(app: App, k: int, mod: int = 0) -> None:

@@ -32,11 +32,8 @@ DATA = os.path.join(HERE, "data", "saves")
 ROOT = os.path.dirname(HERE)
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    d = tmp_path / "data"
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(d))
-    return d
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def table(tmp_path, name="table.yaml") -> str:

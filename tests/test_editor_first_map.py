@@ -26,9 +26,8 @@ from game.ui.widgets.dialogs import SizePrompt, TextPrompt  # noqa: E402
 K = pygame
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(tmp_path / "data"))
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def editor(doc: Document) -> Driver:

@@ -27,10 +27,8 @@ from tests.scripts.builders import field_both_sides  # noqa: E402
 K = pygame
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    """The app's settings and autosave go to a scratch user data directory."""
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(tmp_path / "data"))
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def open_editor(tmp_path, w=36, h=24) -> Driver:

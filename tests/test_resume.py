@@ -23,11 +23,8 @@ from tests.test_ui_play import SCENARIO, make_scene  # noqa: E402
 LIMITED = SCENARIO.replace("state: {turn: 1", "turn_limit: 1\nstate: {turn: 1")
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    d = tmp_path / "data"
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(d))
-    return d
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def finished(tmp_path):

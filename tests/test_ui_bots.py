@@ -18,7 +18,6 @@ from game.ui.scenes import ask
 from game.ui.scenes.play.bot_play import INCHES_PER_S, Animation
 from game.ui.scenes.play.words import build_log
 from tests.scripts.builders import R25, game, unit
-from tests.test_ui_play import datadir  # noqa: F401
 from tests.test_ui_sight_combat import thread_spy
 
 PLACEHOLDER = {"combat": "placeholder"}

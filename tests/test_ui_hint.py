@@ -10,7 +10,7 @@ from game.bots.advise import advise
 from game.ui.keymap import PLAY
 from game.ui.scenes.play import hints
 from game.ui.widgets import text
-from tests.test_ui_play import datadir, key, make_scene  # noqa: F401
+from tests.test_ui_play import key, make_scene  # noqa: F401
 
 
 def shown(app, scene):

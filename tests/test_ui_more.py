@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 from game.ui import keymap, userdata  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
 from tests.test_ui_sight_combat import menu_pick  # noqa: E402
-from tests.test_ui_play import SCENARIO, datadir, down, drag, key, make_scene, px, up  # noqa: E402,F401
+from tests.test_ui_play import SCENARIO, down, drag, key, make_scene, px, up  # noqa: E402,F401
 
 
 def test_picking_up_a_plague_token_shows_what_it_hid(tmp_path, datadir):

@@ -21,11 +21,8 @@ from tests.scripts.builders import game as build_game, unit  # noqa: E402
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    d = tmp_path / "data"
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(d))
-    return d
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def bot_game(size: int, phase: str = "engage", player: int = 1):

@@ -50,13 +50,6 @@ state: {turn: 1, player: 1, phase: move}
 """
 
 
-@pytest.fixture()
-def datadir(tmp_path, monkeypatch):
-    d = tmp_path / "data"
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(d))
-    return d
-
-
 def make_scene(tmp_path, text: str = SCENARIO, seed: int = 7, typed: list[int] | None = None):
     path = tmp_path / "table.yaml"
     path.write_text(text)

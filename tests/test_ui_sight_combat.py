@@ -14,7 +14,7 @@ from game.ui.scenes.overlays import WinnerScene
 from game.ui.scenes.play import Anchor, Ruler
 from game.ui.scenes.play.words import chance
 from game.ui.widgets.dialogs import ChoiceDialog, ContextMenu
-from tests.test_ui_play import SCENARIO, datadir, down, key, make_scene, motion, px, up  # noqa: F401
+from tests.test_ui_play import SCENARIO, down, key, make_scene, motion, px, up  # noqa: F401
 
 RANGE = """\
 name: Shooting range

@@ -42,9 +42,8 @@ LONG_REFUSAL = ("M5: no legal path for red-captain from [2.31, 9.21] to [5.00, 1
                 "straight line, and a_path_name_with_no_spaces_at_all_that_is_longer_than_any_line_of_the_box)")
 
 
-@pytest.fixture(autouse=True)
-def datadir(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPEEDHEIM_DATA_DIR", str(tmp_path / "data"))
+#: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
+pytestmark = pytest.mark.usefixtures("datadir")
 
 
 def open_game(g: Game, tmp_path):

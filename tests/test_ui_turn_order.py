@@ -10,7 +10,7 @@ os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-from tests.test_ui_play import SCENARIO, datadir, drag, key, make_scene, up  # noqa: E402,F401
+from tests.test_ui_play import SCENARIO, drag, key, make_scene, up  # noqa: E402,F401
 
 from game.ui.scenes.overlays import HandoverScene  # noqa: E402
 
