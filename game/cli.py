@@ -137,7 +137,7 @@ def _windowed(run) -> int:
 
 def cmd_play(args) -> int:
     def run() -> int:
-        from game.ui.app import play_cli
+        from game.ui.launch import play_cli
 
         return play_cli(args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()),
                         bot_name=args.bot_name)

@@ -22,7 +22,8 @@ from game.editor.document import Document  # noqa: E402
 from game.editor.driver import Driver  # noqa: E402
 from game.editor.scene import EditorScene  # noqa: E402
 from game.ui import userdata  # noqa: E402
-from game.ui.app import App, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.keymap import DIALOG, EDITOR, PLAY  # noqa: E402
 from game.ui.scenes.overlays import HelpScene  # noqa: E402
 from game.ui.scenes.play import PlayScene  # noqa: E402
@@ -338,7 +339,7 @@ def test_the_window_prepares_the_maps_path_structures_after_the_first_frame(tmp_
     from game.engine.dice import Dice
     from game.engine.game import Game
     from game.engine.scenario import load_scenario
-    from game.ui.app import open_play
+    from game.ui.launch import open_play
 
     path = tmp_path / "table.yaml"
     path.write_text(SCENARIO)

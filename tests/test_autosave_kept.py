@@ -23,7 +23,8 @@ import pytest  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.saves import UPGRADE_NOTE, load_game  # noqa: E402
 from game.ui import userdata  # noqa: E402
-from game.ui.app import App, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.widgets.dialogs import ChoiceDialog, MessageDialog  # noqa: E402
 from tests.test_ui_play import SCENARIO, make_scene  # noqa: E402
 

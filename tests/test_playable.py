@@ -111,10 +111,10 @@ def test_playable_problems_come_with_the_other_problems_of_the_file(tmp_path):
 
 
 def test_play_refuses_an_unplayable_map_before_opening_a_window(tmp_path, capsys, monkeypatch):
-    import game.ui.app
+    import game.ui.launch
 
     windows: list = []
-    monkeypatch.setattr(game.ui.app, "App", lambda *a, **k: windows.append(a))
+    monkeypatch.setattr(game.ui.launch, "App", lambda *a, **k: windows.append(a))
     path = write(tmp_path, HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3)))
     capsys.readouterr()
     assert main(["play", path]) == 2

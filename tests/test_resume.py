@@ -13,7 +13,8 @@ import pytest  # noqa: E402
 
 from game.engine.saves import load_game  # noqa: E402
 from game.ui import userdata  # noqa: E402
-from game.ui.app import App, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.scenes.overlays import WinnerScene  # noqa: E402
 from game.ui.scenes.play.files import saves_dir  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402

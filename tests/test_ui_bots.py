@@ -13,7 +13,8 @@ import pytest
 from game.engine.dice import Dice
 from game.engine.game import Game
 from game.ui import keymap
-from game.ui.app import App, new_game, open_play
+from game.ui.app import App
+from game.ui.launch import new_game, open_play
 from game.ui.scenes import ask
 from game.ui.scenes.play.bot_play import INCHES_PER_S, Animation
 from game.ui.scenes.play.words import build_log
@@ -213,7 +214,7 @@ def test_a_bot_game_from_the_command_line_plays_with_the_bot_rules(tmp_path, dat
 
 def test_play_cli_refuses_an_unknown_bot(tmp_path, datadir, capsys):
     from game.bundled import bundled_map
-    from game.ui.app import play_cli
+    from game.ui.launch import play_cli
 
     assert play_cli(bundled_map("default.yaml"), bots=(2,), bot_name="no-such-bot") == 2
     assert play_cli(bundled_map("default.yaml"), bot_name="no-such-bot") == 2   # hot-seat: the hint's bot

@@ -123,7 +123,7 @@ def test_userdata_atomic_write_settings_and_crash_log(tmp_path, monkeypatch):
 
 
 def test_play_cli_rejects_a_bad_scenario_with_file_and_line(tmp_path, datadir, capsys):
-    from game.ui.app import play_cli
+    from game.ui.launch import play_cli
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntable: {width: -3, height: 10}\nwarbands: []\n")
@@ -187,7 +187,8 @@ def test_unit_card_gives_the_run_denial_reason(tmp_path, datadir):
 
 
 def test_a_broken_autosave_does_not_stop_the_table_opening(tmp_path, datadir, capsys):
-    from game.ui.app import App, start
+    from game.ui.app import App
+    from game.ui.launch import start
 
     os.makedirs(userdata.data_dir(), exist_ok=True)
     with open(userdata.autosave_path(), "w") as fh:

@@ -12,8 +12,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from game.ui import app as app_module, userdata  # noqa: E402
-from game.ui.app import App, open_play  # noqa: E402
+from game.ui import launch as app_module, userdata  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import open_play  # noqa: E402
 from game.ui.scenes import ask  # noqa: E402
 from game.ui.scenes.play.phase_hint import CARD_SEEN, HintBar, TurnCard, phase_hint, show_turn_card_once  # noqa: E402
 from tests.scripts.builders import game as build_game, unit  # noqa: E402

@@ -20,7 +20,8 @@ from game.engine.game import Game  # noqa: E402
 from game.engine.dice import Dice  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
 from game.ui import keymap, userdata  # noqa: E402
-from game.ui.app import App, open_play, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import open_play, start  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
 
 SCENARIO = """\

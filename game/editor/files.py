@@ -146,7 +146,7 @@ class EditorFiles:
             return
         if (doc.dirty or not os.path.exists(doc.path)) and not self.save():
             return
-        from game.ui.app import start
+        from game.ui.launch import start
 
         try:
             start(scene.app, doc.path, ask=False)
