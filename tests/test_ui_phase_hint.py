@@ -17,7 +17,7 @@ from game.ui.app import App  # noqa: E402
 from game.ui.launch import open_play  # noqa: E402
 from game.ui.scenes import ask  # noqa: E402
 from game.ui.scenes.play.phase_hint import CARD_SEEN, HintBar, TurnCard, show_turn_card_once  # noqa: E402
-from tests.scripts.builders import game as build_game, unit  # noqa: E402
+from tests.factories import game as build_game, unit  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

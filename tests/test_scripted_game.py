@@ -6,7 +6,7 @@ from game.engine.actions import load_script
 from game.commands.replay import replay_cli
 from game.engine.replay import replay
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import path
+from tests.factories import path
 
 
 def run_game():
