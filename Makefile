@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 PLAYSTAMP := $(VENV)/.installed
 
-.PHONY: play edit test fuzz bench check render clean
+.PHONY: play edit test test-fast fuzz bench check render clean
 
 # The first run sets up .venv: one line a step, then pip's own words only if something fails.
 $(PY):
@@ -43,6 +43,12 @@ edit: $(PLAYSTAMP)
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n $(WORKERS) --dist loadfile
+
+# make test-fast: the same run without the tests marked slow (whole bot games, studies, the
+# long property and legality sweeps: each over ~10 s) and without the install tests (a wheel
+# built and installed in a fresh virtualenv); for iterating. make test still runs them all.
+test-fast: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n $(WORKERS) --dist loadfile -m "not slow and not install"
 
 # the property tests with new examples each run (make test draws the same ones every run)
 FUZZ_TESTS = $(shell grep -l "@given" tests/*.py)

@@ -70,7 +70,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_measure(args) -> int:
-    from game.engine.measure import measure_cli
+    from game.commands.measure import measure_cli
 
     return measure_cli(args.scenario, args.a, args.b, ignore_height=args.ignore_height)
 
@@ -82,13 +82,13 @@ def cmd_los(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from game.engine.replay import replay_cli
+    from game.commands.replay import replay_cli
 
     return replay_cli(args.scenario, args.actions, as_json=args.json, save=args.save)
 
 
 def cmd_legal(args) -> int:
-    from game.engine.legal import legal_cli
+    from game.commands.legal import legal_cli
 
     return legal_cli(args.scenario, args.actions, as_json=args.json)
 
@@ -137,7 +137,7 @@ def _windowed(run) -> int:
 
 def cmd_play(args) -> int:
     def run() -> int:
-        from game.ui.app import play_cli
+        from game.ui.launch import play_cli
 
         return play_cli(args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()),
                         bot_name=args.bot_name)

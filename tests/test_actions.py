@@ -5,30 +5,10 @@ import pytest
 from game.cli import main
 from game.engine.actions import SPECS, check_action, load_script, parse_action
 from game.engine.errors import IllegalAction, LoadError
-
-GOOD = """\
-seed: 7
-dice: [12, 3, 20]
-actions:
-  - move: {unit: red-captain, to: [10, 4]}
-  - move: {unit: red-captain, path: [[3, 3], [6, 3], [6, 8]]}
-  - run: {unit: red-captain, to: [12, 4]}
-  - move: {unit: red-captain, to: [12, 16], descend: jump}
-  - reload: {unit: red-captain}
-  - pick_up: {unit: red-captain, token: t1}
-  - rout: {player: 2}
-  - engage: {unit: red-captain, target: blue-ogre}
-  - set_status: {unit: blue-ogre, status: stunned}
-  - incapacitate: {unit: blue-ogre, by: red-captain}
-  - end_step: {}
-  - end_phase: {}
-  - end_phase
-  - roll: {sides: 6, count: 2, reason: scatter}
-"""
-
+from tests.factories import GOOD_SCRIPT
 
 def test_the_formats_example_parses():
-    s = load_script("ex.yaml", GOOD)
+    s = load_script("ex.yaml", GOOD_SCRIPT)
     assert s.seed == 7 and s.dice == [12, 3, 20]
     assert len(s.actions) == 14
     assert s.actions[0] == {"move": {"unit": "red-captain", "to": [10, 4]}}
@@ -101,7 +81,7 @@ def test_check_command_reports_script_lines(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{bad}:3: action 2: unknown action 'jump'" in err
     good = tmp_path / "good.yaml"
-    good.write_text(GOOD)
+    good.write_text(GOOD_SCRIPT)
     assert main(["check", str(good)]) == 0
 
 

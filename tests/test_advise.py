@@ -15,7 +15,7 @@ from game.bots import RandomBot, UtilityBot, view
 from game.bots.advise import advise, script_entry
 from game.bots.base import Decision
 from game.cli import main
-from tests.scripts.builders import game, unit
+from tests.factories import game, unit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = os.path.join(ROOT, "maps", "default.yaml")

@@ -22,13 +22,14 @@ from game.editor.document import Document  # noqa: E402
 from game.editor.driver import Driver  # noqa: E402
 from game.editor.scene import EditorScene  # noqa: E402
 from game.ui import userdata  # noqa: E402
-from game.ui.app import App, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.keymap import DIALOG, EDITOR, PLAY  # noqa: E402
 from game.ui.scenes.overlays import HelpScene  # noqa: E402
 from game.ui.scenes.play import PlayScene  # noqa: E402
 from game.ui.widgets.dialogs import (ChoiceDialog, ContextMenu, FileDialog, MessageDialog, NumberPrompt,  # noqa: E402
                                      SizePrompt, TextPrompt)
-from tests.test_ui_play import SCENARIO, make_scene  # noqa: E402
+from tests.factories import UI_SCENARIO, make_scene  # noqa: E402
 
 K = pygame
 
@@ -49,7 +50,7 @@ def esc(app: App) -> None:
     key(app, K.K_ESCAPE)
 
 
-def editor_on(tmp_path, text: str = SCENARIO) -> Driver:
+def editor_on(tmp_path, text: str = UI_SCENARIO) -> Driver:
     path = tmp_path / "table.yaml"
     path.write_text(text)
     app = App((1280, 800))
@@ -257,7 +258,7 @@ def test_play_dialogs_enter_and_esc(tmp_path, datadir):
 
 
 def test_decision_dialog_enter_plays_on_and_esc_leaves_it_open(tmp_path):
-    text = SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
+    text = UI_SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
                             "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
     app, scene = make_scene(tmp_path, text, typed=[1, 1])
     app.settings["handover"] = False
@@ -338,10 +339,10 @@ def test_the_window_prepares_the_maps_path_structures_after_the_first_frame(tmp_
     from game.engine.dice import Dice
     from game.engine.game import Game
     from game.engine.scenario import load_scenario
-    from game.ui.app import open_play
+    from game.ui.launch import open_play
 
     path = tmp_path / "table.yaml"
-    path.write_text(SCENARIO)
+    path.write_text(UI_SCENARIO)
     app = App((1280, 800))
     game = Game(load_scenario(str(path)), dice=Dice(seed=7))
     scene = open_play(app, game, str(path))
@@ -358,7 +359,7 @@ def test_closing_the_app_lets_the_engine_threads_finish_first(tmp_path):
     app.frame(0.016, flip=False)  # the first frame starts preparing the movement engine
     assert scene.engine.prepared
     up_to = scene.camera.to_px(4, 7)
-    from tests.test_ui_play import drag
+    from tests.factories import drag
 
     drag(app, scene, (4, 4), scene.camera.to_in(*up_to))  # the planner thread runs too
     threads = [scene.engine._thread, scene.drag_tool.planner.thread]

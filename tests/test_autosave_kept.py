@@ -23,9 +23,10 @@ import pytest  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.saves import UPGRADE_NOTE, load_game  # noqa: E402
 from game.ui import userdata  # noqa: E402
-from game.ui.app import App, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.widgets.dialogs import ChoiceDialog, MessageDialog  # noqa: E402
-from tests.test_ui_play import SCENARIO, make_scene  # noqa: E402
+from tests.factories import UI_SCENARIO, make_scene  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "saves")
@@ -38,7 +39,7 @@ pytestmark = pytest.mark.usefixtures("datadir")
 
 def table(tmp_path, name="table.yaml") -> str:
     path = tmp_path / name
-    path.write_text(SCENARIO)
+    path.write_text(UI_SCENARIO)
     return str(path)
 
 

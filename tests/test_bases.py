@@ -7,14 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from game.engine.movement.bases import BaseField, contact_interval, first_contact, slide_into_contact
-from tests.test_movement_util import build, unit
+from tests.factories import bare_unit, build
 
 R25 = 25 / 25.4 / 2
 R40 = 40 / 25.4 / 2
 
 
 def test_overlap_is_exact_and_touching_is_not_overlap():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (10, 5), base_mm=40)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (10, 5), base_mm=40)])
     f = BaseField(m.board, sc.state, exclude=("a",))
     assert f.overlapping(10 - R40 - R25 + 0.01, 5, R25) == ["b"]
     assert f.overlapping(10 - R40 - R25, 5, R25) == []          # touching
@@ -22,7 +22,7 @@ def test_overlap_is_exact_and_touching_is_not_overlap():
 
 
 def test_sweep_finds_bases_beside_the_line_not_only_on_it():
-    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("b", (12, 5), base_mm=40), unit("c", (6, 5.5))])
+    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("b", (12, 5), base_mm=40), bare_unit("c", (6, 5.5))])
     f = BaseField(m.board, sc.state, exclude=("a",))
     hits = f.sweep((2, 5), (14, 5), R25)
     assert [uid for _, uid in hits] == ["c", "b"]
@@ -39,7 +39,7 @@ def test_contact_interval_and_first_contact_agree():
 
 
 def test_slide_into_contact_stops_touching_the_target():
-    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("b", (10, 8), base_mm=40)])
+    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("b", (10, 8), base_mm=40)])
     x, y = slide_into_contact(m.board, sc.state, "a", "b", tolerance=sc.ruleset.contact_tolerance)
     gap = math.hypot(10 - x, 8 - y) - R25 - R40
     assert 0 <= gap <= sc.ruleset.contact_tolerance
@@ -49,14 +49,14 @@ def test_slide_into_contact_stops_touching_the_target():
 
 
 def test_slide_stops_at_first_base_in_the_way():
-    sc, m = build(red=[unit("a", (2, 5)), unit("f", (6, 5.4))], blue=[unit("b", (12, 5))])
+    sc, m = build(red=[bare_unit("a", (2, 5)), bare_unit("f", (6, 5.4))], blue=[bare_unit("b", (12, 5))])
     x, y = slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.05)
     assert y == 5 and math.hypot(6 - x, 0.4) == pytest.approx(2 * R25, abs=1e-3)
     assert math.hypot(6 - x, 0.4) >= 2 * R25 - 1e-6
 
 
 def test_slide_from_within_tolerance_does_not_move():
-    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("b", (2 + 2 * R25 + 0.05, 5))])
+    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("b", (2 + 2 * R25 + 0.05, 5))])
     assert slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.05) == (2, 5)
     x, _ = slide_into_contact(m.board, sc.state, "a", "b", tolerance=0.04)
     assert x == pytest.approx(2.05, abs=1e-4)
@@ -73,8 +73,8 @@ spot = st.tuples(st.integers(1, 5), st.integers(1, 5), st.floats(-0.6, 0.6), st.
 def test_a_whole_paths_broad_phase_loses_no_base_a_segment_sweep_finds(bases, path, data):
     """check_path asks near_path once for a path, then sweep_near for each segment: the
     same bases, at the same t, as sweep's own broad phase (pymunk) finds segment by segment."""
-    blue = [unit(f"b{k}", (4 * i + dx, 4 * j + dy), base_mm=mm) for k, (i, j, dx, dy, mm) in enumerate(bases)]
-    sc, m = build(red=[unit("a", (0.6, 0.6))], blue=blue)
+    blue = [bare_unit(f"b{k}", (4 * i + dx, 4 * j + dy), base_mm=mm) for k, (i, j, dx, dy, mm) in enumerate(bases)]
+    sc, m = build(red=[bare_unit("a", (0.6, 0.6))], blue=blue)
     f = BaseField(m.board, sc.state, exclude=("a",))
     among = set(data.draw(st.sets(st.sampled_from([u["id"] for u in blue]))))
     near = f.near_path(path, R25, among)

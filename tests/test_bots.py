@@ -16,7 +16,7 @@ from game.engine.errors import LoadError
 from game.engine.game import Game
 from game.engine.saves import load_game, save_game
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import R25, game, scenario, unit
+from tests.factories import R25, game, scenario, unit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLACEHOLDER = {"combat": "placeholder"}
@@ -179,6 +179,7 @@ def test_bot_game_ends_within_the_turn_limit_with_no_refusal():
     assert bg.counts()["refused"] == 0
 
 
+@pytest.mark.slow
 def test_bot_games_replay_exactly_from_their_logs(tmp_path):
     bg = play_game(default_map(), {1: UtilityBot("aggressive"), 2: UtilityBot("cautious")}, seed=11, turn_limit=4)
     g = bg.game
@@ -191,6 +192,7 @@ def test_bot_games_replay_exactly_from_their_logs(tmp_path):
     assert load_game(str(path)).state.hash() == g.state.hash()
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_game_and_another_seed_another():
     def actions(seed):
         return [e.replayable for e in play_game(default_map(), {1: UtilityBot(), 2: RandomBot()}, seed=seed,
@@ -258,13 +260,13 @@ def test_utility_shoots_the_best_target_it_can_see():
 def test_utility_does_not_shoot_what_it_cannot_see():
     import yaml
 
-    from tests.scripts.builders import HERE
+    from tests.factories import SCRIPTS
     data = {"name": "wall", "table": {"width": 36, "height": 36}, "rules": PLACEHOLDER,
             "terrain": [{"id": "barn", "kind": "block", "height": 4, "polygon": [[2, 8], [9, 8], [9, 10], [2, 10]]}],
             "warbands": [{"id": "red", "player": 1, "units": [unit("red-archer", [5, 5], keywords=["bow"])]},
                          {"id": "blue", "player": 2, "units": [unit("blue-a", [5, 13], keywords=[])]}],
             "state": SHOOT_PHASE}
-    g = Game(load_scenario(os.path.join(HERE, "built.yaml"), text=yaml.safe_dump(data, sort_keys=False)), dice=Dice(seed=1))
+    g = Game(load_scenario(os.path.join(SCRIPTS, "built.yaml"), text=yaml.safe_dump(data, sort_keys=False)), dice=Dice(seed=1))
     assert g.why_illegal({"shoot": {"unit": "red-archer", "target": "blue-a"}}).rule == "L1"
     d = UtilityBot().choose(view(g))
     assert d.kind == "end_phase"
@@ -315,6 +317,7 @@ def test_utility_denies_a_token_an_enemy_touches_before_going_for_another():
     assert "denies" in d.reason
 
 
+@pytest.mark.slow
 def test_the_bound_that_spares_path_searches_changes_no_choice(monkeypatch):
     """The utility bot skips planning a place that could not win even once refined
     (PositionScorer.may_win); planning every place instead gives the same game, with more

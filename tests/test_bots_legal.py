@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
@@ -64,6 +65,7 @@ def _fingerprint(g: Game):
     return g.state.hash(), g.dice.getstate()[1:], len(g.dice.log), len(g.log), g.can_undo, g.can_redo
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hs.integers(0, len(PAIRS) - 1), hs.integers(0, 200), hs.integers(0, 10_000), hs.sampled_from(sorted(BOTS)))
 def test_bots_only_submit_what_why_illegal_accepts(i, n, seed, name):

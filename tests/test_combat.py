@@ -16,7 +16,7 @@ from game.engine.errors import IllegalAction
 from game.engine.events import Incapacitated, StatusChanged, Won
 from game.engine.rules import wounds
 from game.cli import main
-from tests.scripts.builders import HERE, R25, game, unit
+from tests.factories import R25, SCRIPTS, game, unit
 
 PLACEHOLDER = {"combat": "placeholder"}
 
@@ -219,13 +219,13 @@ def test_a_scenario_turn_limit_and_a_bad_one():
 
     from game.engine.errors import LoadError
     from game.engine.scenario import load_scenario
-    from tests.scripts.builders import HERE
+    from tests.factories import SCRIPTS
 
-    text = open(os.path.join(HERE, "duel.yaml")).read()
-    sc = load_scenario(os.path.join(HERE, "t.yaml"), text=text.replace("name: Duel", "name: Duel\nturn_limit: 5"))
+    text = open(os.path.join(SCRIPTS, "duel.yaml")).read()
+    sc = load_scenario(os.path.join(SCRIPTS, "t.yaml"), text=text.replace("name: Duel", "name: Duel\nturn_limit: 5"))
     assert sc.ruleset.turn_limit == 5
     with pytest.raises(LoadError) as exc:
-        load_scenario(os.path.join(HERE, "t.yaml"), text=text.replace("name: Duel", "name: Duel\nturn_limit: 0"))
+        load_scenario(os.path.join(SCRIPTS, "t.yaml"), text=text.replace("name: Duel", "name: Duel\nturn_limit: 0"))
     (p,) = exc.value.problems
     assert p.line == 3 and "turn_limit must be a whole number" in p.message
 
@@ -250,8 +250,8 @@ def test_a_whole_bot_game_on_the_default_map_replays_to_the_turn_limit():
     a bot game kept in tests/scripts; its every line is also a golden replay)."""
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main(["replay", os.path.join(HERE, "placeholder-default.yaml"),
-                     os.path.join(HERE, "placeholder-game.yaml"), "--json"]) == 0
+        assert main(["replay", os.path.join(SCRIPTS, "placeholder-default.yaml"),
+                     os.path.join(SCRIPTS, "placeholder-game.yaml"), "--json"]) == 0
     lines = [json.loads(x) for x in out.getvalue().splitlines()]
     assert all(x["ok"] for x in lines[:-1])
     kinds = {next(iter(x["action"])) for x in lines[:-1]}

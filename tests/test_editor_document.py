@@ -23,7 +23,7 @@ from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario, scenario_to_dict
 from game.engine.yamlsrc import dump_yaml
 from game.engine.yamlsrc import load_yaml
-from tests.scripts.builders import field_both_sides
+from tests.factories import field_both_sides
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAPS = sorted(glob.glob(os.path.join(maps_dir(), "*.yaml")))

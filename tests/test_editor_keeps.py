@@ -17,35 +17,10 @@ from game.bundled import maps_dir
 from game.editor.document import Document
 from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario
-
-DEFAULT = os.path.join(maps_dir(), "default.yaml")
-
-#: The four breaks of the issue: (text in default.yaml, what it becomes, which occurrence).
-BREAKS = [
-    ("    kind: block\n    height: 3\n    polygon: [[3, 9]", "    kind: blok\n    height: 3\n    polygon: [[3, 9]"),
-    ("    height: 6\n", "    heigth: 6\n"),
-    ("at: [6, 3], base_mm: 32, keywords: [hero],\n         stats: {move: 4, agility: 12",
-     "at: [6, 3], base_mm: 32, keywords: [hero],\n         stats: {move: 4, agilty: 12"),
-    ("at: [14, 3], base_mm: 50", "at: [14, 3], base_mm: 5O"),
-]
-
-
-def broken_default(tmp_path) -> str:
-    text = open(DEFAULT, encoding="utf-8").read()
-    for old, new in BREAKS:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    path = tmp_path / "broken.yaml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
+from tests.factories import DEFAULT_MAP, GOOD_SCENARIO, broken_default, comments, mutate, yaml_values
 
 def line_of(text: str, needle: str) -> int:
     return text[: text.index(needle)].count("\n") + 1
-
-
-def comments(text: str) -> list[str]:
-    return [ln.strip() for ln in text.splitlines() if ln.strip().startswith("#")]
 
 
 def test_the_issue_scenario_lists_the_broken_items_and_saving_loses_nothing(tmp_path):
@@ -106,12 +81,10 @@ from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from game.editor.edits import EditError  # noqa: E402
-from tests.test_loader_properties import mutate, yaml_values  # noqa: E402
-from tests.test_scenario_errors import GOOD  # noqa: E402
 
 FUZZ = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                         HealthCheck.function_scoped_fixture])
-DEFAULT_TEXT = open(DEFAULT, encoding="utf-8").read()
+DEFAULT_TEXT = open(DEFAULT_MAP, encoding="utf-8").read()
 ITEM_LISTS = ("terrain", "ladders", "treasure", "warbands")
 
 
@@ -206,18 +179,20 @@ def open_edit_save(tmp_path, text: str) -> None:
         assert new in {t.id for t in again.sc.terrain}, "the edit was saved"
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.randoms(use_true_random=False), yaml_values, st.sampled_from(["set", "delete", "duplicate"]),
        st.sampled_from(["good", "default"]))
 def test_fuzz_mutated_files_lose_nothing_unlisted(tmp_path_factory, rnd, replacement, how, which):
-    text = GOOD if which == "good" else DEFAULT_TEXT
+    text = GOOD_SCENARIO if which == "good" else DEFAULT_TEXT
     open_edit_save(tmp_path_factory.mktemp("fz"), mutate(text, rnd, replacement, how))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.sampled_from(["good", "default"]), st.data())
 def test_fuzz_textual_mutations_lose_nothing_unlisted(tmp_path_factory, which, data):
-    text = GOOD if which == "good" else DEFAULT_TEXT
+    text = GOOD_SCENARIO if which == "good" else DEFAULT_TEXT
     pos = data.draw(st.integers(0, len(text) - 1))
     junk = data.draw(st.text(max_size=6))
     open_edit_save(tmp_path_factory.mktemp("fz"), text[:pos] + junk + text[pos + 1:])
@@ -316,7 +291,7 @@ def test_loading_stays_safe_no_tag_builds_an_object(tmp_path):
     from game.editor.roundtrip import Tree
 
     marker = tmp_path / "ran"
-    evil = GOOD.replace("name: Test table", f"name: !!python/object/apply:os.system ['touch {marker}']")
+    evil = GOOD_SCENARIO.replace("name: Test table", f"name: !!python/object/apply:os.system ['touch {marker}']")
     path = tmp_path / "evil.yaml"
     path.write_text(evil, encoding="utf-8")
     with pytest.raises(LoadError) as err:
@@ -327,7 +302,7 @@ def test_loading_stays_safe_no_tag_builds_an_object(tmp_path):
 
 
 def test_a_misspelled_optional_key_is_listed_and_kept_when_its_item_is_edited(tmp_path):
-    text = (GOOD.replace("  - id: red\n", "  - id: red\n    colur: '#123456'\n")
+    text = (GOOD_SCENARIO.replace("  - id: red\n", "  - id: red\n    colur: '#123456'\n")
             .replace("    kind: impassable\n", "    kind: difficult\n    heigth: 2\n")
             + "rulez: {turn_limit: 4}  # a misspelled top-level key\n")
     path = tmp_path / "optional.yaml"
@@ -381,7 +356,7 @@ def test_a_renamed_item_keeps_its_comments_and_its_unread_keys(tmp_path):
 
 def test_a_float_ruamel_would_round_differently_is_written_back_as_read(tmp_path):
     # Found by the fuzz test: ruamel.yaml wrote 6.165936151570833e+16 back as ...832e+16.
-    text = re.sub(r"^name: .*$", "name: 6.165936151570833e+16", GOOD, count=1, flags=re.M)
+    text = re.sub(r"^name: .*$", "name: 6.165936151570833e+16", GOOD_SCENARIO, count=1, flags=re.M)
     path = tmp_path / "float.yaml"
     path.write_text(text, encoding="utf-8")
     doc = Document.open(str(path))

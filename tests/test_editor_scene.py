@@ -22,7 +22,7 @@ from game.editor.document import Document  # noqa: E402
 from game.editor.driver import Driver  # noqa: E402
 from game.ui.app import App  # noqa: E402
 from game.ui.widgets.dialogs import FileDialog, SizePrompt, TextPrompt  # noqa: E402
-from tests.scripts.builders import field_both_sides  # noqa: E402
+from tests.factories import field_both_sides  # noqa: E402
 
 K = pygame
 
@@ -328,7 +328,7 @@ def test_a_bug_in_a_handler_is_reported_and_the_editor_goes_on(tmp_path, monkeyp
 def test_a_broken_map_lists_what_was_not_read_and_saving_over_it_asks(tmp_path):
     from game.ui.draw import get_font
     from game.ui.widgets.dialogs import ChoiceDialog
-    from tests.test_editor_keeps import broken_default, comments
+    from tests.factories import broken_default, comments
 
     path = broken_default(tmp_path)
     original = open(path, encoding="utf-8").read()

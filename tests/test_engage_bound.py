@@ -20,7 +20,7 @@ from game.engine.game import Game
 from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.mover import engage_gap, engage_inches, may_engage
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import game, unit
+from tests.factories import game, unit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOUND = re.compile(r'^(\S+) is (\d+\.\d\d)" away in a straight line, base edge to base edge: beyond any path '

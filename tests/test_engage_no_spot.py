@@ -14,14 +14,14 @@ import pytest
 
 from game.engine.errors import IllegalAction
 from game.engine.movement import nav as nav_mod
-from tests.test_movement_util import area, build, unit
+from tests.factories import area, bare_unit, build
 
 R25 = 25 / 25.4 / 2
 
 
 def ring(n: int, cx: float, cy: float, d: float, skip=(), start: float = 0.0):
     """``n`` blue bases round (cx, cy), centres ``d`` away, but for the indices ``skip``."""
-    return [unit(f"o{k}", (cx + d * math.cos(start + 2 * math.pi * k / n), cy + d * math.sin(start + 2 * math.pi * k / n)))
+    return [bare_unit(f"o{k}", (cx + d * math.cos(start + 2 * math.pi * k / n), cy + d * math.sin(start + 2 * math.pi * k / n)))
             for k in range(n) if k not in skip]
 
 
@@ -52,15 +52,15 @@ def taken(m, sc, uid="a", tid="b"):
 
 
 def test_a_target_ringed_by_bases_is_refused_as_the_searches_refuse_it(monkeypatch):
-    sc, m = build(red=[unit("a", (4, 10), stats={"move": 6})], blue=[unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01))
+    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01))
     assert taken(m, sc)
     got, full = both(m, sc, monkeypatch)
     assert got == full and got[0] == "refused" and got[1] == "E1" and "no way into base contact" in got[2]
 
 
 def test_one_gap_in_the_ring_is_a_spot_and_nothing_is_decided(monkeypatch):
-    sc, m = build(red=[unit("a", (4, 10), stats={"move": 6})],
-                  blue=[unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.3, skip=(3,)))
+    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})],
+                  blue=[bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.3, skip=(3,)))
     assert not taken(m, sc)
     got, full = both(m, sc, monkeypatch)
     assert got == full
@@ -69,13 +69,13 @@ def test_one_gap_in_the_ring_is_a_spot_and_nothing_is_decided(monkeypatch):
 def test_impassable_ground_and_bases_together_take_every_spot(monkeypatch):
     # the bases on one side, impassable ground on the other (the engager may not end within
     # its reach, M5): the ring is taken by the two together, by neither alone
-    blue = [unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01, skip=(0, 1, 5))
-    sc, m = build(red=[unit("a", (4, 10), stats={"move": 6})], blue=blue,
+    blue = [bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01, skip=(0, 1, 5))
+    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})], blue=blue,
                   terrain=[area("w", 10 + R25 + 0.05, 8, 13, 12, "impassable")])
     assert taken(m, sc)
     got, full = both(m, sc, monkeypatch)
     assert got == full and got[0] == "refused" and got[1] == "E1"
-    sc, m = build(red=[unit("a", (4, 10), stats={"move": 6})], blue=blue)
+    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})], blue=blue)
     assert not taken(m, sc)
 
 
@@ -92,9 +92,9 @@ def test_random_crowds_round_a_target_give_the_same_answers(seed, monkeypatch):
                 x, y = 10 + d * math.cos(a), 10 + d * math.sin(a)
                 if all(math.hypot(x - px, y - py) >= r + pr + 1e-3 for px, py, pr in placed):
                     placed.append((x, y, r))
-                    bases.append(unit(f"o{k}", (x, y), base_mm=round(r * 2 * 25.4, 6)))
+                    bases.append(bare_unit(f"o{k}", (x, y), base_mm=round(r * 2 * 25.4, 6)))
                     break
-        sc, m = build(red=[unit("a", (10 - 4.5, 10 + rng.uniform(-2, 2)), stats={"move": 6})], blue=[unit("b", (10, 10))] + bases)
+        sc, m = build(red=[bare_unit("a", (10 - 4.5, 10 + rng.uniform(-2, 2)), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + bases)
         got, full = both(m, sc, monkeypatch)
         assert got == full
         seen += taken(m, sc)
@@ -129,7 +129,7 @@ def test_a_clear_point_on_the_ring_decides_as_the_polygons_do(seed, monkeypatch)
                    (10 - w, 10 + e, 10 + w, 13), (10 - w, 7, 10 + w, 10 - e)][s_]
             walls.append(area(f"w{k}", *box, "impassable"))
         try:
-            sc, m = build(red=[unit("a", (3, 3), stats={"move": 6})], blue=[unit("b", (10, 10))] + bases, terrain=walls)
+            sc, m = build(red=[bare_unit("a", (3, 3), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + bases, terrain=walls)
         except LoadError:
             continue   # a unit inside a wall: not a position
         cases += 1

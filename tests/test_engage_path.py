@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from tests.test_movement_util import refused, area, block, build, dice, unit
+from tests.factories import area, bare_unit, block, build, dice, refused
 
 from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.space import RING_SAMPLES
@@ -37,7 +37,7 @@ def ends_in_contact(m, sc, plan, a="a", b="b"):
 # --- open ground -------------------------------------------------------------------------------
 
 def test_engage_on_open_ground_goes_straight_into_contact():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10))])
     plan = m.plan_engage(sc.state, "a", "b")
     gap = 5 - 2 * R25
     assert plan.engage == "b" and plan.to_dict()["engage"] == "b"
@@ -52,7 +52,7 @@ def test_engage_on_open_ground_goes_straight_into_contact():
 def test_engage_allowance_boundary(extra, ok):
     # cost exactly 6" (edge to edge 6.05": the path ends where contact begins) and 0.01" more
     y = 5 + 2 * R25 + 6 + TOL + extra
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, y))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, y))])
     if ok:
         assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(6.0, abs=1e-9)
     else:
@@ -61,7 +61,7 @@ def test_engage_allowance_boundary(extra, ok):
 
 
 def test_already_in_contact_is_an_engage_without_moving():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5 + 2 * R25 + 0.03, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5 + 2 * R25 + 0.03, 5))])
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.cost == 0 and plan.end == (5, 5)
     out = m.apply(sc.state, plan, dice())
@@ -72,7 +72,7 @@ def test_already_in_contact_is_an_engage_without_moving():
 
 def test_through_a_wall_is_refused_with_the_cheapest_cost():
     # The issue's example: a 4" wall between them. Over it: 4" up, 4" down and 2.97" across.
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
     over = 4 + 4 + (9 - 2 * R25 - TOL - 5)
     assert f'the cheapest way into contact with b is {over:.2f}" (a may engage up to 6")' in refused(
         lambda: m.plan_engage(sc.state, "a", "b"), "E1")
@@ -80,7 +80,7 @@ def test_through_a_wall_is_refused_with_the_cheapest_cost():
 
 @pytest.mark.parametrize("height, ok", [(1.51, True), (1.52, False)])   # 2h + 2.966" within 6"
 def test_a_wall_low_enough_is_climbed_over_with_its_checks(height, ok):
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))],
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))],
                   terrain=[block("wall", 0, 6.9, 10, 7.1, height, kind="wall")])
     cost = 2 * height + (9 - 2 * R25 - TOL - 5)
     if ok:
@@ -93,12 +93,12 @@ def test_a_wall_low_enough_is_climbed_over_with_its_checks(height, ok):
 
 def test_across_impassable_ground_is_refused_and_round_it_is_taken_when_within_move():
     terrain = [area("lake", 0, 6.5, 10, 8, "impassable")]
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10))], terrain=terrain)
     reason = refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
     assert "the cheapest way into contact with b is" in reason
     cost = float(reason.split(" is ")[1].split('"')[0])
     assert cost > 10   # round the lake's end, not across it
-    sc, m = build(red=[unit("a", (5, 5), stats={"move": math.ceil(cost)})], blue=[unit("b", (5, 10))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": math.ceil(cost)})], blue=[bare_unit("b", (5, 10))], terrain=terrain)
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.cost == pytest.approx(cost, abs=0.01) and ends_in_contact(m, sc, plan)
     lake_x = max(p[0] for p in plan.points)
@@ -109,7 +109,7 @@ def test_across_impassable_ground_is_refused_and_round_it_is_taken_when_within_m
 @pytest.mark.parametrize("height, ok", [(5.0, False), (3.034, True), (3.04, False)])   # 1.5 + h + 1.466 within 6"
 def test_up_a_tower_pays_the_climb(height, ok):
     # b on a block that starts at y 6.5: 1.5" to its foot, the climb, then 1.47" on the roof.
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, height)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, height)])
     cost = 1.5 + height + (9 - 2 * R25 - TOL - 6.5)
     if ok:
         plan = m.plan_engage(sc.state, "a", "b")
@@ -121,14 +121,14 @@ def test_up_a_tower_pays_the_climb(height, ok):
 
 def test_the_target_on_a_tower_is_not_in_contact_from_below():
     # Right at the foot of b's tower, edge to edge across the table within 0.05", but 5" below.
-    sc, m = build(red=[unit("a", (5, 6.5 - R25 - 0.01), stats={"move": 20})], blue=[unit("b", (5, 6.5 + R25 + 0.02))],
+    sc, m = build(red=[bare_unit("a", (5, 6.5 - R25 - 0.01), stats={"move": 20})], blue=[bare_unit("b", (5, 6.5 + R25 + 0.02))],
                   terrain=[block("tower", 0, 6.5, 10, 12, 5)])
     plan = m.plan_engage(sc.state, "a", "b")
     assert [t.kind for t in plan.checks] == ["climb_up"] and plan.points[-1][2] == 5
 
 
 def test_an_enemy_in_the_way_is_walked_round():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10)), unit("c", (5, 7.5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))])
     plan = m.plan_engage(sc.state, "a", "b")
     c = sc.state.units["c"]
     pts = [p[:2] for p in plan.points]
@@ -139,23 +139,23 @@ def test_an_enemy_in_the_way_is_walked_round():
     assert straight < plan.cost < 6
     # with exactly that much Move it fits, with 0.01" less it does not
     cost = plan.cost
-    sc, m = build(red=[unit("a", (5, 5), stats={"move": cost})], blue=[unit("b", (5, 10)), unit("c", (5, 7.5))])
+    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": cost})], blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))])
     assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(cost)
-    sc, m = build(red=[unit("a", (5, 5), stats={"move": cost - 0.01})], blue=[unit("b", (5, 10)), unit("c", (5, 7.5))])
+    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": cost - 0.01})], blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))])
     refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
 
 
 def test_a_stunned_friend_blocks_and_a_normal_friend_does_not():
-    blue = [unit("b", (5, 10))]
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 7.5))], blue=blue)
+    blue = [bare_unit("b", (5, 10))]
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (5, 7.5))], blue=blue)
     assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(5 - 2 * R25 - TOL)
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 7.5), status="stunned")], blue=blue)
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (5, 7.5), status="stunned")], blue=blue)
     assert m.plan_engage(sc.state, "a", "b").cost > 5 - 2 * R25 - TOL + 0.1
 
 
 def test_the_end_spot_must_be_free():
     # A friend stands where the straight approach would end: the engager ends beside it.
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 10 - 4 * R25 - TOL))], blue=[unit("b", (5, 10))])
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (5, 10 - 4 * R25 - TOL))], blue=[bare_unit("b", (5, 10))])
     plan = m.plan_engage(sc.state, "a", "b")
     f = sc.state.units["f"]
     assert ends_in_contact(m, sc, plan)
@@ -178,13 +178,13 @@ def test_the_spot_beside_a_base_at_the_target_is_reached_round_that_base():
     # base, going round c, meets b's contact ring: the tangent to c, then round c. Before,
     # the search only ended where a straight line crossed the ring, and said 7.08".
     c = (5, 10 - 2 * R25)
-    sc, m = build(red=[unit("a", (5, 3), stats={"move": 10})], blue=[unit("b", (5, 10)), unit("c", c)])
+    sc, m = build(red=[bare_unit("a", (5, 3), stats={"move": 10})], blue=[bare_unit("b", (5, 10)), bare_unit("c", c)])
     best = _round_then_along((5, 3), c, 2 * R25, (5, 10), 2 * R25 + TOL)
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.cost == pytest.approx(best, abs=0.002)   # an arc is walked as a polyline (ARC_EXCESS)
     assert ends_in_contact(m, sc, plan) and best < 6.62
     # a Move of 6.62" is enough
-    sc, m = build(red=[unit("a", (5, 3), stats={"move": 6.62})], blue=[unit("b", (5, 10)), unit("c", c)])
+    sc, m = build(red=[bare_unit("a", (5, 3), stats={"move": 6.62})], blue=[bare_unit("b", (5, 10)), bare_unit("c", c)])
     assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(plan.cost)
 
 
@@ -197,9 +197,9 @@ def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight(whose):
     reach = 2 * R25 + TOL
     c = (10 - reach, 10.6)
     if whose == "enemy":
-        sc, m = build(red=[unit("a", (5, 9))], blue=[unit("b", (10, 10)), unit("c", c)])
+        sc, m = build(red=[bare_unit("a", (5, 9))], blue=[bare_unit("b", (10, 10)), bare_unit("c", c)])
     else:
-        sc, m = build(red=[unit("a", (5, 9)), unit("c", c)], blue=[unit("b", (10, 10))])
+        sc, m = build(red=[bare_unit("a", (5, 9)), bare_unit("c", c)], blue=[bare_unit("b", (10, 10))])
     d = math.hypot(c[0] - 10, c[1] - 10)
     along = (reach ** 2 - (2 * R25) ** 2 + d * d) / (2 * d)
     h = math.sqrt(reach ** 2 - along * along)
@@ -220,7 +220,7 @@ def test_a_ring_of_friends_is_walked_round_to_the_free_spot_behind_the_target():
     b = (5.0, 8.0)
     reach = 2 * R25 + TOL
     at = [(b[0] + 2 * R25 * math.cos(t), b[1] + 2 * R25 * math.sin(t)) for t in (0.0, -math.pi / 2, math.pi)]
-    sc, m = build(red=[unit("a", (5.0, 5.0))] + [unit(f"f{k}", p) for k, p in enumerate(at)], blue=[unit("b", b)])
+    sc, m = build(red=[bare_unit("a", (5.0, 5.0))] + [bare_unit(f"f{k}", p) for k, p in enumerate(at)], blue=[bare_unit("b", b)])
     plan = m.plan_engage(sc.state, "a", "b")
     d = 3.0
     tangent = -math.pi / 2 + math.acos(reach / d)                 # the east one
@@ -252,7 +252,7 @@ def test_the_spot_where_terrain_bounds_the_contact_ring_is_walked_to_straight():
     # the search ends paths where terrain bounds the ring (BandSpace.ring_ends), at the
     # last free sample of RING_SAMPLES round it. Before, it had no such end and refused.
     a, b = (8.5, 8.0), (10.3, 12.0)
-    sc, m = build(red=[unit("a", a, stats={"move": 4})], blue=[unit("b", b)],
+    sc, m = build(red=[bare_unit("a", a, stats={"move": 4})], blue=[bare_unit("b", b)],
                   terrain=[area("mud", 10, 10, 14, 14, "difficult")])
     plan = m.plan_engage(sc.state, "a", "b")
     reach = 2 * R25 + TOL
@@ -268,7 +268,7 @@ def test_the_spot_where_terrain_bounds_the_contact_ring_is_walked_to_straight():
 def test_ring_ends_are_the_last_free_samples_where_terrain_bounds_a_circle():
     # A wall 2" wide, x 10-12: a circle round (9, 5) of radius 2 runs into it, one round
     # (4, 5) does not (no samples are taken for it), one round (11, 5) lies mostly in it.
-    sc, m = build(red=[unit("a", (2, 2))], terrain=[block("wall", 10, 0, 12, 36, 6, kind="wall")])
+    sc, m = build(red=[bare_unit("a", (2, 2))], terrain=[block("wall", 10, 0, 12, 36, 6, kind="wall")])
     bs = m.nav.layer(R25).space.bands[0]
     assert bs.ring_ends(4.0, 5.0, 2.0) == [] and (4.0, 5.0, 2.0) not in bs._ring_memo
     ends = bs.ring_ends(9.0, 5.0, 2.0)
@@ -290,7 +290,7 @@ def test_ring_ends_are_the_last_free_samples_where_terrain_bounds_a_circle():
 def test_difficult_ground_takes_two_inches_off_an_engage(extra, ok):
     # A band of difficult ground y 7-9 across the table: allowance 6 - 2 = 4".
     y = 5 + 2 * R25 + TOL + 4 + extra
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, y))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, y))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
     if ok:
         plan = m.plan_engage(sc.state, "a", "b")
         assert plan.difficult and plan.allowance == pytest.approx(4) and plan.cost == pytest.approx(4, abs=1e-9)
@@ -308,24 +308,24 @@ def test_a_refusal_names_the_path_taken_with_enough_move(bx, by, within):
     # that a unit with Move enough takes (the same search with a larger limit finds the
     # same path first).
     terrain = [area("mud", 0, 7, 36, 9, "difficult"), block("wall", 3, 6.2, 7.5, 6.4, 4, kind="wall")]
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (bx, by))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (bx, by))], terrain=terrain)
     reason = refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12" if within else "E1")
     cost = float(reason.split("is ")[1].split('"')[0])
     assert (4 < cost <= 6) if within else (cost > 6)
-    sc, m = build(red=[unit("a", (5, 5), stats={"move": 10})], blue=[unit("b", (bx, by))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": 10})], blue=[bare_unit("b", (bx, by))], terrain=terrain)
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.difficult and f"{plan.cost:.2f}" == f"{cost:.2f}"
 
 
 def test_the_issue_example_of_difficult_ground_is_refused():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10.98))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10.98))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
     refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12")
 
 
 # --- a given path ---------------------------------------------------------------------------------
 
 def test_a_given_path_must_end_in_contact():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (7, 8))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (7, 8))])
     k = 1 / math.sqrt(2)
     end = (7 - (2 * R25 + 0.04) * k, 8 - (2 * R25 + 0.04) * k)
     plan = m.plan_engage(sc.state, "a", "b", path=[(6, 5), end])
@@ -335,13 +335,13 @@ def test_a_given_path_must_end_in_contact():
     # onto the target: bases never overlap
     refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(6.8, 7.8)]), "M5")
     # in contact but too far
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (10, 10))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (10, 10))])
     far = (10 - (2 * R25) * k, 10 - (2 * R25) * k)
     assert "the path into contact with b costs" in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(8, 5), far]), "E1")
 
 
 def test_a_given_path_obeys_the_move_rules():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
     cost = 8 + (9 - 2 * R25 - 0.02 - 5)
     assert f'costs {cost:.2f}"' in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(5, 9 - 2 * R25 - 0.02)]), "E1")
 
@@ -349,23 +349,23 @@ def test_a_given_path_obeys_the_move_rules():
 # --- who may engage whom ------------------------------------------------------------------------
 
 def test_allowance_for_an_engage():
-    sc, m = build(red=[unit("a", (5, 5)), unit("s", (5, 8), status="staggered")], blue=[unit("b", (20, 20))])
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("s", (5, 8), status="staggered")], blue=[bare_unit("b", (20, 20))])
     st = sc.state
     assert m.allowance(st, "a", engage=True).inches == 6
     assert m.allowance(st, "s", engage=True).inches == 3
     assert "may not Run" in refused(lambda: m.allowance(st, "a", run=True, engage=True), "E1")
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (20, 20))], rules={"engage_move_factor": 1.5})
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (20, 20))], rules={"engage_move_factor": 1.5})
     assert m.allowance(sc.state, "a", engage=True).inches == 9
 
 
 @pytest.mark.parametrize("status", ["stunned", "dazed"])
 def test_stunned_and_dazed_units_may_not_engage(status):
-    sc, m = build(red=[unit("a", (5, 5), status=status)], blue=[unit("b", (5, 8))])
+    sc, m = build(red=[bare_unit("a", (5, 5), status=status)], blue=[bare_unit("b", (5, 8))])
     assert status.capitalize() in refused(lambda: m.plan_engage(sc.state, "a", "b"), "U5")
 
 
 def test_a_unit_that_moved_or_attempted_may_not_engage():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 8))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 8))])
     st = sc.state
     st.units["a"].engage_attempted = True
     assert "already attempted" in refused(lambda: m.plan_engage(st, "a", "b"), "E1")
@@ -375,7 +375,7 @@ def test_a_unit_that_moved_or_attempted_may_not_engage():
 
 
 def test_the_target_must_be_an_opposing_unit_on_the_table():
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (5, 8))], blue=[unit("b", (8, 8), status="incapacitated"), unit("c", (9, 9))])
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (5, 8))], blue=[bare_unit("b", (8, 8), status="incapacitated"), bare_unit("c", (9, 9))])
     st = sc.state
     assert "own warband" in refused(lambda: m.plan_engage(st, "a", "f"), "E1")
     assert "Incapacitated" in refused(lambda: m.plan_engage(st, "a", "b"), "E1")
@@ -387,7 +387,7 @@ def test_the_target_must_be_an_opposing_unit_on_the_table():
 # --- resolution -----------------------------------------------------------------------------------
 
 def test_apply_spends_the_attempt_not_the_move():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 10))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10))])
     st = sc.state
     out = m.apply(st, m.plan_engage(st, "a", "b"), dice())
     u = st.units["a"]
@@ -397,7 +397,7 @@ def test_apply_spends_the_attempt_not_the_move():
 
 
 def test_a_failed_climb_on_the_way_ends_the_engage_at_the_foot():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, 2.9)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, 2.9)])
     st = sc.state
     plan = m.plan_engage(st, "a", "b")
     out = m.apply(st, plan, dice(20))
@@ -409,7 +409,7 @@ def test_a_failed_climb_on_the_way_ends_the_engage_at_the_foot():
 
 def test_engage_jumping_down_onto_a_target_below():
     # From a 2" roof down to a target 1.5" out from the ledge (descend: jump: no vertical cost)
-    sc, m = build(red=[unit("a", (8, 5))], blue=[unit("b", (10 + 1.5 + R25, 5))], terrain=[block("roof", 0, 0, 10, 10, 2)])
+    sc, m = build(red=[bare_unit("a", (8, 5))], blue=[bare_unit("b", (10 + 1.5 + R25, 5))], terrain=[block("roof", 0, 0, 10, 10, 2)])
     jump = m.plan_engage(sc.state, "a", "b", descend="jump")
     climb = m.plan_engage(sc.state, "a", "b")
     assert [t.kind for t in jump.checks] == ["jump_down"] and [t.kind for t in climb.checks] == ["climb_down"]

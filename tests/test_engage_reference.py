@@ -42,6 +42,7 @@ def test_a_crowded_table_is_crowded_and_the_same_for_its_seed():
     assert sum(bool(enemies_in_reach(g, uid)) for uid in side_to_act(g)) >= 8
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=10**9))
 def test_every_engage_answer_agrees_on_a_crowded_table(seed):
@@ -92,7 +93,7 @@ def test_the_comparison_sees_an_engine_that_refuses_a_legal_engage(monkeypatch):
 
 
 def test_the_reference_goes_round_a_base_and_not_through_a_high_wall():
-    from tests.scripts.builders import R25, game, unit
+    from tests.factories import R25, game, unit
 
     blocker = [unit("b", (5, 10), keywords=[]), unit("c", (5, 7.5), keywords=[])]
     g = game([unit("a", (5, 5))], blocker, state={"turn": 2, "player": 1, "phase": "engage"})

@@ -15,7 +15,7 @@ from game.engine.errors import IllegalAction
 from game.engine.events import Engaged
 from game.engine.game import Game
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import HERE, R25, game, unit
+from tests.factories import R25, SCRIPTS, game, unit
 
 
 def wall(y0, y1, height, kind="wall", x0=0, x1=10):
@@ -27,7 +27,7 @@ def engage_game(red_at, blue_at, terrain=(), dice=(), **kw) -> Game:
             "warbands": [{"id": "red", "player": 1, "units": [unit("a", red_at, **kw)]},
                          {"id": "blue", "player": 2, "units": [unit("b", blue_at, keywords=[])]}],
             "state": {"turn": 2, "player": 1, "phase": "engage"}}
-    sc = load_scenario(os.path.join(HERE, "engage.yaml"), text=yaml.safe_dump(data, sort_keys=False))
+    sc = load_scenario(os.path.join(SCRIPTS, "engage.yaml"), text=yaml.safe_dump(data, sort_keys=False))
     return Game(sc, dice=Dice(seed=1, typed=list(dice)))
 
 

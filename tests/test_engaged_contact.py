@@ -8,7 +8,7 @@ import pytest
 
 from game.engine.errors import IllegalAction
 from game.engine.events import ContactEnded
-from tests.scripts.builders import R25, game, unit
+from tests.factories import R25, game, unit
 
 #: Edge to edge 0.03": in contact (G4), Engaged with each other.
 TOUCH = 2 * R25 + 0.03

@@ -11,7 +11,6 @@ that kind's first candidate.
 from __future__ import annotations
 
 import functools
-import math
 import os
 import re
 
@@ -20,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as hs
 
 from game.cli import main
-from game.engine.actions import SPECS, load_script
+from game.engine.actions import load_script
 from game.engine.dice import Dice
 from game.engine.game import Game
 from game.engine.geometry import board_for
@@ -28,6 +27,7 @@ from game.engine.legal import side_to_act
 from game.engine.movement import Mover
 from game.engine.rules import ACTIONS
 from game.engine.scenario import load_scenario
+from tests.factories import action_near, fingerprint, says_what_apply_does
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIRS = [("maps/default.yaml", "tests/scripts/random-default.yaml"),
@@ -54,59 +54,7 @@ def game_at(i: int, n: int) -> Game:
     return g
 
 
-@hs.composite
-def action_near(draw, g: Game):
-    st = g.state
-    units = sorted(st.units)
-    tokens = sorted(st.treasure) or ["t-none"]
-    allowed = [k for k in g.legal_action_kinds() if k not in ("end_phase", "end_turn")]
-    if allowed and draw(hs.integers(0, 3)) > 0:  # mostly what the phase allows, to reach the rules
-        kind = draw(hs.sampled_from(allowed))
-    else:
-        kind = draw(hs.sampled_from(sorted(SPECS)))
-    mine = [x for x in units if g.warband_player(st.units[x].warband) == st.player and st.units[x].active]
-    uid = draw(hs.sampled_from(mine)) if mine and draw(hs.booleans()) else draw(hs.sampled_from(units))
-    u = st.units[uid]
-
-    def near(spread: float):
-        a = draw(hs.floats(0, 2 * math.pi))
-        d = draw(hs.floats(0.1, spread))
-        return [round(u.x + d * math.cos(a), 2), round(u.y + d * math.sin(a), 2)]
-
-    body: dict = {}
-    for key, field in SPECS[kind].items():
-        if not field.required and draw(hs.booleans()):
-            continue
-        body[key] = {
-            "unit": draw(hs.sampled_from(units)) if key != "unit" else uid,
-            "token": draw(hs.sampled_from(tokens)),
-            "point": near(10),
-            "path": [near(4) for _ in range(draw(hs.integers(1, 3)))],
-            "player": draw(hs.integers(0, 3)),
-            "status": draw(hs.sampled_from(["normal", "staggered", "dazed", "stunned", "incapacitated"])),
-            "descend": draw(hs.sampled_from(["climb", "jump"])),
-            "text": draw(hs.sampled_from(["agility", "morale", "mist"])),
-            "bool": draw(hs.booleans()),
-            "int": draw(hs.integers(-2, 2)),
-            "sides": draw(hs.sampled_from([6, 20])),
-            "count": draw(hs.integers(1, 3)),
-        }[field.kind]
-    if kind in ("move", "run") and ("to" in body) == ("path" in body):
-        body.pop("path", None)
-        body["to"] = near(10)
-    if kind in ("move", "run") and "to" in body and draw(hs.booleans()):
-        body["to"] = near(4)  # mostly within reach
-    if kind == "engage" and draw(hs.booleans()):
-        foes = [o for o in st.units.values() if o.active and o.warband != u.warband]
-        if foes:
-            body["target"] = min(foes, key=lambda o: math.hypot(o.x - u.x, o.y - u.y)).id
-    return {kind: body}
-
-
-def _fingerprint(g: Game):
-    return g.state.hash(), g.dice.getstate()[1:], len(g.dice.log), len(g.log), g.can_undo, g.can_redo
-
-
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hs.integers(0, len(PAIRS) - 1), hs.integers(0, 200), hs.data())
 def test_why_illegal_says_what_apply_does_and_changes_nothing(i, n, data):
@@ -115,28 +63,15 @@ def test_why_illegal_says_what_apply_does_and_changes_nothing(i, n, data):
         says_what_apply_does(g, data.draw(action_near(g)))
 
 
-def says_what_apply_does(g: Game, action) -> None:
-    """why_illegal of ``action`` changes nothing and gives the refusal apply gives (or
-    none where apply accepts); then the action is applied."""
-    before = _fingerprint(g)
-    why = g.why_illegal(action)
-    assert _fingerprint(g) == before, action
-    result = g.try_apply(action)
-    assert result.rule != "internal", (action, result.reason)
-    if why is None:
-        assert result.ok, (action, result.rule, result.reason)
-    else:
-        assert not result.ok and (result.rule, result.reason) == (why.rule, why.reason), action
-
-
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hs.integers(0, len(PAIRS) - 1), hs.integers(0, 200))
 def test_legal_actions_agree_with_apply(i, n):
     g = game_at(i, n)
     for uid in side_to_act(g):
-        before = _fingerprint(g)
+        before = fingerprint(g)
         legal = g.legal_actions(uid)
-        assert _fingerprint(g) == before
+        assert fingerprint(g) == before
         for kind in legal.kinds:
             example = legal.examples[kind]
             result = g.try_apply(example)
@@ -300,6 +235,7 @@ def test_a_refusals_measure_round_a_raised_piece_is_that_of_one_wide_search(du, 
 DISTANCE = re.compile(r'\d+\.\d\d"')
 
 
+@pytest.mark.slow
 def test_engage_verdicts_agree_over_a_played_game_and_refusals_name_a_rule_and_a_distance():
     """The Engage phases of a utility-against-utility game on maps/default.yaml (the game of
     tools/bench_legality.py): for every unit of the side to act and every enemy, the target
@@ -338,10 +274,10 @@ def test_engage_verdicts_agree_over_a_played_game_and_refusals_name_a_rule_and_a
 def _behind_a_wall(extra_blue=()):
     """red's a (Move 4) and blue's b1, b2 beyond a 4" wall, 3.02" and 3.55" away edge to edge
     in a straight line (within the straight-line bound), over 10" by any way in."""
-    from tests.test_movement_util import block, build, unit
+    from tests.factories import bare_unit, block, build
 
-    sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})],
-                   blue=[unit("b1", (5, 9)), unit("b2", (6.5, 9.4))] + list(extra_blue),
+    sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})],
+                   blue=[bare_unit("b1", (5, 9)), bare_unit("b2", (6.5, 9.4))] + list(extra_blue),
                    terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
     g = Game(sc, dice=Dice(seed=0))
     assert g.state.phase == "engage"
@@ -379,8 +315,8 @@ def test_legal_actions_measures_only_the_refusal_it_tells(monkeypatch):
     assert re.search(r'the cheapest way into contact with b\d is 1\d\.\d\d"', told.reason), told.reason
     # a third target within reach: legal, and no refusal is measured at all
     calls.update(far=0, best=0)
-    from tests.test_movement_util import unit
-    g = _behind_a_wall([unit("b3", (8, 5))])
+    from tests.factories import bare_unit
+    g = _behind_a_wall([bare_unit("b3", (8, 5))])
     legal = g.legal_actions("a")
     assert legal.targets["engage"] == ("b3",) and calls["far"] == 0
 
@@ -390,9 +326,9 @@ def test_a_refusal_the_verdict_got_wrong_is_listed_as_legal_once_measured(monkey
     that fits once pulled tight; should it still refuse an Engage the wider search finds,
     measuring the refusal to tell finds the Engage legal, and legal_actions lists it."""
     from game.engine.movement import nav
-    from tests.test_movement_util import build, unit
+    from tests.factories import bare_unit, build
 
-    sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})], blue=[unit("b", (5, 8))])
+    sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})], blue=[bare_unit("b", (5, 8))])
     g = Game(sc, dice=Dice(seed=0))
     monkeypatch.setattr(nav.NavCache, "contact_verdict", lambda self, *a: None)   # every verdict: refused
     assert g.legal_actions("a").targets["engage"] == ("b",)
@@ -417,12 +353,12 @@ def test_a_verdict_looks_past_the_allowance_only_where_a_transition_could_pull_t
     transition makes it cheaper; with no transition in range the verdict does not search
     past the allowance (VERDICT_SLACK), and refuses as why_illegal does. Beside a wall a
     base may climb, it still looks."""
-    from tests.test_movement_util import block, build, unit
+    from tests.factories import bare_unit, block, build
 
     limits = _search_limits(monkeypatch)
     for kind, looks in (("impassable", False), ("block", True)):
         # b1 within the straight-line bound behind the terrain (over 10" by any way in), b2 in reach
-        sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})], blue=[unit("b1", (5, 9)), unit("b2", (8, 5))],
+        sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})], blue=[bare_unit("b1", (5, 9)), bare_unit("b2", (8, 5))],
                        terrain=[block("t", 0, 6.9, 10, 7.1, 1.5, kind=kind)])
         g = Game(sc, dice=Dice(seed=0))
         limits.clear()
@@ -452,6 +388,7 @@ def _engage_phases(map_name: str, seed: int, turns: int):
             step(g, bots)
 
 
+@pytest.mark.slow
 def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monkeypatch):
     """Where a verdict may look VERDICT_SLACK past the allowance (a transition could pull a
     path tight), it runs the search within that wider limit and takes the answer for the
@@ -480,6 +417,7 @@ def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monk
     assert seen[True] > 0 and seen[False] > 0, seen
 
 
+@pytest.mark.slow
 def test_legal_actions_answers_the_same_with_fewer_searches_where_a_verdict_looks_past_the_allowance(monkeypatch):
     """The Engage phases of a utility game on maps/crossroads.yaml, every unit of the side
     to act asked legal_actions (the memo emptied first): the same answers (targets,
@@ -524,7 +462,7 @@ def test_a_unit_standing_in_difficult_ground_is_not_searched_a_way_that_keeps_of
     reach, the search for a path that keeps off it is not run (nothing it found could
     fit); the refusal is the same. Outside the mud, it is run."""
     from game.engine.movement import nav
-    from tests.test_movement_util import area, build, unit
+    from tests.factories import area, bare_unit, build
 
     spaces = []
 
@@ -534,7 +472,7 @@ def test_a_unit_standing_in_difficult_ground_is_not_searched_a_way_that_keeps_of
     monkeypatch.setattr(nav.NavCache, "_search", search)
     for at, mud, runs_avoid in (((5, 5), (0, 0, 10, 10), False), ((5, 5), (6.6, 0, 8, 10), True)):
         # b's base 3" from a's, edge to edge (25 mm bases): within the 4" allowance, over the 2" left after the penalty
-        sc, _m = build(red=[unit("a", at, stats={"move": 4})], blue=[unit("b", (at[0] + 3 + 25 / 25.4, at[1]))],
+        sc, _m = build(red=[bare_unit("a", at, stats={"move": 4})], blue=[bare_unit("b", (at[0] + 3 + 25 / 25.4, at[1]))],
                        terrain=[area("mud", *mud, "difficult")])
         g = Game(sc, dice=Dice(seed=0))
         spaces.clear()
@@ -550,7 +488,7 @@ def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_
     legal_actions' verdict without a path search, and the refusal it tells is the one
     why_illegal measures. Out of the mud, or within the reduced allowance, a search says."""
     from game.engine.movement import nav
-    from tests.test_movement_util import area, build, unit
+    from tests.factories import area, bare_unit, build
 
     searched = []
 
@@ -561,7 +499,7 @@ def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_
     # move 4, penalty 2: a gap of 3" is past the 2" left in the mud, within the 4"; 1.5" is within both
     for mud, gap, asks, fits in (((0, 0, 10, 10), 3, False, False), ((6.6, 0, 8, 10), 3, True, False),
                                  ((0, 0, 10, 10), 1.5, True, True)):
-        sc, _m = build(red=[unit("a", (5, 5), stats={"move": 4})], blue=[unit("b", (5 + gap + 25 / 25.4, 5))],
+        sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})], blue=[bare_unit("b", (5 + gap + 25 / 25.4, 5))],
                        terrain=[area("mud", *mud, "difficult")])
         g = Game(sc, dice=Dice(seed=0))
         searched.clear()

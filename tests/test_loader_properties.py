@@ -3,6 +3,7 @@
 import random
 import textwrap
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,7 +12,7 @@ from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario, scenario_to_dict
 from game.engine.yamlsrc import dump_yaml
 
-from tests.test_scenario_errors import GOOD
+from tests.factories import GOOD_SCENARIO, mutate, yaml_values
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -34,15 +35,6 @@ def test_random_text_never_escapes(text):
     load_or_error(text)
 
 
-#: Sizes and numbers at the edges of game.engine.limits (issue 48): a table side, a stat, a
-#: turn just over and under its limit, integers beyond 2^63, a 400-digit one, floats near the top.
-EDGE_NUMBERS = st.sampled_from([600, 600.5, 1000, 1000.01, 10_000, 10_001, 1e6, 1e6 + 1, 1e8, 1.0e+300, -1.0e+300,
-                                2**63, 2**63 + 1, -(2**63) - 1, 10**400, 1.7976931348623157e308, 360, 361])
-yaml_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
-    EDGE_NUMBERS,
-)
-yaml_values = st.recursive(yaml_scalars, lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=8), inner, max_size=5)), max_leaves=25)
 
 
 @SETTINGS
@@ -51,56 +43,17 @@ def test_random_yaml_structures_never_escape(value):
     load_or_error(yaml.safe_dump(value))
 
 
-def _paths(node, path=()):
-    yield path
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _paths(v, path + (k,))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _paths(v, path + (i,))
-
-
-def _set(node, path, value):
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-
-
-def _delete(node, path):
-    for key in path[:-1]:
-        node = node[key]
-    del node[path[-1]]
-
-
-def mutate(text: str, rnd: random.Random, replacement, how: str) -> str:
-    """``text`` (a map) with one value, chosen by ``rnd``, set to ``replacement``, deleted or
-    (in a list) duplicated: the loader's own bad inputs."""
-    data = yaml.safe_load(text)
-    path = rnd.choice([p for p in _paths(data) if p])
-    if how == "set":
-        _set(data, path, replacement)
-    elif how == "delete":
-        _delete(data, path)
-    else:
-        parent = data
-        for key in path[:-1]:
-            parent = parent[key]
-        if isinstance(parent, list):
-            parent.append(parent[path[-1]])
-    return yaml.safe_dump(data, sort_keys=False)
-
-
+@pytest.mark.slow
 @SETTINGS
 @given(st.randoms(use_true_random=False), yaml_values, st.sampled_from(["set", "delete", "duplicate"]))
 def test_mutated_good_file_never_escapes(rnd: random.Random, replacement, how):
-    load_or_error(mutate(GOOD, rnd, replacement, how))
+    load_or_error(mutate(GOOD_SCENARIO, rnd, replacement, how))
 
 
 @SETTINGS
-@given(st.integers(0, len(GOOD) - 1), st.text(max_size=6))
+@given(st.integers(0, len(GOOD_SCENARIO) - 1), st.text(max_size=6))
 def test_textual_mutations_never_escape(pos, junk):
-    load_or_error(GOOD[:pos] + junk + GOOD[pos + 1 :])
+    load_or_error(GOOD_SCENARIO[:pos] + junk + GOOD_SCENARIO[pos + 1 :])
 
 
 @SETTINGS

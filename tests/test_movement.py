@@ -6,20 +6,13 @@ import math
 import pytest
 
 from game.engine.errors import IllegalAction
-from tests.test_movement_util import area, block, build, dice, unit
-
-
-def refused(fn, rule):
-    with pytest.raises(IllegalAction) as exc:
-        fn()
-    assert exc.value.rule == rule, str(exc.value)
-    return str(exc.value)
+from tests.factories import area, bare_unit, block, build, dice, refused
 
 
 # --- M1 / M2 allowance ---------------------------------------------------------------
 
 def test_move_exactly_six_inches_is_legal_and_a_tenth_more_is_not():
-    sc, m = build(red=[unit("a", (5, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))])
     st = sc.state
     assert m.plan(st, "a", path=[(11, 5)]).cost == pytest.approx(6.0)
     assert m.plan(st, "a", path=[(10.9, 5)]).cost == pytest.approx(5.9)
@@ -28,7 +21,7 @@ def test_move_exactly_six_inches_is_legal_and_a_tenth_more_is_not():
 
 
 def test_run_exactly_nine_inches_and_not_more():
-    sc, m = build(red=[unit("a", (5, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))])
     st = sc.state
     plan = m.plan(st, "a", path=[(14, 5)], run=True)
     assert plan.cost == pytest.approx(9.0) and plan.allowance == pytest.approx(9.0)
@@ -39,7 +32,7 @@ def test_run_exactly_nine_inches_and_not_more():
 @pytest.mark.parametrize("gap, denied", [(8.0, True), (7.9, True), (8.1, False)])
 def test_run_denied_by_opposing_unit_within_eight_inches(gap, denied):
     r = 25 / 25.4 / 2
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("ogre", (5 + 2 * r + gap, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("ogre", (5 + 2 * r + gap, 5))])
     st = sc.state
     if denied:
         msg = refused(lambda: m.allowance(st, "a", run=True), "M2")
@@ -53,7 +46,7 @@ def test_run_denied_by_opposing_unit_within_eight_inches(gap, denied):
 def test_run_denial_counts_height_in_3d():
     r = 25 / 25.4 / 2
     # 6" apart across the table, 7" up on a tower: sqrt(36 + 49) = 9.22 > 8.
-    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("ogre", (2 + 2 * r + 6 + 2, 5))],
+    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("ogre", (2 + 2 * r + 6 + 2, 5))],
                   terrain=[block("tower", 2 + 2 * r + 6 - 0.5, 3, 2 + 2 * r + 6 + 4, 8, 7)])
     assert m.run_denial(sc.state, "a") is None
 
@@ -68,7 +61,7 @@ def test_run_denier_is_the_run_denial_as_a_yes_no(dx, up):
     r = 25 / 25.4 / 2
     far = 2 + 2 * r + dx
     terrain = [block("tower", far - 0.5, 3, far + 4, 8, up)] if up else []
-    sc, m = build(red=[unit("a", (2, 5))], blue=[unit("ogre", (far, 5)), unit("imp", (2, 34))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("ogre", (far, 5)), bare_unit("imp", (2, 34))], terrain=terrain)
     st = sc.state
     a, ogre = st.units["a"], st.units["ogre"]
     d = disc_distance(m.board.disc(a), m.board.disc(ogre))
@@ -83,7 +76,7 @@ def test_run_denier_is_the_run_denial_as_a_yes_no(dx, up):
 
 
 def test_incapacitated_and_off_table_units_do_not_deny_run():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("ogre", (8, 5), status="incapacitated")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("ogre", (8, 5), status="incapacitated")])
     assert m.run_denial(sc.state, "a") is None
     sc.state.units["ogre"].status = "normal"
     assert m.run_denial(sc.state, "a") is not None
@@ -92,7 +85,7 @@ def test_incapacitated_and_off_table_units_do_not_deny_run():
 
 
 def test_carrier_may_not_run():
-    sc, m = build(red=[unit("a", (5, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))])
     sc.state.units["a"].carrying = "t1"
     assert "carries treasure t1" in refused(lambda: m.allowance(sc.state, "a", run=True), "U6")
     assert m.allowance(sc.state, "a").inches == 6
@@ -100,7 +93,7 @@ def test_carrier_may_not_run():
 
 @pytest.mark.parametrize("status, walk", [("normal", 6), ("staggered", 3), ("dazed", 3)])
 def test_status_halves_move(status, walk):
-    sc, m = build(red=[unit("a", (5, 5), status=status)])
+    sc, m = build(red=[bare_unit("a", (5, 5), status=status)])
     st = sc.state
     assert m.allowance(st, "a").inches == pytest.approx(walk)
     m.plan(st, "a", path=[(5 + walk, 5)])
@@ -109,7 +102,7 @@ def test_status_halves_move(status, walk):
 
 
 def test_stunned_engaged_reloaded_and_moved_units_do_not_move():
-    sc, m = build(red=[unit("a", (5, 5), status="stunned")])
+    sc, m = build(red=[bare_unit("a", (5, 5), status="stunned")])
     st = sc.state
     assert "Stunned" in refused(lambda: m.allowance(st, "a"), "M1")
     st.units["a"].status = "normal"
@@ -124,7 +117,7 @@ def test_stunned_engaged_reloaded_and_moved_units_do_not_move():
 
 
 def test_dazed_variant_none_cannot_move():
-    sc, m = build(red=[unit("a", (5, 5), status="dazed")], rules={"dazed_move": "none"})
+    sc, m = build(red=[bare_unit("a", (5, 5), status="dazed")], rules={"dazed_move": "none"})
     refused(lambda: m.allowance(sc.state, "a"), "M1")
 
 
@@ -132,7 +125,7 @@ def test_dazed_variant_none_cannot_move():
 
 @pytest.mark.parametrize("height, kind", [(1.0, "free"), (1.1, "climb_up")])
 def test_one_inch_is_free_and_more_is_a_climb(height, kind):
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[block("step", 7, 2, 12, 8, height)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("step", 7, 2, 12, 8, height)])
     plan = m.plan(sc.state, "a", path=[(9, 5)])
     if kind == "free":
         assert plan.cost == pytest.approx(4.0) and not plan.checks
@@ -143,14 +136,14 @@ def test_one_inch_is_free_and_more_is_a_climb(height, kind):
 
 
 def test_climb_pays_vertical_inches_up_and_down():
-    sc, m = build(red=[unit("a", (2, 5))], terrain=[block("crate", 4, 2, 5, 8, 1.5)])
+    sc, m = build(red=[bare_unit("a", (2, 5))], terrain=[block("crate", 4, 2, 5, 8, 1.5)])
     plan = m.plan(sc.state, "a", path=[(7, 5)], run=True)
     assert [t.kind for t in plan.transitions] == ["climb_up", "climb_down"]
     assert plan.cost == pytest.approx(5 + 1.5 + 1.5)
 
 
 def test_failed_climb_up_stops_at_the_foot_and_ends_the_move():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 2)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 2)])
     st = sc.state
     plan = m.plan(st, "a", path=[(8, 5)])
     out = m.apply(st, plan, dice(20))
@@ -163,7 +156,7 @@ def test_failed_climb_up_stops_at_the_foot_and_ends_the_move():
 
 @pytest.mark.parametrize("variant, falls", [("stop", False), ("fall", True)])
 def test_failed_climb_down_per_ruleset_variant(variant, falls):
-    sc, m = build(red=[unit("a", (9, 5), stats={"move": 20})], terrain=[block("tower", 7, 2, 12, 8, 5)], rules={"climb_down_fail": variant})
+    sc, m = build(red=[bare_unit("a", (9, 5), stats={"move": 20})], terrain=[block("tower", 7, 2, 12, 8, 5)], rules={"climb_down_fail": variant})
     st = sc.state
     plan = m.plan(st, "a", path=[(5, 5)])
     assert [t.kind for t in plan.checks] == ["climb_down"]
@@ -177,12 +170,12 @@ def test_failed_climb_down_per_ruleset_variant(variant, falls):
 
 
 def test_may_not_end_part_way_up_a_surface():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 3)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 3)])
     refused(lambda: m.plan(sc.state, "a", path=[(7.1, 5)]), "M6")
 
 
 def test_dazed_unit_may_not_climb():
-    sc, m = build(red=[unit("a", (5, 5), status="dazed")], terrain=[block("step", 6, 2, 12, 8, 1.5)])
+    sc, m = build(red=[bare_unit("a", (5, 5), status="dazed")], terrain=[block("step", 6, 2, 12, 8, 1.5)])
     assert "Dazed" in refused(lambda: m.plan(sc.state, "a", path=[(7, 5)]), "M6")
 
 
@@ -190,7 +183,7 @@ def test_dazed_unit_may_not_climb():
 
 @pytest.mark.parametrize("drop, disadvantage, modifier", [(4.0, True, 4), (3.9, False, 2), (2.0, False, 0)])
 def test_jump_down_disadvantage_from_four_inches_and_fall_modifier(drop, disadvantage, modifier):
-    sc, m = build(red=[unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, drop)])
+    sc, m = build(red=[bare_unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, drop)])
     st = sc.state
     plan = m.plan(st, "a", path=[(5, 5)], descend="jump")
     (t,) = plan.checks
@@ -204,7 +197,7 @@ def test_jump_down_disadvantage_from_four_inches_and_fall_modifier(drop, disadva
 
 
 def test_fall_that_incapacitates_is_reported():
-    sc, m = build(red=[unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, 6)])
+    sc, m = build(red=[bare_unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, 6)])
     st = sc.state
     out = m.apply(st, m.plan(st, "a", path=[(5, 5)], descend="jump"), dice(20, 20, 20))
     assert out.incapacitated == ["a"] and st.units["a"].status == "incapacitated"
@@ -218,7 +211,7 @@ def _gap(width, other_height=3.0):
 
 @pytest.mark.parametrize("width, jumps", [(3.0, True), (2.9, True), (3.1, False)])
 def test_gap_of_exactly_three_inches_is_jumped(width, jumps):
-    sc, m = build(red=[unit("a", (8, 5), stats={"move": 20})], terrain=_gap(width))
+    sc, m = build(red=[bare_unit("a", (8, 5), stats={"move": 20})], terrain=_gap(width))
     plan = m.plan(sc.state, "a", path=[(12 + width, 5)], descend="climb")
     kinds = [t.kind for t in plan.checks]
     if jumps:
@@ -230,13 +223,13 @@ def test_gap_of_exactly_three_inches_is_jumped(width, jumps):
 
 @pytest.mark.parametrize("other, jumps", [(4.0, True), (4.1, False)])
 def test_gap_jump_height_difference_at_most_one_inch(other, jumps):
-    sc, m = build(red=[unit("a", (8, 5), stats={"move": 20})], terrain=_gap(2.0, other))
+    sc, m = build(red=[bare_unit("a", (8, 5), stats={"move": 20})], terrain=_gap(2.0, other))
     plan = m.plan(sc.state, "a", path=[(13, 5)])
     assert ("jump_gap" in [t.kind for t in plan.checks]) is jumps
 
 
 def test_failed_gap_jump_falls():
-    sc, m = build(red=[unit("a", (8, 5))], terrain=_gap(2.0))
+    sc, m = build(red=[bare_unit("a", (8, 5))], terrain=_gap(2.0))
     st = sc.state
     out = m.apply(st, m.plan(st, "a", path=[(13, 5)]), dice(20, 1))
     assert [r.rule for r in out.rolls] == ["M8", "M7"] and st.units["a"].x == pytest.approx(11)
@@ -245,7 +238,7 @@ def test_failed_gap_jump_falls():
 NO_ROOM = {
     "narrow": (_gap(1.5), 50, [], (13.5, 5)),                                        # a 50 mm base is wider than the gap
     "chasm": (_gap(2.0) + [area("chasm", 10, 1, 12, 10, "impassable")], 25, [], (13, 5)),  # nowhere to stand below
-    "taken": (_gap(2.0), 25, [unit("e", (11, 5), base_mm=50)], (13, 5)),           # a base fills the gap
+    "taken": (_gap(2.0), 25, [bare_unit("e", (11, 5), base_mm=50)], (13, 5)),           # a base fills the gap
 }
 
 
@@ -256,7 +249,7 @@ def test_failed_gap_jump_with_no_room_in_the_gap_falls_back_onto_the_ledge(case)
     says which: the unit takes the fall (M7, the gap's depth) and is put back on the ledge
     it jumped from, at the edge; its move ends."""
     terrain, base, blue, end = NO_ROOM[case]
-    sc, m = build(red=[unit("a", (8, 5), base_mm=base, stats={"move": 20})], blue=blue, terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (8, 5), base_mm=base, stats={"move": 20})], blue=blue, terrain=terrain)
     st = sc.state
     plan = m.plan(st, "a", path=[end])
     assert [t.kind for t in plan.checks] == ["jump_gap"]
@@ -273,7 +266,7 @@ def test_failed_gap_jump_with_no_room_in_the_gap_falls_back_onto_the_ledge(case)
 
 def test_failed_gap_jump_with_no_room_variant_stop_stays_on_the_ledge_without_a_fall():
     terrain, base, blue, end = NO_ROOM["narrow"]
-    sc, m = build(red=[unit("a", (8, 5), base_mm=base, stats={"move": 20})], terrain=terrain, rules={"gap_fall_no_room": "stop"})
+    sc, m = build(red=[bare_unit("a", (8, 5), base_mm=base, stats={"move": 20})], terrain=terrain, rules={"gap_fall_no_room": "stop"})
     st = sc.state
     out = m.apply(st, m.plan(st, "a", path=[end]), dice(20, 15))
     u = st.units["a"]
@@ -283,24 +276,24 @@ def test_failed_gap_jump_with_no_room_variant_stop_stays_on_the_ledge_without_a_
 
 
 def test_a_waypoint_in_the_gap_means_climbing_down():
-    sc, m = build(red=[unit("a", (8, 5), stats={"move": 20})], terrain=_gap(3.0))
+    sc, m = build(red=[bare_unit("a", (8, 5), stats={"move": 20})], terrain=_gap(3.0))
     plan = m.plan(sc.state, "a", path=[(11.5, 5), (14, 5)])
     assert [t.kind for t in plan.checks] == ["climb_down", "climb_up"]
 
 
 def test_gap_over_impassable_chasm_only_by_jumping():
     terrain = _gap(2.0) + [area("chasm", 10, 1, 12, 10, "impassable")]
-    sc, m = build(red=[unit("a", (8, 5))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (8, 5))], terrain=terrain)
     assert [t.kind for t in m.plan(sc.state, "a", path=[(13, 5)]).checks] == ["jump_gap"]
     terrain = _gap(3.5) + [area("chasm", 10, 1, 13.5, 10, "impassable")]
-    sc, m = build(red=[unit("a", (8, 5))], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (8, 5))], terrain=terrain)
     refused(lambda: m.plan(sc.state, "a", path=[(14.5, 5)], run=True), "M5")
 
 
 # --- M9 jump down over enemies ----------------------------------------------------------
 
 def test_jump_down_passes_over_enemies_within_landing_distance():
-    sc, m = build(red=[unit("a", (9, 5))], blue=[unit("e", (6, 5))], terrain=[block("roof", 7.5, 2, 12, 8, 2)])
+    sc, m = build(red=[bare_unit("a", (9, 5))], blue=[bare_unit("e", (6, 5))], terrain=[block("roof", 7.5, 2, 12, 8, 2)])
     st = sc.state
     refused(lambda: m.plan(st, "a", path=[(4.5, 5)]), "M5")   # climbing down: blocked by e
     plan = m.plan(st, "a", path=[(4.5, 5)], descend="jump")   # lands 3" out, past e
@@ -312,7 +305,7 @@ def test_jump_down_passes_over_enemies_within_landing_distance():
 def test_ladder_costs_height_without_check_but_not_for_animals():
     terrain = [block("tower", 10, 2, 14, 8, 3)]
     ladders = [{"id": "lad", "foot": [9.5, 5], "top": "tower"}]
-    sc, m = build(red=[unit("a", (7, 5), stats={"move": 20}), unit("dog", (7, 10), keywords=["animal"], stats={"move": 20})],
+    sc, m = build(red=[bare_unit("a", (7, 5), stats={"move": 20}), bare_unit("dog", (7, 10), keywords=["animal"], stats={"move": 20})],
                   terrain=terrain, ladders=ladders)
     plan = m.plan(sc.state, "a", path=[(11, 5)])
     assert [t.kind for t in plan.transitions] == ["ladder"] and not plan.checks
@@ -326,7 +319,7 @@ def test_ladder_costs_height_without_check_but_not_for_animals():
 # --- M12 difficult ground -------------------------------------------------------------------
 
 def test_difficult_ground_takes_two_inches_after_other_modifiers():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[area("rubble", 7, 2, 8, 8, "difficult")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[area("rubble", 7, 2, 8, 8, "difficult")])
     st = sc.state
     plan = m.plan(st, "a", path=[(9, 5)])
     assert plan.difficult and plan.allowance == pytest.approx(4.0)
@@ -338,16 +331,16 @@ def test_difficult_ground_takes_two_inches_after_other_modifiers():
 
 
 def test_difficult_counts_when_the_base_edge_passes_through():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[area("rubble", 6, 5.3, 8, 8, "difficult")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[area("rubble", 6, 5.3, 8, 8, "difficult")])
     assert m.plan(sc.state, "a", path=[(9, 5)]).difficult
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[area("rubble", 6, 5.6, 8, 8, "difficult")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[area("rubble", 6, 5.6, 8, 8, "difficult")])
     assert not m.plan(sc.state, "a", path=[(9, 5)]).difficult
 
 
 # --- M5 blocking and base fit ----------------------------------------------------------------
 
 def test_enemy_bases_block_and_friends_may_be_passed_through_but_not_ended_on():
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (8, 5))], blue=[unit("e", (8, 9))])
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (8, 5))], blue=[bare_unit("e", (8, 9))])
     st = sc.state
     assert m.plan(st, "a", path=[(10, 5)]).cost == pytest.approx(5)
     assert "may not end" in refused(lambda: m.plan(st, "a", path=[(8.5, 5)]), "M5")
@@ -357,19 +350,19 @@ def test_enemy_bases_block_and_friends_may_be_passed_through_but_not_ended_on():
 
 @pytest.mark.parametrize("status", ["stunned", "dazed"])
 def test_stunned_or_dazed_friends_block(status):
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (8, 5), status=status)])
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (8, 5), status=status)])
     refused(lambda: m.plan(sc.state, "a", path=[(10, 5)]), "M5")
 
 
 def test_engaged_friend_blocks():
-    sc, m = build(red=[unit("a", (5, 5)), unit("f", (8, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (8, 5))])
     sc.state.units["f"].engaged_with = ["x"]
     refused(lambda: m.plan(sc.state, "a", path=[(10, 5)]), "M5")
 
 
 def test_grazing_an_enemy_base_is_not_blocked():
     r = 25 / 25.4 / 2
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("e", (8, 5 + 2 * r + 0.001))])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("e", (8, 5 + 2 * r + 0.001))])
     m.plan(sc.state, "a", path=[(10, 5)])
 
 
@@ -377,7 +370,7 @@ def test_grazing_an_enemy_base_is_not_blocked():
 def test_base_must_fit_through_a_gap(base, fits):
     # Two towers 1.2" apart; the path goes down the middle of the gap.
     terrain = [block("t1", 8, 0, 12, 10.4, 3), block("t2", 8, 11.6, 12, 20, 3)]
-    sc, m = build(red=[unit("a", (5, 11), base_mm=base)], terrain=terrain)
+    sc, m = build(red=[bare_unit("a", (5, 11), base_mm=base)], terrain=terrain)
     if fits:
         plan = m.plan(sc.state, "a", path=[(13, 11)], run=True)
         assert not plan.checks and plan.cost == pytest.approx(8)
@@ -388,26 +381,26 @@ def test_base_must_fit_through_a_gap(base, fits):
 # --- walls and impassable terrain -----------------------------------------------------------------
 
 def test_low_wall_is_stepped_over_freely():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[block("fence", 7, 2, 7.25, 8, 0.75, kind="wall")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("fence", 7, 2, 7.25, 8, 0.75, kind="wall")])
     plan = m.plan(sc.state, "a", path=[(9, 5)])
     assert plan.cost == pytest.approx(4) and not plan.checks
 
 
 def test_thin_high_wall_is_climbed_over_and_thick_one_is_not():
-    sc, m = build(red=[unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8, 8, 1.5, kind="wall")])
+    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8, 8, 1.5, kind="wall")])
     plan = m.plan(sc.state, "a", path=[(9, 5)])
     assert [t.kind for t in plan.checks] == ["climb_up", "climb_down"] and plan.cost == pytest.approx(4 + 3)
-    sc, m = build(red=[unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8.1, 8, 1.5, kind="wall")])
+    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8.1, 8, 1.5, kind="wall")])
     assert "not walkable" in refused(lambda: m.plan(sc.state, "a", path=[(9.5, 5)]), "M6")
 
 
 def test_impassable_is_never_entered():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[area("lake", 7, 2, 8, 8, "impassable")])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[area("lake", 7, 2, 8, 8, "impassable")])
     assert "impassable" in refused(lambda: m.plan(sc.state, "a", path=[(10, 5)]), "M5")
 
 
 def test_path_implicit_start_and_table_edge():
-    sc, m = build(red=[unit("a", (5, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))])
     p1 = m.plan(sc.state, "a", path=[(5, 5), (7, 5)])
     p2 = m.plan(sc.state, "a", path=[(7, 5)])
     assert p1.points == p2.points and p1.to_dict()["path"] == [[5, 5], [7, 5]]
@@ -417,7 +410,7 @@ def test_path_implicit_start_and_table_edge():
 # --- apply ------------------------------------------------------------------------------------------
 
 def test_apply_updates_unit_and_logs_rolls():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 2)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 2)])
     st = sc.state
     d = dice(3)
     plan = m.plan(st, "a", path=[(8, 5)], run=True)
@@ -433,7 +426,7 @@ def test_apply_updates_unit_and_logs_rolls():
 
 def test_failed_climb_never_leaves_the_unit_on_a_friend():
     # A friend stands right at the foot of the tower where the climb would start.
-    sc, m = build(red=[unit("a", (3, 5)), unit("f", (6.0, 5.6))], terrain=[block("tower", 7, 2, 12, 8, 1.5)])
+    sc, m = build(red=[bare_unit("a", (3, 5)), bare_unit("f", (6.0, 5.6))], terrain=[block("tower", 7, 2, 12, 8, 1.5)])
     st = sc.state
     plan = m.plan(st, "a", path=[(8, 5)], run=True)
     out = m.apply(st, plan, dice(20))
@@ -444,7 +437,7 @@ def test_failed_climb_never_leaves_the_unit_on_a_friend():
 
 
 def test_plan_to_dict_is_json_and_rounded():
-    sc, m = build(red=[unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 1.5)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 1.5)])
     d = m.plan(sc.state, "a", path=[(7.6666, 5)]).to_dict()
     json.dumps(d)
     assert d["cost"] == round(2.6666 + 1.5, 2) and d["path"][-1] == [7.67, 5]
@@ -452,7 +445,7 @@ def test_plan_to_dict_is_json_and_rounded():
 
 
 def test_a_move_that_goes_nowhere_is_refused_and_changes_nothing():
-    sc, m = build(red=[unit("a", (5, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))])
     st = sc.state
     before = st.hash()
     assert "does not leave" in refused(lambda: m.plan(st, "a", path=[(5, 5)]), "M1")
@@ -461,7 +454,7 @@ def test_a_move_that_goes_nowhere_is_refused_and_changes_nothing():
 
 
 def test_apply_refuses_a_plan_made_for_another_position():
-    sc, m = build(red=[unit("a", (5, 5))])
+    sc, m = build(red=[bare_unit("a", (5, 5))])
     st = sc.state
     plan = m.plan(st, "a", path=[(7, 5)])
     st.units["a"].x = 6

@@ -10,7 +10,7 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game
 from game.engine.scenario import load_scenario
-from tests.test_movement_util import block, build, unit
+from tests.factories import bare_unit, block, build
 
 
 def refusal(fn) -> IllegalAction:
@@ -24,7 +24,7 @@ def flush_tower(move: float):
     ladder stands at that shared wall."""
     terrain = [block("hall", 10, 2, 20, 10, 3), block("tower", 10, 2, 14, 6, 6)]
     ladders = [{"id": "lad", "foot": [9.5, 4], "top": "tower"}]
-    return build(red=[unit("a", (7, 4), stats={"move": move})], terrain=terrain, ladders=ladders)
+    return build(red=[bare_unit("a", (7, 4), stats={"move": move})], terrain=terrain, ladders=ladders)
 
 
 def test_a_ladder_up_a_tower_flush_with_the_hall_below_climbs_past_the_halls_wall():

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from game.engine.errors import IllegalAction, LoadError
-from tests.test_movement_util import area, block, build, dice, unit
+from tests.factories import area, bare_unit, block, build, dice
 
 # MOVEMENT_EXAMPLES=500 for a longer local run; CI keeps it quick.
 SETTINGS = settings(max_examples=int(os.environ.get("MOVEMENT_EXAMPLES", "30")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -27,7 +27,7 @@ def _seg_dist(p, a, b):
 @SETTINGS
 @given(st.lists(st.tuples(coord, coord), min_size=1, max_size=5), st.sampled_from(["climb", "jump"]))
 def test_cost_is_at_least_the_straight_line(path, descend):
-    sc, m = build(red=[unit("a", (2, 2), stats={"move": 60})], terrain=TERRAIN, size=(24, 24))
+    sc, m = build(red=[bare_unit("a", (2, 2), stats={"move": 60})], terrain=TERRAIN, size=(24, 24))
     try:
         plan = m.plan(sc.state, "a", path=path, descend=descend, run=True)
     except IllegalAction:
@@ -42,7 +42,7 @@ def test_cost_is_at_least_the_straight_line(path, descend):
 def test_found_path_never_crosses_an_enemy_base(ex, ey, gx, gy):
     assume(math.hypot(ex - 2, ey - 2) > 2.0)
     try:
-        sc, m = build(red=[unit("a", (2, 2), stats={"move": 40})], blue=[unit("e", (ex, ey), base_mm=40)],
+        sc, m = build(red=[bare_unit("a", (2, 2), stats={"move": 40})], blue=[bare_unit("e", (ex, ey), base_mm=40)],
                       terrain=TERRAIN, size=(24, 24))
     except LoadError:  # the enemy cannot stand there
         assume(False)
@@ -64,13 +64,13 @@ def test_found_path_never_crosses_an_enemy_base(ex, ey, gx, gy):
        st.floats(min_value=0.5, max_value=4), st.floats(min_value=0.5, max_value=4))
 def test_adding_an_obstacle_never_makes_the_cheapest_path_shorter(gx, gy, ox, oy, w, h):
     goal = (gx, gy)
-    sc, m = build(red=[unit("a", (2, 2), stats={"move": 40})], terrain=TERRAIN, size=(24, 24))
+    sc, m = build(red=[bare_unit("a", (2, 2), stats={"move": 40})], terrain=TERRAIN, size=(24, 24))
     try:
         before = m.plan(sc.state, "a", to=goal).cost
     except IllegalAction:
         before = None
     rock = area("rock", ox, oy, ox + w, oy + h, "impassable")
-    sc2, m2 = build(red=[unit("a", (2, 2), stats={"move": 40})], terrain=TERRAIN + [rock], size=(24, 24))
+    sc2, m2 = build(red=[bare_unit("a", (2, 2), stats={"move": 40})], terrain=TERRAIN + [rock], size=(24, 24))
     try:
         after = m2.plan(sc2.state, "a", to=goal).cost
     except IllegalAction:
@@ -84,7 +84,7 @@ def test_adding_an_obstacle_never_makes_the_cheapest_path_shorter(gx, gy, ox, oy
 @SETTINGS
 @given(coord, coord, st.integers(min_value=1, max_value=20), st.booleans())
 def test_move_then_undo_restores_the_state_exactly(gx, gy, roll, run):
-    sc, m = build(red=[unit("a", (2, 2))], blue=[unit("e", (20, 20))], terrain=TERRAIN, size=(24, 24))
+    sc, m = build(red=[bare_unit("a", (2, 2))], blue=[bare_unit("e", (20, 20))], terrain=TERRAIN, size=(24, 24))
     state = sc.state
     before = state.hash()
     snapshot = state.copy()

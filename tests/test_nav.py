@@ -8,7 +8,7 @@ from shapely.geometry import Point
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.transitions import GAP, WALL
-from tests.test_movement_util import area, block, build, dice, unit
+from tests.factories import area, bare_unit, block, build, dice
 
 R25 = 25 / 25.4 / 2
 
@@ -21,7 +21,7 @@ def seg_dist(p, a, b):
 
 
 def test_to_routes_around_an_enemy():
-    sc, m = build(red=[unit("a", (5, 10), stats={"move": 12})], blue=[unit("e", (9, 10), base_mm=40)])
+    sc, m = build(red=[bare_unit("a", (5, 10), stats={"move": 12})], blue=[bare_unit("e", (9, 10), base_mm=40)])
     plan = m.plan(sc.state, "a", to=(13, 10))
     e = sc.state.units["e"]
     pts = [p[:2] for p in plan.points]
@@ -33,18 +33,18 @@ def test_to_routes_around_an_enemy():
 
 def test_to_prefers_a_path_without_checks():
     # Walking round the crate costs more than climbing over it, but needs no check.
-    sc, m = build(red=[unit("a", (5, 10), stats={"move": 16})], terrain=[block("crate", 7, 5, 8, 15, 1.5)])
+    sc, m = build(red=[bare_unit("a", (5, 10), stats={"move": 16})], terrain=[block("crate", 7, 5, 8, 15, 1.5)])
     plan = m.plan(sc.state, "a", to=(10, 10))
     over = m.plan(sc.state, "a", path=[(10, 10)])
     assert over.checks and over.cost == pytest.approx(8)
     assert not plan.checks and plan.cost > over.cost
     # With too little Move to go round, the climb is taken.
-    sc, m = build(red=[unit("a", (5, 10), stats={"move": 9})], terrain=[block("crate", 7, 5, 8, 15, 1.5)])
+    sc, m = build(red=[bare_unit("a", (5, 10), stats={"move": 9})], terrain=[block("crate", 7, 5, 8, 15, 1.5)])
     assert [t.kind for t in m.plan(sc.state, "a", to=(10, 10)).checks] == ["climb_up", "climb_down"]
 
 
 def test_to_climbs_when_no_other_way_fits():
-    sc, m = build(red=[unit("a", (3, 5))], terrain=[block("tower", 5, 2, 10, 8, 2)])
+    sc, m = build(red=[bare_unit("a", (3, 5))], terrain=[block("tower", 5, 2, 10, 8, 2)])
     plan = m.plan(sc.state, "a", to=(6, 5))
     assert [t.kind for t in plan.checks] == ["climb_up"] and plan.cost == pytest.approx(3 + 2, abs=1e-6)
 
@@ -52,13 +52,13 @@ def test_to_climbs_when_no_other_way_fits():
 def test_to_uses_a_ladder_instead_of_climbing():
     terrain = [block("tower", 10, 2, 14, 12, 3)]
     ladders = [{"id": "lad", "foot": [9.5, 5], "top": "tower"}]
-    sc, m = build(red=[unit("a", (7, 7), stats={"move": 12})], terrain=terrain, ladders=ladders)
+    sc, m = build(red=[bare_unit("a", (7, 7), stats={"move": 12})], terrain=terrain, ladders=ladders)
     plan = m.plan(sc.state, "a", to=(11, 7))
     assert not plan.checks and "ladder" in [t.kind for t in plan.transitions]
 
 
 def test_to_out_of_reach_names_the_cost():
-    sc, m = build(red=[unit("a", (3, 5))])
+    sc, m = build(red=[bare_unit("a", (3, 5))])
     with pytest.raises(IllegalAction) as exc:
         m.plan(sc.state, "a", to=(13, 5))
     assert exc.value.rule == "M1"
@@ -66,7 +66,7 @@ def test_to_out_of_reach_names_the_cost():
 
 
 def test_to_avoids_difficult_ground_when_that_is_cheaper_overall():
-    sc, m = build(red=[unit("a", (3, 10), stats={"move": 8})], terrain=[area("mud", 5, 8.5, 7, 11.5, "difficult")])
+    sc, m = build(red=[bare_unit("a", (3, 10), stats={"move": 8})], terrain=[area("mud", 5, 8.5, 7, 11.5, "difficult")])
     plan = m.plan(sc.state, "a", to=(9, 10))
     # straight through costs 6 but the allowance drops to 6; either way it must be legal
     assert plan.cost <= plan.allowance + 1e-9
@@ -74,14 +74,14 @@ def test_to_avoids_difficult_ground_when_that_is_cheaper_overall():
 
 def test_to_with_no_way_through_is_refused():
     terrain = [area("lake", 0, 6, 24, 7, "impassable")]
-    sc, m = build(red=[unit("a", (5, 3))], terrain=terrain, size=(24, 24))
+    sc, m = build(red=[bare_unit("a", (5, 3))], terrain=terrain, size=(24, 24))
     with pytest.raises(IllegalAction) as exc:
         m.plan(sc.state, "a", to=(5, 9))
     assert exc.value.rule == "M5"
 
 
 def test_to_path_can_be_applied():
-    sc, m = build(red=[unit("a", (5, 10), stats={"move": 12})], blue=[unit("e", (9, 10), base_mm=40)])
+    sc, m = build(red=[bare_unit("a", (5, 10), stats={"move": 12})], blue=[bare_unit("e", (9, 10), base_mm=40)])
     st = sc.state
     plan = m.plan(st, "a", to=(13, 10))
     out = m.apply(st, plan, dice())
@@ -91,7 +91,7 @@ def test_to_path_can_be_applied():
 # --- reachable ---------------------------------------------------------------------------------
 
 def test_reachable_open_ground_is_a_disc_of_the_allowance():
-    sc, m = build(red=[unit("a", (18, 18))])
+    sc, m = build(red=[bare_unit("a", (18, 18))])
     reach = m.reachable(sc.state, "a")
     assert reach.walk_free.contains(Point(18 + 5.5, 18)) and not reach.walk_free.contains(Point(18 + 6.6, 18))
     assert reach.run_free.contains(Point(18 + 8.5, 18)) and not reach.run_free.contains(Point(18 + 9.6, 18))
@@ -100,7 +100,7 @@ def test_reachable_open_ground_is_a_disc_of_the_allowance():
 
 
 def test_reachable_layers_checks_and_run_denial():
-    sc, m = build(red=[unit("a", (5, 5))], blue=[unit("e", (30, 30))], terrain=[block("tower", 7, 2, 12, 8, 2)])
+    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("e", (30, 30))], terrain=[block("tower", 7, 2, 12, 8, 2)])
     reach = m.reachable(sc.state, "a")
     assert reach.walk_check.contains(Point(8, 5)) and not reach.walk_free.contains(Point(8, 5))
     assert reach.run_denied is None and not reach.run_free.is_empty
@@ -111,7 +111,7 @@ def test_reachable_layers_checks_and_run_denial():
 
 
 def test_reachable_points_can_be_planned():
-    sc, m = build(red=[unit("a", (10, 10))], blue=[unit("e", (13, 10), base_mm=40)],
+    sc, m = build(red=[bare_unit("a", (10, 10))], blue=[bare_unit("e", (13, 10), base_mm=40)],
                   terrain=[block("tower", 6, 12, 9, 16, 2), area("mud", 12, 5, 15, 7, "difficult")])
     reach = m.reachable(sc.state, "a")
     region = shapely.union(reach.walk_free, reach.walk_check)
@@ -128,7 +128,7 @@ def test_reachable_points_can_be_planned():
 
 
 def test_reachable_area_never_covers_another_base():
-    sc, m = build(red=[unit("a", (10, 10)), unit("f", (12, 10))], blue=[unit("e", (8, 12))])
+    sc, m = build(red=[bare_unit("a", (10, 10)), bare_unit("f", (12, 10))], blue=[bare_unit("e", (8, 12))])
     reach = m.reachable(sc.state, "a")
     region = shapely.union_all([reach.walk_free, reach.walk_check, reach.run_free, reach.run_check])
     f = sc.state.units["f"]
@@ -138,7 +138,7 @@ def test_reachable_area_never_covers_another_base():
 
 
 def test_to_jump_down_pays_no_vertical_inches():
-    sc, m = build(red=[unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, 4)])
+    sc, m = build(red=[bare_unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, 4)])
     climb = m.plan(sc.state, "a", to=(5.5, 5), run=True)
     jump = m.plan(sc.state, "a", to=(5.5, 5), descend="jump")
     assert [t.kind for t in climb.checks] == ["climb_down"]
@@ -182,7 +182,7 @@ def _island(gap):
     terrain = [block("deck", 10, 10, 13, 20, 3), area("lake", 13, 6, east + 10, 24, "impassable"),
                block("island", east, 10, east + 6, 20, 3)]
     ladders = [{"id": "lad", "foot": [9.5, 15], "top": "deck"}]
-    return build(red=[unit("a", (7, 15), stats={"move": 16})], terrain=terrain, ladders=ladders)
+    return build(red=[bare_unit("a", (7, 15), stats={"move": 16})], terrain=terrain, ladders=ladders)
 
 
 def test_to_finds_a_gap_jump_from_a_roof_reached_by_ladder():
@@ -223,7 +223,7 @@ def test_to_climbs_over_a_thin_wall_when_there_is_no_way_round():
     # A 2" high, 0.5" thick wall from edge to edge; the straight line crosses it too
     # obliquely (1.39" of its top), so the search must find the crossing.
     wall = block("wall", 0, 12, 24, 12.5, 2, kind="wall")
-    sc, m = build(red=[unit("a", (4, 9), stats={"move": 30})], terrain=[wall], size=(24, 24))
+    sc, m = build(red=[bare_unit("a", (4, 9), stats={"move": 30})], terrain=[wall], size=(24, 24))
     with pytest.raises(IllegalAction) as exc:
         m.plan(sc.state, "a", path=[(20, 15)])
     assert exc.value.rule == "M6" and "not walkable" in exc.value.reason
@@ -244,7 +244,7 @@ def test_to_climbs_over_a_thin_wall_when_there_is_no_way_round():
         m.plan(sc.state, "a", to=(6, 15))
     assert "Dazed" in exc.value.reason
     # Not enough Move for the climb: refused with the cost.
-    sc, m = build(red=[unit("a", (4, 9), stats={"move": 12})], terrain=[wall], size=(24, 24))
+    sc, m = build(red=[bare_unit("a", (4, 9), stats={"move": 12})], terrain=[wall], size=(24, 24))
     with pytest.raises(IllegalAction) as exc:
         m.plan(sc.state, "a", to=(20, 15))
     assert exc.value.rule == "M1" and 'more than the 12.00" Move allowance' in exc.value.reason
@@ -252,11 +252,11 @@ def test_to_climbs_over_a_thin_wall_when_there_is_no_way_round():
 
 def test_to_climbs_a_wall_when_walking_round_is_too_long():
     wall = block("wall", 0, 12, 30, 12.5, 2, kind="wall")
-    sc, m = build(red=[unit("a", (8, 10), stats={"move": 10})], terrain=[wall])
+    sc, m = build(red=[bare_unit("a", (8, 10), stats={"move": 10})], terrain=[wall])
     plan = m.plan(sc.state, "a", to=(10, 15))
     assert [t.kind for t in plan.checks] == ["climb_up", "climb_down"] and plan.cost <= 10 + 1e-9
     # With Move enough to walk round, the way with no check is preferred.
-    sc, m = build(red=[unit("a", (26, 10), stats={"move": 16})], terrain=[wall])
+    sc, m = build(red=[bare_unit("a", (26, 10), stats={"move": 16})], terrain=[wall])
     assert not m.plan(sc.state, "a", to=(28, 15)).checks
 
 
@@ -434,9 +434,9 @@ def test_a_search_towards_a_goal_works_out_departures_only_where_it_goes_on(monk
     from game.engine.dice import Dice
     from game.engine.movement import search
 
-    blue = [unit("b", (6, 12))] + [unit(f"x{i}", (x, y)) for i, (x, y) in
+    blue = [bare_unit("b", (6, 12))] + [bare_unit(f"x{i}", (x, y)) for i, (x, y) in
                                     enumerate([(6, 8), (3, 9), (9, 9), (2, 4), (10, 4), (4, 15), (8, 15), (12, 12)])]
-    sc, m = build(red=[unit("a", (6, 4), stats={"move": 8})], blue=blue)
+    sc, m = build(red=[bare_unit("a", (6, 4), stats={"move": 8})], blue=blue)
     g = Game(sc, dice=Dice(seed=0))
     arrived, left = set(), set()
 

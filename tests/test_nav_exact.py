@@ -20,7 +20,7 @@ from hypothesis import strategies as hs
 
 from game.engine.errors import IllegalAction
 from game.engine.movement.geom import ARC_EXCESS
-from tests.test_movement_util import area, build, unit
+from tests.factories import area, bare_unit, build
 
 R25 = 25 / 25.4 / 2
 #: Random maps of the property test (PROPERTY_MAPS=1000 for a longer local run).
@@ -114,7 +114,7 @@ def _free_point(rng, rects, size, r):
 def _check(rects, size, start, goal, r=R25, quad=4, wit=None):
     """(ours, witness length) for one query, after checking that ours is legal as a path."""
     terrain = [area(f"rock{k}", *b, "impassable") for k, b in enumerate(rects)]
-    sc, m = build(red=[unit("a", start, stats={"move": 500})], terrain=terrain, size=size)
+    sc, m = build(red=[bare_unit("a", start, stats={"move": 500})], terrain=terrain, size=size)
     try:
         plan = m.plan(sc.state, "a", to=goal)
     except IllegalAction:
@@ -140,6 +140,7 @@ def _check(rects, size, start, goal, r=R25, quad=4, wit=None):
     return plan.cost, (w[0] if w else None)
 
 
+@pytest.mark.slow
 def test_to_is_never_longer_than_a_legal_path_on_random_flat_maps():
     rng = random.Random(13)
     compared = 0
@@ -154,6 +155,7 @@ def test_to_is_never_longer_than_a_legal_path_on_random_flat_maps():
     assert compared >= MAPS * 0.8
 
 
+@pytest.mark.slow
 def test_to_matches_a_fine_witness_to_a_few_thousandths():
     # With fine circumscribed polygons (16 sides a quarter) the witness is within about
     # 0.001" a corner of the true optimum: ours may not be longer, nor much shorter.
@@ -186,7 +188,7 @@ def test_a_corridor_narrower_than_a_grid_cell_is_found():
 def test_a_bend_between_grid_cells_is_exact():
     # One corner at a point no grid puts a cell on: the path is tangent, arc, tangent.
     rects = [(10.13, 0, 14.37, 10.21)]
-    sc, m = build(red=[unit("a", (8.07, 5.3), stats={"move": 60})], terrain=[area("rock", *rects[0], "impassable")],
+    sc, m = build(red=[bare_unit("a", (8.07, 5.3), stats={"move": 60})], terrain=[area("rock", *rects[0], "impassable")],
                   size=(24, 24))
     plan = m.plan(sc.state, "a", to=(16.41, 4.6))
     best = _round_two_corners((8.07, 5.3), (16.41, 4.6), (10.13, 10.21), (14.37, 10.21), R25)
@@ -218,6 +220,7 @@ def test_a_long_detour_is_the_shortest_one():
     assert theirs is not None and ours == pytest.approx(theirs, abs=0.03)
 
 
+@pytest.mark.slow
 def test_the_issue_map_long_queries_against_the_witness():
     """The issue's setting: a 48" table, 45 rectangles 1.3" or more apart, long queries."""
     from tools.bench_movement import issue_map
@@ -241,10 +244,10 @@ def test_the_reachable_area_edge_is_right_to_two_hundredths_on_a_level():
     0.02" beyond it are not (open ground, rocks, an enemy base, a friend's base)."""
     from shapely.geometry import Point
 
-    from tests.test_movement_util import block
+    from tests.factories import block
 
     terrain = [area("rock", 9, 6, 11, 11, "impassable"), block("tower", 13, 12, 15, 13, 3)]
-    sc, m = build(red=[unit("a", (10, 13)), unit("f", (8, 14))], blue=[unit("e", (12, 15), base_mm=40)], terrain=terrain,
+    sc, m = build(red=[bare_unit("a", (10, 13)), bare_unit("f", (8, 14))], blue=[bare_unit("e", (12, 15), base_mm=40)], terrain=terrain,
                   size=(24, 24))
     reach = m.reachable(sc.state, "a")
     walk = shapely.union(reach.walk_free, reach.walk_check)

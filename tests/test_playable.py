@@ -20,20 +20,10 @@ from game.cli import main  # noqa: E402
 from game.editor.document import Document  # noqa: E402
 from game.engine.errors import LoadError  # noqa: E402
 from game.engine.scenario import load_scenario  # noqa: E402
-from tests.scripts.builders import field_both_sides  # noqa: E402
+from tests.factories import field_both_sides, unit_yaml, warband_yaml  # noqa: E402
 
 NEED_TWO = "a game needs two warbands of different players (player 1 and up; player 0 is the Neutrals): this map has "
 HEAD = "name: Sides\ntable: {width: 24, height: 24}\n"  # lines 1-2
-
-
-def unit(uid: str, x: float, y: float, on_table: bool = True) -> str:
-    off = "" if on_table else ", on_table: false"
-    return (f"      - {{id: {uid}, at: [{x}, {y}], base_mm: 25, "
-            f"stats: {{move: 6, agility: 12, morale: 14, defence: 10}}{off}}}\n")
-
-
-def band(wid: str, player: int, *units: str) -> str:
-    return f"  - id: {wid}\n    player: {player}\n    units:" + ("\n" + "".join(units) if units else " []\n")
 
 
 def write(tmp_path, text: str) -> str:
@@ -61,17 +51,17 @@ def test_missing_warbands_key_is_reported_on_the_first_line(tmp_path, capsys):
 
 
 def test_one_side_only(tmp_path, capsys):
-    path = write(tmp_path, HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3)))
+    path = write(tmp_path, HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)))
     assert check(path, capsys) == (2, [f"{path}:3: {NEED_TWO}red (player 1)"])
 
 
 def test_the_neutrals_do_not_count_as_a_side(tmp_path, capsys):
-    path = write(tmp_path, HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3)) + band("beasts", 0))
+    path = write(tmp_path, HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)) + warband_yaml("beasts", 0))
     assert check(path, capsys) == (2, [f"{path}:3: {NEED_TWO}red (player 1)"])
 
 
 def test_two_warbands_of_the_same_player_are_one_side(tmp_path, capsys):
-    text = HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3)) + band("blue", 1, unit("b1", 20, 20))
+    text = HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)) + warband_yaml("blue", 1, unit_yaml("b1", 20, 20))
     path = write(tmp_path, text)
     code, err = check(path, capsys)
     assert code == 2
@@ -80,8 +70,8 @@ def test_two_warbands_of_the_same_player_are_one_side(tmp_path, capsys):
 
 
 def test_a_side_with_every_unit_off_the_table_is_reported_at_its_warband(tmp_path, capsys):
-    text = (HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3))
-            + band("blue", 2, unit("b1", 20, 20, on_table=False), unit("b2", 18, 20, on_table=False)))
+    text = (HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
+            + warband_yaml("blue", 2, unit_yaml("b1", 20, 20, on_table=False), unit_yaml("b2", 18, 20, on_table=False)))
     path = write(tmp_path, text)
     line = text.splitlines().index("  - id: blue") + 1
     assert check(path, capsys) == (2, [f"{path}:{line}: warband blue (player 2) has no unit on the table; "
@@ -89,15 +79,15 @@ def test_a_side_with_every_unit_off_the_table_is_reported_at_its_warband(tmp_pat
 
 
 def test_an_empty_side_is_reported_at_its_warband(tmp_path, capsys):
-    text = HEAD + "warbands:\n" + band("red", 1) + band("blue", 2, unit("b1", 20, 20))
+    text = HEAD + "warbands:\n" + warband_yaml("red", 1) + warband_yaml("blue", 2, unit_yaml("b1", 20, 20))
     path = write(tmp_path, text)
     assert check(path, capsys) == (2, [f"{path}:4: warband red (player 1) has no unit on the table; "
                                         "each side needs at least one to play"])
 
 
 def test_exactly_one_unit_on_the_table_per_side_is_enough(tmp_path, capsys):
-    text = (HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3))
-            + band("blue", 2, unit("b1", 20, 20), unit("b2", 18, 20, on_table=False)) + band("beasts", 0))
+    text = (HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
+            + warband_yaml("blue", 2, unit_yaml("b1", 20, 20), unit_yaml("b2", 18, 20, on_table=False)) + warband_yaml("beasts", 0))
     path = write(tmp_path, text)
     assert check(path, capsys) == (0, [])
     assert load_scenario(path, playable=True).warbands[1].id == "blue"
@@ -111,11 +101,11 @@ def test_playable_problems_come_with_the_other_problems_of_the_file(tmp_path):
 
 
 def test_play_refuses_an_unplayable_map_before_opening_a_window(tmp_path, capsys, monkeypatch):
-    import game.ui.app
+    import game.ui.launch
 
     windows: list = []
-    monkeypatch.setattr(game.ui.app, "App", lambda *a, **k: windows.append(a))
-    path = write(tmp_path, HEAD + "warbands:\n" + band("red", 1, unit("r1", 3, 3)))
+    monkeypatch.setattr(game.ui.launch, "App", lambda *a, **k: windows.append(a))
+    path = write(tmp_path, HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)))
     capsys.readouterr()
     assert main(["play", path]) == 2
     assert capsys.readouterr().err.splitlines() == [f"{path}:3: {NEED_TWO}red (player 1)"]

@@ -3,7 +3,7 @@
 import json
 
 from game.cli import main
-from tests.scripts.builders import path
+from tests.factories import path
 
 
 def run(capsys, *args):

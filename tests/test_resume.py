@@ -13,14 +13,15 @@ import pytest  # noqa: E402
 
 from game.engine.saves import load_game  # noqa: E402
 from game.ui import userdata  # noqa: E402
-from game.ui.app import App, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.scenes.overlays import WinnerScene  # noqa: E402
 from game.ui.scenes.play.files import saves_dir  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
 from game.ui.widgets.dialogs import ChoiceDialog  # noqa: E402
-from tests.test_ui_play import SCENARIO, make_scene  # noqa: E402
+from tests.factories import UI_SCENARIO, make_scene  # noqa: E402
 
-LIMITED = SCENARIO.replace("state: {turn: 1", "turn_limit: 1\nstate: {turn: 1")
+LIMITED = UI_SCENARIO.replace("state: {turn: 1", "turn_limit: 1\nstate: {turn: 1")
 
 
 #: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).

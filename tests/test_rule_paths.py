@@ -13,7 +13,7 @@ from game.engine.errors import IllegalAction
 from game.engine.events import Incapacitated, LeftTable, Routed, TokenDropped, TurnBegan
 from game.engine.game import Game
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import HERE, game, unit
+from tests.factories import SCRIPTS, game, unit
 
 
 # --- disengage ------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ state: {turn: 2, player: 1, phase: move}
 
 
 def _jump(injury_roll: int) -> Game:
-    sc = load_scenario(os.path.join(HERE, "ledge.yaml"), text=LEDGE)
+    sc = load_scenario(os.path.join(SCRIPTS, "ledge.yaml"), text=LEDGE)
     # the jump-down check fails (20 > 12; Disadvantage from 4": two dice), then the Injury roll:
     # a 5" drop adds +2 per full inch above 2" = +6.
     g = Game(sc, dice=Dice(seed=1, typed=[20, 20, injury_roll]))
@@ -113,7 +113,7 @@ def _three_warbands(lost_green: int) -> Game:
     data = {"name": "three", "table": {"width": 36, "height": 36},
             "warbands": [band("red", 1, 4), band("green", 2, 18, hero=False), band("blue", 3, 32)],
             "state": {"turn": 1, "player": 1, "phase": "melee", "lost": {"green": lost_green}}}
-    sc = load_scenario(os.path.join(HERE, "three.yaml"), text=yaml.safe_dump(data, sort_keys=False))
+    sc = load_scenario(os.path.join(SCRIPTS, "three.yaml"), text=yaml.safe_dump(data, sort_keys=False))
     return Game(sc, dice=Dice(seed=4))
 
 

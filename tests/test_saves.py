@@ -12,7 +12,7 @@ from game.engine.replay import replay
 from game.engine.saves import load_game, save_game
 from game.engine.scenario import load_scenario
 from game.cli import main
-from tests.scripts.builders import path
+from tests.factories import path
 
 
 def played():

@@ -1,61 +1,13 @@
 """Every kind of broken scenario gets its own FILE:LINE line (issue 2, item 3)."""
 
 import math
-import textwrap
 
 import pytest
 
 from game.cli import main
 from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario
-
-# Line numbers below refer to this text (line 1 is "name: ...").
-GOOD = textwrap.dedent(
-    """\
-    name: Test table
-    table: {width: 24, height: 24}
-    terrain:
-      - id: tower
-        kind: block
-        height: 3
-        polygon: [[10, 10], [14, 10], [14, 14], [10, 14]]
-      - id: fence
-        kind: wall
-        height: 2
-        polygon: [[2, 20], [8, 20], [8, 20.5], [2, 20.5]]
-      - id: pool
-        kind: impassable
-        polygon: [[18, 2], [22, 2], [22, 6], [18, 6]]
-    ladders:
-      - id: tower-ladder
-        foot: [14.5, 12]
-        top: tower
-    treasure:
-      - id: t1
-        at: [6, 6]
-        event: none
-    warbands:
-      - id: red
-        player: 1
-        units:
-          - id: red-captain
-            name: Captain
-            at: [3, 3]
-            base_mm: 25
-            stats: {move: 6, agility: 12, morale: 14, defence: 10}
-            keywords: [hero]
-            status: normal
-            carrying: null
-      - id: blue
-        player: 2
-        units:
-          - id: blue-ogre
-            at: [20, 20]
-            base_mm: 40
-            stats: {move: 5, agility: 9, morale: 12, defence: 12}
-    """
-)
-
+from tests.factories import GOOD_SCENARIO
 
 def problems_of(text, tmp_path):
     path = tmp_path / "map.yaml"
@@ -66,13 +18,13 @@ def problems_of(text, tmp_path):
 
 
 def edit(old, new, count=1):
-    assert old in GOOD, old
-    return GOOD.replace(old, new, count)
+    assert old in GOOD_SCENARIO, old
+    return GOOD_SCENARIO.replace(old, new, count)
 
 
 def test_good_file_loads(tmp_path):
     path = tmp_path / "map.yaml"
-    path.write_text(GOOD)
+    path.write_text(GOOD_SCENARIO)
     sc = load_scenario(str(path))
     assert [t.id for t in sc.terrain] == ["tower", "fence", "pool"]
     assert sc.state.units["blue-ogre"].r == pytest.approx(40 / 25.4 / 2)
@@ -108,7 +60,7 @@ CASES = [
     ("unknown ruleset", edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nruleset: chess\n"), 3, "unknown ruleset 'chess'"),
     ("duplicate key", edit("        base_mm: 40\n", "        base_mm: 40\n        base_mm: 32\n"), 41, "duplicate key"),
     ("unknown event", edit("event: none", "event: dragon"), 22, "event must be one of"),
-    ("state phase", GOOD + "state: {phase: dance}\n", 42, "unknown phase 'dance'"),
+    ("state phase", GOOD_SCENARIO + "state: {phase: dance}\n", 42, "unknown phase 'dance'"),
 ]
 
 

@@ -11,7 +11,7 @@ import yaml
 from game.engine.dice import Dice
 from game.engine.game import Game
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import HERE, R25
+from tests.factories import R25, SCRIPTS
 
 STATS = {"move": 6, "agility": 12, "morale": 10, "defence": 10}
 
@@ -25,7 +25,7 @@ def shoot_game(blue_at=(5, 35), *, terrain=(), red_keywords=("crossbow",), blue_
             "terrain": list(terrain),
             "warbands": [{"id": "red", "player": 1, "units": red}, {"id": "blue", "player": 2, "units": blue}],
             "state": {"turn": 2, "player": 1, "phase": phase}}
-    sc = load_scenario(os.path.join(HERE, "range.yaml"), text=yaml.safe_dump(data, sort_keys=False))
+    sc = load_scenario(os.path.join(SCRIPTS, "range.yaml"), text=yaml.safe_dump(data, sort_keys=False))
     return Game(sc, dice=Dice(seed=1, typed=list(dice)))
 
 

@@ -22,48 +22,23 @@ from game.engine.ruleset import load_ruleset
 from game.engine.scenario import load_scenario
 from game.engine.errors import LoadError
 from game.engine.sight import Sight, sample_offsets
+from tests.factories import PAIR, STATS, WIDE_BLOCK, rect, sight_scenario
 
 R25 = 25 / 25.4 / 2
 DEFAULT = bundled_map("default.yaml")
-STATS = {"move": 6, "agility": 12, "morale": 14, "defence": 10}
-
-
-def rect(tid, kind, x0, y0, x1, y1, height=None):
-    t = {"id": tid, "kind": kind, "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
-    if height is not None:
-        t["height"] = height
-    return t
-
-
-def make(terrain=(), red=(), blue=(), rules=None, tmp_path=None):
-    """A scenario: red and blue are (id, x, y[, base_mm]) tuples."""
-    def units(side):
-        return [{"id": u[0], "at": [u[1], u[2]], "base_mm": u[3] if len(u) > 3 else 25, "stats": STATS} for u in side]
-
-    data = {"name": "sight", "table": {"width": 36, "height": 36}, "terrain": list(terrain),
-            "warbands": [{"id": "red", "player": 1, "units": units(red)}, {"id": "blue", "player": 2, "units": units(blue)}]}
-    if rules:
-        data["rules"] = rules
-    text = yaml.safe_dump(data, sort_keys=False)
-    if tmp_path is not None:
-        path = tmp_path / "sight.yaml"
-        path.write_text(text)
-        return load_scenario(str(path))
-    return load_scenario("sight.yaml", text=text)
 
 
 def los(sc, a="a", b="b"):
     return Sight(sc).between(sc.state, a, b)
 
 
-PAIR = dict(red=[("a", 5.0, 18.0)], blue=[("b", 31.0, 18.0)])
-WIDE_BLOCK = (16.0, 10.0, 20.0, 26.0)  # spans the whole corridor between a and b
+
 
 
 # --- L1 blocking -------------------------------------------------------------------------------
 
 def test_a_3_inch_block_between_two_ground_units_hides_them():
-    res = los(make([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR))
+    res = los(sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR))
     assert (res.visible, res.cover, res.clear_lines, res.lines) == (False, False, 0, 81)
     assert res.blockers == ("house",)
     assert res.distance == pytest.approx(26 - 2 * R25)
@@ -71,21 +46,21 @@ def test_a_3_inch_block_between_two_ground_units_hides_them():
 
 def test_the_same_pair_sees_over_a_1_inch_block_the_line_grazes_its_top():
     """Both eyes at 1": every line runs exactly at the 1" top: it grazes, not blocked."""
-    res = los(make([rect("crates", "block", *WIDE_BLOCK, height=1)], **PAIR))
+    res = los(sight_scenario([rect("crates", "block", *WIDE_BLOCK, height=1)], **PAIR))
     assert (res.visible, res.cover, res.clear_lines) == (True, False, 81)
     assert res.blockers == ()
 
 
 @pytest.mark.parametrize("eye,visible", [(1.0, True), (0.99, False), (1.01, True)])
 def test_eye_height_at_the_top_of_a_piece_and_just_below(eye, visible):
-    res = los(make([rect("crates", "block", *WIDE_BLOCK, height=1)], rules={"eye_height": eye}, **PAIR))
+    res = los(sight_scenario([rect("crates", "block", *WIDE_BLOCK, height=1)], rules={"eye_height": eye}, **PAIR))
     assert res.visible is visible
     assert res.clear_lines == (81 if visible else 0)
 
 
 @pytest.mark.parametrize("height,visible", [(1.0, True), (1.01, False)])
 def test_a_piece_0_01_higher_than_the_eyes_blocks(height, visible):
-    assert los(make([rect("crates", "block", *WIDE_BLOCK, height=height)], **PAIR)).visible is visible
+    assert los(sight_scenario([rect("crates", "block", *WIDE_BLOCK, height=height)], **PAIR)).visible is visible
 
 
 ROOF = rect("roof", "block", 0.0, 10.0, 10.0, 26.0, height=4)
@@ -95,34 +70,34 @@ def test_a_unit_on_a_4_inch_roof_sees_over_a_3_inch_block():
     """Eye at 5" on the roof (x = 8), target's eye at 1" (x = 30); the 3" block's far face is
     at x = 14: t = 6/22 there, the line is at 5 - 4 * 6/22 = 3.91" > 3" (and leaves the roof
     at 4.64" > 4"). Every line clears it, and the other way round too."""
-    sc = make([ROOF, rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)], red=[("a", 8.0, 18.0)], blue=[("b", 30.0, 18.0)])
+    sc = sight_scenario([ROOF, rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)], red=[("a", 8.0, 18.0)], blue=[("b", 30.0, 18.0)])
     for a, b in (("a", "b"), ("b", "a")):
         res = los(sc, a, b)
         assert (res.visible, res.cover, res.clear_lines) == (True, False, 81)
     # from the ground (no roof) the same block hides the target
-    assert los(make([rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)], red=[("a", 8.0, 18.0)], blue=[("b", 30.0, 18.0)])).visible is False
+    assert los(sight_scenario([rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)], red=[("a", 8.0, 18.0)], blue=[("b", 30.0, 18.0)])).visible is False
 
 
 def test_a_roof_unit_cannot_see_the_foot_of_its_own_wall_nor_just_behind_a_block():
     """From the 4" roof (eye 5" at x = 5) to a ground unit at x = 11: the line leaves the
     roof at x = 10, t = 5/6, at 5 - 4 * 5/6 = 1.67" < 4": the roof's own edge hides it.
     Behind the 3" block (x 12-14) at x = 16: at x = 14 the line is at 5 - 4 * 9/11 = 1.73"."""
-    assert los(make([ROOF], red=[("a", 5.0, 18.0)], blue=[("b", 11.0, 18.0)])).visible is False
+    assert los(sight_scenario([ROOF], red=[("a", 5.0, 18.0)], blue=[("b", 11.0, 18.0)])).visible is False
     shed = rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)
-    res = los(make([ROOF, shed], red=[("a", 5.0, 18.0)], blue=[("b", 16.0, 18.0)]))
+    res = los(sight_scenario([ROOF, shed], red=[("a", 5.0, 18.0)], blue=[("b", 16.0, 18.0)]))
     assert res.visible is False and "shed" in res.blockers
 
 
 def test_difficult_and_impassable_ground_never_block():
     terrain = [rect("bog", "difficult", *WIDE_BLOCK), rect("pool", "impassable", 22.0, 10.0, 26.0, 26.0)]
-    res = los(make(terrain, **PAIR))
+    res = los(sight_scenario(terrain, **PAIR))
     assert (res.visible, res.cover, res.clear_lines) == (True, False, 81)
 
 
 def test_some_lines_blocked_means_cover():
     """A 3" block whose edge (y = 17.9) runs just below the centre line: lines from samples
     below it are blocked, the rest clear."""
-    res = los(make([rect("corner", "block", 16.0, 10.0, 20.0, 17.9, height=3)], **PAIR))
+    res = los(sight_scenario([rect("corner", "block", 16.0, 10.0, 20.0, 17.9, height=3)], **PAIR))
     assert res.visible and res.cover
     assert 0 < res.clear_lines < 81
     assert len(res.clear) == res.clear_lines and len(res.blocked) == 81 - res.clear_lines
@@ -133,7 +108,7 @@ def test_some_lines_blocked_means_cover():
 def test_a_line_along_a_footprint_edge_only_touches_it(edge, visible):
     """One sample per base (los_samples 1): the single line runs at y = 18. A 3" block whose
     edge lies exactly on it is touched, not crossed; 0.01 over the line it blocks."""
-    sc = make([rect("house", "block", 16.0, edge, 20.0, 26.0, height=3)], rules={"los_samples": 1}, **PAIR)
+    sc = sight_scenario([rect("house", "block", 16.0, edge, 20.0, 26.0, height=3)], rules={"los_samples": 1}, **PAIR)
     res = los(sc)
     assert res.lines == 1 and res.visible is visible
 
@@ -148,7 +123,7 @@ def wall_at(right_face, height=0.5):
 @pytest.mark.parametrize("gap,cover", [(0.5, True), (1.5, False)])
 def test_a_low_wall_near_the_target_gives_cover(gap, cover):
     """b's base edge is at x = 31 - R25; the wall's face is gap inches from it."""
-    res = los(make([wall_at(31 - R25 - gap)], **PAIR))
+    res = los(sight_scenario([wall_at(31 - R25 - gap)], **PAIR))
     assert (res.visible, res.clear_lines, res.cover) == (True, 81, cover)
     assert res.cover_walls == (("hedge",) if cover else ())
 
@@ -157,12 +132,12 @@ def test_a_low_wall_near_the_target_gives_cover(gap, cover):
 def test_cover_wall_range_boundary(delta, cover):
     """One line (los_samples 1), centre to centre: it crosses the wall's face exactly
     cover_wall_range (1") + delta from b's base edge."""
-    sc = make([wall_at(31 - R25 - 1.0 - delta)], rules={"los_samples": 1}, **PAIR)
+    sc = sight_scenario([wall_at(31 - R25 - 1.0 - delta)], rules={"los_samples": 1}, **PAIR)
     assert los(sc).cover is cover
 
 
 def test_cover_wall_range_is_a_ruleset_parameter():
-    sc = make([wall_at(31 - R25 - 1.5)], rules={"cover_wall_range": 2}, **PAIR)
+    sc = sight_scenario([wall_at(31 - R25 - 1.5)], rules={"cover_wall_range": 2}, **PAIR)
     assert los(sc).cover is True
 
 
@@ -170,8 +145,8 @@ def test_cover_wall_range_is_a_ruleset_parameter():
 def test_the_1_inch_free_height_wall(height, low):
     """A wall exactly free_height (1") high is low: the eye lines graze it and it gives
     cover near the target. 0.01" higher it is a wall like any other: it blocks."""
-    near = los(make([wall_at(31 - R25 - 0.5, height)], **PAIR))
-    far = los(make([wall_at(12.0, height)], **PAIR))
+    near = los(sight_scenario([wall_at(31 - R25 - 0.5, height)], **PAIR))
+    far = los(sight_scenario([wall_at(12.0, height)], **PAIR))
     if low:
         assert (near.visible, near.cover) == (True, True)
         assert (far.visible, far.cover) == (True, False)
@@ -180,7 +155,7 @@ def test_the_1_inch_free_height_wall(height, low):
 
 
 def test_a_low_wall_near_the_viewer_gives_no_cover():
-    res = los(make([wall_at(5 + R25 + 0.7)], **PAIR))
+    res = los(sight_scenario([wall_at(5 + R25 + 0.7)], **PAIR))
     assert (res.visible, res.cover) == (True, False)
 
 
@@ -189,18 +164,18 @@ def test_a_low_wall_near_the_viewer_gives_no_cover():
 def test_bases_block_only_in_the_variant():
     """A 50 mm base (radius 0.98") between a and b covers the whole 0.98"-wide corridor."""
     units = dict(red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 18.0)])
-    assert los(make(**units)).clear_lines == 81
-    res = los(make(rules={"bases_block_los": True}, **units))
+    assert los(sight_scenario(**units)).clear_lines == 81
+    res = los(sight_scenario(rules={"bases_block_los": True}, **units))
     assert (res.visible, res.blockers) == (False, ("big",))
     # the model top at the eyes' height: the lines graze it
-    assert los(make(rules={"bases_block_los": True, "base_height": 1.0}, **units)).visible is True
-    assert los(make(rules={"bases_block_los": True, "base_height": 1.01}, **units)).visible is False
+    assert los(sight_scenario(rules={"bases_block_los": True, "base_height": 1.0}, **units)).visible is True
+    assert los(sight_scenario(rules={"bases_block_los": True, "base_height": 1.01}, **units)).visible is False
 
 
 def test_bases_beside_the_lines_or_incapacitated_do_not_block():
     units = dict(red=[("a", 5.0, 18.0), ("side", 18.0, 20.0, 50)], blue=[("b", 31.0, 18.0)])
-    assert los(make(rules={"bases_block_los": True}, **units)).clear_lines == 81
-    sc = make(rules={"bases_block_los": True}, red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 18.0)])
+    assert los(sight_scenario(rules={"bases_block_los": True}, **units)).clear_lines == 81
+    sc = sight_scenario(rules={"bases_block_los": True}, red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 18.0)])
     state = sc.state.copy()
     state.units["big"].status = "incapacitated"
     assert Sight(sc).between(state, "a", "b").visible is True
@@ -253,12 +228,12 @@ def test_samples_are_the_centre_and_evenly_spaced_rim_points():
     assert offs[1] == pytest.approx([1.0, 0.0])
     assert [math.hypot(*o) for o in offs[1:]] == pytest.approx([1.0] * 8)
     assert sample_offsets(1).tolist() == [[0.0, 0.0]]
-    res = los(make(rules={"los_samples": 5}, **PAIR))
+    res = los(sight_scenario(rules={"los_samples": 5}, **PAIR))
     assert res.lines == 25
 
 
 def test_between_points_for_the_ruler():
-    sc = make([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR)
+    sc = sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR)
     sight = Sight(sc)
     assert sight.between_points((5, 18), (31, 18)).visible is False
     assert sight.between_points((5, 5), (31, 5)).visible is True
@@ -272,7 +247,7 @@ def test_between_points_for_the_ruler():
 
 
 def test_unknown_or_off_table_units_are_refused():
-    sc = make(**PAIR)
+    sc = sight_scenario(**PAIR)
     sight = Sight(sc)
     with pytest.raises(KeyError):
         sight.between(sc.state, "a", "nobody")
@@ -287,7 +262,7 @@ def test_unknown_or_off_table_units_are_refused():
 @pytest.mark.parametrize("value", [0, 2.5, -1])
 def test_los_samples_must_be_a_whole_number_of_at_least_1(value):
     with pytest.raises(LoadError):
-        make(rules={"los_samples": value}, **PAIR)
+        sight_scenario(rules={"los_samples": value}, **PAIR)
 
 
 # --- the unseen ground (visibility_region) ----------------------------------------------------------
@@ -326,7 +301,7 @@ def test_the_unseen_ground_is_what_the_eye_line_calls_hidden():
 
 
 def test_the_unseen_ground_behind_a_block_by_hand():
-    sc = make([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR)
+    sc = sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR)
     region = Sight(sc).visibility_region(sc.state, "a")
     assert region.contains(shapely.Point(25, 18))      # right behind the house
     assert not region.contains(shapely.Point(25, 2))   # off to the side
@@ -343,7 +318,7 @@ def test_the_unseen_ground_behind_a_block_by_hand():
 # --- speedheim los ----------------------------------------------------------------------------------
 
 def test_los_command(tmp_path, capsys):
-    sc = make([rect("house", "block", 16.0, 10.0, 20.0, 17.9, height=3)], tmp_path=tmp_path, **PAIR)
+    sc = sight_scenario([rect("house", "block", 16.0, 10.0, 20.0, 17.9, height=3)], tmp_path=tmp_path, **PAIR)
     path = sc.file
     assert main(["los", path, "a", "b"]) == 0
     out = capsys.readouterr().out
@@ -356,7 +331,7 @@ def test_los_command(tmp_path, capsys):
 
 
 def test_los_command_bad_input(tmp_path, capsys):
-    sc = make(tmp_path=tmp_path, **PAIR)
+    sc = sight_scenario(tmp_path=tmp_path, **PAIR)
     assert main(["los", sc.file, "a", "ghost"]) == 2
     assert "ghost" in capsys.readouterr().err
     assert main(["los", sc.file, "a", "a"]) == 2
@@ -370,7 +345,7 @@ def test_los_command_bad_input(tmp_path, capsys):
 
 
 def test_an_empty_table():
-    sc = make(**PAIR)
+    sc = sight_scenario(**PAIR)
     sight = Sight(sc)
     res = sight.between(sc.state, "a", "b")
     assert (res.visible, res.cover, res.clear_lines, res.blockers) == (True, False, 81, ())
@@ -381,7 +356,7 @@ def test_an_empty_table():
 def test_the_unseen_ground_behind_a_base_only_in_the_variant():
     units = dict(red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 4.0)])
     behind = shapely.Point(25, 18)
-    assert not Sight(make(**units)).visibility_region(make(**units).state, "a").contains(behind)
-    sc = make(rules={"bases_block_los": True}, **units)
+    assert not Sight(sight_scenario(**units)).visibility_region(sight_scenario(**units).state, "a").contains(behind)
+    sc = sight_scenario(rules={"bases_block_los": True}, **units)
     region = Sight(sc).visibility_region(sc.state, "a")
     assert region.contains(behind) and not region.contains(shapely.Point(25, 22))

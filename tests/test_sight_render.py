@@ -11,11 +11,11 @@ from game.ui.camera import Camera
 from game.ui.render import render_surface
 from game.ui.sight_layer import SightLayer, los_layers
 
-from tests.test_sight import PAIR, WIDE_BLOCK, make, rect
+from tests.factories import PAIR, WIDE_BLOCK, rect, sight_scenario
 
 
 def _scene(tmp_path):
-    return make([rect("house", "block", *WIDE_BLOCK, height=3)], tmp_path=tmp_path,
+    return sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], tmp_path=tmp_path,
                 red=PAIR["red"], blue=PAIR["blue"] + [("c", 10.0, 30.0)])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from distributed import LocalCluster
 
 from game.cli import main
@@ -27,6 +28,7 @@ def _games(path) -> list[str]:
 PLANNER = [DUEL, "--turn-limit", "2", "--games", "1", "--bots", "planner:250ms,utility"]
 
 
+@pytest.mark.slow
 def test_local_cluster_gives_the_same_games_as_the_pool(tmp_path, capsys):
     assert main(["simulate", *ARGS, "--workers", "2", "--out", str(tmp_path / "pool")]) == 0
     assert main(["simulate", *PLANNER, "--workers", "2", "--out", str(tmp_path / "pool-planner")]) == 0

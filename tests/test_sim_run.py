@@ -45,6 +45,7 @@ def keys(recs: list[dict]) -> list[tuple]:
     return [(r["variant"], r["seed"], r["swapped"]) for r in recs]
 
 
+@pytest.mark.slow
 def test_same_seeds_give_the_same_games(tmp_path, capsys):
     args = FAST + ["--games", "3", "--swap", "--seed", "5", "--variant", "default", "--variant", "rout_threshold=2"]
     assert main(["simulate", *args, "--workers", "2", "--out", str(tmp_path / "a")]) == 0
@@ -64,6 +65,7 @@ def test_same_seeds_give_the_same_games(tmp_path, capsys):
     assert "12 game(s) played" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_variants_play_paired_games(tmp_path):
     assert main(["simulate", *FAST, "--games", "3", "--swap", "--seed", "10", "--bots", "random,utility",
                  "--variant", "default", "--variant", "rout-legacy", "--variant", "treasure_denial_range=3",
@@ -80,6 +82,7 @@ def test_variants_play_paired_games(tmp_path):
     assert len(set(keys(recs))) == len(recs) == 18
 
 
+@pytest.mark.slow
 def test_two_bot_pairings_play_every_variant_on_the_same_seeds(tmp_path):
     """--bots twice: each pairing plays each variant on each seed and seats; the summary
     holds each pairing's comparison (by_bots) and marks every pooled difference robust or not."""
@@ -104,6 +107,7 @@ def test_two_bot_pairings_play_every_variant_on_the_same_seeds(tmp_path):
     assert "Bots by variant" in page and "random vs random" in page
 
 
+@pytest.mark.slow
 def test_a_variant_whose_rule_cannot_fire_is_untested(tmp_path):
     """jump_gap_max (M8) on a map with no gap to jump: M8 never fires, so the comparison is
     untested, whatever its games did."""
@@ -116,6 +120,7 @@ def test_a_variant_whose_rule_cannot_fire_is_untested(tmp_path):
     assert "never came into play" in page and "no clear difference" not in page
 
 
+@pytest.mark.slow
 def test_kept_logs_replay_exactly(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["simulate", *FAST, "--games", "2", "--swap", "--variant", "rout_threshold=2", "--keep-logs",
@@ -160,6 +165,7 @@ def test_losses_by_unit_type_and_rout_turn_follow_the_game():
     assert unit_type("Cultist 12") == "Cultist" and unit_type("Captain Aldric") == "Captain Aldric"
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_plays_each_game_once(tmp_path):
     n = 12   # games per variant: the run is killed after 6 of the 24
     out = tmp_path / "run"
@@ -194,6 +200,7 @@ def test_resume_after_sigkill_plays_each_game_once(tmp_path):
     assert without_seconds(after) == without_seconds(records(fresh))  # the same games as an uninterrupted run
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_run_and_keeps_the_finished_games(tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-m", "game", "simulate", *FAST, "--games", "200", "--workers", "2",
@@ -237,6 +244,7 @@ def _killpg(pgid: int) -> None:
         pass
 
 
+@pytest.mark.slow
 def test_torn_last_line_is_dropped_and_played_again(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["simulate", *FAST, "--games", "4", "--workers", "1", "--out", str(out)]) == 0
@@ -271,6 +279,7 @@ def test_whole_last_record_without_newline_is_kept(tmp_path):
     assert f.keys() == {("v", s, False, ("?", "?")) for s in range(3)}
 
 
+@pytest.mark.slow
 def test_resume_refuses_other_options_and_a_fresh_run_refuses_a_used_folder(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["simulate", *FAST, "--games", "2", "--workers", "1", "--out", str(out)]) == 0
@@ -289,6 +298,7 @@ def _jobs(n: int, **plan):
     return list(spec.jobs(texts, lambda slug, sw: f"{slug}.yaml", set()))
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_retried(tmp_path, monkeypatch):
     monkeypatch.setenv(sim_helpers.MARKER, str(tmp_path / "killed"))
     jobs = _jobs(5)
@@ -310,6 +320,7 @@ def test_a_game_that_raises_is_reported_and_the_run_goes_on(tmp_path):
     assert [j.seed for j, _ in result.failed] == [1] and "a bug in seed 1" in result.failed[0][1]
 
 
+@pytest.mark.slow
 def test_memory_window_is_bounded():
     """The runner pulls jobs lazily: it never asks for more than its window ahead."""
     pulled = []

@@ -3,6 +3,7 @@
 
 import functools
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
@@ -12,7 +13,7 @@ from game.engine.dice import Dice
 from game.engine.game import Game
 from game.engine.legal import side_to_act
 from game.engine.scenario import load_scenario
-from tests.test_legality import action_near, says_what_apply_does
+from tests.factories import action_near, says_what_apply_does
 
 RULES = {"activation": "alternating", "turn_order": "roll_off", "first_turn_limits": ["no_run"]}
 
@@ -33,6 +34,7 @@ def game_at(n: int) -> Game:
     return g
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hs.integers(0, 150), hs.data())
 def test_why_illegal_says_what_apply_does_under_alternating(n, data):

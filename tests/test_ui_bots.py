@@ -12,48 +12,11 @@ import pytest
 
 from game.engine.dice import Dice
 from game.engine.game import Game
-from game.ui import keymap
-from game.ui.app import App, new_game, open_play
+from game.ui.launch import new_game
 from game.ui.scenes import ask
 from game.ui.scenes.play.bot_play import INCHES_PER_S, Animation
 from game.ui.scenes.play.words import build_log
-from tests.scripts.builders import R25, game, unit
-from tests.test_ui_sight_combat import thread_spy
-
-PLACEHOLDER = {"combat": "placeholder"}
-
-
-def open_game(g: Game, tmp_path, handover: bool = True):
-    """The play window on ``g`` (1280x800), after one frame; ``handover``: the hot-seat screen."""
-    app = App((1280, 800))
-    app.settings["handover"] = handover
-    scene = open_play(app, g, str(tmp_path / "table.yaml"))
-    app.frame(0.016, flip=False)
-    return app, scene
-
-
-def key(app, command):
-    app.dispatch(keymap.PLAY.key_event(command))
-
-
-def run_frames(app, scene, until, seconds=60.0, dt=0.05):
-    """Frames (with a real pause between them, so the bot's worker thinks) until ``until()``."""
-    end = time.monotonic() + seconds
-    while not until():
-        assert time.monotonic() < end, "the bot did not get there in time"
-        app.frame(dt, flip=False)
-        if app.modal is not None:
-            app.close_dialogs()
-        time.sleep(0.002)
-
-
-def two_sides(state=None, **kw):
-    red = [unit("red-captain", [6, 6]), unit("red-second", [10, 6], keywords=())]
-    blue = [unit("blue-boss", [30, 30]), unit("blue-archer", [26, 30], keywords=("bow",))]
-    tokens = [{"id": "t1", "at": [18, 18], "event": "none"}]
-    return game(red, blue, tokens, state=state or {"turn": 2, "player": 2, "phase": "move"},
-                rules={**PLACEHOLDER, "turn_limit": 4}, **kw)
-
+from tests.factories import PLACEHOLDER, R25, game, key, open_game, run_frames, thread_spy, two_sides, unit
 
 def test_the_bot_plays_its_side_off_the_frame_with_its_reasons_in_the_log(tmp_path, datadir, monkeypatch):
     threads = thread_spy(monkeypatch, ask, "bot_think")
@@ -213,7 +176,7 @@ def test_a_bot_game_from_the_command_line_plays_with_the_bot_rules(tmp_path, dat
 
 def test_play_cli_refuses_an_unknown_bot(tmp_path, datadir, capsys):
     from game.bundled import bundled_map
-    from game.ui.app import play_cli
+    from game.ui.launch import play_cli
 
     assert play_cli(bundled_map("default.yaml"), bots=(2,), bot_name="no-such-bot") == 2
     assert play_cli(bundled_map("default.yaml"), bot_name="no-such-bot") == 2   # hot-seat: the hint's bot

@@ -12,7 +12,7 @@ import shapely
 from game.ui.scenes import ask
 from game.ui.scenes.play.layers import DIFFICULT_BAND
 from game.ui.widgets.panels import difficult_line
-from tests.test_ui_play import down, make_scene, motion, px  # noqa: F401
+from tests.factories import down, make_scene, motion, px  # noqa: F401
 
 RUBBLE = """\
 name: Rubble field

@@ -10,7 +10,7 @@ from game.bots.advise import advise
 from game.ui.keymap import PLAY
 from game.ui.scenes.play import hints
 from game.ui.widgets import text
-from tests.test_ui_play import key, make_scene  # noqa: F401
+from tests.factories import key, make_scene  # noqa: F401
 
 
 def shown(app, scene):
@@ -96,9 +96,9 @@ def test_the_frame_does_not_wait_for_the_hint(tmp_path, datadir, monkeypatch):
 def test_with_only_the_phase_to_end_the_hint_shows_what_follows(tmp_path, datadir):
     # The Engage phase with no enemy in reach: the one option is ending it, and the hint
     # goes on with the Move phase's best moves, as "then" arrows from the units.
-    from tests.test_ui_play import SCENARIO
+    from tests.factories import UI_SCENARIO
 
-    app, scene = make_scene(tmp_path, SCENARIO.replace("phase: move", "phase: engage"))
+    app, scene = make_scene(tmp_path, UI_SCENARIO.replace("phase: move", "phase: engage"))
     key(app, "hint")
     options = shown(app, scene)
     assert options[0].unit is None and next(iter(options[0].action)) == "end_phase"
@@ -136,9 +136,9 @@ def test_when_only_the_phase_can_end_every_value_listed_comes_from_one_search(tm
     # Option 1 takes that advice's best (its value, its reason, its arrow), and the rest
     # follow it, each once: every value listed is of the one search.
     from game.bots.base import Decision
-    from tests.test_ui_play import SCENARIO
+    from tests.factories import UI_SCENARIO
 
-    app, scene = make_scene(tmp_path, SCENARIO.replace("phase: move", "phase: engage"))
+    app, scene = make_scene(tmp_path, UI_SCENARIO.replace("phase: move", "phase: engage"))
     u, v = [x for x in scene.state.units.values() if x.on_table][:2]
     move = {"move": {"unit": u.id, "to": [u.x + 1.0, u.y]}}
     other = {"move": {"unit": v.id, "to": [v.x, v.y + 1.0]}}

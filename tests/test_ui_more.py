@@ -14,12 +14,12 @@ import pytest  # noqa: E402
 
 from game.ui import keymap, userdata  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
-from tests.test_ui_sight_combat import menu_pick  # noqa: E402
-from tests.test_ui_play import SCENARIO, down, drag, key, make_scene, px, up  # noqa: E402,F401
+from tests.factories import menu_pick  # noqa: E402
+from tests.factories import UI_SCENARIO, down, drag, key, make_scene, px, up  # noqa: E402,F401
 
 
 def test_picking_up_a_plague_token_shows_what_it_hid(tmp_path, datadir):
-    text = SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: plague}")
+    text = UI_SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: plague}")
     text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
     app, scene = make_scene(tmp_path, text)
     app.frame(0.016, flip=False)
@@ -33,7 +33,7 @@ def test_picking_up_a_plague_token_shows_what_it_hid(tmp_path, datadir):
 
 
 def test_hidden_event_tokens_look_plain_until_revealed(tmp_path, datadir):
-    text = SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: event}")
+    text = UI_SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: event}")
     app, scene = make_scene(tmp_path, text)
     app.frame(0.016, flip=False)
     from game.ui import theme
@@ -123,7 +123,7 @@ def test_userdata_atomic_write_settings_and_crash_log(tmp_path, monkeypatch):
 
 
 def test_play_cli_rejects_a_bad_scenario_with_file_and_line(tmp_path, datadir, capsys):
-    from game.ui.app import play_cli
+    from game.ui.launch import play_cli
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntable: {width: -3, height: 10}\nwarbands: []\n")
@@ -134,7 +134,7 @@ def test_play_cli_rejects_a_bad_scenario_with_file_and_line(tmp_path, datadir, c
 
 def test_rout_check_dialog_voluntary_rout_and_winner_screen(tmp_path, datadir):
     # Blue has lost 6: its upkeep makes a Rout Check on the Ogre's Morale 12; a typed 1 passes.
-    text = SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
+    text = UI_SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
                             "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
     app, scene = make_scene(tmp_path, text, typed=[1])
     key(app, "end_step")  # melee ends: player 2's turn, upkeep runs, the Rout Check passes
@@ -158,7 +158,7 @@ def test_rout_check_dialog_voluntary_rout_and_winner_screen(tmp_path, datadir):
 
 
 def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir):
-    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    text = UI_SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
     text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
     app, scene = make_scene(tmp_path, text)
     scene.menus.open_menu("red-captain", (200, 200))
@@ -174,7 +174,7 @@ def test_engage_from_the_context_menu_moves_into_base_contact(tmp_path, datadir)
 
 
 def test_unit_card_gives_the_run_denial_reason(tmp_path, datadir):
-    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    text = UI_SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
     app, scene = make_scene(tmp_path, text)
     info = scene.unit_info("red-captain")
     assert info["run"] is None
@@ -187,12 +187,13 @@ def test_unit_card_gives_the_run_denial_reason(tmp_path, datadir):
 
 
 def test_a_broken_autosave_does_not_stop_the_table_opening(tmp_path, datadir, capsys):
-    from game.ui.app import App, start
+    from game.ui.app import App
+    from game.ui.launch import start
 
     os.makedirs(userdata.data_dir(), exist_ok=True)
     with open(userdata.autosave_path(), "w") as fh:
         fh.write("speedheim_save: 1\nscenario: [not, a, scenario\n")
-    (tmp_path / "table.yaml").write_text(SCENARIO)
+    (tmp_path / "table.yaml").write_text(UI_SCENARIO)
     app = App((1280, 800))
     scene = start(app, str(tmp_path / "table.yaml"), resume=True)
     assert scene.state.units["red-captain"].pos == (4, 4)  # a fresh game instead
@@ -240,7 +241,7 @@ def test_physical_then_automatic_dice_still_save_and_load_exactly(tmp_path, data
 
 
 def test_picking_up_an_event_token_reveals_it_and_brings_neutrals(tmp_path, datadir):
-    text = SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: event}")
+    text = UI_SCENARIO.replace("{id: t1, at: [12, 3], event: none}", "{id: t1, at: [12, 3], event: event}")
     text = text.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
     app, scene = make_scene(tmp_path, text)
     app.frame(0.016, flip=False)
@@ -259,7 +260,7 @@ def test_picking_up_an_event_token_reveals_it_and_brings_neutrals(tmp_path, data
 
 def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
     # Two red units within 5" of t1 when Blue routs: Red chooses which one takes it (U4).
-    text = SCENARIO.replace("at: [4, 4], base_mm: 25", "at: [8, 4], base_mm: 25")
+    text = UI_SCENARIO.replace("at: [4, 4], base_mm: 25", "at: [8, 4], base_mm: 25")
     text = text.replace("state: {turn: 1, player: 1, phase: move}",
                         "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
     app, scene = make_scene(tmp_path, text, typed=[1])
@@ -293,7 +294,7 @@ def test_log_panel_renders_only_new_entries(tmp_path, datadir):
 
 def test_the_unit_menu_offers_what_the_engine_allows_with_targets(tmp_path, datadir):
     """Kinds the menu has no item of its own for (attack here) come from legal_actions."""
-    text = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
+    text = UI_SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
     text = text.replace("state: {turn: 1, player: 1, phase: move}",
                         "rules: {combat: placeholder}\nstate: {turn: 1, player: 1, phase: engage}")
     app, scene = make_scene(tmp_path, text)

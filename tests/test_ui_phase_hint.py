@@ -12,11 +12,12 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from game.ui import app as app_module, userdata  # noqa: E402
-from game.ui.app import App, open_play  # noqa: E402
+from game.ui import launch as app_module, userdata  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import open_play  # noqa: E402
 from game.ui.scenes import ask  # noqa: E402
-from game.ui.scenes.play.phase_hint import CARD_SEEN, HintBar, TurnCard, phase_hint, show_turn_card_once  # noqa: E402
-from tests.scripts.builders import game as build_game, unit  # noqa: E402
+from game.ui.scenes.play.phase_hint import CARD_SEEN, HintBar, TurnCard, show_turn_card_once  # noqa: E402
+from tests.factories import game as build_game, unit  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,7 +48,7 @@ def open_scene(g, tmp_path, size=(1280, 800), bot=True):
 @pytest.mark.parametrize("table", [24, 36, 48])
 def test_the_first_bot_game_shows_the_whole_phase_hint_beside_the_pills(tmp_path, window, table):
     app, scene = open_scene(bot_game(table), tmp_path, window)
-    hint = phase_hint(scene)
+    hint = scene.sidebar.hint_line()
     assert "right-click to Engage" in hint and hint.endswith("Space ends the phase")
     shown = scene.sidebar.hint_bar.shown
     assert " ".join(shown) == hint, shown           # whole, on one or two lines
@@ -63,7 +64,7 @@ def test_the_first_bot_game_shows_the_whole_phase_hint_beside_the_pills(tmp_path
 def test_every_phase_says_what_it_allows_and_the_key_that_ends_it(tmp_path, phase):
     g = bot_game(36, phase)
     app, scene = open_scene(g, tmp_path, bot=False)
-    hint = phase_hint(scene)
+    hint = scene.sidebar.hint_line()
     end = "step" if ask.end_kind(g) == "end_step" else "phase"
     assert hint.endswith(f"; Space ends the {end}"), hint
     allows = hint.rpartition("; Space")[0]
@@ -77,7 +78,7 @@ def test_every_phase_says_what_it_allows_and_the_key_that_ends_it(tmp_path, phas
 def test_while_the_bot_plays_the_hint_says_so_and_how_to_steer_it(tmp_path):
     app, scene = open_scene(bot_game(36, "engage", player=2), tmp_path)
     assert scene.bot.in_charge()
-    assert phase_hint(scene).startswith("the bot plays this turn: P pauses the bot")
+    assert scene.sidebar.hint_line().startswith("the bot plays this turn: P pauses the bot")
 
 
 def test_the_turn_card_shows_once_in_the_first_game_and_any_key_closes_it(tmp_path, datadir):

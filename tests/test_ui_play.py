@@ -16,82 +16,11 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from game.engine.game import Game  # noqa: E402
-from game.engine.dice import Dice  # noqa: E402
-from game.engine.scenario import load_scenario  # noqa: E402
 from game.ui import keymap, userdata  # noqa: E402
-from game.ui.app import App, open_play, start  # noqa: E402
+from game.ui.app import App  # noqa: E402
+from game.ui.launch import start  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
-
-SCENARIO = """\
-name: UI test table
-table: {width: 24, height: 24}
-terrain:
-  - {id: rubble, kind: difficult, polygon: [[14, 10], [20, 10], [20, 16], [14, 16]]}
-  - {id: tower, kind: block, height: 3, polygon: [[2, 14], [6, 14], [6, 18], [2, 18]]}
-treasure:
-  - {id: t1, at: [12, 3], event: none}
-warbands:
-  - id: red
-    player: 1
-    name: Reds
-    units:
-      - {id: red-captain, name: Captain, at: [4, 4], base_mm: 25, keywords: [hero],
-         stats: {move: 6, agility: 12, morale: 14, defence: 10}}
-      - {id: red-second, name: Second, at: [11.0, 3], base_mm: 25,
-         stats: {move: 5, agility: 11, morale: 10, defence: 10}}
-  - id: blue
-    player: 2
-    name: Blues
-    units:
-      - {id: blue-ogre, name: Ogre, at: [20, 21], base_mm: 40, keywords: [hero],
-         stats: {move: 6, agility: 8, morale: 12, defence: 12}}
-state: {turn: 1, player: 1, phase: move}
-"""
-
-
-def make_scene(tmp_path, text: str = SCENARIO, seed: int = 7, typed: list[int] | None = None):
-    path = tmp_path / "table.yaml"
-    path.write_text(text)
-    app = App((1280, 800))
-    app.settings["handover"] = True
-    game = Game(load_scenario(str(path)), dice=Dice(seed=seed, typed=list(typed or [])))
-    scene = open_play(app, game, str(path))
-    app.frame(0.016, flip=False)
-    return app, scene
-
-
-def px(scene, x, y):
-    p = scene.camera.to_px(x, y)
-    return (int(round(p[0])), int(round(p[1])))
-
-
-def down(app, pos, button=1):
-    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=button))
-
-
-def up(app, pos, button=1):
-    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=button))
-
-
-def motion(app, pos, buttons=(1, 0, 0)):
-    app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=buttons))
-
-
-def key(app, command):
-    app.dispatch(keymap.PLAY.key_event(command))
-
-
-def drag(app, scene, start, end, steps=6):
-    a, b = px(scene, *start), px(scene, *end)
-    down(app, a)
-    for k in range(1, steps + 1):
-        motion(app, (a[0] + (b[0] - a[0]) * k // steps, a[1] + (b[1] - a[1]) * k // steps))
-        app.frame(0.016, flip=False)
-    if scene.drag_tool.drag is not None:
-        scene.drag_tool.flush()  # the preview is planned off the frame: wait for it
-    return b
-
+from tests.factories import UI_SCENARIO, down, drag, key, make_scene, motion, px, up  # noqa: E402,F401
 
 def test_click_selects_a_unit_and_empty_ground_deselects(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
@@ -310,7 +239,7 @@ def test_help_overlay_lists_every_key(tmp_path, datadir):
 
 
 def test_pick_up_dialog_and_clicking_the_token(tmp_path, datadir):
-    text = SCENARIO.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
+    text = UI_SCENARIO.replace("state: {turn: 1, player: 1, phase: move}", "state: {turn: 2, player: 1, phase: upkeep}")
     app, scene = make_scene(tmp_path, text)
     assert scene.game.pending and scene.game.pending.kind == "pick_up"
     app.frame(0.016, flip=False)

@@ -16,7 +16,7 @@ from game.ui import keymap  # noqa: E402
 from game.ui.scenes.overlays import HelpScene  # noqa: E402
 from game.ui.scenes.play.rule_tips import tip_lines  # noqa: E402
 from game.ui.scenes.rules import RulesScene  # noqa: E402
-from tests.test_ui_play import down, key, make_scene, motion, up  # noqa: E402,F401
+from tests.factories import down, key, make_scene, motion, up  # noqa: E402,F401
 
 
 def refuse_a_run(app, scene):

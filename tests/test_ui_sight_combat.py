@@ -4,7 +4,6 @@ engine's rule) and the draw at the turn limit (T1). Real pygame events, SDL dumm
 
 from __future__ import annotations
 
-import threading
 from fractions import Fraction
 
 import shapely
@@ -14,7 +13,7 @@ from game.ui.scenes.overlays import WinnerScene
 from game.ui.scenes.play import Anchor, Ruler
 from game.ui.scenes.play.words import chance
 from game.ui.widgets.dialogs import ChoiceDialog, ContextMenu
-from tests.test_ui_play import SCENARIO, down, key, make_scene, motion, px, up  # noqa: F401
+from tests.factories import UI_SCENARIO, down, key, make_scene, menu_pick, motion, px, thread_spy, up  # noqa: F401
 
 RANGE = """\
 name: Shooting range
@@ -56,27 +55,6 @@ def right_click(app, pos):
 def hover(app, scene, x, y):
     motion(app, px(scene, x, y), buttons=(0, 0, 0))
     app.frame(0.016, flip=False)
-
-
-def thread_spy(monkeypatch, owner, name: str) -> list[str]:
-    """Record the thread each call of ``owner.name`` runs on."""
-    threads: list[str] = []
-    real = getattr(owner, name)
-
-    def spy(*args, **kw):
-        threads.append(threading.current_thread().name)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(owner, name, spy)
-    return threads
-
-
-def menu_pick(app, first: str, containing: str):
-    """Open the submenu ``first`` of the open menu, then pick its item containing ``containing``."""
-    menu = app.dialogs[-1]
-    menu.choose(dict(menu.items)[first])
-    sub = app.dialogs[-1]
-    sub.choose(next(value for label, value in sub.items if containing in label))
 
 
 def sight_on(app, scene, uid):
@@ -287,7 +265,7 @@ def test_the_winner_screen_and_banner_report_a_draw_at_the_turn_limit(tmp_path, 
 
 
 # --- E1: the engage path before it is confirmed ----------------------------------------------------
-ENGAGE = SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40").replace(
+ENGAGE = UI_SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40").replace(
     "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
 
 

@@ -32,8 +32,8 @@ from game.ui.widgets import text as T  # noqa: E402
 from game.ui.widgets.log_view import LogView  # noqa: E402
 from game.ui.widgets.overlays import label  # noqa: E402
 from game.ui.widgets.panels import Banner  # noqa: E402
-from tests.scripts.builders import game as build_game, unit  # noqa: E402
-from tests.test_ui_bots import key, open_game as open_ui_game  # noqa: E402
+from tests.factories import game as build_game, unit  # noqa: E402
+from tests.factories import key, open_game as open_ui_game  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MAP = os.path.join(HERE, "maps", "default.yaml")

@@ -10,13 +10,13 @@ os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-from tests.test_ui_play import SCENARIO, drag, key, make_scene, up  # noqa: E402,F401
+from tests.factories import UI_SCENARIO, drag, key, make_scene, up  # noqa: E402,F401
 
 from game.ui.scenes.overlays import HandoverScene  # noqa: E402
 
-ALTERNATING = SCENARIO.replace("name: UI test table\n",
+ALTERNATING = UI_SCENARIO.replace("name: UI test table\n",
                                "name: UI test table\nrules: {activation: alternating, combat: placeholder}\n")
-ROLL_OFF = SCENARIO.replace("name: UI test table\n", "name: UI test table\nrules: {turn_order: roll_off}\n").replace(
+ROLL_OFF = UI_SCENARIO.replace("name: UI test table\n", "name: UI test table\nrules: {turn_order: roll_off}\n").replace(
     "state: {turn: 1, player: 1, phase: move}\n", "")
 
 
@@ -60,7 +60,7 @@ def test_roll_off_banner_shows_the_roll_and_who_went_first(tmp_path, datadir):
 
 
 def test_a_bot_side_plays_one_activation_then_hands_back_to_the_player(tmp_path, datadir):
-    from tests.test_ui_bots import open_game, run_frames, two_sides
+    from tests.factories import open_game, run_frames, two_sides
 
     import dataclasses
 

@@ -3,7 +3,7 @@
 import pytest
 
 from game.engine.errors import IllegalAction
-from tests.scripts.builders import R25, game, unit
+from tests.factories import R25, game, unit
 
 UPKEEP2 = {"turn": 2, "player": 1, "phase": "upkeep"}  # red's upkeep, not the first turn
 BLUE_UPKEEP = {"turn": 1, "player": 2, "phase": "upkeep"}

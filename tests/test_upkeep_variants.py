@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.scripts.builders import game, unit
+from tests.factories import game, unit
 
 RED = [unit("red-captain", [4, 4], morale=14), unit("red-mage", [6, 4], morale=11),
        unit("red-c", [8, 4], morale=10, keywords=[]), unit("red-d", [10, 4], morale=10, keywords=[]),

@@ -40,7 +40,8 @@ import os, sys, time
 t_launch = float(sys.argv[1])
 sys.path.insert(0, sys.argv[3])
 os.environ["SPEEDHEIM_DATA_DIR"] = sys.argv[4]
-from game.ui.app import App, start
+from game.ui.app import App
+from game.ui.launch import start
 app = App((1280, 800))
 start(app, sys.argv[2], ask=False)
 app.frame(0.016)
@@ -55,7 +56,8 @@ def _frames(n: int = 120) -> tuple[float, float, str]:
     from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
-    from game.ui.app import App, open_play
+    from game.ui.app import App
+    from game.ui.launch import open_play
     from game.ui.scenes.play import Anchor, Drag, Ruler
 
     app = App(SIZE)
@@ -122,7 +124,8 @@ def _sight_frames(n: int = 120) -> tuple[float, float, float]:
     from game.engine.game import Game
     from game.engine.dice import Dice
     from game.engine.scenario import load_scenario
-    from game.ui.app import App, open_play
+    from game.ui.app import App
+    from game.ui.launch import open_play
     from game.ui.keymap import PLAY
 
     app = App(SIZE)
@@ -164,7 +167,8 @@ def _bot_frames(seconds: float = 30.0) -> tuple[float, float, float, int]:
     """Frames while the bot plays player 2 on stress.yaml (a bot game, 8x): it thinks in a
     worker on a copy, the window applies and animates its actions. Returns (median ms,
     p95 ms, worst ms, bot decisions applied)."""
-    from game.ui.app import App, new_game, open_play
+    from game.ui.app import App
+    from game.ui.launch import new_game, open_play
 
     app = App(SIZE)
     app.settings.update({"handover": False})

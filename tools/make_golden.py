@@ -31,7 +31,7 @@ def manifest() -> list[dict]:
 
 
 def replay_lines(scenario: str, script: str) -> str:
-    from game.engine.replay import replay_cli
+    from game.commands.replay import replay_cli
 
     out = io.StringIO()
     with redirect_stdout(out):

@@ -5,18 +5,16 @@ every frame; a click on a button sends its named command to the scene."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 import pygame
 
+from game.editor.host import EditorHost
 from game.editor.tools import fmt
 from game.editor.problems import wrap
 from game.ui import theme
 from game.ui.draw import get_font
 from game.ui.keymap import EDITOR
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.scene import EditorScene
 
 TOOLBAR_W = 118
 STATUS_H = 26
@@ -31,7 +29,7 @@ ACTION_BUTTONS = (("undo", "Undo"), ("redo", "Redo"), ("rotate", "Rot +15"), ("r
 
 
 class EditorChrome:
-    def __init__(self, scene: "EditorScene"):
+    def __init__(self, scene: EditorHost):
         self.scene = scene
         #: Where each button was drawn: (rect, command), for clicks.
         self.buttons: list[tuple[pygame.Rect, str]] = []

@@ -10,16 +10,15 @@ from __future__ import annotations
 import glob
 import os
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from game.bundled import rosters_dir
 from game.editor.edits import EditError
+from game.editor.host import EditorHost
 from game.editor.roster import load_roster
 from game.engine.errors import LoadError
 from game.ui.widgets.dialogs import ChoiceDialog, FileDialog, TextPrompt
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.scene import EditorScene
 
 DEFAULT_ROSTER_DIR = rosters_dir()
 #: The name Document.new gives a map: a map still so named is asked its name when first saved.
@@ -34,7 +33,7 @@ def default_map_file(name: str) -> str:
 
 
 class EditorFiles:
-    def __init__(self, scene: "EditorScene", roster_dir: str = DEFAULT_ROSTER_DIR):
+    def __init__(self, scene: EditorHost, roster_dir: str = DEFAULT_ROSTER_DIR):
         self.scene = scene
         self.roster_dir = roster_dir
         self.played: list[str] = []  # every map played from this editor
@@ -146,7 +145,7 @@ class EditorFiles:
             return
         if (doc.dirty or not os.path.exists(doc.path)) and not self.save():
             return
-        from game.ui.app import start
+        from game.ui.launch import start
 
         try:
             start(scene.app, doc.path, ask=False)

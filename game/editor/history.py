@@ -7,10 +7,20 @@ from __future__ import annotations
 import copy
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Any, Iterator, Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.document import Document
+from game.engine.model import Scenario
+
+
+class Edited(Protocol):
+    """What the undo stack needs of the document it guards (a
+    :class:`~game.editor.document.Document` is one): the scenario and the loaded rosters
+    it copies, and a call to say they changed."""
+
+    sc: Scenario
+    rosters: dict[str, Any]
+
+    def changed(self) -> None: ...
 
 
 @dataclass
@@ -40,7 +50,7 @@ class Step:
 
 
 class UndoStack:
-    def __init__(self, doc: "Document"):
+    def __init__(self, doc: Edited):
         self.doc = doc
         self.done: list[Step] = []
         self.undone: list[Step] = []

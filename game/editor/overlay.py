@@ -5,31 +5,32 @@ sizes beside the cursor. Drawing only: it reads the scene and the document."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import pygame
 from shapely.geometry import Polygon
 
 from game.editor.edits import Ref, rect, wall_polygon
-from game.editor.tools import HANDLE_PX, fmt
+from game.editor.host import EditorHost
+from game.editor.tools import HANDLE_PX, BoardTools, fmt
 from game.ui import theme
 from game.ui.draw import draw_geometry, get_font, text_at
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.scene import EditorScene
 
 DRAW_TOOLS = ("rect", "wall", "poly", "zone", "treasure", "unit")
 
 
 class EditorOverlay:
-    def __init__(self, scene: "EditorScene"):
+    """Drawn over the table: drafts of the board tools, the selection, unread shapes."""
+
+    def __init__(self, scene: EditorHost, tools: BoardTools):
         self.scene = scene
+        self.tools = tools
 
     def draw(self, surface: pygame.Surface) -> None:
         scene = self.scene
-        dr = scene.tools.drag
+        dr = self.tools.drag
         moving = dr is not None and dr["mode"] == "move"
-        dx, dy = scene.tools.delta() if moving else (0.0, 0.0)
+        dx, dy = self.tools.delta() if moving else (0.0, 0.0)
         self.draw_unread(surface)
         if moving:
             self.draw_moving(surface, dx, dy)
@@ -100,7 +101,7 @@ class EditorOverlay:
 
     def draw_handles(self, surface) -> None:
         scene = self.scene
-        tools = scene.tools
+        tools = self.tools
         x0, y0, x1, y1 = scene.doc.bounds(scene.selection[0])
         if tools.drag is not None and tools.drag["mode"] == "resize":
             x0, y0, x1, y1 = tools.resized()
@@ -116,7 +117,7 @@ class EditorOverlay:
     def draw_draft(self, surface, dx: float, dy: float) -> None:
         """Drafts being drawn, with live coordinates; else the snapped cross-hair."""
         scene = self.scene
-        cam, tools = scene.camera, scene.tools
+        cam, tools = scene.camera, self.tools
         dr = tools.drag
         snap_in = scene.doc.snap_point(scene.to_in(scene.mouse_px))
         if dr and dr["mode"] == "rect":

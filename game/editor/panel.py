@@ -7,26 +7,26 @@ a bad value is refused with a message and changes nothing."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIDropDownMenu, UILabel, UITextEntryLine
 
 from game.editor.edits import EditError
-from game.editor.tools import fmt
+from game.editor.host import EditorHost
+from game.editor.tools import BoardTools, fmt
 from game.engine.model import EVENT_KINDS, STATUSES, TERRAIN_KINDS
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.scene import EditorScene
 
 ROW_H = 32
 LABEL_W = 110
 
 
 class PropertiesPanel:
-    def __init__(self, scene: "EditorScene"):
+    def __init__(self, scene: EditorHost, tools: BoardTools):
         self.scene = scene
+        self.tools = tools
         self.fields: dict[Any, Callable[[str], None]] = {}  # element -> what its value does
         self.elements: list[Any] = []
         self.bottom = 40  # where the fields end (the hand-drawn part goes below)
@@ -57,7 +57,7 @@ class PropertiesPanel:
         """Rebuild the fields when the selection, the document or the window changed."""
         scene = self.scene
         key = (tuple(scene.selection), scene.doc.revision, scene.size, scene.tool)
-        if key != self._key and not self.typing() and scene.tools.drag is None:
+        if key != self._key and not self.typing() and self.tools.drag is None:
             self.build()
             self._key = key
 

@@ -12,15 +12,23 @@ spots around the click are tried, nearest first. Pure Python, no pygame.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pymunk
 import shapely
 from shapely.geometry import Point as ShPoint
 from shapely.geometry import Polygon
 
-if TYPE_CHECKING:
-    from game.editor.document import Document
+from game.engine.geometry import Board
+from game.engine.model import Scenario
+
+
+class PlacementDoc(Protocol):
+    """What placing a base reads of the document (a :class:`~game.editor.document.Document`
+    is one): the scenario, for the other bases and the table's size, and its board."""
+
+    sc: Scenario
+    board: Board
 
 EPS = 1e-6
 #: A pushed base stops this far clear of what it touched (float safety), inches.
@@ -31,7 +39,7 @@ RING_STEP = 0.125
 RING_MAX = 4.0
 
 
-def _blockers(doc: "Document") -> list[Polygon]:
+def _blockers(doc: PlacementDoc) -> list[Polygon]:
     return [Polygon(t.polygon) for t in doc.sc.terrain if t.kind in ("wall", "impassable")]
 
 
@@ -42,7 +50,7 @@ def _convex_parts(poly: Polygon) -> list[list[tuple[float, float]]]:
     return [list(t.exterior.coords)[:-1] for t in tris.geoms]
 
 
-def spot_problem(doc: "Document", x: float, y: float, r: float, ignore: str | None = None, zone=None) -> str | None:
+def spot_problem(doc: PlacementDoc, x: float, y: float, r: float, ignore: str | None = None, zone=None) -> str | None:
     """Why a base of radius r cannot stand at (x, y), or None (the validator's tests)."""
     board = doc.board
     if not board.disc_on_table(x, y, r):
@@ -64,7 +72,7 @@ def spot_problem(doc: "Document", x: float, y: float, r: float, ignore: str | No
     return None
 
 
-def _push(doc: "Document", at, r: float, ignore: str | None):
+def _push(doc: PlacementDoc, at, r: float, ignore: str | None):
     space = pymunk.Space()
     static = space.static_body
     z = doc.board.height_at(*at)
@@ -97,7 +105,7 @@ def _push(doc: "Document", at, r: float, ignore: str | None):
     return (round(x, 4), round(y, 4))
 
 
-def free_spot(doc: "Document", at, r: float, zone=None, ignore: str | None = None):
+def free_spot(doc: PlacementDoc, at, r: float, zone=None, ignore: str | None = None):
     """The legal spot for a base of radius r nearest to ``at`` (slid out of overlap), or None."""
     x, y = float(at[0]), float(at[1])
     x = min(max(x, r), doc.sc.width - r)

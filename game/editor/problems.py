@@ -5,16 +5,14 @@ and highlights the item it names."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 import pygame
 
 from game.editor.document import Finding
+from game.editor.host import EditorHost
 from game.ui import theme
 from game.ui.draw import get_font
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.scene import EditorScene
 
 PROBLEM_TEXT = (140, 20, 20)
 PROBLEM_ROW = (255, 220, 220)
@@ -36,7 +34,7 @@ def wrap(text: str, font: pygame.font.Font, width: int) -> list[str]:
 
 
 class ProblemsPanel:
-    def __init__(self, scene: "EditorScene"):
+    def __init__(self, scene: EditorHost):
         self.scene = scene
         #: Where each problem was drawn, for clicks.
         self.rects: list[tuple[pygame.Rect, Finding]] = []

@@ -70,9 +70,9 @@ class EditorScene(Scene):
         self.wall_thickness = DEFAULT_WALL_THICKNESS
         self._confirm_close = False
         self.tools = BoardTools(self)
-        self.overlay = EditorOverlay(self)
+        self.overlay = EditorOverlay(self, self.tools)
         self.chrome = EditorChrome(self)
-        self.properties = PropertiesPanel(self)
+        self.properties = PropertiesPanel(self, self.tools)
         self.problems = ProblemsPanel(self)
         self.files = EditorFiles(self, roster_dir)
         self.commands = self._command_table()

@@ -12,15 +12,13 @@ from __future__ import annotations
 import copy
 import math
 import time
-from typing import TYPE_CHECKING
 
 import pygame
 
 from game.editor.edits import Ref
+from game.editor.host import EditorHost
 from game.ui.render import BoardPainter
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.editor.scene import EditorScene
 
 HANDLE_PX = 6
 PICK_PX = 5
@@ -34,7 +32,7 @@ def fmt(v: float) -> str:
 
 
 class BoardTools:
-    def __init__(self, scene: "EditorScene"):
+    def __init__(self, scene: EditorHost):
         self.scene = scene
         self.points: list[tuple[float, float]] = []  # polygon / zone in progress
         self.drag: dict | None = None
@@ -105,10 +103,10 @@ class BoardTools:
         last_t, last_pos = self._last_click
         self._last_click = (now, pos)
         if self.points and now - last_t < DOUBLE_CLICK_S and math.dist(last_pos, pos) < 6:
-            scene.finish_polygon()
+            self.finish_polygon()
             return
         if len(self.points) >= 3 and math.dist(scene.camera.to_px(*self.points[0]), pos) <= 8:
-            scene.finish_polygon()
+            self.finish_polygon()
             return
         if scene.tool == "zone" and scene.warband is None:
             scene.say("no warband: load a roster first (Ctrl+O)", bad=True)

@@ -1,14 +1,12 @@
-"""``speedheim measure``: edge-to-edge inches between units, tokens and points."""
+"""What ``speedheim measure`` measures between (:mod:`game.commands.measure`): a unit, a
+treasure token or a point ``x,y``, as a disc standing on the surface."""
 
 from __future__ import annotations
 
 import re
-import sys
 
-from game.engine.errors import LoadError
-from game.engine.geometry import Board, Disc, board_for
+from game.engine.geometry import Board, Disc
 from game.engine.model import Scenario
-from game.engine.scenario import load_scenario
 
 _POINT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
 
@@ -28,18 +26,3 @@ def resolve(sc: Scenario, board: Board, spec: str) -> Disc:
         return board.point_disc(x, y)
     known = sorted(state.units) + sorted(state.treasure)
     raise ValueError(f"{spec!r} is not a unit id, a treasure id or x,y (ids here: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''})")
-
-
-def measure_cli(path: str, a: str, b: str, ignore_height: bool = False) -> int:
-    try:
-        sc = load_scenario(path)
-    except LoadError as exc:
-        return exc.report()
-    board = board_for(sc, ignore_height)
-    try:
-        da, db = resolve(sc, board, a), resolve(sc, board, b)
-    except ValueError as exc:
-        print(f"speedheim measure: {exc}", file=sys.stderr)
-        return 2
-    print(f"{board.distance(da, db):.2f}")
-    return 0

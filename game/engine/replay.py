@@ -1,18 +1,13 @@
-"""Replaying an action script: the one loop, and ``speedheim replay``.
+"""Replaying an action script: its dice, the game after it, and loading a scenario with
+its script.
 
 :meth:`Game.replay` is the only loop that applies a list of actions to a game: the
-``replay`` command, saved games (:mod:`game.engine.saves`), ``render --actions`` and the
-tests all go through it. With ``--json`` the command prints one JSON object per action
-(FORMATS.md), then one ``final`` line. Illegal actions are reported in their line (``ok:
-false`` with the rule) and the replay goes on; bad files are ``FILE:LINE: ...`` lines on
-stderr and exit 2. ``--save GAME.yaml`` also writes the game as a save, every move with
-its resolved path.
+``replay`` command (:mod:`game.commands.replay`), saved games (:mod:`game.engine.saves`),
+``render --actions`` and the tests all go through it.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Callable
 
 from game.engine.actions import Script, load_script
@@ -20,7 +15,6 @@ from game.engine.dice import Dice
 from game.engine.errors import LoadError
 from game.engine.game import Game
 from game.engine.model import Scenario
-from game.engine.saves import save_game
 from game.engine.scenario import load_scenario
 
 #: The seed used when a script gives neither ``seed`` nor enough ``dice``.
@@ -28,6 +22,7 @@ DEFAULT_SEED = 0
 
 
 def dice_for(script: Script, prompt: Callable[[int, str], int] | None = None) -> Dice:
+    """The dice of ``script``: its typed values first, then its seed (or :data:`DEFAULT_SEED`)."""
     return Dice(seed=script.seed if script.seed is not None else DEFAULT_SEED, typed=list(script.dice), prompt=prompt)
 
 
@@ -44,41 +39,3 @@ def load_pair(scenario_path: str, actions_path: str | None) -> tuple[Scenario, S
     scenario, script = LoadError.gather(lambda: load_scenario(scenario_path),
                                         (lambda: load_script(actions_path)) if actions_path else None)
     return scenario, script
-
-
-def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, save: str | None = None) -> int:
-    try:
-        scenario, script = load_pair(scenario_path, actions_path)
-    except LoadError as exc:
-        return exc.report()
-    game = Game(scenario, dice=dice_for(script), history=False)
-    out = sys.stdout
-    if not as_json:
-        if game.start.automatic or game.start.texts or game.start.rolls:
-            print(game.start.text(), file=out)
-    for i, result in game.replay(script.actions):
-        if as_json:
-            print(json.dumps(result.to_json_line(i)), file=out)
-        else:
-            text = result.text(i)
-            if not result.ok:
-                text += f"   ({actions_path}:{script.lines[i]})"
-            print(text, file=out)
-    if as_json:
-        print(json.dumps(game.final_json()), file=out)
-    else:
-        st = game.state
-        outcome = game.outcome()
-        result = (outcome.winner or f"a draw ({outcome.reason})") if outcome else "none yet"
-        print(f"final: turn {st.turn}, player {st.player}, {st.phase}" + (f"/{st.step}" if st.step else "")
-              + f"; winner: {result}; lost: " + ", ".join(f"{k} {v}" for k, v in st.lost.items()), file=out)
-        bad = sum(1 for e in game.log if not e.ok)
-        if bad:
-            print(f"{bad} illegal action(s) were skipped", file=out)
-    if save:
-        try:
-            save_game(save, game)
-        except OSError as exc:
-            print(f"{save}: cannot write the save ({exc.strerror or exc})", file=sys.stderr)
-            return 2
-    return 0

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
 
 from shapely.geometry import Polygon, box
 from shapely.validation import explain_validity
@@ -173,32 +174,74 @@ class _Checker:
         return points
 
 
-def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
-                   collect: list[Problem] | None = None, *, playable: bool = False) -> Scenario:
-    """Validate loaded YAML and build the model; raise LoadError listing every problem.
+@dataclass
+class _Read:
+    """A scenario as it is read, section by section: the checker that collects the
+    problems, and what each section has built so far for the sections after it."""
 
-    With ``collect`` (the map editor opening a map saved with problems), problems are
-    appended to it and the scenario is built from the valid items, as long as the name,
-    table and ruleset are usable; items with bad fields are left out.
+    ck: _Checker
+    src: Source
+    data: dict
+    ruleset_loader: Callable[[str, str], Ruleset] | None
+    playable: bool
+    name: Any = None
+    width: float | None = None
+    height: float | None = None
+    table_poly: Polygon | None = None
+    ruleset: Ruleset | None = None
+    ruleset_name: Any = None
+    embedded: bool = False
+    overrides: dict = field(default_factory=dict)
+    terrain: list[Terrain] = field(default_factory=list)
+    board: Board | None = None
+    ladders: list[Ladder] = field(default_factory=list)
+    tokens: dict[str, Token] = field(default_factory=dict)
+    warbands: list[Warband] = field(default_factory=list)
+    units: dict[str, Unit] = field(default_factory=dict)
+    unit_paths: dict[str, tuple] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    players: dict[int, str] = field(default_factory=dict)
+    #: token id -> the unit carrying it
+    carried: dict[str, str] = field(default_factory=dict)
+    #: warband item index -> its well-formed warband
+    listed: dict[int, Warband] = field(default_factory=dict)
+    #: warband item index -> how many of its units stand on the table
+    fielded: dict[int, int] = field(default_factory=dict)
+    deployment: dict[str, list] = field(default_factory=dict)
+    state: GameState | None = None
 
-    With ``playable`` (``speedheim check``, ``speedheim play``, the editor's problems
-    list), a map that cannot start a game is a problem too: see :func:`_check_playable`.
-    Without it, such a map still loads (the editor opens it, tests build small tables).
-    """
-    ck = _Checker(src)
-    data = ck.mapping(src.data, (), "a scenario", TOP_KEYS)
-    if data is None:
-        raise LoadError(ck.problems)
+    @property
+    def incomplete(self) -> bool:
+        """Without a name, a table or a ruleset there is no scenario to build."""
+        return self.name is None or self.width is None or self.height is None or self.ruleset is None
 
-    # --- name, table, ruleset -----------------------------------------------------
-    name = ck.text(ck.required(data, "name", (), "the scenario"), ("name",), "name") if data.get("name") is not None else ck.required(data, "name", (), "the scenario")
-    width = height = None
+
+def _items(ck: _Checker, raw: Any, key: str, what: str, keys: tuple[str, ...]) -> Iterator[tuple[int, tuple, dict, Any, str]]:
+    """The well-formed mappings of the list ``raw`` under ``key``: (index, path, item, its
+    id, how a message names it), after the list and each item's keys and id are checked."""
+    for i, item in enumerate(ck.listing(raw, (key,), key)):
+        path = (key, i)
+        d = ck.mapping(item, path, f"{what} #{i + 1}", keys)
+        if d is None:
+            continue
+        ident = ck.ident(d, path, what)
+        yield i, path, d, ident, f"{what} {ident or '#' + str(i + 1)}"
+
+
+def _read_name_and_table(r: _Read) -> None:
+    ck, data = r.ck, r.data
+    r.name = ck.text(ck.required(data, "name", (), "the scenario"), ("name",), "name") if data.get("name") is not None else ck.required(data, "name", (), "the scenario")
     table = ck.mapping(ck.required(data, "table", (), "the scenario"), ("table",), "table", ("width", "height")) if data.get("table") is not None else None
     if table is not None:
-        width = ck.number(ck.required(table, "width", ("table",), "table"), ("table", "width"), "table width", positive=True, maximum=MAX_TABLE) if "width" in table else ck.required(table, "width", ("table",), "table")
-        height = ck.number(ck.required(table, "height", ("table",), "table"), ("table", "height"), "table height", positive=True, maximum=MAX_TABLE) if "height" in table else ck.required(table, "height", ("table",), "table")
-    table_poly = box(0, 0, width, height) if width and height else None
+        r.width = ck.number(ck.required(table, "width", ("table",), "table"), ("table", "width"), "table width", positive=True, maximum=MAX_TABLE) if "width" in table else ck.required(table, "width", ("table",), "table")
+        r.height = ck.number(ck.required(table, "height", ("table",), "table"), ("table", "height"), "table height", positive=True, maximum=MAX_TABLE) if "height" in table else ck.required(table, "height", ("table",), "table")
+    r.table_poly = box(0, 0, r.width, r.height) if r.width and r.height else None
 
+
+def _read_ruleset(r: _Read) -> None:
+    """The ruleset by name or path (or a whole ruleset, in a save), then the scenario's
+    ``rules:`` overrides and its ``turn_limit`` (T1)."""
+    ck, data, src = r.ck, r.data, r.src
     ruleset_name = data.get("ruleset")
     ruleset = None
     embedded = isinstance(ruleset_name, dict)
@@ -210,7 +253,7 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             ruleset = embedded_ruleset(src.sub("ruleset"))
             ruleset_name = ruleset.name
         else:
-            ruleset = (ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
+            ruleset = (r.ruleset_loader or load_ruleset)(ruleset_name or BASE, src.file)
     except LoadError as exc:
         for p in exc.problems:
             if embedded:  # already at its own line of this file
@@ -227,16 +270,12 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
         ck.problems += [Problem(p.file, src.line(("turn_limit",)), p.message, "turn_limit") for p in problems]
         ruleset = ruleset.with_overrides(limit)
         overrides = {**overrides, **limit}   # written back under rules:
+    r.ruleset, r.ruleset_name, r.embedded, r.overrides = ruleset, ruleset_name, embedded, overrides
 
-    # --- terrain ----------------------------------------------------------------------
-    terrain: list[Terrain] = []
-    for i, item in enumerate(ck.listing(data.get("terrain"), ("terrain",), "terrain")):
-        path = ("terrain", i)
-        t = ck.mapping(item, path, f"terrain #{i + 1}", TERRAIN_KEYS)
-        if t is None:
-            continue
-        tid = ck.ident(t, path, "terrain")
-        what = f"terrain {tid or '#' + str(i + 1)}"
+
+def _read_terrain(r: _Read) -> None:
+    ck = r.ck
+    for _, path, t, tid, what in _items(ck, r.data.get("terrain"), "terrain", "terrain", TERRAIN_KEYS):
         kind = ck.required(t, "kind", path, what)
         if kind is not None and kind not in TERRAIN_KINDS:
             close = difflib.get_close_matches(str(kind), TERRAIN_KINDS, n=1)
@@ -251,21 +290,16 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
                 h = None
         elif "height" in t and t["height"] is not None:
             h = ck.number(t["height"], path + ("height",), f"{what} height")
-        poly = ck.polygon(ck.required(t, "polygon", path, what), path + ("polygon",), f"{what} polygon", table_poly) if "polygon" in t else ck.required(t, "polygon", path, what)
+        poly = ck.polygon(ck.required(t, "polygon", path, what), path + ("polygon",), f"{what} polygon", r.table_poly) if "polygon" in t else ck.required(t, "polygon", path, what)
         if tid and kind and h is not None and poly:
-            terrain.append(Terrain(tid, kind, poly, float(h)))
-    terrain_ids = {t.id: t for t in terrain}
-    board = Board(width or 1, height or 1, terrain) if table_poly is not None else None
+            r.terrain.append(Terrain(tid, kind, poly, float(h)))
+    r.board = Board(r.width or 1, r.height or 1, r.terrain) if r.table_poly is not None else None
 
-    # --- ladders ------------------------------------------------------------------------
-    ladders: list[Ladder] = []
-    for i, item in enumerate(ck.listing(data.get("ladders"), ("ladders",), "ladders")):
-        path = ("ladders", i)
-        d = ck.mapping(item, path, f"ladder #{i + 1}", LADDER_KEYS)
-        if d is None:
-            continue
-        lid = ck.ident(d, path, "ladder")
-        what = f"ladder {lid or '#' + str(i + 1)}"
+
+def _read_ladders(r: _Read) -> None:
+    ck = r.ck
+    terrain_ids = {t.id: t for t in r.terrain}
+    for _, path, d, lid, what in _items(ck, r.data.get("ladders"), "ladders", "ladder", LADDER_KEYS):
         foot = ck.point(ck.required(d, "foot", path, what), path + ("foot",), f"{what} foot") if d.get("foot") is not None else ck.required(d, "foot", path, what)
         top = ck.required(d, "top", path, what)
         if top is not None:
@@ -278,30 +312,29 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             elif piece.kind != "block":
                 ck.bad(path + ("top",), f"{what}: top {top!r} is a {piece.kind}, not a block (a ladder reaches a walkable top)")
                 top = None
-        if foot and top and board is not None and ruleset is not None:
-            reach = ruleset.ladder_reach
-            if not board.disc_on_table(foot[0], foot[1], 0):
-                ck.bad(path + ("foot",), f"{what}: foot {list(foot)} is off the table")
-            else:
-                gap = board.distance_to_terrain(foot[0], foot[1], 0, top)
-                if gap > reach + EPS:
-                    ck.bad(path + ("foot",), f"{what}: foot is {gap:.2f}\" from block {top!r}; it must stand beside it (within {reach:g}\", ladder_reach)")
-                elif board.height_at(*foot) >= terrain_ids[top].height:
-                    ck.bad(path + ("foot",), f"{what}: foot stands on top of {top!r}; it must be on the ground beside it")
+        if foot and top and r.board is not None and r.ruleset is not None:
+            _check_ladder_foot(r, path, what, foot, terrain_ids[top])
         if lid and foot and top:
-            ladders.append(Ladder(lid, foot, top))
+            r.ladders.append(Ladder(lid, foot, top))
 
-    # --- treasure -------------------------------------------------------------------------
-    tokens: dict[str, Token] = {}
-    token_paths: dict[str, tuple] = {}
+
+def _check_ladder_foot(r: _Read, path: tuple, what: str, foot: tuple[float, float], top: Terrain) -> None:
+    """A ladder's foot stands on the table, on the ground beside its block (ladder_reach)."""
+    board, reach = r.board, r.ruleset.ladder_reach
+    if not board.disc_on_table(foot[0], foot[1], 0):
+        r.ck.bad(path + ("foot",), f"{what}: foot {list(foot)} is off the table")
+        return
+    gap = board.distance_to_terrain(foot[0], foot[1], 0, top.id)
+    if gap > reach + EPS:
+        r.ck.bad(path + ("foot",), f"{what}: foot is {gap:.2f}\" from block {top.id!r}; it must stand beside it (within {reach:g}\", ladder_reach)")
+    elif board.height_at(*foot) >= top.height:
+        r.ck.bad(path + ("foot",), f"{what}: foot stands on top of {top.id!r}; it must be on the ground beside it")
+
+
+def _read_treasure(r: _Read) -> None:
+    ck, ruleset, board = r.ck, r.ruleset, r.board
     default_mm = ruleset.token_size_mm if ruleset else 25
-    for i, item in enumerate(ck.listing(data.get("treasure"), ("treasure",), "treasure")):
-        path = ("treasure", i)
-        d = ck.mapping(item, path, f"treasure #{i + 1}", TOKEN_KEYS)
-        if d is None:
-            continue
-        tid = ck.ident(d, path, "treasure")
-        what = f"treasure {tid or '#' + str(i + 1)}"
+    for _, path, d, tid, what in _items(ck, r.data.get("treasure"), "treasure", "treasure", TOKEN_KEYS):
         at = ck.point(ck.required(d, "at", path, what), path + ("at",), f"{what} position") if d.get("at") is not None else ck.required(d, "at", path, what)
         event = d.get("event", "none")
         if event is None:
@@ -315,145 +348,197 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
             ck.bad(path + ("revealed",), f"{what}: revealed must be true or false")
             revealed = False
         if tid and at and event and size and ruleset:
-            r = ruleset.radius(size)
-            if board is not None and not board.disc_on_table(at[0], at[1], r):
+            rad = ruleset.radius(size)
+            if board is not None and not board.disc_on_table(at[0], at[1], rad):
                 ck.bad(path + ("at",), f"{what} at {list(at)} is off the table")
             elif board is not None:
-                for piece in board.pieces_touching_disc(at[0], at[1], r, ("wall", "impassable")):
+                for piece in board.pieces_touching_disc(at[0], at[1], rad, ("wall", "impassable")):
                     ck.bad(path + ("at",), f"{what} at {list(at)} is inside {piece.kind} {piece.id!r}")
-            tokens[tid] = Token(tid, at[0], at[1], float(size), r, event, None, revealed)
-            token_paths[tid] = path
+            r.tokens[tid] = Token(tid, at[0], at[1], float(size), rad, event, None, revealed)
 
-    # --- warbands and units -----------------------------------------------------------------
-    warbands: list[Warband] = []
-    units: dict[str, Unit] = {}
-    unit_paths: dict[str, tuple] = {}
-    order: list[str] = []
-    players: dict[int, str] = {}
-    carried: dict[str, str] = {}
-    listed: dict[int, Warband] = {}  # warband item index -> its well-formed warband
-    fielded: dict[int, int] = {}  # warband item index -> units it puts on the table
-    raw_warbands = ck.listing(ck.required(data, "warbands", (), "the scenario") if "warbands" not in data else data["warbands"], ("warbands",), "warbands")
-    for i, item in enumerate(raw_warbands):
-        path = ("warbands", i)
-        d = ck.mapping(item, path, f"warband #{i + 1}", WARBAND_KEYS)
-        if d is None:
-            continue
-        wid = ck.ident(d, path, "warband")
-        what = f"warband {wid or '#' + str(i + 1)}"
+
+def _read_warbands(r: _Read) -> None:
+    ck, data = r.ck, r.data
+    raw = ck.required(data, "warbands", (), "the scenario") if "warbands" not in data else data["warbands"]
+    for i, path, d, wid, what in _items(ck, raw, "warbands", "warband", WARBAND_KEYS):
         player = ck.required(d, "player", path, what)
         if player is not None:
             player = ck.integer(player, path + ("player",), f"{what} player", minimum=0)
-            if player is not None and player in players and player != 0:
-                ck.bad(path + ("player",), f"{what}: player {player} already plays warband {players[player]!r}")
+            if player is not None and player in r.players and player != 0:
+                ck.bad(path + ("player",), f"{what}: player {player} already plays warband {r.players[player]!r}")
             elif player is not None:
-                players[player] = wid or ""
+                r.players[player] = wid or ""
         colour = d.get("colour", d.get("color"))
         if colour is not None and not (isinstance(colour, str) and len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
             ck.bad(path + ("colour" if "colour" in d else "color",), f"{what}: colour must look like '#c0392b', not {colour!r}")
             colour = None
         wname = d.get("name", wid)
         if wid is not None and player is not None:
-            warbands.append(Warband(wid, player, str(wname) if wname is not None else wid, colour))
-            listed[i] = warbands[-1]
+            r.warbands.append(Warband(wid, player, str(wname) if wname is not None else wid, colour))
+            r.listed[i] = r.warbands[-1]
         for j, uitem in enumerate(ck.listing(d.get("units"), path + ("units",), f"{what} units")):
-            upath = path + ("units", j)
-            u = ck.mapping(uitem, upath, f"unit #{j + 1} of {what}", UNIT_KEYS)
-            if u is None:
-                continue
-            uid = ck.ident(u, upath, "unit")
-            uwhat = f"unit {uid or '#' + str(j + 1)}"
-            at = ck.point(ck.required(u, "at", upath, uwhat), upath + ("at",), f"{uwhat} position") if u.get("at") is not None else ck.required(u, "at", upath, uwhat)
-            base = u.get("base_mm")
-            base = ck.number(base, upath + ("base_mm",), f"{uwhat} base_mm", positive=True) if base is not None else ck.required(u, "base_mm", upath, uwhat)
-            stats = _stats(ck, u, upath, uwhat)
-            keywords = ck.listing(u.get("keywords"), upath + ("keywords",), f"{uwhat} keywords")
-            if not all(isinstance(k, str) for k in keywords):
-                ck.bad(upath + ("keywords",), f"{uwhat}: keywords must be words")
-                keywords = [str(k) for k in keywords]
-            status = u.get("status", "normal") or "normal"
-            if status not in STATUSES:
-                close = difflib.get_close_matches(str(status), STATUSES, n=1)
-                ck.bad(upath + ("status",), f"{uwhat}: unknown status {status!r}" + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"))
-                status = None
-            carrying = u.get("carrying")
-            if carrying is not None:
-                carrying = str(carrying)
-                if carrying not in tokens:
-                    ck.bad(upath + ("carrying",), f"{uwhat}: carrying {carrying!r} names no treasure token")
-                    carrying = None
-                elif carrying in carried:
-                    ck.bad(upath + ("carrying",), f"{uwhat}: token {carrying!r} is already carried by {carried[carrying]!r}")
-                    carrying = None
-            on_table = u.get("on_table", True)
-            if not isinstance(on_table, bool):
-                ck.bad(upath + ("on_table",), f"{uwhat}: on_table must be true or false")
-                on_table = True
-            if on_table:
-                fielded[i] = fielded.get(i, 0) + 1
-            loaded = u.get("loaded", True)
-            if not isinstance(loaded, bool):
-                ck.bad(upath + ("loaded",), f"{uwhat}: loaded must be true or false")
-                loaded = True
-            spells = [str(s) for s in ck.listing(u.get("spells"), upath + ("spells",), f"{uwhat} spells")]
-            engaged = [str(s) for s in ck.listing(u.get("engaged_with"), upath + ("engaged_with",), f"{uwhat} engaged_with")]
-            name_ = u.get("name", uid)
-            if uid and at and base and stats is not None and status and ruleset and wid:
-                unit = Unit(uid, str(name_) if name_ is not None else uid, wid, at[0], at[1], float(base), ruleset.radius(base),
-                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged, loaded=loaded)
-                units[uid] = unit
-                unit_paths[uid] = upath
-                order.append(uid)
-                if carrying:
-                    carried[carrying] = uid
+            _read_unit(r, i, wid, what, j, uitem)
 
-    # --- placement: table, walls, overlaps, straddling ---------------------------------------
-    if board is not None and ruleset is not None:
-        _check_placement(ck, board, units, unit_paths, ruleset)
+
+def _read_unit(r: _Read, i: int, wid: str | None, wwhat: str, j: int, uitem: Any) -> None:
+    """Unit ``j`` of the warband at item ``i`` (``wid``, named ``wwhat`` in messages)."""
+    ck = r.ck
+    upath = ("warbands", i, "units", j)
+    u = ck.mapping(uitem, upath, f"unit #{j + 1} of {wwhat}", UNIT_KEYS)
+    if u is None:
+        return
+    uid = ck.ident(u, upath, "unit")
+    uwhat = f"unit {uid or '#' + str(j + 1)}"
+    at = ck.point(ck.required(u, "at", upath, uwhat), upath + ("at",), f"{uwhat} position") if u.get("at") is not None else ck.required(u, "at", upath, uwhat)
+    base = u.get("base_mm")
+    base = ck.number(base, upath + ("base_mm",), f"{uwhat} base_mm", positive=True) if base is not None else ck.required(u, "base_mm", upath, uwhat)
+    stats = _stats(ck, u, upath, uwhat)
+    keywords = ck.listing(u.get("keywords"), upath + ("keywords",), f"{uwhat} keywords")
+    if not all(isinstance(k, str) for k in keywords):
+        ck.bad(upath + ("keywords",), f"{uwhat}: keywords must be words")
+        keywords = [str(k) for k in keywords]
+    status = u.get("status", "normal") or "normal"
+    if status not in STATUSES:
+        close = difflib.get_close_matches(str(status), STATUSES, n=1)
+        ck.bad(upath + ("status",), f"{uwhat}: unknown status {status!r}" + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"))
+        status = None
+    carrying = _carrying(r, u, upath, uwhat)
+    on_table = _flag(ck, u, "on_table", upath, uwhat)
+    if on_table:
+        r.fielded[i] = r.fielded.get(i, 0) + 1
+    loaded = _flag(ck, u, "loaded", upath, uwhat)
+    spells = [str(s) for s in ck.listing(u.get("spells"), upath + ("spells",), f"{uwhat} spells")]
+    engaged = [str(s) for s in ck.listing(u.get("engaged_with"), upath + ("engaged_with",), f"{uwhat} engaged_with")]
+    name_ = u.get("name", uid)
+    ruleset = r.ruleset
+    if uid and at and base and stats is not None and status and ruleset and wid:
+        r.units[uid] = Unit(uid, str(name_) if name_ is not None else uid, wid, at[0], at[1], float(base), ruleset.radius(base),
+                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged, loaded=loaded)
+        r.unit_paths[uid] = upath
+        r.order.append(uid)
+        if carrying:
+            r.carried[carrying] = uid
+
+
+def _carrying(r: _Read, u: dict, upath: tuple, uwhat: str) -> str | None:
+    """The token a unit carries: one of the treasure, carried by no other unit."""
+    carrying = u.get("carrying")
+    if carrying is None:
+        return None
+    carrying = str(carrying)
+    if carrying not in r.tokens:
+        r.ck.bad(upath + ("carrying",), f"{uwhat}: carrying {carrying!r} names no treasure token")
+        return None
+    if carrying in r.carried:
+        r.ck.bad(upath + ("carrying",), f"{uwhat}: token {carrying!r} is already carried by {r.carried[carrying]!r}")
+        return None
+    return carrying
+
+
+def _flag(ck: _Checker, u: dict, key: str, upath: tuple, uwhat: str) -> bool:
+    """A unit's true-or-false field that is true unless given (``on_table``, ``loaded``)."""
+    value = u.get(key, True)
+    if not isinstance(value, bool):
+        ck.bad(upath + (key,), f"{uwhat}: {key} must be true or false")
+        return True
+    return value
+
+
+def _check_units(r: _Read) -> None:
+    """Where the units stand (table, walls, overlaps, straddling), whom they are engaged
+    with, and the tokens they carry moved onto them."""
+    ck, units = r.ck, r.units
+    if r.board is not None and r.ruleset is not None:
+        _check_placement(ck, r.board, units, r.unit_paths, r.ruleset)
     for uid, u in units.items():
         for other in u.engaged_with:
             if other not in units:
-                ck.bad(unit_paths[uid] + ("engaged_with",), f"unit {uid}: engaged_with {other!r} names no unit")
-    for tid, uid in carried.items():
-        tokens[tid].carried_by = uid
-        tokens[tid].x, tokens[tid].y = units[uid].x, units[uid].y
+                ck.bad(r.unit_paths[uid] + ("engaged_with",), f"unit {uid}: engaged_with {other!r} names no unit")
+    for tid, uid in r.carried.items():
+        r.tokens[tid].carried_by = uid
+        r.tokens[tid].x, r.tokens[tid].y = units[uid].x, units[uid].y
 
-    # --- deployment ------------------------------------------------------------------------
-    deployment: dict[str, list] = {}
-    dep = data.get("deployment")
-    if dep is not None:
-        dep = ck.mapping(dep, ("deployment",), "deployment", tuple(w.id for w in warbands) + tuple(str(k) for k in dep) if isinstance(dep, dict) else ())
-        for key, value in (dep or {}).items():
-            if key not in {w.id for w in warbands}:
-                ck.bad(("deployment", key), f"deployment zone {key!r} names no warband")
-                continue
-            poly = ck.polygon(value, ("deployment", key), f"deployment zone {key!r}", table_poly)
-            if poly:
-                deployment[str(key)] = poly
 
-    if playable and isinstance(data.get("warbands", ()), (list, type(None))):
-        _check_playable(ck, listed, fielded)
+def _read_deployment(r: _Read) -> None:
+    ck = r.ck
+    dep = r.data.get("deployment")
+    if dep is None:
+        return
+    dep = ck.mapping(dep, ("deployment",), "deployment", tuple(w.id for w in r.warbands) + tuple(str(k) for k in dep) if isinstance(dep, dict) else ())
+    for key, value in (dep or {}).items():
+        if key not in {w.id for w in r.warbands}:
+            ck.bad(("deployment", key), f"deployment zone {key!r} names no warband")
+            continue
+        poly = ck.polygon(value, ("deployment", key), f"deployment zone {key!r}", r.table_poly)
+        if poly:
+            r.deployment[str(key)] = poly
 
-    # --- state -----------------------------------------------------------------------------
-    state = _state(ck, data.get("state"), ruleset, warbands, players)
-    if playable:
-        _check_can_go_on(ck, state, listed)
-    state.units = units
-    state.treasure = tokens
-    for w in warbands:
+
+def _read_playable(r: _Read) -> None:
+    """With ``playable``: a map that cannot start a game is a problem (:func:`_check_playable`)."""
+    if r.playable and isinstance(r.data.get("warbands", ()), (list, type(None))):
+        _check_playable(r.ck, r.listed, r.fielded)
+
+
+def _read_state(r: _Read) -> None:
+    state = _state(r.ck, r.data.get("state"), r.ruleset, r.warbands, r.players)
+    if r.playable:
+        _check_can_go_on(r.ck, state, r.listed)
+    state.units = r.units
+    state.treasure = r.tokens
+    for w in r.warbands:
         state.lost.setdefault(w.id, 0)
+    r.state = state
 
-    if name is None or width is None or height is None or ruleset is None:
-        ck.problems.append(src.problem((), "the scenario is incomplete")) if not ck.problems else None
-    incomplete = name is None or width is None or height is None or ruleset is None
-    if ck.problems and (collect is None or incomplete):
+
+#: The sections of a scenario file in the order they are read: each reads its part into the
+#: :class:`_Read`, for the sections after it (the ladders need the terrain, the units the
+#: treasure they carry), and reports what is wrong through its checker.
+SECTIONS: tuple[tuple[str, Callable[[_Read], None]], ...] = (
+    ("name and table", _read_name_and_table),
+    ("ruleset", _read_ruleset),
+    ("terrain", _read_terrain),
+    ("ladders", _read_ladders),
+    ("treasure", _read_treasure),
+    ("warbands", _read_warbands),
+    ("placement", _check_units),
+    ("deployment", _read_deployment),
+    ("playable", _read_playable),
+    ("state", _read_state),
+)
+
+
+def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
+                   collect: list[Problem] | None = None, *, playable: bool = False) -> Scenario:
+    """Validate loaded YAML and build the model; raise LoadError listing every problem.
+
+    The file is read section by section (:data:`SECTIONS`). With ``collect`` (the map
+    editor opening a map saved with problems), problems are appended to it and the
+    scenario is built from the valid items, as long as the name, table and ruleset are
+    usable; items with bad fields are left out.
+
+    With ``playable`` (``speedheim check``, ``speedheim play``, the editor's problems
+    list), a map that cannot start a game is a problem too: see :func:`_check_playable`.
+    Without it, such a map still loads (the editor opens it, tests build small tables).
+    """
+    ck = _Checker(src)
+    data = ck.mapping(src.data, (), "a scenario", TOP_KEYS)
+    if data is None:
+        raise LoadError(ck.problems)
+    r = _Read(ck, src, data, ruleset_loader, playable)
+    for _, read in SECTIONS:
+        read(r)
+    if r.incomplete and not ck.problems:
+        ck.problems.append(src.problem((), "the scenario is incomplete"))
+    if ck.problems and (collect is None or r.incomplete):
         raise LoadError(ck.problems)
     if collect is not None:
         collect.extend(sorted(ck.problems))  # in LoadError's order: by line
     return Scenario(
-        name=str(name), width=float(width), height=float(height), ruleset=ruleset,
-        ruleset_name=ruleset_name, ruleset_embedded=embedded, rules_overrides=overrides, terrain=terrain, ladders=ladders,
-        deployment=deployment, warbands=warbands, state=state, file=src.file, unit_order=order,
+        name=str(r.name), width=float(r.width), height=float(r.height), ruleset=r.ruleset,
+        ruleset_name=r.ruleset_name, ruleset_embedded=r.embedded, rules_overrides=r.overrides, terrain=r.terrain,
+        ladders=r.ladders, deployment=r.deployment, warbands=r.warbands, state=r.state, file=src.file,
+        unit_order=r.order,
     )
 
 

@@ -4,7 +4,7 @@ the scale bar under the table."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Callable
 
 import pygame
 from shapely.geometry import box
@@ -13,9 +13,9 @@ from game.engine.model import GameState, Scenario
 from game.ui import theme
 from game.ui.camera import Camera
 from game.ui.draw import dashed, get_font, inches, paw, star, text_at
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.render import BoardPainter
+from game.ui.pieces import PiecePainter
+from game.ui.terrain_layer import TerrainLayer
+from game.ui.theme import Colour
 
 
 def scale_bar(surface: pygame.Surface, cam: Camera, at: tuple[float, float], sc: Scenario) -> None:
@@ -35,10 +35,19 @@ def scale_bar(surface: pygame.Surface, cam: Camera, at: tuple[float, float], sc:
 
 
 class Legend:
-    """The side panel: key to the symbols, then each warband's roster."""
+    """The side panel: key to the symbols, then each warband's roster.
 
-    def __init__(self, painter: "BoardPainter", sc: Scenario, state: GameState, reveal: bool, width: int):
-        self.p = painter
+    It draws its symbols with the table's own terrain and piece painters, colours each
+    warband with ``colour`` (a warband id -> its colour) and labels units with ``label``
+    (a unit id -> its short label), so the key matches the table it stands beside."""
+
+    def __init__(self, terrain: TerrainLayer, pieces: PiecePainter, colour: Callable[[str], Colour],
+                 label: Callable[[str], str], sc: Scenario, state: GameState, reveal: bool, width: int):
+        self.terrain = terrain
+        self.pieces = pieces
+        self.colour = colour
+        self.label = label
+        free_height = terrain.free_height
         self.sc = sc
         self.state = state
         self.reveal = reveal
@@ -50,10 +59,10 @@ class Legend:
         kinds = {t.kind for t in sc.terrain}
         self.items: list[tuple[str, str]] = []  # (symbol, text)
         self.items.append(("ground", "ground (0\")"))
-        if any(h <= painter.free_height for h in self.walls):
-            self.items.append(("wall-low", f'low wall (up to {painter.free_height:g}"): stepped over'))
-        if any(h > painter.free_height for h in self.walls):
-            self.items.append(("wall-high", f'high wall (over {painter.free_height:g}"): climb'))
+        if any(h <= free_height for h in self.walls):
+            self.items.append(("wall-low", f'low wall (up to {free_height:g}"): stepped over'))
+        if any(h > free_height for h in self.walls):
+            self.items.append(("wall-high", f'high wall (over {free_height:g}"): climb'))
         if "difficult" in kinds:
             self.items.append(("difficult", 'difficult ground: -2" move (M12)'))
         if "impassable" in kinds:
@@ -108,7 +117,7 @@ class Legend:
             y += self.row
         y += 12
         for wb, units in self.rosters:
-            colour = self.p.warband_colour(wb.id)
+            colour = self.colour(wb.id)
             pygame.draw.rect(surface, colour, (x, y + 3, 16, 16), border_radius=3)
             who = "neutrals" if wb.player == 0 else f"player {wb.player}"
             lost = self.state.lost.get(wb.id, 0)
@@ -123,7 +132,7 @@ class Legend:
                 pill = pygame.Rect(x, cy - self.unit_row // 2 + 1, 32, self.unit_row - 2)
                 pygame.draw.rect(surface, (10, 10, 10), pill, border_radius=pill.h // 2)
                 pygame.draw.rect(surface, colour, pill.inflate(-2, -2), border_radius=pill.h // 2)
-                text_at(surface, self.p.unit_label(u.id), pill.center, size, theme.text_on(colour), "condensed")
+                text_at(surface, self.label(u.id), pill.center, size, theme.text_on(colour), "condensed")
                 kw = ", ".join(u.keywords)
                 info = f"{u.name}  {u.base_mm:g}mm  M{u.stats.get('move', 0):g}"
                 if kw:
@@ -156,7 +165,7 @@ class Legend:
         elif sym == "difficult":
             pygame.draw.rect(surface, theme.DIFFICULT_FILL, r)
             cam = Camera(1.0, (0, 0))
-            self.p.terrain.hatch(surface, cam, box(r.left, r.top, r.right, r.bottom), theme.DIFFICULT_HATCH, 5, 1)
+            self.terrain.hatch(surface, cam, box(r.left, r.top, r.right, r.bottom), theme.DIFFICULT_HATCH, 5, 1)
             pygame.draw.rect(surface, theme.DIFFICULT_HATCH, r, 1)
         elif sym == "impassable":
             pygame.draw.rect(surface, theme.IMPASSABLE_FILL, r)
@@ -164,16 +173,16 @@ class Legend:
             pygame.draw.line(surface, theme.IMPASSABLE_MARK, (cx - 4, cy + 4), (cx + 4, cy - 4), 2)
         elif sym == "ladder":
             cam = Camera(20.0, (cx - 10, cy))
-            self.p.terrain.ladder(surface, cam, (0.1, 0), (0.9, 0))
+            self.terrain.ladder(surface, cam, (0.1, 0), (0.9, 0))
         elif sym == "deploy":
-            colour = self.p.warband_colour(self.sc.warbands[0].id) if self.sc.warbands else theme.INK
+            colour = self.colour(self.sc.warbands[0].id) if self.sc.warbands else theme.INK
             tmp = pygame.Surface(r.size, pygame.SRCALPHA)
             tmp.fill((*colour, 60))
             surface.blit(tmp, r)
             dashed(surface, colour, [r.topleft, r.topright, r.bottomright, r.bottomleft, r.topleft], 2, 4)
         elif sym.startswith("token"):
             look = {"token": "plain", "token-event": "event", "token-plague": "plague"}[sym]
-            self.p.pieces.coin(surface, cx, cy, 8, look)
+            self.pieces.coin(surface, cx, cy, 8, look)
         elif sym == "hero":
             pygame.draw.polygon(surface, (30, 20, 0), star(cx, cy, 8.5))
             pygame.draw.polygon(surface, theme.HERO_GLYPH, star(cx, cy, 7))
@@ -184,7 +193,7 @@ class Legend:
         elif sym == "animal":
             paw(surface, cx, cy, 7)
         elif sym == "carry":
-            self.p.pieces.coin(surface, cx, cy, 5, "plain")
+            self.pieces.coin(surface, cx, cy, 5, "plain")
         elif sym.startswith("status-"):
             status = sym[7:]
             letter, bg = theme.STATUS_MARKS[status]

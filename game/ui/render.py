@@ -264,7 +264,8 @@ def render_surface(scenario: Scenario, state: GameState | None = None, reveal: b
         table_h_px = max_h
     scalebar_h = 46
     body_h = margin + table_h_px + margin + scalebar_h
-    legend = Legend(painter, scenario, state, reveal, panel_w - 20)
+    legend = Legend(painter.terrain, painter.pieces, painter.warband_colour, painter.unit_label,
+                    scenario, state, reveal, panel_w - 20)
     height = int(max(title_h + body_h, title_h + legend.height + 20))
     surface = pygame.Surface((width, height))
     surface.fill(theme.PAGE)

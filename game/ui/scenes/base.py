@@ -8,14 +8,49 @@ elements (kept in ``elements``) are shown only while it is the top scene.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 
 from game.ui import theme
+from game.ui.widgets.dialogs import Dialog
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.app import App
+
+class Window(Protocol):
+    """What a scene knows of the window it is shown in (:class:`~game.ui.app.App` is
+    one): its size, its pygame_gui manager and settings, the scene stack and the
+    dialogs. A scene holds its window and nothing above it."""
+
+    size: tuple[int, int]
+    ui: Any
+    settings: dict[str, Any]
+    scenes: list["Scene"]
+    errors: list[str]
+    running: bool
+
+    @property
+    def top(self) -> "Scene | None": ...
+
+    @property
+    def modal(self) -> Dialog | None: ...
+
+    def push(self, scene: "Scene") -> "Scene": ...
+
+    def pop(self, scene: "Scene | None" = None) -> None: ...
+
+    def pop_to(self, scene: "Scene") -> None: ...
+
+    def find(self, kind: type) -> Any: ...
+
+    def open_dialog(self, dialog: Dialog) -> Dialog: ...
+
+    def message(self, title: str, text: str) -> Dialog: ...
+
+    def ask_number(self, title: str, message: str, low: int, high: int) -> int: ...
+
+    def report_error(self, exc: BaseException, where: str) -> None: ...
+
+    def quit(self) -> None: ...
 
 
 class Scene:
@@ -25,7 +60,7 @@ class Scene:
     #: The window caption while this scene is on top (None: keep the caption).
     title: str | None = None
 
-    def __init__(self, app: "App"):
+    def __init__(self, app: Window):
         self.app = app
         self.elements: list[Any] = []
         self._ui_visible = True

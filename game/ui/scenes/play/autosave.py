@@ -10,20 +10,21 @@ when autosaving works once more; the crash log keeps the traceback.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Callable
 
 from game.ui import userdata
+from game.ui.scenes.play.table import Table
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 #: The note a resume leaves in the log (one per resume: an earlier one at the same place goes).
 RESUMED = "resumed the autosaved game"
 
 
 class Autosave:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, bots: Callable[[], dict[int, str]]):
+        """``bots``: the players a bot plays now (player -> bot name), which a save keeps."""
         self.scene = scene
+        self.bots = bots
         self.on = False          # set by the first autosave: notes autosave from then on
         self.path = ""
         self._failing: str | None = None
@@ -36,7 +37,7 @@ class Autosave:
         """Build the save now; a worker thread writes it."""
         self.on = True
         try:
-            userdata.autosave_async(self.scene.game, self.path, bots=self.scene.bot.seats)
+            userdata.autosave_async(self.scene.game, self.path, bots=self.bots())
         except OSError as exc:
             self.failed(f"{self.path}: {exc}")
 

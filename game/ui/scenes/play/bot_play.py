@@ -18,16 +18,15 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.engine.errors import IllegalAction, LoadError
 from game.engine.rule_ids import RuleId
 from game.ui.scenes import ask
 from game.ui.scenes.play.drag import path_length
 from game.ui.scenes.play.planner import PlanWorker
+from game.ui.scenes.play.table import Table
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 SPEEDS = (1, 2, 4, 8)
 INCHES_PER_S = 6.0  # a move is animated at 6" a second at 1x
@@ -73,7 +72,7 @@ class Animation:
 
 
 class BotPlayer:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table):
         self.scene = scene
         self.seats: dict[int, str] = {}  # player -> bot name
         self.chosen = "utility"           # the bot the players named (--bot-name): a seat handed over, the hint

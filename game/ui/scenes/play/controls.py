@@ -6,19 +6,34 @@ through the scene's actions (End, undo, redo)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from game.ui import userdata
 from game.ui.keymap import PLAY
 from game.ui.scenes.overlays import HelpScene
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
+from game.ui.scenes.play.bot_play import BotPlayer
+from game.ui.scenes.play.drag import DragTool
+from game.ui.scenes.play.files import GameFiles
+from game.ui.scenes.play.hints import HintTool
+from game.ui.scenes.play.menus import PlayMenus
+from game.ui.scenes.play.rule_tips import RuleTips
+from game.ui.scenes.play.ruler import RulerTool
+from game.ui.scenes.play.sight_tool import SightTool
+from game.ui.scenes.play.table import Table
 
 
 class PlayControls:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, bot: BotPlayer, files: GameFiles, menus: PlayMenus, rule_tips: RuleTips,
+                 ruler_tool: RulerTool, sight_tool: SightTool, hint_tool: HintTool, drag_tool: DragTool):
         self.scene = scene
+        self.bot = bot
+        self.files = files
+        self.menus = menus
+        self.rule_tips = rule_tips
+        self.ruler_tool = ruler_tool
+        self.sight_tool = sight_tool
+        self.hint_tool = hint_tool
+        self.drag_tool = drag_tool
         self.table: dict[str, Callable[[], Any]] = self._table()
 
     def _table(self) -> dict[str, Callable[[], Any]]:
@@ -31,14 +46,15 @@ class PlayControls:
             "hint": self.toggle_hint, "hint_brief": self.toggle_hint_brief,
             "next_unit": self.select_next,
             "jump_toggle": lambda: self.set_descend("jump" if s.descend == "climb" else "climb"),
-            "roll": lambda: s.menus.roll_dialog(s.selected), "dice_mode": self.toggle_dice,
-            "handover": self.toggle_handover, "menu": self.open_selected_menu, "save": s.files.save_dialog,
-            "load": s.files.load_dialog, "sim_report": s.files.open_report, "quit": app.quit, "back_to_editor": s.back,
+            "roll": lambda: self.menus.roll_dialog(s.selected), "dice_mode": self.toggle_dice,
+            "handover": self.toggle_handover, "menu": self.open_selected_menu, "save": self.files.save_dialog,
+            "load": self.files.load_dialog, "sim_report": self.files.open_report, "quit": app.quit,
+            "back_to_editor": s.back,
             "help": lambda: app.push(HelpScene(app, PLAY, "Speedheim Table")),
             "rules": self.open_rules,
             "zoom_in": lambda: self.zoom(1.25), "zoom_out": lambda: self.zoom(0.8),
-            "bot_1": lambda: s.bot.toggle(1), "bot_2": lambda: s.bot.toggle(2), "bot_pause": s.bot.pause,
-            "bot_faster": s.bot.faster, "bot_skip": s.bot.skip,
+            "bot_1": lambda: self.bot.toggle(1), "bot_2": lambda: self.bot.toggle(2), "bot_pause": self.bot.pause,
+            "bot_faster": self.bot.faster, "bot_skip": self.bot.skip,
         }
         for name in ("rings", "reach", "trails"):
             table[name] = lambda name=name: self.toggle_setting(name)
@@ -51,17 +67,17 @@ class PlayControls:
         from game.ui.scenes.rules import RulesScene
 
         s = self.scene
-        rule = s.rule_tips.rule_shown()
-        s.rule_tips.close()
+        rule = self.rule_tips.rule_shown()
+        self.rule_tips.close()
         s.app.push(RulesScene(s.app, rule))
 
     def toggle_ruler(self) -> None:
-        on = self.scene.ruler_tool.toggle()
+        on = self.ruler_tool.toggle()
         self.scene.note("ruler on: drag to measure, with the line of sight between its ends (snaps to units and "
                         "tokens); R or Esc to stop" if on else "ruler off", log=False)
 
     def toggle_sight(self) -> None:
-        on = self.scene.sight_tool.toggle()
+        on = self.sight_tool.toggle()
         if on and self.scene.selected is None:
             self.scene.note("line of sight on: select a unit to shade what it cannot see; L to stop", log=False)
         else:
@@ -69,12 +85,12 @@ class PlayControls:
                             if on else "line of sight off", log=False)
 
     def toggle_hint(self) -> None:
-        on = self.scene.hint_tool.toggle()
-        self.scene.note(f"hint on: the {self.scene.hint_tool.bot_name()} bot's three best next actions for the side "
+        on = self.hint_tool.toggle()
+        self.scene.note(f"hint on: the {self.hint_tool.bot_name()} bot's three best next actions for the side "
                         "to act, as numbered arrows; I to hide" if on else "hint off", log=False)
 
     def toggle_hint_brief(self) -> None:
-        short = self.scene.hint_tool.toggle_brief()
+        short = self.hint_tool.toggle_brief()
         self.scene.note("hint: one short line an option; Shift+I for the reasons, I to hide" if short
                         else "hint: the options with their reasons; Shift+I for short lines", log=False)
 
@@ -103,7 +119,7 @@ class PlayControls:
     def set_descend(self, descend: str) -> None:
         s = self.scene
         s.descend = descend
-        s.drag_tool.set_descend(descend)
+        self.drag_tool.set_descend(descend)
         s.note(f"drags go down ledges by {'jumping (M9)' if descend == 'jump' else 'climbing (M6)'}", log=False)
 
     def zoom(self, factor: float) -> None:
@@ -115,7 +131,7 @@ class PlayControls:
         s = self.scene
         if s.selected:
             u = s.state.units[s.selected]
-            s.menus.open_menu(s.selected, tuple(map(int, s.camera.to_px(u.x, u.y))))
+            self.menus.open_menu(s.selected, tuple(map(int, s.camera.to_px(u.x, u.y))))
 
     def select_next(self) -> None:
         s = self.scene

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.engine.errors import IllegalAction
 from game.ui.scenes import ask
 from game.ui.scenes.play.planner import PlanWorker
+from game.ui.scenes.play.table import Table
 from game.ui.scenes.play.words import phase_words
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 DRAG_START_PX = 5
 PREVIEW_STEP = 0.05  # inches: the preview path is replanned when the cursor moves this far
@@ -62,7 +61,7 @@ def plan_checks(plan) -> list[tuple[float, float, str]]:
 
 
 class DragTool:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table):
         self.scene = scene
         self.drag: Drag | None = None
         self.planner = PlanWorker(self.preview_locked)

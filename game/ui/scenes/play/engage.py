@@ -13,17 +13,15 @@ action applied. Nothing here changes the game.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from game.engine.errors import IllegalAction
 from game.ui.scenes import ask
-from game.ui.scenes.play.drag import Preview, plan_checks
+from game.ui.scenes.play.drag import DragTool, Preview, plan_checks
 from game.ui.scenes.play.planner import LatestAnswer
+from game.ui.scenes.play.ruler import RulerTool
+from game.ui.scenes.play.table import Table
 from game.ui.widgets.dialogs import ChoiceDialog
 from game.ui.widgets.overlays import CHECK_WORDS
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 
 def engage_action(uid: str, target: str) -> dict:
@@ -31,8 +29,10 @@ def engage_action(uid: str, target: str) -> dict:
 
 
 class EngageTool:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, drag_tool: DragTool, ruler_tool: RulerTool):
         self.scene = scene
+        self.drag_tool = drag_tool
+        self.ruler_tool = ruler_tool
         self.answer = LatestAnswer(self.preview_locked, "speedheim-engage", "planning the engage preview")
         self.pinned: tuple[str, str] | None = None  # (unit, target) while the confirm dialog is open
 
@@ -51,7 +51,7 @@ class EngageTool:
         if self.pinned is not None:
             return self.pinned
         uid, target = scene.selected, scene.hover_unit
-        if uid is None or target is None or scene.drag_tool.drag is not None or scene.ruler_tool.on:
+        if uid is None or target is None or self.drag_tool.drag is not None or self.ruler_tool.on:
             return None
         if not scene.is_enemy(uid, target) or not scene.acts_now(uid) or "engage" not in ask.legal_kinds(scene.game):
             return None

@@ -16,15 +16,14 @@ import re
 import time
 import webbrowser
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from game.engine.errors import LoadError
 from game.engine.saves import load_game, save_game
 from game.ui import userdata
+from game.ui.scenes.play.bot_play import BotPlayer
+from game.ui.scenes.play.table import Table
 from game.ui.widgets.dialogs import ChoiceDialog, FileDialog, TextPrompt
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 RECENT = 8  # saves listed in the load dialog
 
@@ -57,8 +56,9 @@ def find_reports(dirs: list[str]) -> list[str]:
 
 
 class GameFiles:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, bot: BotPlayer):
         self.scene = scene
+        self.bot = bot
 
     def save_dialog(self) -> None:
         scene = self.scene
@@ -75,7 +75,7 @@ class GameFiles:
 
     def save_to(self, path: str) -> bool:
         try:
-            save_game(path, self.scene.game, bots=self.scene.bot.seats)
+            save_game(path, self.scene.game, bots=self.bot.seats)
         except OSError as exc:
             self.scene.app.message("Save failed", f"Could not write {path}:\n{exc}")
             return False

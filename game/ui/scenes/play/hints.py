@@ -21,17 +21,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 
 from game.ui.scenes import ask
+from game.ui.scenes.play.bot_play import BotPlayer
 from game.ui.scenes.play.planner import LatestAnswer
+from game.ui.scenes.play.table import Table
 from game.ui.sight_layer import clear_place
 from game.ui.widgets.overlays import label, label_size
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 TOP = 3
 #: Arrow colours of the first, second and third option.
@@ -88,8 +88,9 @@ class HintFailure:
 
 
 class HintTool:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, bot: BotPlayer):
         self.scene = scene
+        self.bot = bot
         self.on = False
         self.short = False        # the short list (Shift+I): one line an option, no reasons
         self.answer = LatestAnswer(self._compute, "speedheim-hint", "working out the hint")
@@ -119,7 +120,7 @@ class HintTool:
         """The bot that plays the side to act; for a player's own side, the bot the table
         plays against (the one the players chose, ``--bot-name``); with no bot at the
         table, the one ``--bot-name`` named (``BotPlayer.chosen``: ``utility`` unless named)."""
-        bot = self.scene.bot
+        bot = self.bot
         seats = bot.seats
         player = ask.turn_player(self.scene.game)
         return seats.get(player) or next((seats[p] for p in sorted(seats)), bot.chosen)

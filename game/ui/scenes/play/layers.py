@@ -12,12 +12,18 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import TYPE_CHECKING
 
 import pygame
 
 from game.ui import theme
-from game.ui.scenes.play.drag import path_length
+from game.ui.scenes.play.bot_play import BotPlayer
+from game.ui.scenes.play.drag import DragTool, path_length
+from game.ui.scenes.play.engage import EngageTool
+from game.ui.scenes.play.hints import HintTool
+from game.ui.scenes.play.rule_tips import REFUSAL_S, RuleTips
+from game.ui.scenes.play.ruler import RulerTool
+from game.ui.scenes.play.sight_tool import SightTool
+from game.ui.scenes.play.table import Table
 from game.ui.widgets import text as T
 from game.ui.draw import dashed
 from game.ui.sight_layer import MARKS
@@ -26,19 +32,24 @@ from game.ui.widgets.overlays import GREEN, RED, YELLOW, check_icon, label, rend
 DIFFICULT_EDGE = (110, 60, 10)     # a path's stretch across difficult ground (M12): edge and hatching
 DIFFICULT_BAND = (215, 160, 80)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 RULER = (20, 20, 20)
 RULER_BG = (255, 250, 210)
 GRAB = (60, 60, 200)
-REFUSAL_S = 6.0  # how long a refusal stays on the table, seconds
 TOAST_S = 3.0
 
 
 class BoardLayers:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, bot: BotPlayer, sight_tool: SightTool, hint_tool: HintTool,
+                 drag_tool: DragTool, engage_tool: EngageTool, ruler_tool: RulerTool, rule_tips: RuleTips):
         self.scene = scene
+        self.bot = bot
+        self.sight_tool = sight_tool
+        self.hint_tool = hint_tool
+        self.drag_tool = drag_tool
+        self.engage_tool = engage_tool
+        self.ruler_tool = ruler_tool
+        self.rule_tips = rule_tips
         self._board: pygame.Surface | None = None
         self._board_key: tuple | None = None
         self._reach: pygame.Surface | None = None
@@ -51,7 +62,7 @@ class BoardLayers:
         surface.set_clip(view)
         cam = scene.camera
         s = scene.app.settings
-        anim = scene.bot.anim
+        anim = self.bot.anim
         walking = anim.uid if anim is not None and anim.moving else None
         key = (scene.version, round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size,
                scene.selected, bool(s.get("reach", True)), bool(s.get("trails", True)), walking)
@@ -62,13 +73,13 @@ class BoardLayers:
         else:
             surface.blit(self._board, view.topleft)
         self.draw_bot(surface, walking)
-        scene.sight_tool.draw(surface)
+        self.sight_tool.draw(surface)
         self.draw_hover_token(surface)
         if scene.selected and s.get("rings"):
             self.draw_rings(surface, scene.selected)
         self.draw_drag(surface)
         self.draw_engage(surface)
-        scene.hint_tool.draw(surface)
+        self.hint_tool.draw(surface)
         self.draw_ruler(surface)
         self.draw_refusal(surface, view)
         surface.set_clip(clip)
@@ -83,14 +94,14 @@ class BoardLayers:
         if scene.app.settings.get("trails", True):
             painter.draw_trails(surface, cam, st)
         painter.draw_tokens(surface, cam, st, False)
-        anim = scene.bot.anim
+        anim = self.bot.anim
         painter.draw_units(surface, cam, st, scene.selected, skip=[anim.uid] if anim is not None and anim.moving else [])
 
     def draw_bot(self, surface: pygame.Surface, walking: str | None) -> None:
         """A bot's action being shown: the unit walking along its path, or the line of a
         shot or an attack."""
         scene = self.scene
-        anim, cam, st = scene.bot.anim, scene.camera, scene.state
+        anim, cam, st = self.bot.anim, scene.camera, scene.state
         if anim is None:
             return
         if walking is not None and walking in st.units:
@@ -149,16 +160,16 @@ class BoardLayers:
 
     def draw_drag(self, surface: pygame.Surface) -> None:
         scene = self.scene
-        d = scene.drag_tool.drag
+        d = self.drag_tool.drag
         if d is None or not d.active or d.preview is None:
             return
         self.draw_preview(surface, d.preview, d.uid, readout(d.preview, d), d.cursor, d.waypoints)
 
     def draw_engage(self, surface: pygame.Surface) -> None:
         """The engage path the engine would take (E1), before it is confirmed."""
-        p = self.scene.engage_tool.current()
+        p = self.engage_tool.current()
         if p is not None:
-            self.draw_preview(surface, p, self.scene.engage_tool.wanted()[0], readout(p), p.path[-1])
+            self.draw_preview(surface, p, self.engage_tool.wanted()[0], readout(p), p.path[-1])
 
     def draw_preview(self, surface: pygame.Surface, p, uid: str, text: str, cursor, waypoints=()) -> None:
         """A planned path: walk green, run yellow, beyond red (dashed red when illegal), the
@@ -213,7 +224,7 @@ class BoardLayers:
 
     def draw_ruler(self, surface: pygame.Surface) -> None:
         scene = self.scene
-        tool = scene.ruler_tool
+        tool = self.ruler_tool
         r = tool.ruler
         if r is None:
             if tool.on:
@@ -241,7 +252,7 @@ class BoardLayers:
         if a.label or b.label:
             text += f"  ({a.label or 'point'} to {b.label or 'point'})"
         mid = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
-        los = scene.sight_tool.ruler_sight(r)
+        los = self.sight_tool.ruler_sight(r)
         if los is not None:  # the sight box under the distance, never over it
             colour = MARKS[los.status][0]
             box = label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
@@ -257,7 +268,7 @@ class BoardLayers:
         at = (view.centerx, view.bottom - 30)
         if scene.refusal is not None and now - scene.refusal[2] < REFUSAL_S:
             rule, reason, _ = scene.refusal
-            scene.rule_tips.refusal_box = label(surface, f"illegal: {rule}: {reason}", at, (255, 255, 255), size=15,
+            self.rule_tips.refusal_box = label(surface, f"illegal: {rule}: {reason}", at, (255, 255, 255), size=15,
                                                 bg=(170, 30, 30), max_width=view.width - 40)
         elif scene.toast is not None and now - scene.toast[1] < TOAST_S:
             label(surface, scene.toast[0], at, (255, 255, 255), size=14, bg=(60, 55, 50), max_width=view.width - 40)

@@ -5,24 +5,27 @@ scene applies; nothing here changes the game itself."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.ui.keymap import PLAY
 from game.ui.scenes import ask
+from game.ui.scenes.play.bot_play import BotPlayer
+from game.ui.scenes.play.engage import EngageTool
+from game.ui.scenes.play.table import Table
 from game.ui.scenes.play.words import (ATTACK_WORDS, attack_item, attack_text, pending_choices, pending_text,
                                       token_menu_items, unit_menu_items)
 from game.ui.widgets.dialogs import ChoiceDialog, ContextMenu, TextPrompt
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 #: The dice tray's buttons: (label, (sides, count)).
 DICE = [("d6", (6, 1)), ("2d6", (6, 2)), ("d20", (20, 1)), ("d3", (3, 1))]
 
 
 class PlayMenus:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, engage_tool: EngageTool, bot: BotPlayer):
         self.scene = scene
+        self.engage_tool = engage_tool
+        self.bot = bot
         self.reports: list[ask.Report] = []  # dialogs waiting to be shown
         self._pending_shown: Any = None
         self._pending_dialog: Any = None  # the open dialog of a pending decision
@@ -44,7 +47,7 @@ class PlayMenus:
             elif isinstance(value, tuple) and value[0] == "roll":
                 self.roll_dialog(uid)
             elif isinstance(value, tuple) and value[0] == "descend":
-                scene.controls.set_descend("climb" if scene.descend == "jump" else "jump")
+                scene.command("jump_toggle")
             elif isinstance(value, dict):
                 self.action_chosen(value)
 
@@ -57,7 +60,7 @@ class PlayMenus:
         if kind in ask.ATTACK_KINDS:
             self.attack_chosen(ask.attack_choice(self.scene.game, action))
         elif kind == "engage":
-            self.scene.engage_tool.confirm(action[kind]["unit"], action[kind]["target"])
+            self.engage_tool.confirm(action[kind]["unit"], action[kind]["target"])
         else:
             self.scene.act(action)
 
@@ -165,7 +168,7 @@ class PlayMenus:
         scene = self.scene
         app = scene.app
         d = ask.pending(scene.game)
-        if self._pending_dialog is not None and (d is None or scene.bot.controls(d.player)):
+        if self._pending_dialog is not None and (d is None or self.bot.controls(d.player)):
             self._pending_dialog.close(None)  # a bot answers it now (the side was handed over)
             self._pending_dialog = None
         if app.modal is not None or app.top is not scene:
@@ -174,7 +177,7 @@ class PlayMenus:
             r = self.reports.pop(0)
             app.message(r.title, "\n".join(r.lines))
             return
-        if d is None or scene.bot.controls(d.player):  # a bot answers its own side's decisions
+        if d is None or self.bot.controls(d.player):  # a bot answers its own side's decisions
             self._pending_shown = None
             return
         key = (scene.version, d)

@@ -11,7 +11,6 @@ directory's settings), and any key or click closes it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import pygame
 
@@ -19,10 +18,9 @@ from game.ui import userdata
 from game.ui.keymap import PLAY
 from game.ui.scenes import ask
 from game.ui.scenes.base import DimmedScene
+from game.ui.scenes.play.table import Table
 from game.ui.widgets import text as T
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 #: The hint strip's height under the banner: one line at 14 px, or two at 12 px.
 HINT_H = 30
@@ -49,14 +47,14 @@ def ending_key(game) -> str:
     return f"{PLAY.label('end_step')} ends the {what}"
 
 
-def phase_hint(scene: "PlayScene") -> str:
+def phase_hint(game, note: str, bot_in_charge: bool) -> str:
     """The hint line: what this phase allows now, then the key that ends it; while a bot
-    plays the side to act, the keys that steer it; once the game is over, who won."""
-    game = scene.game
-    note = scene.sidebar.phase_note()
+    plays the side to act, the keys that steer it; once the game is over, who won.
+    ``note``: the sidebar's note on the phase (:meth:`Sidebar.phase_note`), ``bot_in_charge``:
+    a bot plays the side to act."""
     if ask.outcome(game) is not None:
         return note
-    if scene.bot.in_charge():
+    if bot_in_charge:
         return f"the bot plays this turn: {note}"
     if not note:
         kinds = ask.legal_kinds(game)
@@ -184,7 +182,7 @@ class TurnCard(DimmedScene):
         surface.blit(foot, foot.get_rect(midbottom=(box.centerx, box.bottom - 16)))
 
 
-def show_turn_card_once(app, scene: "PlayScene") -> TurnCard | None:
+def show_turn_card_once(app, scene: Table) -> TurnCard | None:
     """Over the very first game a user plays, the turn card (remembered in the user data
     directory's settings, so it is shown once); None when it was shown before."""
     if app.settings.get(CARD_SEEN):

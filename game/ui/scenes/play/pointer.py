@@ -9,19 +9,23 @@ zooms about the cursor (or scrolls the log when over it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import pygame
 
-from game.ui.scenes.play.drag import DRAG_START_PX
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
+from game.ui.scenes.play.drag import DRAG_START_PX, DragTool
+from game.ui.scenes.play.menus import PlayMenus
+from game.ui.scenes.play.ruler import RulerTool
+from game.ui.scenes.play.sidebar import Sidebar
+from game.ui.scenes.play.table import Table
 
 
 class Pointer:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, sidebar: Sidebar, drag_tool: DragTool, menus: PlayMenus, ruler_tool: RulerTool):
         self.scene = scene
+        self.sidebar = sidebar
+        self.drag_tool = drag_tool
+        self.menus = menus
+        self.ruler_tool = ruler_tool
         self.mouse_pos: tuple[int, int] = (0, 0)  # last pointer position (wheel zoom centre)
         self.pan_from: tuple[int, int] | None = None
         self.pan_moved = False
@@ -29,7 +33,7 @@ class Pointer:
     def handle(self, event):
         scene = self.scene
         if event.type == pygame.MOUSEWHEEL:
-            if scene.sidebar.log_view.handle_event(event, self.mouse_pos):
+            if self.sidebar.log_view.handle_event(event, self.mouse_pos):
                 return None
             if scene.in_view(self.mouse_pos):
                 scene.camera.zoom_about(self.mouse_pos[0], self.mouse_pos[1], 1.15 ** event.y)
@@ -52,16 +56,16 @@ class Pointer:
             return None
         if event.button != 1 or not scene.in_view(pos):
             return event
-        if scene.drag_tool.dragging:
-            scene.drag_tool.add_waypoint(pos)  # a click during a drag adds a waypoint
-        elif scene.menus.pick_token(pos):
+        if self.drag_tool.dragging:
+            self.drag_tool.add_waypoint(pos)  # a click during a drag adds a waypoint
+        elif self.menus.pick_token(pos):
             pass
-        elif scene.ruler_tool.on:
-            scene.ruler_tool.press(pos)
+        elif self.ruler_tool.on:
+            self.ruler_tool.press(pos)
         else:
             scene.selected = scene.unit_at(*pos)
             if scene.selected is not None:
-                scene.drag_tool.press(scene.selected, pos)
+                self.drag_tool.press(scene.selected, pos)
         return None
 
     def mouse_move(self, event):
@@ -74,11 +78,11 @@ class Pointer:
                 scene.camera.pan(dx, dy)
                 self.pan_from = pos
             return None
-        if scene.ruler_tool.dragging:
-            scene.ruler_tool.motion(pos)
+        if self.ruler_tool.dragging:
+            self.ruler_tool.motion(pos)
             return None
-        if scene.drag_tool.drag is not None:
-            scene.drag_tool.motion(pos)
+        if self.drag_tool.drag is not None:
+            self.drag_tool.motion(pos)
             return None
         if scene.in_view(pos):
             scene.hover_token = scene.token_at(*pos)
@@ -96,10 +100,10 @@ class Pointer:
             return None
         if event.button != 1:
             return event
-        if scene.ruler_tool.dragging:
-            scene.ruler_tool.release(pos)
-        elif scene.drag_tool.drag is not None:
-            scene.drag_tool.release(pos)
+        if self.ruler_tool.dragging:
+            self.ruler_tool.release(pos)
+        elif self.drag_tool.drag is not None:
+            self.drag_tool.release(pos)
         else:
             return event
         return None
@@ -109,12 +113,12 @@ class Pointer:
         uid = scene.unit_at(*pos)
         sel = scene.selected
         if uid is not None and sel is not None and sel != uid and scene.is_enemy(sel, uid):
-            if scene.menus.open_target_menu(sel, uid, pos):
+            if self.menus.open_target_menu(sel, uid, pos):
                 return
         if uid is not None:
             scene.selected = uid
-            scene.menus.open_menu(uid, pos)
+            self.menus.open_menu(uid, pos)
             return
         tok = scene.token_at(*pos)
         if tok is not None:
-            scene.menus.open_token_menu(tok, pos)
+            self.menus.open_token_menu(tok, pos)

@@ -12,7 +12,6 @@ the scene; never changes the game.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 import pygame
 
@@ -20,12 +19,12 @@ from game import rules_doc
 from game.engine.rule_ids import RuleId
 from game.ui import theme
 from game.ui.keymap import PLAY
-from game.ui.scenes.play.layers import REFUSAL_S
+from game.ui.scenes.play.sidebar import Sidebar
+from game.ui.scenes.play.table import Table
 from game.ui.widgets import text as T
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
+REFUSAL_S = 6.0  # how long a refusal stays on the table, seconds
 TIP_W = 440  # the panel's width, pixels
 SIZE = 13
 LINK = (40, 80, 170)
@@ -67,8 +66,9 @@ def tip_lines(rule: str, width: int = TIP_W - 20) -> list[tuple[str, str]]:
 
 
 class RuleTips:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, sidebar: Sidebar):
         self.scene = scene
+        self.sidebar = sidebar
         #: The refusal box drawn on the table this frame (set by BoardLayers.draw_refusal).
         self.refusal_box: pygame.Rect | None = None
         self.hovered: tuple[str, tuple[int, int]] | None = None  # rule, where the pointer is
@@ -83,13 +83,13 @@ class RuleTips:
         if spans is None:
             if len(self._spans) > 4000:
                 self._spans.clear()
-            f = T.font(self.scene.sidebar.log_view.SIZE, bold)
+            f = T.font(self.sidebar.log_view.SIZE, bold)
             spans = self._spans[key] = [(f.size(text[:a])[0], f.size(text[:b])[0], r) for a, b, r in rules_doc.find_ids(text)]
         return spans
 
     def log_links(self) -> list[tuple[pygame.Rect, str]]:
         """Every rule id drawn in the log now, with its rectangle on the screen."""
-        view = self.scene.sidebar.log_view
+        view = self.sidebar.log_view
         out = []
         for text, bold, (x, y) in view.visible_lines():
             for x0, x1, rule in self._id_spans(text, bold):
@@ -110,7 +110,7 @@ class RuleTips:
         rule = self._refusal_rule()
         if rule is not None and self.refusal_box is not None and self.refusal_box.collidepoint(pos):
             return rule if rules_doc.lookup(rule) else None
-        for text, rect in self.scene.sidebar.banner.pills:
+        for text, rect in self.sidebar.banner.pills:
             if text in BADGES and rect.collidepoint(pos):
                 return text
         return None

@@ -7,12 +7,9 @@ Measuring never changes the game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from game.engine.geometry import Disc
-
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
+from game.ui.scenes.play.table import Table
 
 
 @dataclass
@@ -33,7 +30,7 @@ class Ruler:
 
 
 class RulerTool:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table):
         self.scene = scene
         self.on = False  # R: a left drag measures instead of selecting
         self.ruler: Ruler | None = None

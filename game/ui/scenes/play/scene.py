@@ -62,21 +62,27 @@ class PlayScene(Scene):
         self.toast: tuple[str, float] | None = None
         self.version = 0
         self._winner_shown = False
-        self.autosaves = Autosave(self)
+        # The parts: each gets the table (this scene) and the sibling parts it works with.
+        self.autosaves = Autosave(self, lambda: self.bot.seats)
         self.engine = EngineView()
         self.drag_tool = DragTool(self)
         self.ruler_tool = RulerTool(self)
         self.sight_tool = SightTool(self)
-        self.engage_tool = EngageTool(self)
-        self.hint_tool = HintTool(self)
+        self.engage_tool = EngageTool(self, self.drag_tool, self.ruler_tool)
         self.bot = BotPlayer(self)
-        self.menus = PlayMenus(self)
-        self.files = GameFiles(self)
-        self.layers = BoardLayers(self)
-        self.sidebar = Sidebar(self)
-        self.rule_tips = RuleTips(self)
-        self.pointer = Pointer(self)
-        self.controls = PlayControls(self)
+        self.hint_tool = HintTool(self, self.bot)
+        self.menus = PlayMenus(self, self.engage_tool, self.bot)
+        self.files = GameFiles(self, self.bot)
+        self.sidebar = Sidebar(self, self.bot)
+        self.rule_tips = RuleTips(self, self.sidebar)
+        self.layers = BoardLayers(self, bot=self.bot, sight_tool=self.sight_tool, hint_tool=self.hint_tool,
+                                  drag_tool=self.drag_tool, engage_tool=self.engage_tool,
+                                  ruler_tool=self.ruler_tool, rule_tips=self.rule_tips)
+        self.pointer = Pointer(self, self.sidebar, self.drag_tool, self.menus, self.ruler_tool)
+        self.controls = PlayControls(self, bot=self.bot, files=self.files, menus=self.menus,
+                                     rule_tips=self.rule_tips, ruler_tool=self.ruler_tool,
+                                     sight_tool=self.sight_tool, hint_tool=self.hint_tool,
+                                     drag_tool=self.drag_tool)
         self.commands: dict[str, Callable[[], Any]] = self.controls.table
         self.replace_game(game, source, first=True)
 

@@ -4,7 +4,7 @@ the buttons are pygame_gui elements that send named commands to the scene."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
@@ -13,13 +13,13 @@ from pygame_gui.elements import UIButton
 from game.ui import theme
 from game.ui.keymap import PLAY
 from game.ui.scenes import ask
+from game.ui.scenes.play.bot_play import BotPlayer
 from game.ui.scenes.play.phase_hint import HintBar, phase_hint
+from game.ui.scenes.play.table import Table
 from game.ui.scenes.play.words import build_log
 from game.ui.widgets import panels
 from game.ui.widgets.log_view import LogView
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 BANNER_H = 40
 SIDEBAR_W = 350
@@ -38,8 +38,9 @@ BUTTON_PAD = 12  # a caption's room inside its button: borders and a margin each
 
 
 class Sidebar:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table, bot: BotPlayer):
         self.scene = scene
+        self.bot = bot
         self.buttons: dict[Any, str] = {}
         self.end_button: UIButton | None = None
         self.log_view = LogView(pygame.Rect(0, 0, 10, 10))
@@ -109,7 +110,11 @@ class Sidebar:
     def draw_hint(self, surface: pygame.Surface) -> None:
         """The phase hint, in its own strip under the banner (phase_hint.py)."""
         rect = HintBar.rect(self.scene.app.size, BANNER_H, SIDEBAR_W)
-        self.hint_bar.draw(surface, rect, phase_hint(self.scene))
+        self.hint_bar.draw(surface, rect, self.hint_line())
+
+    def hint_line(self) -> str:
+        """The text of the phase hint now (:func:`phase_hint`)."""
+        return phase_hint(self.scene.game, self.phase_note(), self.bot.in_charge())
 
     def draw_banner(self, surface: pygame.Surface) -> None:
         scene = self.scene
@@ -144,14 +149,14 @@ class Sidebar:
             out.append((order, (170, 230, 170)))
         if self.mode_tag():
             out.append((self.mode_tag(), (255, 200, 90)))
-        bot = self.scene.bot.status()
+        bot = self.bot.status()
         if bot:
             out.append((bot, (150, 200, 255)))
         return out
 
     def update_captions(self) -> None:
         """The bot switches say who plays each side and whether the bot is paused."""
-        bot = self.scene.bot
+        bot = self.bot
         captions = {"bot_1": "P1: bot" if 1 in bot.seats else "P1: you",
                     "bot_2": "P2: bot" if 2 in bot.seats else "P2: you",
                     "bot_pause": "Resume" if bot.paused else "Pause"}
@@ -168,7 +173,7 @@ class Sidebar:
     def phase_note(self) -> str:
         game = self.scene.game
         outcome = ask.outcome(game)
-        if self.scene.bot.in_charge() and outcome is None:
+        if self.bot.in_charge() and outcome is None:
             return "P pauses the bot, . speeds it up, S skips"
         if outcome is not None:
             try:

@@ -13,7 +13,7 @@ the game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 
@@ -21,11 +21,10 @@ from game.ui import theme
 from game.ui.camera import Camera
 from game.ui.scenes import ask
 from game.ui.scenes.play.planner import LatestAnswer
+from game.ui.scenes.play.table import Table
 from game.ui.sight_layer import MARKS, SightLayer, draw_lines, shade_region
 from game.ui.widgets.overlays import label
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 #: What each answer is called on the table.
 WORDS = {"visible": "visible, in the open", "cover": "visible, in cover (L2)", "hidden": "hidden (L1)"}
@@ -50,7 +49,7 @@ class RulerSight:
 
 
 class SightTool:
-    def __init__(self, scene: "PlayScene"):
+    def __init__(self, scene: Table):
         self.scene = scene
         self.on = False
         self.answer = LatestAnswer(self._compute, "speedheim-sight", "working out line of sight")

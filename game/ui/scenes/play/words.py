@@ -5,7 +5,7 @@ applies the actions they offer)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import math
 
@@ -14,16 +14,15 @@ from game.engine.decisions import Decision
 from game.engine.model import STATUSES
 from game.engine.rule_ids import RuleId
 from game.ui.scenes import ask
+from game.ui.scenes.play.table import Table
 
-if TYPE_CHECKING:  # pragma: no cover
-    from game.ui.scenes.play.scene import PlayScene
 
 #: Actions the unit menu offers with items of their own (any other kind the engine says
 #: the unit may take now, with targets, gets a submenu of them: shoot, attack ...).
 MENU_KINDS = ("engage", "disengage", "pick_up", "grab")
 
 
-def build_log(scene: PlayScene) -> list[tuple[str, str]]:
+def build_log(scene: Table) -> list[tuple[str, str]]:
     """Log lines from the game's log (start first), with the window's notes merged in."""
     out: list[tuple[str, str]] = []
     notes = sorted(scene.notes, key=lambda n: n[0])
@@ -112,7 +111,6 @@ def action_words(action: Any, result: Any = None) -> str:
     return f'{describe({kind: rest})} {where}{bent}, {length:.2f}" long'
 
 
-
 #: How each kind of action is taken at the table, for a refusal that says what may be
 #: done in this phase (kinds the phase allows, in this order; the rest go unsaid).
 HOW = (
@@ -140,7 +138,7 @@ def phase_words(game, what: str = "Moving a unit") -> str:
     return head + body + end
 
 
-def unit_menu_items(scene: PlayScene, uid: str) -> list[tuple[str, Any]]:
+def unit_menu_items(scene: Table, uid: str) -> list[tuple[str, Any]]:
     game, board = scene.game, scene.board
     st = game.state
     u = st.units[uid]
@@ -199,7 +197,7 @@ def odds_lines(odds) -> list[str]:
     return lines
 
 
-def attack_item(scene: PlayScene, choice) -> tuple[str, Any]:
+def attack_item(scene: Table, choice) -> tuple[str, Any]:
     """A target menu item: the attack with its chance to hit, or the engine's refusal."""
     word, _rule = ATTACK_WORDS.get(choice.kind, (choice.kind.capitalize(), ""))
     if choice.refusal is not None:
@@ -208,7 +206,7 @@ def attack_item(scene: PlayScene, choice) -> tuple[str, Any]:
     return f"{word}: {hit}see the odds", ("odds", choice)
 
 
-def attack_text(scene: PlayScene, choice) -> tuple[str, str]:
+def attack_text(scene: Table, choice) -> tuple[str, str]:
     """The odds dialog of one attack: its title and message (the odds before the roll)."""
     st = scene.state
     u, t = st.units[choice.action[choice.kind]["unit"]], st.units[choice.action[choice.kind]["target"]]
@@ -219,13 +217,13 @@ def attack_text(scene: PlayScene, choice) -> tuple[str, str]:
     return title, "\n".join([head, *odds_lines(choice.odds)])
 
 
-def token_menu_items(scene: PlayScene, tid: str) -> list[tuple[str, Any]]:
+def token_menu_items(scene: Table, tid: str) -> list[tuple[str, Any]]:
     st = scene.state
     items = [(f"{st.units[a['pick_up']['unit']].name} picks it up", a) for a in ask.pick_up_actions(scene.game, token=tid)]
     return items or [("no unit may pick it up now", None)]
 
 
-def pending_choices(scene: PlayScene, d: Decision) -> list[tuple[str, Any]]:
+def pending_choices(scene: Table, d: Decision) -> list[tuple[str, Any]]:
     """Buttons for a pending decision: (label, action dict)."""
     st = scene.state
 
@@ -248,7 +246,7 @@ def pending_choices(scene: PlayScene, d: Decision) -> list[tuple[str, Any]]:
     return out
 
 
-def pending_text(scene: PlayScene, d: Decision) -> tuple[str, str]:
+def pending_text(scene: Table, d: Decision) -> tuple[str, str]:
     title = {"voluntary_rout": "Rout check passed (U3)", "pick_up": "Treasure (U6)",
              "grab": "Treasure grab after a rout (U4)", "neutrals": "Neutrals (U1)"}.get(d.kind, d.kind.replace("_", " "))
     msg = d.prompt

@@ -7,7 +7,7 @@ from hypothesis import strategies as hs
 from game.engine.game import Game
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
-from tests.scripts.builders import R25, game, unit
+from tests.factories import R25, game, unit
 
 RED = [unit("red-captain", [4, 4]), unit("red-mage", [6, 4], morale=11, keywords=["hero", "caster"]),
        unit("red-dog", [8, 4], keywords=["animal"])]

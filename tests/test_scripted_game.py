@@ -3,9 +3,10 @@
 import json
 
 from game.engine.actions import load_script
-from game.engine.replay import replay, replay_cli
+from game.commands.replay import replay_cli
+from game.engine.replay import replay
 from game.engine.scenario import load_scenario
-from tests.scripts.builders import path
+from tests.factories import path
 
 
 def run_game():
