@@ -128,8 +128,16 @@ def test_play_opens_the_default_table_and_keeps_running(installed):
     _, env, cwd, venv = installed
     proc = subprocess.Popen([os.path.join(_bindir(venv), "speedheim"), "play"], env=env, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The window must stay up 5 s; on a loaded machine its first autosave may come later,
+    # so wait for it (up to 60 s) while the window is still running.
+    data_dir = env["SPEEDHEIM_DATA_DIR"]
     try:
         time.sleep(5)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and not os.path.isdir(os.path.join(data_dir, "autosaves")):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         alive = proc.poll() is None
     finally:
         proc.terminate()
@@ -141,4 +149,4 @@ def test_play_opens_the_default_table_and_keeps_running(installed):
     assert alive, f"speedheim play exited with {proc.returncode}:\n{out}\n{err}"
     assert "Traceback" not in err and "no such file" not in err, err
     # The window really started a game: it autosaved the default table's opening.
-    assert os.listdir(env["SPEEDHEIM_DATA_DIR"]), "no autosave written"
+    assert os.path.isdir(data_dir) and os.listdir(data_dir), "no autosave written"
