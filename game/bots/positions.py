@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from game.bots.routes import Route
 from game.bots.sense import Sense, gap, next_status as _next
 from game.engine.dice import DISADVANTAGE, NORMAL
 from game.engine.errors import IllegalAction
@@ -38,6 +39,7 @@ HUNTED = 5        # the nearest enemies a unit weighs closing on
 URGENT = 2.0      # denying a token an enemy touches now is worth this many times more
 SUPPORT_RANGE = 3.0
 NEAR_AREA = 0.02  # a point this close to the reachable area counts as in it (its edge is exact to ~0.002")
+HORIZON = 4       # tokens within this many moves (straight, with climbs) are gone for along a route
 
 
 @dataclass
@@ -76,6 +78,11 @@ class PositionScorer:
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
                 factor = 0.15   # a friend stands at it already
             self.tokens.append((tok, tv, factor, sense.denied(tok), sense.pickers_near(tok)))
+        #: token id -> its Route, for the tokens whose way differs from the straight line
+        #: (a ladder, a climb, round a wall): their approach is scored along it
+        self.routes: dict[str, Route] = {}
+        if self.picker:
+            self._find_routes()
         self.offense = []  # (enemy, value of our attack on it next turn)
         my_next = sense.engage_reach(u, _next(u.status))
         self.reach = my_next
@@ -84,6 +91,78 @@ class PositionScorer:
             for e in near:
                 odds = sense.book.melee(sense.view, u, e, _next(u.status))
                 self.offense.append((e, sense.attack_value(odds, e)))
+
+    # --- routes over several moves ------------------------------------------------------------------
+    def allowances(self) -> tuple[float, float]:
+        """(this move's furthest inches, each later move's): a Run where it may Run."""
+        u, rs = self.u, self.s.rs
+        walk = self.move
+        if u.status in ("staggered", "dazed"):
+            walk *= float(rs.staggered_move_factor if u.status == "staggered" else rs.dazed_move_factor)
+        runs = not self.carrying and self.s.view.run_denial(u.id) is None
+        later = self.move if self.carrying else self.span
+        return walk * (float(rs.run_multiplier) if runs else 1.0), later
+
+    def _find_routes(self) -> None:
+        """Ask the movement engine for the route to each token within :data:`HORIZON`
+        moves as the crow flies (and climbs); keep those that differ from the straight
+        line. A token no route reaches (or none this unit can walk, a climb too high for
+        one move) is dropped: going for it is a wasted turn."""
+        u, s = self.u, self.s
+        first, later = self.allowances()
+        z = self.board.height_at(u.x, u.y)
+        keep = []
+        for entry in self.tokens:
+            tok = entry[0]
+            dz = abs(self.board.height_at(tok.x, tok.y) - z)
+            flat = gap(u.x, u.y, u.r, tok)
+            straight = max(0.0, flat) + (dz if dz > self.free_h else 0.0)
+            if (flat <= s.contact and dz <= self.free_h) or straight > HORIZON * later:
+                keep.append(entry)
+                continue
+            route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later)
+            if route is None:
+                route, turns = self._ring_route(tok, first, later)
+            if route is None:
+                keep.append(entry)     # no route to its centre or beside it: the straight estimate
+                continue
+            if turns == math.inf:
+                continue
+            if route.cost > straight + u.r + tok.r + 0.5:
+                self.routes[tok.id] = route
+            keep.append(entry)
+        self.tokens = keep
+
+    def _ring_route(self, tok, first: float, later: float):
+        """The route to a spot beside ``tok`` (its centre may be no place to end)."""
+        u, s = self.u, self.s
+        ring = u.r + tok.r + s.contact * 0.4
+        a0 = math.atan2(u.y - tok.y, u.x - tok.x)
+        for k in range(4):
+            a = a0 + math.pi * k / 2
+            route, turns = s.book.routes.best(s.view, u, (tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)),
+                                              first, later)
+            if route is not None:
+                return route, turns
+        return None, math.inf
+
+    def route_points(self, walk: float, run: float | None) -> list[tuple[float, float, bool, bool]]:
+        """The places this move reaches along each route (x, y, needs a Run, needs a
+        check): its furthest stop walking and running, and a little short of each (a
+        stop the engine refuses, a base in the way, gives the next one a chance)."""
+        out = []
+        for route in self.routes.values():
+            for budget, is_run in ((walk, False), (run, True)):
+                if budget is None or budget <= 0:
+                    continue
+                s1 = route.stop(0.0, budget)
+                for back in (0.0, 0.5, 1.5):
+                    s = s1 - back
+                    if s <= 0.25 or route._blocked(s):
+                        continue
+                    x, y = route.point(s)
+                    out.append((x, y, is_run, route.checks_before(s) > 0))
+        return out
 
     # --- candidates -------------------------------------------------------------------------------
     def candidates(self, reach) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,6 +202,8 @@ class PositionScorer:
             special = [tuple(p) for p in S[shapely.dwithin(area, shapely.points(S), NEAR_AREA)].tolist()]
         for x, y in (special if area is not None else ()):
             pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
+        for x, y, is_run, is_chk in self.route_points(reach.walk_allowance, reach.run_allowance):
+            pts.append((x, y)), run.append(is_run), chk.append(is_chk)
         if area is not None:
             for x, y in _cover_points(self.s.view, u, area):
                 pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
@@ -149,7 +230,11 @@ class PositionScorer:
             tz = self.board.height_at(tok.x, tok.y)
             flat = np.hypot(X - tok.x, Y - tok.y) - u.r - tok.r
             dz = np.abs(tz - Z)
-            cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
+            route = self.routes.get(tok.id)
+            if route is not None:   # what is left of the way along the route (its checks priced)
+                cost = np.maximum(route.to_go(X, Y, Z) - u.r - tok.r, 0.0)
+            else:
+                cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
             if self.picker:
                 touching = (flat <= s.contact) & (dz <= self.free_h)
                 f = factor * (0.3 if denier is not None else 1.0)
