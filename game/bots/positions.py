@@ -39,7 +39,7 @@ HUNTED = 5        # the nearest enemies a unit weighs closing on
 URGENT = 2.0      # denying a token an enemy touches now is worth this many times more
 SUPPORT_RANGE = 3.0
 NEAR_AREA = 0.02  # a point this close to the reachable area counts as in it (its edge is exact to ~0.002")
-HORIZON = 4       # tokens within this many moves (straight, with climbs) are gone for along a route
+HORIZON = 3       # tokens within this many moves (straight, with climbs) are gone for along a route
 
 
 @dataclass
@@ -81,8 +81,8 @@ class PositionScorer:
         #: token id -> its Route, for the tokens whose way differs from the straight line
         #: (a ladder, a climb, round a wall): their approach is scored along it
         self.routes: dict[str, Route] = {}
-        if self.picker:
-            self._find_routes()
+        self.route_upto: dict[str, float] = {}   # how far along each route this move goes
+        self.beyond: dict[str, float] = {}       # token id -> inches it is at least (no route within HORIZON moves)
         self.offense = []  # (enemy, value of our attack on it next turn)
         my_next = sense.engage_reach(u, _next(u.status))
         self.reach = my_next
@@ -103,12 +103,15 @@ class PositionScorer:
         later = self.move if self.carrying else self.span
         return walk * (float(rs.run_multiplier) if runs else 1.0), later
 
-    def _find_routes(self) -> None:
+    def find_routes(self) -> None:
         """Ask the movement engine for the route to each token within :data:`HORIZON`
         moves as the crow flies (and climbs); keep those that differ from the straight
         line. A token no route reaches (or none this unit can walk, a climb too high for
-        one move) is dropped: going for it is a wasted turn."""
+        one move) is dropped: going for it is a wasted turn. Until this is asked, the
+        score goes by the straight line (never dearer than a route: a bound)."""
         u, s = self.u, self.s
+        if not self.picker:
+            return
         first, later = self.allowances()
         z = self.board.height_at(u.x, u.y)
         keep = []
@@ -120,20 +123,24 @@ class PositionScorer:
             if (flat <= s.contact and dz <= self.free_h) or straight > HORIZON * later:
                 keep.append(entry)
                 continue
-            route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later)
+            within = HORIZON * later + u.r + tok.r
+            route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later, within)
             if route is None:
-                route, turns = self._ring_route(tok, first, later)
+                route, turns = self._ring_route(tok, first, later, within)
             if route is None:
-                keep.append(entry)     # no route to its centre or beside it: the straight estimate
+                # no route to it within HORIZON moves: at least that far, less this move
+                self.beyond[tok.id] = within - first - u.r - tok.r
+                keep.append(entry)
                 continue
             if turns == math.inf:
                 continue
             if route.cost > straight + u.r + tok.r + 0.5:
                 self.routes[tok.id] = route
+                self.route_upto[tok.id] = route.stop(0.0, first)
             keep.append(entry)
         self.tokens = keep
 
-    def _ring_route(self, tok, first: float, later: float):
+    def _ring_route(self, tok, first: float, later: float, within: float):
         """The route to a spot beside ``tok`` (its centre may be no place to end)."""
         u, s = self.u, self.s
         ring = u.r + tok.r + s.contact * 0.4
@@ -141,7 +148,7 @@ class PositionScorer:
         for k in range(4):
             a = a0 + math.pi * k / 2
             route, turns = s.book.routes.best(s.view, u, (tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)),
-                                              first, later)
+                                              first, later, within)
             if route is not None:
                 return route, turns
         return None, math.inf
@@ -232,9 +239,11 @@ class PositionScorer:
             dz = np.abs(tz - Z)
             route = self.routes.get(tok.id)
             if route is not None:   # what is left of the way along the route (its checks priced)
-                cost = np.maximum(route.to_go(X, Y, Z) - u.r - tok.r, 0.0)
+                cost = np.maximum(route.to_go(X, Y, Z, self.route_upto[tok.id]) - u.r - tok.r, 0.0)
             else:
                 cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
+                if tok.id in self.beyond:
+                    cost = np.maximum(cost, self.beyond[tok.id])
             if self.picker:
                 touching = (flat <= s.contact) & (dz <= self.free_h)
                 f = factor * (0.3 if denier is not None else 1.0)
@@ -324,6 +333,10 @@ class PositionScorer:
         reach = reach_of()
         if reach is None:
             return hold, hold
+        self.find_routes()
+        if self.routes or self.beyond:   # standing still, scored along the routes too
+            h_score, h_terms = self.score(here)
+            hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
         P, run, chk = self.candidates(reach)
         if not len(P):
             return hold, hold

@@ -43,6 +43,8 @@ ON_ROUTE = 0.05
 KEEP = 512
 #: Most moves looked ahead along a route.
 MAX_MOVES = 12
+#: A planner's goal is pursued along a route of at most this many moves.
+GOAL_MOVES = 6
 
 
 @dataclass
@@ -140,7 +142,8 @@ class Route:
 
     def samples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Points along the route every :data:`SAMPLE` inches (and at every waypoint and
-        either side of each change of level): x, y, level and the cost still to go."""
+        either side of each change of level): x, y, level, the cost still to go and the
+        arc length."""
         cum = self.cum
         length = float(cum[-1]) if cum else 0.0
         ss = set(np.arange(0.0, length, SAMPLE).tolist()) | set(cum) | {length}
@@ -156,13 +159,18 @@ class Route:
         Z = np.full(len(S), float(z0))
         for t in sorted(self.plan.transitions, key=lambda t: t.s):
             Z[S > t.s] = float(t.z_to)
-        return xy[:, 0], xy[:, 1], Z, rem
+        return xy[:, 0], xy[:, 1], Z, rem, S
 
-    def to_go(self, X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    def to_go(self, X: np.ndarray, Y: np.ndarray, Z: np.ndarray, upto: float = math.inf) -> np.ndarray:
         """Estimated inches from each point (x, y at level z) to the route's end: to the
         nearest sample at the same level (M4's free height) and on along the route; inf
-        where no sample is at that level."""
-        sx, sy, sz, rem = self._samples
+        where no sample is at that level. ``upto``: only the samples up to that arc length
+        (as far as this move goes): a point this move reaches joins the route there, not
+        further on across a wall the route goes round."""
+        sx, sy, sz, rem, S = self._samples
+        if upto < math.inf:
+            keep = S <= upto + SAMPLE
+            sx, sy, sz, rem = sx[keep], sy[keep], sz[keep], rem[keep]
         same = np.abs(Z[:, None] - sz[None, :]) <= self.free_h + 1e-9
         d = np.hypot(X[:, None] - sx[None, :], Y[:, None] - sy[None, :]) + rem[None, :]
         d = np.where(same, d, np.inf)
@@ -223,19 +231,21 @@ class RouteBook:
         self._board = None
         self._routes: dict[tuple, Route | None] = {}
 
-    def route(self, view, u, goal: tuple[float, float], checks: bool = True) -> Route | None:
-        """The engine's cheapest route for ``u`` to ``goal`` (None: there is none)."""
+    def route(self, view, u, goal: tuple[float, float], checks: bool = True, within: float | None = None) -> Route | None:
+        """The engine's cheapest route for ``u`` to ``goal``, of at most ``within`` inches
+        (None: there is none)."""
         if view.board is not self._board:
             self._board = view.board
             self._routes.clear()
-        key = (u.id, u.r, u.status, round(goal[0], 3), round(goal[1], 3), checks)
+        key = (u.id, u.r, u.status, round(goal[0], 3), round(goal[1], 3), checks,
+               None if within is None else round(within, 3))
         here = key + (round(u.x, 4), round(u.y, 4))
         if here in self._routes:
             return self._routes[here]
         old = self._routes.get(key)
         found = old.rest(u.x, u.y) if old is not None else None
         if found is None:
-            plan = view.route(u.id, goal, checks=checks, units=[u.id])
+            plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within)
             found = None if isinstance(plan, IllegalAction) else Route(plan, goal, u.r, float(view.rules.free_height))
         if len(self._routes) >= KEEP:
             for k in list(self._routes)[:KEEP // 4]:
@@ -244,18 +254,20 @@ class RouteBook:
         self._routes[here] = found
         return found
 
-    def best(self, view, u, goal: tuple[float, float], first: float, per_turn: float) -> tuple[Route | None, float]:
-        """The route for ``u`` to ``goal`` that takes the fewest turns (a failed check
-        costs a turn): the cheapest, or the cheapest without checks; and its turns."""
+    def best(self, view, u, goal: tuple[float, float], first: float, per_turn: float,
+             within: float | None = None) -> tuple[Route | None, float]:
+        """The route for ``u`` to ``goal`` (of at most ``within`` inches) that takes the
+        fewest turns (a failed check costs a turn): the cheapest, or the cheapest without
+        checks; and its turns."""
         rs = view.rules
         agility = float(u.stats.get("agility", 0))
-        r1 = self.route(view, u, goal, True)
+        r1 = self.route(view, u, goal, True, within)
         if r1 is None:
             return None, math.inf
         t1 = r1.turns(first, per_turn, agility, rs)
         if not any(t.needs_check for t in r1.plan.transitions):
             return r1, t1
-        r2 = self.route(view, u, goal, False)
+        r2 = self.route(view, u, goal, False, within)
         t2 = r2.turns(first, per_turn, agility, rs) if r2 is not None else math.inf
         if r2 is not None and (t2 <= t1 or (t2 < math.inf and t1 == math.inf)):
             return r2, t2
@@ -278,7 +290,8 @@ def route_move(sense, u, goal: tuple[float, float], short: float, why: str, min_
     later = float(run) if run else walk
     if u.carrying:
         later = float(u.stats.get("move", 0)) or walk
-    route, turns = sense.book.routes.best(view, u, goal, float(run or walk), max(later, walk))
+    later = max(later, walk)
+    route, turns = sense.book.routes.best(view, u, goal, float(run or walk), later, GOAL_MOVES * later)
     if route is None or turns == math.inf:
         return None
     length = float(route.cum[-1]) if route.cum else 0.0

@@ -169,17 +169,19 @@ class View:
         except IllegalAction as why:
             return why
 
-    def route(self, uid: str, to: tuple[float, float], checks: bool = True, units: Iterable[str] | None = None):
+    def route(self, uid: str, to: tuple[float, float], checks: bool = True, units: Iterable[str] | None = None,
+              within: float | None = None):
         """The movement engine's cheapest path to ``to`` over any number of moves
         (``Mover.route``: ladders, climbs, jumps down, round walls; no allowance), or the
         refusal. ``units``: only these bases are on the table for the question (a route for
-        later turns need not wait for the bases that will have moved by then)."""
+        later turns need not wait for the bases that will have moved by then); ``within``:
+        only a route of at most that many inches."""
         game = self._game
         try:
             if units is None:
-                return game.mover.route(game.state, uid, to, checks=checks)
+                return game.mover.route(game.state, uid, to, checks=checks, within=within)
             with self.what_if(units) as st:
-                return game.mover.route(st, uid, to, checks=checks)
+                return game.mover.route(st, uid, to, checks=checks, within=within)
         except IllegalAction as why:
             return why
 

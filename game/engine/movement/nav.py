@@ -422,18 +422,22 @@ class NavCache:
                                        + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
     @_locked
-    def route(self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool = True) -> "Trace":
+    def route(self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool = True,
+              within: float | None = None) -> "Trace":
         """The cheapest legal path to a point over any number of moves (no allowance): the
         way a unit goes for a place it reaches in later turns (a bot's route). ``checks``:
         may it take transitions that need a check (M6, M8, M9); without, the cheapest way
         round them (ladders, M10). Each stretch between two transitions is walked as a
         move would (M4 to M10); where the unit stops at the end of each turn is the
-        caller's question (``Mover.plan`` of a point on the route). Raises IllegalAction
-        when the unit may not end at ``goal`` or no path leads there."""
-        key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend)
-        return self._memo.trace(key, state, unit, lambda: self._route(state, unit, goal, descend, checks))
+        caller's question (``Mover.plan`` of a point on the route). ``within``: only a path
+        of at most that many inches (a caller that looks a few moves ahead; the search is
+        bounded by it). Raises IllegalAction when the unit may not end at ``goal`` or no
+        path (within that bound) leads there."""
+        key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within)
+        return self._memo.trace(key, state, unit, lambda: self._route(state, unit, goal, descend, checks, within))
 
-    def _route(self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool) -> "Trace":
+    def _route(self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool,
+               within: float | None) -> "Trace":
         mover = self.mover
         problem = mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
@@ -458,7 +462,10 @@ class NavCache:
         tall = max((float(t.height) for t in board.terrain), default=0.0)
         last = 4.0 * (board.width + board.height) + sum(float(t.height) for t in board.terrain)
         tr = None
-        for limit in (1.5 * d + 2 * tall + 4, 3 * d + 4 * tall + 8, last):
+        limits = (1.5 * d + 2 * tall + 4, 3 * d + 4 * tall + 8, last)
+        if within is not None:
+            limits = tuple(lim for lim in limits if lim < within) + (float(within),)
+        for limit in limits:
             # a path with checks the tracer refuses hides none without: that search next
             for with_checks in ((True, False) if checks else (False,)):
                 tr = self._path(ctx, target, min(limit, last), with_checks, False)
@@ -467,8 +474,11 @@ class NavCache:
             if tr is not None:
                 break
         tr = _cheaper(tr, straight)
+        if tr is not None and within is not None and tr.cost > within + EPS:
+            tr = None
         if tr is None:
-            raise IllegalAction(RuleId.M5, f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
+            bound = f" within {within:.2f}\"" if within is not None else ""
+            raise IllegalAction(RuleId.M5, f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
                                            f"to [{goal[0]:.2f}, {goal[1]:.2f}]")
         return tr
 
