@@ -215,3 +215,26 @@ def test_standing_still_fails_a_route_puzzle():
     finally:
         tp.make_bot = real
     assert not ok and turns == 6 and "none of the answers" in why
+
+
+def test_an_enemy_on_a_roof_is_hunted_along_the_route_up():
+    """The hunting term goes by the route to an enemy on another level: below the tower
+    (behind the hedge) is no nearer to it than the foot of the ladder."""
+    import numpy as np
+
+    from game.bots.positions import PositionScorer
+    from game.bots.sense import Sense
+    from game.bots.utility import UtilityBot
+
+    g = _ladder_game()
+    g.state.units["blue-runner"].x, g.state.units["blue-runner"].y = 15.0, 14.0   # up on the roof
+    g.state.units["blue-runner"].status = "dazed"
+    del g.state.treasure["t-roof"]
+    v = view(g, 1)
+    bot = UtilityBot()
+    sc = PositionScorer(Sense(v, "red", bot.personality, bot.book), g.state.units["red-runner"])
+    sc.find_routes()
+    assert "unit:blue-runner" in sc.routes
+    below, ladder = (15.0, 10.4), (14.0, 16.6)
+    _, terms = sc.score(np.array([below, ladder]))
+    assert terms["hunt"][1] > terms["hunt"][0]

@@ -78,8 +78,9 @@ class PositionScorer:
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
                 factor = 0.15   # a friend stands at it already
             self.tokens.append((tok, tv, factor, sense.denied(tok), sense.pickers_near(tok)))
-        #: token id -> its Route, for the tokens whose way differs from the straight line
-        #: (a ladder, a climb, round a wall): their approach is scored along it
+        #: token id (or "unit:" and an enemy's id) -> its Route, for the goals whose way
+        #: differs from the straight line (a ladder, a climb, round a wall): their
+        #: approach is scored along it
         self.routes: dict[str, Route] = {}
         self.route_upto: dict[str, float] = {}   # how far along each route this move goes
         self.beyond: dict[str, float] = {}       # token id -> inches it is at least (no route within HORIZON moves)
@@ -108,12 +109,13 @@ class PositionScorer:
         moves as the crow flies (and climbs); keep those that differ from the straight
         line. A token no route reaches (or none this unit can walk, a climb too high for
         one move) is dropped: going for it is a wasted turn. Until this is asked, the
-        score goes by the straight line (never dearer than a route: a bound)."""
+        score goes by the straight line."""
         u, s = self.u, self.s
-        if not self.picker:
-            return
         first, later = self.allowances()
         z = self.board.height_at(u.x, u.y)
+        if not self.picker:
+            self._hunt_routes(first, later, z)
+            return
         keep = []
         for entry in self.tokens:
             tok = entry[0]
@@ -139,6 +141,21 @@ class PositionScorer:
                 self.route_upto[tok.id] = route.stop(0.0, first)
             keep.append(entry)
         self.tokens = keep
+        self._hunt_routes(first, later, z)
+
+    def _hunt_routes(self, first: float, later: float, z: float) -> None:
+        """The routes to the enemies it hunts that stand on another level (a roof, the
+        ground below one): the straight line there is no way to them."""
+        u, s = self.u, self.s
+        for e, value in self.offense:
+            dz = abs(self.board.height_at(e.x, e.y) - z)
+            if value <= 0 or dz <= self.free_h or gap(u.x, u.y, u.r, e) + dz > HORIZON * later:
+                continue
+            within = HORIZON * later + u.r + e.r
+            route, turns = s.book.routes.best(s.view, u, (e.x, e.y), first, later, within)
+            if route is not None and turns < math.inf:
+                self.routes[_unit_key(e.id)] = route
+                self.route_upto[_unit_key(e.id)] = route.stop(0.0, first)
 
     def _ring_route(self, tok, first: float, later: float, within: float):
         """The route to a spot beside ``tok`` (its centre may be no place to end)."""
@@ -231,6 +248,8 @@ class PositionScorer:
         terms: dict[str, np.ndarray] = {}
         treasure = np.zeros(n)
         best_cost = np.full(n, np.inf)
+        routed = np.full(n, np.nan)
+        routed_tok = np.full(n, -1.0)
         deny = np.zeros(n)
         lim = float(s.rs.treasure_denial_range)
         for tok, value, factor, denier, pickers in self.tokens:
@@ -248,6 +267,10 @@ class PositionScorer:
                 touching = (flat <= s.contact) & (dz <= self.free_h)
                 f = factor * (0.3 if denier is not None else 1.0)
                 val = np.where(touching, p.contact, p.approach * self.move / (self.move + cost)) * value * f
+                if route is not None:   # the way left along the route where it is the best token
+                    better = val > treasure
+                    routed = np.where(better, cost, routed)
+                    routed_tok = np.where(better, float(s.free_tokens.index(tok)), routed_tok)
                 treasure = np.maximum(treasure, val)
                 if factor >= 1.0:
                     best_cost = np.minimum(best_cost, cost)
@@ -259,6 +282,7 @@ class PositionScorer:
                 weight = p.deny * value * (URGENT if urgent else 1.0) * (0.3 if covered else 1.0)
                 deny = np.maximum(deny, np.where(flat <= lim, weight, 0.0))
         terms["treasure"], terms["deny"] = treasure, deny
+        terms["_route_left"], terms["_route_tok"] = routed, routed_tok
         threat = np.zeros(n)
         nearest = np.full(n, np.inf)
         for e, reach, loss, how in self.threats:
@@ -274,7 +298,11 @@ class PositionScorer:
         for e, value in self.offense:
             if value <= 0:
                 continue
-            d = np.hypot(X - e.x, Y - e.y) - u.r - e.r - self.reach
+            route = self.routes.get(_unit_key(e.id))
+            if route is not None:   # an enemy up on a roof (or down below): the way there
+                d = route.to_go(X, Y, Z, self.route_upto[_unit_key(e.id)]) - u.r - e.r - self.reach
+            else:
+                d = np.hypot(X - e.x, Y - e.y) - u.r - e.r - self.reach
             hunt = np.maximum(hunt, p.hunt * value * np.where(d <= 0, 1.0, self.move / (self.move + np.maximum(d, 0))))
             if not self.picker or not self.tokens:
                 best_cost = np.minimum(best_cost, np.maximum(d, 0.0))
@@ -325,6 +353,7 @@ class PositionScorer:
         """(the best option, standing still): both scored; the best may be the hold.
         ``reach_of()`` gives the unit's reachable area (asked only when a move could pay)."""
         u, view = self.u, self.s.view
+        self.find_routes()   # before standing still is scored: the foot of a wall is no place to wait
         here = np.array([[u.x, u.y]])
         h_score, h_terms = self.score(here)
         hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
@@ -333,10 +362,6 @@ class PositionScorer:
         reach = reach_of()
         if reach is None:
             return hold, hold
-        self.find_routes()
-        if self.routes or self.beyond:   # standing still, scored along the routes too
-            h_score, h_terms = self.score(here)
-            hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
         P, run, chk = self.candidates(reach)
         if not len(P):
             return hold, hold
@@ -405,6 +430,11 @@ class PositionScorer:
             score -= p.shoot
         opt.score = score
         opt.note = f"{chance:.0%} to pass {len(plan.checks)} check(s)" if plan is not None and plan.checks else ""
+
+
+def _unit_key(uid: str) -> str:
+    """The key of a route to a unit in :attr:`PositionScorer.routes` (tokens go by their id)."""
+    return f"unit:{uid}"
 
 
 def _in_walk(reach, x: float, y: float) -> bool:
