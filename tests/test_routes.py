@@ -1,5 +1,5 @@
 """Routes over several moves (issue 47, item 1): the movement engine's cheapest path to a
-place several moves away (``Mover.route``), how a bot reads it (:mod:`game.bots.routes`),
+place several moves away (``game.engine.movement.route``), how a bot reads it (:mod:`game.bots.routes`),
 and the route puzzles (tests/puzzles with ``turns:``) that both bots must solve."""
 
 import math
@@ -11,6 +11,7 @@ from game.bots.routes import Route, RouteBook
 from game.bots.sense import OddsBook
 from game.bots.view import view
 from game.engine.errors import IllegalAction
+from game.engine.movement.route import route
 from tools.puzzles import load_puzzle, solve_in_turns, start
 
 PUZZLE_DIR = os.path.join(os.path.dirname(__file__), "puzzles")
@@ -29,7 +30,7 @@ def _ladder_game():
 
 def test_the_engine_routes_round_the_tower_and_up_its_ladder():
     g = _ladder_game()
-    plan = g.mover.route(g.state, "red-runner", (15, 13))
+    plan = route(g.mover, g.state, "red-runner", (15, 13))
     assert 22.5 < plan.cost < 24.0                     # round the hedge, 8" up the ladder, onto the roof
     assert [t.kind for t in plan.transitions] == ["ladder"]
     assert not plan.checks
@@ -41,9 +42,9 @@ def test_the_engine_routes_round_the_tower_and_up_its_ladder():
 
 def test_a_route_without_checks_keeps_off_the_climb():
     g = start(_puzzle("round-the-wall.yaml"))
-    climb = g.mover.route(g.state, "red-sword", (12, 13.5))
+    climb = route(g.mover, g.state, "red-sword", (12, 13.5))
     assert climb.checks and climb.cost < 15            # straight over the 4" wall: up and down
-    round_it = g.mover.route(g.state, "red-sword", (12, 13.5), checks=False)
+    round_it = route(g.mover, g.state, "red-sword", (12, 13.5), checks=False)
     assert not round_it.checks and round_it.cost > climb.cost
     assert max(p[0] for p in round_it.points) > 20     # round the wall's east end
 
@@ -51,7 +52,7 @@ def test_a_route_without_checks_keeps_off_the_climb():
 def test_a_route_to_no_place_a_base_may_end_is_refused():
     g = _ladder_game()
     with pytest.raises(IllegalAction) as why:
-        g.mover.route(g.state, "red-runner", (15, 11.5))    # in the hedge
+        route(g.mover, g.state, "red-runner", (15, 11.5))    # in the hedge
     assert why.value.rule == "M5"
 
 
@@ -69,7 +70,7 @@ def test_view_route_answers_with_only_the_units_base_on_the_table():
 
 def _route(g, uid="red-runner", goal=(15, 13), checks=True) -> Route:
     u = g.state.units[uid]
-    return Route(g.mover.route(g.state, uid, goal, checks=checks), goal, u.r, float(g.rs.free_height))
+    return Route(route(g.mover, g.state, uid, goal, checks=checks), goal, u.r, float(g.rs.free_height))
 
 
 def test_each_move_stops_as_far_as_it_pays_and_never_part_way_up_the_ladder():

@@ -2,7 +2,7 @@
 
 A goal (a token, a unit to reach) that lies beyond this turn's move is still a goal. The
 movement engine gives the cheapest legal path to it over any number of moves
-(``View.route``, ``Mover.route``: round walls, up ladders, climbing, jumping down); a
+(``View.route``, :func:`game.engine.movement.route.route`: round walls, up ladders, climbing, jumping down); a
 :class:`Route` reads it:
 
 * :meth:`Route.stops`: where the unit stops at the end of each move along it, each move

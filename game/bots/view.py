@@ -24,6 +24,7 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game, Legal
 from game.engine.model import GameState
+from game.engine.movement.route import route
 
 #: What a bot reads in ``event`` of a token that has not been revealed.
 HIDDEN = "hidden"
@@ -172,16 +173,16 @@ class View:
     def route(self, uid: str, to: tuple[float, float], checks: bool = True, units: Iterable[str] | None = None,
               within: float | None = None):
         """The movement engine's cheapest path to ``to`` over any number of moves
-        (``Mover.route``: ladders, climbs, jumps down, round walls; no allowance), or the
+        (:func:`game.engine.movement.route.route`: ladders, climbs, jumps down, round walls; no allowance), or the
         refusal. ``units``: only these bases are on the table for the question (a route for
         later turns need not wait for the bases that will have moved by then); ``within``:
         only a route of at most that many inches."""
         game = self._game
         try:
             if units is None:
-                return game.mover.route(game.state, uid, to, checks=checks, within=within)
+                return route(game.mover, game.state, uid, to, checks=checks, within=within)
             with self.what_if(units) as st:
-                return game.mover.route(st, uid, to, checks=checks, within=within)
+                return route(game.mover, st, uid, to, checks=checks, within=within)
         except IllegalAction as why:
             return why
 

@@ -255,28 +255,6 @@ class Mover(Tracer):
             tr = self.nav.find(state, unit, pts[-1], allow, descend)
         return self._finish(unit, allow, tr, descend, given=path is not None)
 
-    def route(self, state: GameState, uid: str, to: Sequence[float], descend: str = "climb", checks: bool = True,
-              within: float | None = None) -> MovePlan:
-        """The cheapest legal path to ``to`` over any number of moves (``NavCache.route``):
-        no allowance applies (the plan's ``allowance`` is its own cost), so the unit may be
-        one that has moved this turn. Where it may stop this turn is asked with
-        :meth:`plan` of a point (or a prefix) of the route. ``checks``: may the route take
-        transitions that need a check; ``within``: only a route of at most that many inches."""
-        if descend not in ("climb", "jump"):
-            raise IllegalAction(RuleId.M9, f"descend must be climb or jump, not {descend!r}")
-        if uid not in state.units:
-            raise IllegalAction(RuleId.M1, f"there is no unit {uid!r}")
-        unit = state.units[uid]
-        if not unit.on_table or unit.status == "incapacitated":
-            raise IllegalAction(RuleId.M1, f"{uid} is not on the table or is Incapacitated")
-        pts = self._normalise(unit, [to])
-        if len(pts) < 2:
-            raise IllegalAction(RuleId.M1, f"the route does not leave [{unit.x:.2f}, {unit.y:.2f}]")
-        tr = self.nav.route(state, unit, pts[-1], descend, checks, within)
-        pts3 = tuple((x, y, self.board.height_at(x, y)) for x, y in tr.points)
-        return MovePlan(unit.id, False, pts3, tr.cost, tr.cost, tuple(tr.transitions), tr.difficult, descend,
-                        tr.length, tuple(tr.cum))
-
     def plan_engage(self, state: GameState, uid: str, target_id: str, path: Sequence[Sequence[float]] | None = None,
                     descend: str = "climb") -> MovePlan:
         """E1: the cheapest legal way into base contact with ``target_id`` (G4: edge to edge

@@ -422,67 +422,6 @@ class NavCache:
                                        + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
 
     @_locked
-    def route(self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool = True,
-              within: float | None = None) -> "Trace":
-        """The cheapest legal path to a point over any number of moves (no allowance): the
-        way a unit goes for a place it reaches in later turns (a bot's route). ``checks``:
-        may it take transitions that need a check (M6, M8, M9); without, the cheapest way
-        round them (ladders, M10). Each stretch between two transitions is walked as a
-        move would (M4 to M10); where the unit stops at the end of each turn is the
-        caller's question (``Mover.plan`` of a point on the route). ``within``: only a path
-        of at most that many inches (a caller that looks a few moves ahead; the search is
-        bounded by it). Raises IllegalAction when the unit may not end at ``goal`` or no
-        path (within that bound) leads there."""
-        key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within)
-        return self._memo.trace(key, state, unit, lambda: self._route(state, unit, goal, descend, checks, within))
-
-    def _route(self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool,
-               within: float | None) -> "Trace":
-        mover = self.mover
-        problem = mover.end_problem(state, unit, goal[0], goal[1])
-        if problem is not None:
-            raise problem
-        ctx = Ctx(self, state, unit, descend)
-        start = (unit.x, unit.y)
-        straight = None
-        try:
-            straight = mover.check_path(state, unit, [start, goal], descend, field=ctx.field, blockers=ctx.blockers)
-            if not straight.n_checks:
-                return straight    # no path is shorter, and it takes no check
-            if not checks:
-                straight = None
-        except IllegalAction:
-            pass
-        gb = self.surf.band_at(goal[0], goal[1])
-        target = Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
-        board = mover.board
-        # the search's bound, widened in steps as in _far (not a rule): every path worth
-        # walking is shorter than the last, round the table's edge twice and up every piece
-        d = math.hypot(goal[0] - start[0], goal[1] - start[1])
-        tall = max((float(t.height) for t in board.terrain), default=0.0)
-        last = 4.0 * (board.width + board.height) + sum(float(t.height) for t in board.terrain)
-        tr = None
-        limits = (1.5 * d + 2 * tall + 4, 3 * d + 4 * tall + 8, last)
-        if within is not None:
-            limits = tuple(lim for lim in limits if lim < within) + (float(within),)
-        for limit in limits:
-            # a path with checks the tracer refuses hides none without: that search next
-            for with_checks in ((True, False) if checks else (False,)):
-                tr = self._path(ctx, target, min(limit, last), with_checks, False)
-                if tr is not None:
-                    break
-            if tr is not None:
-                break
-        tr = _cheaper(tr, straight)
-        if tr is not None and within is not None and tr.cost > within + EPS:
-            tr = None
-        if tr is None:
-            bound = f" within {within:.2f}\"" if within is not None else ""
-            raise IllegalAction(RuleId.M5, f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
-                                           f"to [{goal[0]:.2f}, {goal[1]:.2f}]")
-        return tr
-
-    @_locked
     def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
         """E1: the cheapest legal path into base contact with ``target``: its goal is every
         point where the unit's base is within contact_tolerance of the target's (G4) at its
