@@ -109,7 +109,11 @@ class PositionScorer:
         moves as the crow flies (and climbs); keep those that differ from the straight
         line. A token no route reaches (or none this unit can walk, a climb too high for
         one move) is dropped: going for it is a wasted turn. Until this is asked, the
-        score goes by the straight line."""
+        score goes by the straight line.
+
+        The tokens are asked nearest first (as the crow flies), and one is not asked
+        when even its straight line (never dearer than a route) is worth less than a
+        token asked before is along its route: its approach could not be the best."""
         u, s = self.u, self.s
         first, later = self.allowances()
         z = self.board.height_at(u.x, u.y)
@@ -117,12 +121,13 @@ class PositionScorer:
             self._hunt_routes(first, later, z)
             return
         keep = []
-        for entry in self.tokens:
-            tok = entry[0]
-            dz = abs(self.board.height_at(tok.x, tok.y) - z)
+        best = 0.0
+        for straight, entry in sorted(((self._straight(e[0], z), e) for e in self.tokens), key=lambda t: t[0]):
+            tok, value, factor, denier = entry[:4]
+            worth = value * factor * (0.3 if denier is not None else 1.0)
             flat = gap(u.x, u.y, u.r, tok)
-            straight = max(0.0, flat) + (dz if dz > self.free_h else 0.0)
-            if (flat <= s.contact and dz <= self.free_h) or straight > HORIZON * later:
+            if (flat <= s.contact and straight <= flat + 1e-9) or straight > HORIZON * later \
+                    or self._approach(straight, first) * worth <= best:
                 keep.append(entry)
                 continue
             within = HORIZON * later + u.r + tok.r
@@ -139,9 +144,22 @@ class PositionScorer:
             if route.cost > straight + u.r + tok.r + 0.5:
                 self.routes[tok.id] = route
                 self.route_upto[tok.id] = route.stop(0.0, first)
+            best = max(best, self._approach(route.cost - u.r - tok.r, first) * worth)
             keep.append(entry)
         self.tokens = keep
         self._hunt_routes(first, later, z)
+
+    def _straight(self, tok, z: float) -> float:
+        """Inches to contact with ``tok`` as the crow flies, with its climb: never more
+        than a route there costs."""
+        dz = abs(self.board.height_at(tok.x, tok.y) - z)
+        return max(0.0, gap(self.u.x, self.u.y, self.u.r, tok)) + (dz if dz > self.free_h else 0.0)
+
+    def _approach(self, cost: float, first: float) -> float:
+        """The most a token ``cost`` inches away is worth at the end of this move (per
+        point of its value), by :meth:`score`'s treasure term."""
+        left = max(0.0, cost - first)
+        return self.p.contact if left <= self.s.contact else self.p.approach * self.move / (self.move + left)
 
     def _hunt_routes(self, first: float, later: float, z: float) -> None:
         """The routes to the enemies it hunts that stand on another level (a roof, the
