@@ -19,8 +19,9 @@ A route that needs checks (a climb) is compared with the cheapest one without (a
 round the back) by the turns each takes, a failed check costing a turn.
 
 :class:`RouteBook` keeps the routes of a game: a route is asked of the engine with only the
-unit's own base on the table (the others will have moved by the time it gets there), and
-a unit that moved along it finds the rest of it again without a search.
+unit's own base on the table (the others will have moved by the time it gets there); a
+unit that moved along it finds the rest of it again without a search, and one that went
+elsewhere, within a move of it, joins it by a straight line (:meth:`Route.join`).
 """
 
 from __future__ import annotations
@@ -208,6 +209,38 @@ class Route:
                 return self._from(i, (px, py), cum[i - 1] + f * (cum[i] - cum[i - 1]))
         return None
 
+    def at(self, s: float) -> "Route":
+        """The rest of the route from arc length ``s``."""
+        cum = self.cum
+        i = next((k for k in range(1, len(cum)) if cum[k] >= s - 1e-12), len(cum) - 1)
+        return self._from(i, self.point(s), s)
+
+    def join(self, view, u, near: float) -> "Route | None":
+        """The route from where ``u`` stands, off this route (it went elsewhere) but within
+        ``near`` inches of a point of it on its own level: the straight line there (asked
+        of the engine: legal, no check, no change of level) and the rest of this route
+        from there, the join that costs least. Not the cheapest route for sure, but never
+        one the unit cannot walk; None when there is no such join."""
+        sx, sy, sz, rem, S = self._samples
+        z = view.board.height_at(u.x, u.y)
+        d = np.hypot(sx - u.x, sy - u.y)
+        ok = (np.abs(sz - z) <= self.free_h + 1e-9) & (d <= near)
+        if not ok.any():
+            return None
+        k = int(np.argmin(np.where(ok, d + rem, np.inf)))
+        leg = view.route(u.id, (float(sx[k]), float(sy[k])), checks=False, units=[u.id], within=float(d[k]) + 0.05)
+        if isinstance(leg, IllegalAction) or leg.transitions:
+            return None
+        tail = self.at(float(S[k]))
+        shift = float(leg.length)
+        plan = tail.plan
+        joined = replace(plan, points=tuple(leg.points) + tuple(plan.points[1:]),
+                         cum=tuple(leg.cum) + tuple(shift + c for c in plan.cum[1:]),
+                         transitions=tuple(replace(t, s=t.s + shift) for t in plan.transitions),
+                         cost=float(leg.cost) + tail.cost, allowance=float(leg.cost) + tail.cost,
+                         length=shift + float(plan.length))
+        return Route(joined, self.goal, self.r, self.free_h, tail.check_inches)
+
     def _from(self, i: int, p: tuple[float, float], s: float) -> "Route":
         plan = self.plan
         z = float(plan.points[0][2])
@@ -244,6 +277,8 @@ class RouteBook:
             return self._routes[here]
         old = self._routes.get(key)
         found = old.rest(u.x, u.y) if old is not None else None
+        if found is None and old is not None:
+            found = old.join(view, u, float(u.stats.get("move", 0)))
         if found is None:
             plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within)
             found = None if isinstance(plan, IllegalAction) else Route(plan, goal, u.r, float(view.rules.free_height))
