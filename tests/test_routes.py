@@ -239,3 +239,26 @@ def test_an_enemy_on_a_roof_is_hunted_along_the_route_up():
     below, ladder = (15.0, 10.4), (14.0, 16.6)
     _, terms = sc.score(np.array([below, ladder]))
     assert terms["hunt"][1] > terms["hunt"][0]
+
+
+def test_a_unit_off_its_route_joins_it_by_a_straight_line():
+    """A unit that went elsewhere (within a move of its route) is not searched for again:
+    the straight line back to the route, checked by the engine, and the rest of it."""
+    g = _ladder_game()
+    v = view(g, 1)
+    book = RouteBook()
+    u = g.state.units["red-runner"]
+    first = book.route(v, u, (15, 13))
+    u.x, u.y = 9.0, 9.0                                 # a step aside, west of the route
+    joined = book.route(v, u, (15, 13))
+    assert joined is not None and joined.points[0] == (9.0, 9.0)
+    assert [t.kind for t in joined.plan.transitions] == ["ladder"]
+    assert first.cost - 3 < joined.cost < first.cost + 3
+    assert joined.cum[-1] == pytest.approx(joined.plan.length)
+    # what the engine says from there is no cheaper than the join by much
+    fresh = route(g.mover, g.state, "red-runner", (15, 13))
+    assert fresh.cost <= joined.cost + 1e-6 and joined.cost - fresh.cost < 1.5
+    # a unit far from every point of its route (more than a move) is searched for again
+    u.x, u.y = 30.0, 30.0
+    far = book.route(v, u, (15, 13))
+    assert far is not None and far.points[0] == (30.0, 30.0)
