@@ -189,7 +189,7 @@ def test_both_bots_take_the_route(name, bot, seed):
     assert any("run" in s.decision.action or "move" in s.decision.action for s in steps)
 
 
-@pytest.mark.parametrize("bot", ["utility", "planner"])
+@pytest.mark.parametrize("bot", ["utility", pytest.param("planner", marks=pytest.mark.slow)])
 def test_the_mirror_hall_is_climbed_by_its_ladder_or_wall(bot):
     """docs/bots.md: the South Captain, Sergeant and Witch stood at the foot of their hall,
     their Run denied, for eight turns. Now one of them is on the roof within four turns."""
@@ -262,3 +262,21 @@ def test_a_unit_off_its_route_joins_it_by_a_straight_line():
     u.x, u.y = 30.0, 30.0
     far = book.route(v, u, (15, 13))
     assert far is not None and far.points[0] == (30.0, 30.0)
+
+
+def test_a_planners_sandbox_searches_no_new_route():
+    """Rollouts keep to the routes already found (their rest, or a join): a search per
+    unit and token on every sandbox would cost more than the planner's budget allows."""
+    from game.bots.routes import UNKNOWN
+
+    g = _ladder_game()
+    v = view(g, 1)
+    assert not v.thinking
+    box = view(v.sandbox(7), 1)
+    assert box.thinking
+    book = RouteBook()
+    u_box = box.state.units["red-runner"]
+    assert book.route(box, u_box, (15, 13)) is UNKNOWN
+    assert book.best(box, u_box, (15, 13), 10.5, 10.5)[1] != book.best(box, u_box, (15, 13), 10.5, 10.5)[1]  # nan
+    kept = book.route(v, g.state.units["red-runner"], (15, 13))   # the real game: searched
+    assert book.route(box, u_box, (15, 13)).cost == pytest.approx(kept.cost)

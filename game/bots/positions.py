@@ -132,11 +132,17 @@ class PositionScorer:
                 continue
             within = HORIZON * later + u.r + tok.r
             route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later, within)
+            if turns != turns:   # not known (a planner's sandbox): the straight line
+                keep.append(entry)
+                continue
             if route is None:
                 route, turns = self._ring_route(tok, first, later, within)
-            if route is None:
+            if route is None and turns == turns:
                 # no route to it within HORIZON moves: at least that far, less this move
                 self.beyond[tok.id] = within - first - u.r - tok.r
+                keep.append(entry)
+                continue
+            if route is None:   # not known beside it either: the straight line
                 keep.append(entry)
                 continue
             if turns == math.inf:
@@ -184,7 +190,7 @@ class PositionScorer:
             a = a0 + math.pi * k / 2
             route, turns = s.book.routes.best(s.view, u, (tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)),
                                               first, later, within)
-            if route is not None:
+            if route is not None or turns != turns:
                 return route, turns
         return None, math.inf
 

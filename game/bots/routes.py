@@ -46,6 +46,8 @@ KEEP = 512
 MAX_MOVES = 12
 #: A planner's goal is pursued along a route of at most this many moves.
 GOAL_MOVES = 6
+#: :meth:`RouteBook.route`'s answer on a sandbox when it has no route kept (no search made).
+UNKNOWN = object()
 
 
 @dataclass
@@ -264,9 +266,10 @@ class RouteBook:
         self._board = None
         self._routes: dict[tuple, Route | None] = {}
 
-    def route(self, view, u, goal: tuple[float, float], checks: bool = True, within: float | None = None) -> Route | None:
+    def route(self, view, u, goal: tuple[float, float], checks: bool = True, within: float | None = None):
         """The engine's cheapest route for ``u`` to ``goal``, of at most ``within`` inches
-        (None: there is none)."""
+        (None: there is none). On a planner's sandbox (``view.thinking``) no new search is
+        made: a route kept (its rest, or a join to it) or :data:`UNKNOWN`."""
         if view.board is not self._board:
             self._board = view.board
             self._routes.clear()
@@ -279,6 +282,8 @@ class RouteBook:
         found = old.rest(u.x, u.y) if old is not None else None
         if found is None and old is not None:
             found = old.join(view, u, float(u.stats.get("move", 0)))
+        if found is None and view.thinking:
+            return UNKNOWN
         if found is None:
             plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within)
             found = None if isinstance(plan, IllegalAction) else Route(plan, goal, u.r, float(view.rules.free_height))
@@ -293,16 +298,19 @@ class RouteBook:
              within: float | None = None) -> tuple[Route | None, float]:
         """The route for ``u`` to ``goal`` (of at most ``within`` inches) that takes the
         fewest turns (a failed check costs a turn): the cheapest, or the cheapest without
-        checks; and its turns."""
+        checks; and its turns (nan: not known, on a sandbox with no route kept)."""
         rs = view.rules
         agility = float(u.stats.get("agility", 0))
         r1 = self.route(view, u, goal, True, within)
+        if r1 is UNKNOWN:
+            return None, math.nan
         if r1 is None:
             return None, math.inf
         t1 = r1.turns(first, per_turn, agility, rs)
         if not any(t.needs_check for t in r1.plan.transitions):
             return r1, t1
         r2 = self.route(view, u, goal, False, within)
+        r2 = None if r2 is UNKNOWN else r2
         t2 = r2.turns(first, per_turn, agility, rs) if r2 is not None else math.inf
         if r2 is not None and (t2 <= t1 or (t2 < math.inf and t1 == math.inf)):
             return r2, t2
@@ -327,7 +335,7 @@ def route_move(sense, u, goal: tuple[float, float], short: float, why: str, min_
         later = float(u.stats.get("move", 0)) or walk
     later = max(later, walk)
     route, turns = sense.book.routes.best(view, u, goal, float(run or walk), later, GOAL_MOVES * later)
-    if route is None or turns == math.inf:
+    if route is None or not turns < math.inf:
         return None
     length = float(route.cum[-1]) if route.cum else 0.0
     end = max(0.0, length - short)

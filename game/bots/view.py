@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import random
+import weakref
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
@@ -28,6 +29,8 @@ from game.engine.movement.route import route
 
 #: What a bot reads in ``event`` of a token that has not been revealed.
 HIDDEN = "hidden"
+#: The games made by :meth:`View.sandbox` (while they live).
+_SANDBOXES: "weakref.WeakSet[Game]" = weakref.WeakSet()
 
 
 def masked_state(state: GameState, units: Iterable[str] | None = None) -> GameState:
@@ -170,6 +173,13 @@ class View:
         except IllegalAction as why:
             return why
 
+    @property
+    def thinking(self) -> bool:
+        """Is this the view of a sandbox (:meth:`sandbox`: a planner playing forward on a
+        copy)? A bot may then keep to the answers it already has where a new one is dear
+        (a route's search)."""
+        return self._game in _SANDBOXES
+
     def route(self, uid: str, to: tuple[float, float], checks: bool = True, units: Iterable[str] | None = None,
               within: float | None = None):
         """The movement engine's cheapest path to ``to`` over any number of moves
@@ -211,6 +221,7 @@ class View:
         game = self._game.clone(mover=mover)
         game.dice = Dice(seed=seed)
         game.history = False
+        _SANDBOXES.add(game)
         for tok in game.state.treasure.values():
             if not tok.revealed:
                 tok.event = "none"
