@@ -20,6 +20,11 @@ conditions are read from that turn's log and the position it leaves:
   turn (the engine's ``engage_inches``), edge to edge;
 * ``{in_reach: {unit: U, of: T}}``: U ends within its own Engage reach of T for next turn.
 
+A puzzle over several turns (``turns: N``, a route to a place several moves away) is
+solved when a condition holds after any of the side's first N turns (or the opponent's
+turn after it: a token in contact is picked up at the next upkeep, U6), the opponent
+played by the utility bot; the answer says in how many turns.
+
 It prints, per bot, which puzzles it solves and the count. The tests (tests/test_puzzles.py)
 assert that the planner solves every one.
 """
@@ -61,6 +66,7 @@ class Puzzle:
     scenario: Any
     turn_limit: int
     seed: int
+    turns: int = 1
 
 
 def load_puzzle(path: str) -> Puzzle:
@@ -75,11 +81,13 @@ def load_puzzle(path: str) -> Puzzle:
                 raise LoadError([Problem(path, src.line_of(("answer", key)) if hasattr(src, "line_of") else 1,
                                          f"{key}: a condition is one of {', '.join(CONDITIONS)}, not {cond!r}")])
     sc = load_scenario(path, dump_yaml(d["scenario"]))
-    return Puzzle(path, str(d["name"]), int(d["side"]), answer, sc, int(d.get("turn_limit", 10)), int(d.get("seed", 1)))
+    return Puzzle(path, str(d["name"]), int(d["side"]), answer, sc, int(d.get("turn_limit", 10)), int(d.get("seed", 1)),
+                  int(d.get("turns", 1)))
 
 
-def start(pz: Puzzle) -> Game:
-    return Game(bot_scenario(pz.scenario, pz.turn_limit), dice=Dice(seed=pz.seed), history=False)
+def start(pz: Puzzle, seed: int | None = None) -> Game:
+    return Game(bot_scenario(pz.scenario, pz.turn_limit), dice=Dice(seed=pz.seed if seed is None else seed),
+                history=False)
 
 
 def _gap(a, b) -> float:
@@ -119,9 +127,13 @@ def holds(game: Game, turn_log: list, side: int, cond: dict[str, Any]) -> bool:
     raise ValueError(kind)
 
 
-def solve(pz: Puzzle, bot_name: str) -> tuple[bool, list, str]:
-    """Play the side's turn with the bot: (solved, the steps, why)."""
-    game = start(pz)
+def solve(pz: Puzzle, bot_name: str, seed: int | None = None, opponent: str = "utility") -> tuple[bool, list, str]:
+    """Play the side's turn with the bot (its first ``pz.turns`` turns, the opponent's
+    between them): (solved, the steps, why)."""
+    if pz.turns > 1:
+        ok, _turns, steps, why = solve_in_turns(pz, bot_name, seed, opponent)
+        return ok, steps, why
+    game = start(pz, seed)
     if game.turn_player() != pz.side:
         raise LoadError([Problem(pz.path, 1, f"player {game.turn_player()} acts first, not side {pz.side}")])
     bot = make_bot(bot_name)
@@ -138,6 +150,36 @@ def solve(pz: Puzzle, bot_name: str) -> tuple[bool, list, str]:
     if not good and pz.answer.get("any_of"):
         return False, steps, "none of the answers"
     return True, steps, f"solved: {good[0] if good else 'avoided every wrong move'}"
+
+
+def solve_in_turns(pz: Puzzle, bot_name: str, seed: int | None = None,
+                   opponent: str = "utility") -> tuple[bool, int, list, str]:
+    """Play up to ``pz.turns`` of the side's turns (``opponent`` plays the other side):
+    (solved, the side's turns it took, the side's steps, why). A refused action or a
+    condition of ``none_of`` fails it."""
+    game = start(pz, seed)
+    if game.turn_player() != pz.side:
+        raise LoadError([Problem(pz.path, 1, f"player {game.turn_player()} acts first, not side {pz.side}")])
+    bots = {pz.side: make_bot(bot_name), 3 - pz.side: make_bot(opponent)}
+    mine: list = []
+    turns = 0
+    while turns < pz.turns and not game.is_over():
+        n = len(game.log)
+        steps = play_turn(game, bots)
+        ours = [s for s in steps if s.player == pz.side]
+        turns += 1 if ours else 0
+        mine += ours
+        refused = [s for s in steps if s.refused]
+        if refused:
+            return False, turns, mine, f"refused: {refused[0].refused}"
+        turn_log = game.log[n:]
+        bad = [c for c in pz.answer.get("none_of", []) or [] if holds(game, turn_log, pz.side, c)]
+        if bad:
+            return False, turns, mine, f"did what it should not: {bad[0]}"
+        good = [c for c in pz.answer.get("any_of", []) or [] if holds(game, turn_log, pz.side, c)]
+        if good:
+            return True, turns, mine, f"solved in {turns} turn(s): {good[0]}"
+    return False, turns, mine, f"none of the answers in {turns} turn(s)"
 
 
 def puzzle_paths() -> list[str]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from game.bots.routes import Route
 from game.bots.sense import Sense, gap, next_status as _next
 from game.engine.dice import DISADVANTAGE, NORMAL
 from game.engine.errors import IllegalAction
@@ -38,6 +39,7 @@ HUNTED = 5        # the nearest enemies a unit weighs closing on
 URGENT = 2.0      # denying a token an enemy touches now is worth this many times more
 SUPPORT_RANGE = 3.0
 NEAR_AREA = 0.02  # a point this close to the reachable area counts as in it (its edge is exact to ~0.002")
+HORIZON = 3       # tokens within this many moves (straight, with climbs) are gone for along a route
 
 
 @dataclass
@@ -76,6 +78,12 @@ class PositionScorer:
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
                 factor = 0.15   # a friend stands at it already
             self.tokens.append((tok, tv, factor, sense.denied(tok), sense.pickers_near(tok)))
+        #: token id (or "unit:" and an enemy's id) -> its Route, for the goals whose way
+        #: differs from the straight line (a ladder, a climb, round a wall): their
+        #: approach is scored along it
+        self.routes: dict[str, Route] = {}
+        self.route_upto: dict[str, float] = {}   # how far along each route this move goes
+        self.beyond: dict[str, float] = {}       # token id -> inches it is at least (no route within HORIZON moves)
         self.offense = []  # (enemy, value of our attack on it next turn)
         my_next = sense.engage_reach(u, _next(u.status))
         self.reach = my_next
@@ -84,6 +92,125 @@ class PositionScorer:
             for e in near:
                 odds = sense.book.melee(sense.view, u, e, _next(u.status))
                 self.offense.append((e, sense.attack_value(odds, e)))
+
+    # --- routes over several moves ------------------------------------------------------------------
+    def allowances(self) -> tuple[float, float]:
+        """(this move's furthest inches, each later move's): a Run where it may Run."""
+        u, rs = self.u, self.s.rs
+        walk = self.move
+        if u.status in ("staggered", "dazed"):
+            walk *= float(rs.staggered_move_factor if u.status == "staggered" else rs.dazed_move_factor)
+        runs = not self.carrying and self.s.view.run_denial(u.id) is None
+        later = self.move if self.carrying else self.span
+        return walk * (float(rs.run_multiplier) if runs else 1.0), later
+
+    def find_routes(self) -> None:
+        """Ask the movement engine for the route to each token within :data:`HORIZON`
+        moves as the crow flies (and climbs); keep those that differ from the straight
+        line. A token no route reaches (or none this unit can walk, a climb too high for
+        one move) is dropped: going for it is a wasted turn. Until this is asked, the
+        score goes by the straight line.
+
+        The tokens are asked nearest first (as the crow flies), and one is not asked
+        when even its straight line (never dearer than a route) is worth less than a
+        token asked before is along its route: its approach could not be the best."""
+        u, s = self.u, self.s
+        first, later = self.allowances()
+        z = self.board.height_at(u.x, u.y)
+        if not self.picker:
+            self._hunt_routes(first, later, z)
+            return
+        keep = []
+        best = 0.0
+        for straight, entry in sorted(((self._straight(e[0], z), e) for e in self.tokens), key=lambda t: t[0]):
+            tok, value, factor, denier = entry[:4]
+            worth = value * factor * (0.3 if denier is not None else 1.0)
+            flat = gap(u.x, u.y, u.r, tok)
+            if (flat <= s.contact and straight <= flat + 1e-9) or straight > HORIZON * later \
+                    or self._approach(straight, first) * worth <= best:
+                keep.append(entry)
+                continue
+            within = HORIZON * later + u.r + tok.r
+            route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later, within)
+            if turns != turns:   # not known (a planner's sandbox): the straight line
+                keep.append(entry)
+                continue
+            if route is None:
+                route, turns = self._ring_route(tok, first, later, within)
+            if route is None and turns == turns:
+                # no route to it within HORIZON moves: at least that far, less this move
+                self.beyond[tok.id] = within - first - u.r - tok.r
+                keep.append(entry)
+                continue
+            if route is None:   # not known beside it either: the straight line
+                keep.append(entry)
+                continue
+            if turns == math.inf:
+                continue
+            if route.cost > straight + u.r + tok.r + 0.5:
+                self.routes[tok.id] = route
+                self.route_upto[tok.id] = route.stop(0.0, first)
+            best = max(best, self._approach(route.cost - u.r - tok.r, first) * worth)
+            keep.append(entry)
+        self.tokens = keep
+        self._hunt_routes(first, later, z)
+
+    def _straight(self, tok, z: float) -> float:
+        """Inches to contact with ``tok`` as the crow flies, with its climb: never more
+        than a route there costs."""
+        dz = abs(self.board.height_at(tok.x, tok.y) - z)
+        return max(0.0, gap(self.u.x, self.u.y, self.u.r, tok)) + (dz if dz > self.free_h else 0.0)
+
+    def _approach(self, cost: float, first: float) -> float:
+        """The most a token ``cost`` inches away is worth at the end of this move (per
+        point of its value), by :meth:`score`'s treasure term."""
+        left = max(0.0, cost - first)
+        return self.p.contact if left <= self.s.contact else self.p.approach * self.move / (self.move + left)
+
+    def _hunt_routes(self, first: float, later: float, z: float) -> None:
+        """The routes to the enemies it hunts that stand on another level (a roof, the
+        ground below one): the straight line there is no way to them."""
+        u, s = self.u, self.s
+        for e, value in self.offense:
+            dz = abs(self.board.height_at(e.x, e.y) - z)
+            if value <= 0 or dz <= self.free_h or gap(u.x, u.y, u.r, e) + dz > HORIZON * later:
+                continue
+            within = HORIZON * later + u.r + e.r
+            route, turns = s.book.routes.best(s.view, u, (e.x, e.y), first, later, within)
+            if route is not None and turns < math.inf:
+                self.routes[_unit_key(e.id)] = route
+                self.route_upto[_unit_key(e.id)] = route.stop(0.0, first)
+
+    def _ring_route(self, tok, first: float, later: float, within: float):
+        """The route to a spot beside ``tok`` (its centre may be no place to end)."""
+        u, s = self.u, self.s
+        ring = u.r + tok.r + s.contact * 0.4
+        a0 = math.atan2(u.y - tok.y, u.x - tok.x)
+        for k in range(4):
+            a = a0 + math.pi * k / 2
+            route, turns = s.book.routes.best(s.view, u, (tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)),
+                                              first, later, within)
+            if route is not None or turns != turns:
+                return route, turns
+        return None, math.inf
+
+    def route_points(self, walk: float, run: float | None) -> list[tuple[float, float, bool, bool]]:
+        """The places this move reaches along each route (x, y, needs a Run, needs a
+        check): its furthest stop walking and running, and a little short of each (a
+        stop the engine refuses, a base in the way, gives the next one a chance)."""
+        out = []
+        for route in self.routes.values():
+            for budget, is_run in ((walk, False), (run, True)):
+                if budget is None or budget <= 0:
+                    continue
+                s1 = route.stop(0.0, budget)
+                for back in (0.0, 0.5, 1.5):
+                    s = s1 - back
+                    if s <= 0.25 or route._blocked(s):
+                        continue
+                    x, y = route.point(s)
+                    out.append((x, y, is_run, route.checks_before(s) > 0))
+        return out
 
     # --- candidates -------------------------------------------------------------------------------
     def candidates(self, reach) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,6 +250,8 @@ class PositionScorer:
             special = [tuple(p) for p in S[shapely.dwithin(area, shapely.points(S), NEAR_AREA)].tolist()]
         for x, y in (special if area is not None else ()):
             pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
+        for x, y, is_run, is_chk in self.route_points(reach.walk_allowance, reach.run_allowance):
+            pts.append((x, y)), run.append(is_run), chk.append(is_chk)
         if area is not None:
             for x, y in _cover_points(self.s.view, u, area):
                 pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
@@ -143,17 +272,29 @@ class PositionScorer:
         terms: dict[str, np.ndarray] = {}
         treasure = np.zeros(n)
         best_cost = np.full(n, np.inf)
+        routed = np.full(n, np.nan)
+        routed_tok = np.full(n, -1.0)
         deny = np.zeros(n)
         lim = float(s.rs.treasure_denial_range)
         for tok, value, factor, denier, pickers in self.tokens:
             tz = self.board.height_at(tok.x, tok.y)
             flat = np.hypot(X - tok.x, Y - tok.y) - u.r - tok.r
             dz = np.abs(tz - Z)
-            cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
+            route = self.routes.get(tok.id)
+            if route is not None:   # what is left of the way along the route (its checks priced)
+                cost = np.maximum(route.to_go(X, Y, Z, self.route_upto[tok.id]) - u.r - tok.r, 0.0)
+            else:
+                cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
+                if tok.id in self.beyond:
+                    cost = np.maximum(cost, self.beyond[tok.id])
             if self.picker:
                 touching = (flat <= s.contact) & (dz <= self.free_h)
                 f = factor * (0.3 if denier is not None else 1.0)
                 val = np.where(touching, p.contact, p.approach * self.move / (self.move + cost)) * value * f
+                if route is not None:   # the way left along the route where it is the best token
+                    better = val > treasure
+                    routed = np.where(better, cost, routed)
+                    routed_tok = np.where(better, float(s.free_tokens.index(tok)), routed_tok)
                 treasure = np.maximum(treasure, val)
                 if factor >= 1.0:
                     best_cost = np.minimum(best_cost, cost)
@@ -165,6 +306,7 @@ class PositionScorer:
                 weight = p.deny * value * (URGENT if urgent else 1.0) * (0.3 if covered else 1.0)
                 deny = np.maximum(deny, np.where(flat <= lim, weight, 0.0))
         terms["treasure"], terms["deny"] = treasure, deny
+        terms["_route_left"], terms["_route_tok"] = routed, routed_tok
         threat = np.zeros(n)
         nearest = np.full(n, np.inf)
         for e, reach, loss, how in self.threats:
@@ -180,7 +322,11 @@ class PositionScorer:
         for e, value in self.offense:
             if value <= 0:
                 continue
-            d = np.hypot(X - e.x, Y - e.y) - u.r - e.r - self.reach
+            route = self.routes.get(_unit_key(e.id))
+            if route is not None:   # an enemy up on a roof (or down below): the way there
+                d = route.to_go(X, Y, Z, self.route_upto[_unit_key(e.id)]) - u.r - e.r - self.reach
+            else:
+                d = np.hypot(X - e.x, Y - e.y) - u.r - e.r - self.reach
             hunt = np.maximum(hunt, p.hunt * value * np.where(d <= 0, 1.0, self.move / (self.move + np.maximum(d, 0))))
             if not self.picker or not self.tokens:
                 best_cost = np.minimum(best_cost, np.maximum(d, 0.0))
@@ -231,6 +377,7 @@ class PositionScorer:
         """(the best option, standing still): both scored; the best may be the hold.
         ``reach_of()`` gives the unit's reachable area (asked only when a move could pay)."""
         u, view = self.u, self.s.view
+        self.find_routes()   # before standing still is scored: the foot of a wall is no place to wait
         here = np.array([[u.x, u.y]])
         h_score, h_terms = self.score(here)
         hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
@@ -307,6 +454,11 @@ class PositionScorer:
             score -= p.shoot
         opt.score = score
         opt.note = f"{chance:.0%} to pass {len(plan.checks)} check(s)" if plan is not None and plan.checks else ""
+
+
+def _unit_key(uid: str) -> str:
+    """The key of a route to a unit in :attr:`PositionScorer.routes` (tokens go by their id)."""
+    return f"unit:{uid}"
 
 
 def _in_walk(reach, x: float, y: float) -> bool:

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from game.bots.personality import Personality
+from game.bots.routes import RouteBook
 from game.engine.dice import NORMAL
 from game.engine.model import STATUSES, Token, Unit
 from game.engine.movement.mover import engage_inches, may_engage
@@ -49,11 +50,13 @@ def _stats(u: Unit) -> tuple:
 
 class OddsBook:
     """Exact odds of one unit's attack on another, cached per game (by the two units and
-    their statuses)."""
+    their statuses), and the game's routes (:class:`RouteBook`)."""
 
     def __init__(self):
         self._rules = None
         self._cache: dict[tuple, Odds | None] = {}
+        #: The routes of the game (several moves to a goal), kept as the odds are.
+        self.routes = RouteBook()
 
     def _fresh(self, view) -> None:
         if view.rules is not self._rules:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import random
+import weakref
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
@@ -24,9 +25,12 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game, Legal
 from game.engine.model import GameState
+from game.engine.movement.route import route
 
 #: What a bot reads in ``event`` of a token that has not been revealed.
 HIDDEN = "hidden"
+#: The games made by :meth:`View.sandbox` (while they live).
+_SANDBOXES: "weakref.WeakSet[Game]" = weakref.WeakSet()
 
 
 def masked_state(state: GameState, units: Iterable[str] | None = None) -> GameState:
@@ -169,6 +173,29 @@ class View:
         except IllegalAction as why:
             return why
 
+    @property
+    def thinking(self) -> bool:
+        """Is this the view of a sandbox (:meth:`sandbox`: a planner playing forward on a
+        copy)? A bot may then keep to the answers it already has where a new one is dear
+        (a route's search)."""
+        return self._game in _SANDBOXES
+
+    def route(self, uid: str, to: tuple[float, float], checks: bool = True, units: Iterable[str] | None = None,
+              within: float | None = None):
+        """The movement engine's cheapest path to ``to`` over any number of moves
+        (:func:`game.engine.movement.route.route`: ladders, climbs, jumps down, round walls; no allowance), or the
+        refusal. ``units``: only these bases are on the table for the question (a route for
+        later turns need not wait for the bases that will have moved by then); ``within``:
+        only a route of at most that many inches."""
+        game = self._game
+        try:
+            if units is None:
+                return route(game.mover, game.state, uid, to, checks=checks, within=within)
+            with self.what_if(units) as st:
+                return route(game.mover, st, uid, to, checks=checks, within=within)
+        except IllegalAction as why:
+            return why
+
     def run_denial(self, uid: str) -> IllegalAction | None:
         return self._game.mover.run_denial(self._game.state, uid)
 
@@ -194,6 +221,7 @@ class View:
         game = self._game.clone(mover=mover)
         game.dice = Dice(seed=seed)
         game.history = False
+        _SANDBOXES.add(game)
         for tok in game.state.treasure.values():
             if not tok.revealed:
                 tok.event = "none"

@@ -4,7 +4,8 @@ A :class:`Goal` is what one unit sets out to do this turn: ``take`` a token, ``d
 ``engage`` a unit, ``escort`` a carrier, take ``cover``, ``hold`` where it stands, or
 ``fall_back``. A plan gives some units a goal; :class:`GoalPolicy` plays a turn by it:
 those units pursue their goal (an Engage on the target when the rules allow it, else a
-move or Run towards the goal's place, through the movement engine), the others do what
+move or Run along the movement engine's route to the goal's place, as far as this turn
+reaches: :func:`game.bots.routes.route_move`), the others do what
 the ``utility`` bot would. Pending decisions, shooting and melee are the utility bot's.
 
 Every action is checked with ``why_illegal`` before it is returned; a goal that cannot be
@@ -20,6 +21,7 @@ import shapely
 from shapely.ops import nearest_points
 
 from game.bots.base import Decision, end_decision
+from game.bots.routes import route_move
 from game.bots.sense import Sense, gap
 from game.bots.utility import UtilityBot
 from game.bots.view import acted_now
@@ -164,13 +166,14 @@ class GoalPolicy:
                 return None
             ring = u.r + tok.r + (sense.contact * 0.4 if goal.kind == "take"
                                   else float(rs.treasure_denial_range) * 0.5)
-            point = _towards(tok.x, tok.y, u.x, u.y, ring)
-            return move_towards(sense, u, point, f"towards {tok.id} ({goal.kind})")
+            why = f"towards {tok.id} ({goal.kind})"
+            return route_move(sense, u, (tok.x, tok.y), ring, why) or \
+                move_towards(sense, u, _towards(tok.x, tok.y, u.x, u.y, ring), why)
         if target is not None and target.active:
             ring = u.r + target.r + (0.4 if goal.kind == "engage" else 1.0)
-            point = _towards(target.x, target.y, u.x, u.y, ring)
-            what = "closing on" if goal.kind == "engage" else "escorting"
-            return move_towards(sense, u, point, f"{what} {sense.name(target.id)}")
+            why = f"{'closing on' if goal.kind == 'engage' else 'escorting'} {sense.name(target.id)}"
+            return route_move(sense, u, (target.x, target.y), ring, why) or \
+                move_towards(sense, u, _towards(target.x, target.y, u.x, u.y, ring), why)
         return None
 
 

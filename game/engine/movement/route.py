@@ -1,0 +1,106 @@
+"""Routes: the cheapest legal path to a point over any number of moves.
+
+``route(mover, state, uid, to)`` is ``Mover.plan(to=)`` without an allowance: the way a
+unit goes for a place it reaches in later turns (a bot's route; docs/movement.md, "Routes
+over several moves"). It runs the same searches of the map's :class:`NavCache` (and
+keeps its answers in the same memo), widened in steps as a refusal's measure is. Each
+stretch between two transitions is walked as a move would (M4 to M10); where the unit
+stops at the end of each turn is the caller's question (``Mover.plan`` of a point on the
+route: no unit ends part-way up a ladder or a climb, M6, M10).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from game.engine.errors import IllegalAction
+from game.engine.model import GameState, Unit
+from game.engine.movement.nav import NavCache, _cheaper
+from game.engine.movement.search import Ctx, Goal
+from game.engine.movement.types import MovePlan, Trace
+from game.engine.rule_ids import RuleId
+from game.engine.tolerance import EPS
+
+
+def route(mover, state: GameState, uid: str, to: Sequence[float], descend: str = "climb", checks: bool = True,
+          within: float | None = None) -> MovePlan:
+    """The cheapest legal path for ``uid`` to ``to`` over any number of moves: a
+    :class:`MovePlan` whose ``allowance`` is its own cost (no allowance applies, so the
+    unit may be one that has moved this turn). ``checks``: may it take transitions that
+    need a check (M6, M8, M9); without, the cheapest way round them (a ladder, M10).
+    ``within``: only a route of at most that many inches (the search is bounded by it).
+    Raises IllegalAction when the unit may not end at ``to`` or no path leads there."""
+    if descend not in ("climb", "jump"):
+        raise IllegalAction(RuleId.M9, f"descend must be climb or jump, not {descend!r}")
+    if uid not in state.units:
+        raise IllegalAction(RuleId.M1, f"there is no unit {uid!r}")
+    unit = state.units[uid]
+    if not unit.on_table or unit.status == "incapacitated":
+        raise IllegalAction(RuleId.M1, f"{uid} is not on the table or is Incapacitated")
+    pts = mover._normalise(unit, [to])
+    if len(pts) < 2:
+        raise IllegalAction(RuleId.M1, f"the route does not leave [{unit.x:.2f}, {unit.y:.2f}]")
+    tr = nav_route(mover.nav, state, unit, pts[-1], descend, checks, within)
+    pts3 = tuple((x, y, mover.board.height_at(x, y)) for x, y in tr.points)
+    return MovePlan(unit.id, False, pts3, tr.cost, tr.cost, tuple(tr.transitions), tr.difficult, descend,
+                    tr.length, tuple(tr.cum))
+
+
+def nav_route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, float], descend: str,
+              checks: bool = True, within: float | None = None) -> Trace:
+    """:func:`route`'s path (a Trace), from the map's memo when asked before (holding the
+    map's lock, as every search of the NavCache does)."""
+    key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within)
+    with nav._lock:
+        return nav._memo.trace(key, state, unit, lambda: _route(nav, state, unit, goal, descend, checks, within))
+
+
+def _route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool,
+           within: float | None) -> Trace:
+    mover = nav.mover
+    problem = mover.end_problem(state, unit, goal[0], goal[1])
+    if problem is not None:
+        raise problem
+    ctx = Ctx(nav, state, unit, descend)
+    start = (unit.x, unit.y)
+    straight = None
+    try:
+        straight = mover.check_path(state, unit, [start, goal], descend, field=ctx.field, blockers=ctx.blockers)
+        if not straight.n_checks:
+            return straight    # no path is shorter, and it takes no check
+        if not checks:
+            straight = None
+    except IllegalAction:
+        pass
+    gb = nav.surf.band_at(goal[0], goal[1])
+    target = Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
+    tr = _search(nav, ctx, target, start, goal, checks, within)
+    tr = _cheaper(tr, straight)
+    if tr is not None and within is not None and tr.cost > within + EPS:
+        tr = None
+    if tr is None:
+        bound = f" within {within:.2f}\"" if within is not None else ""
+        raise IllegalAction(RuleId.M5, f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
+                                       f"to [{goal[0]:.2f}, {goal[1]:.2f}]")
+    return tr
+
+
+def _search(nav: NavCache, ctx: Ctx, target: Goal, start, goal, checks: bool, within: float | None):
+    """The cheapest path the searches find, their bound widened in steps (not a rule):
+    every path worth walking is shorter than the last, round the table's edge twice and
+    up every piece. A path with checks that the tracer refuses hides none without: that
+    search is asked next."""
+    board = nav.mover.board
+    d = math.hypot(goal[0] - start[0], goal[1] - start[1])
+    tall = max((float(t.height) for t in board.terrain), default=0.0)
+    last = 4.0 * (board.width + board.height) + sum(float(t.height) for t in board.terrain)
+    limits = (1.5 * d + 2 * tall + 4, 3 * d + 4 * tall + 8, last)
+    if within is not None:
+        limits = tuple(lim for lim in limits if lim < within) + (float(within),)
+    for limit in limits:
+        for with_checks in ((True, False) if checks else (False,)):
+            tr = nav._path(ctx, target, min(limit, last), with_checks, False)
+            if tr is not None:
+                return tr
+    return None

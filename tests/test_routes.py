@@ -1,0 +1,282 @@
+"""Routes over several moves (issue 47, item 1): the movement engine's cheapest path to a
+place several moves away (``game.engine.movement.route``), how a bot reads it (:mod:`game.bots.routes`),
+and the route puzzles (tests/puzzles with ``turns:``) that both bots must solve."""
+
+import math
+import os
+
+import pytest
+
+from game.bots.routes import Route, RouteBook
+from game.bots.sense import OddsBook
+from game.bots.view import view
+from game.engine.errors import IllegalAction
+from game.engine.movement.route import route
+from tools.puzzles import load_puzzle, solve_in_turns, start
+
+PUZZLE_DIR = os.path.join(os.path.dirname(__file__), "puzzles")
+ROUTE_PUZZLES = ("ladder-roof.yaml", "mirror-hall-ladder.yaml", "round-the-wall.yaml")
+
+
+def _puzzle(name: str):
+    return load_puzzle(os.path.join(PUZZLE_DIR, name))
+
+
+def _ladder_game():
+    return start(_puzzle("ladder-roof.yaml"))
+
+
+# --- the engine's answer ------------------------------------------------------------------------
+
+def test_the_engine_routes_round_the_tower_and_up_its_ladder():
+    g = _ladder_game()
+    plan = route(g.mover, g.state, "red-runner", (15, 13))
+    assert 22.5 < plan.cost < 24.0                     # round the hedge, 8" up the ladder, onto the roof
+    assert [t.kind for t in plan.transitions] == ["ladder"]
+    assert not plan.checks
+    assert plan.points[-1][2] == 8.0 and plan.points[0][2] == 0.0
+    # the same place is refused as one move
+    with pytest.raises(IllegalAction):
+        g.mover.plan(g.state, "red-runner", to=(15, 13), run=True)
+
+
+def test_a_route_without_checks_keeps_off_the_climb():
+    g = start(_puzzle("round-the-wall.yaml"))
+    climb = route(g.mover, g.state, "red-sword", (12, 13.5))
+    assert climb.checks and climb.cost < 15            # straight over the 4" wall: up and down
+    round_it = route(g.mover, g.state, "red-sword", (12, 13.5), checks=False)
+    assert not round_it.checks and round_it.cost > climb.cost
+    assert max(p[0] for p in round_it.points) > 20     # round the wall's east end
+
+
+def test_a_route_to_no_place_a_base_may_end_is_refused():
+    g = _ladder_game()
+    with pytest.raises(IllegalAction) as why:
+        route(g.mover, g.state, "red-runner", (15, 11.5))    # in the hedge
+    assert why.value.rule == "M5"
+
+
+def test_view_route_answers_with_only_the_units_base_on_the_table():
+    g = _ladder_game()
+    v = view(g, 1)
+    before = {u.id: (u.x, u.y) for u in g.state.units.values()}
+    plan = v.route("red-runner", (15, 13), units=["red-runner"])
+    assert not isinstance(plan, IllegalAction) and plan.cost > 22
+    assert {u.id: (u.x, u.y) for u in g.state.units.values()} == before
+    assert isinstance(v.route("red-runner", (15, 11.5)), IllegalAction)
+
+
+# --- reading a route ------------------------------------------------------------------------------
+
+def _route(g, uid="red-runner", goal=(15, 13), checks=True) -> Route:
+    u = g.state.units[uid]
+    return Route(route(g.mover, g.state, uid, goal, checks=checks), goal, u.r, float(g.rs.free_height))
+
+
+def test_each_move_stops_as_far_as_it_pays_and_never_part_way_up_the_ladder():
+    g = _ladder_game()
+    r = _route(g)
+    ladder = r.plan.transitions[0]
+    stops = r.stops(10.5, 10.5)
+    assert len(stops) == 3 and stops[-1] == pytest.approx(r.cum[-1])
+    assert r.cost_at(stops[0]) == pytest.approx(10.5, abs=1e-6)          # the first Run, all of it
+    assert stops[0] < ladder.s - r.r                                      # still on the ground
+    assert stops[1] > ladder.s + r.r                                      # the second Run goes up
+    for s0, s1 in zip([0.0] + stops, stops):
+        assert r.cost_at(s1) - r.cost_at(s0) <= 10.5 + 1e-6
+    # Move 6 (Run 9"): the 8" ladder and the base onto the roof never fit one move
+    assert r.turns(9.0, 9.0, 10, g.rs) == math.inf
+    assert r.turns(10.5, 10.5, 10, g.rs) == 3
+
+
+def test_to_go_follows_the_route_not_the_straight_line():
+    import numpy as np
+
+    g = _ladder_game()
+    r = _route(g)
+    first = r.stop(0.0, 10.5)
+    at_stop = r.point(first)
+    # the foot of the near wall (behind the hedge) is nearer the token as the crow flies,
+    # but off the route: from there the way is longer than from this move's stop
+    foot = (15.0, 10.4)
+    X, Y = np.array([at_stop[0], foot[0]]), np.array([at_stop[1], foot[1]])
+    left = r.to_go(X, Y, np.zeros(2), upto=first)
+    assert left[0] == pytest.approx(r.cost - 10.5, abs=0.6)
+    assert left[1] > left[0] + 3
+    # a point on the roof joins the route up there; the same spot on the ground (were it
+    # a place) would join it only where the route is on the ground
+    assert r.to_go(np.array([15.0]), np.array([13.0]), np.array([0.0]))[0] > 10
+    on_roof = r.to_go(np.array([15.0]), np.array([13.5]), np.array([8.0]))
+    assert on_roof[0] < 1.0
+
+
+def test_the_rest_of_a_route_after_a_move_along_it():
+    g = _ladder_game()
+    r = _route(g)
+    s = r.stop(0.0, 10.5)
+    x, y = r.point(s)
+    rest = r.rest(x, y)
+    assert rest is not None
+    assert rest.cost == pytest.approx(r.cost - r.cost_at(s), abs=1e-6)
+    assert [t.kind for t in rest.plan.transitions] == ["ladder"]
+    assert r.rest(x + 1.0, y - 1.0) is None
+
+
+def test_the_book_asks_the_engine_once_per_unit_and_goal():
+    g = _ladder_game()
+    calls = []
+
+    class Counting:
+        """The view, counting the routes asked of the engine."""
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def route(self, *a, **k):
+            calls.append(a)
+            return self.inner.route(*a, **k)
+
+    v = Counting(view(g, 1))
+    book = RouteBook()
+    u = g.state.units["red-runner"]
+    route, turns = book.best(v, u, (15, 13), 10.5, 10.5)
+    assert turns == 3 and not route.plan.checks
+    n = len(calls)
+    book.best(v, u, (15, 13), 10.5, 10.5)
+    assert len(calls) == n                              # kept
+    s = route.stop(0.0, 10.5)
+    u.x, u.y = route.point(s)                           # moved along it
+    again, turns2 = book.best(v, u, (15, 13), 10.5, 10.5)
+    assert len(calls) == n and turns2 == 2              # the rest of it, no search
+
+
+def test_a_climb_that_fails_half_the_time_loses_to_a_ladder_round_the_back():
+    """A route with checks is taken only when its turns, a failed check costing a turn,
+    are fewer than the cheapest route without."""
+    g = start(_puzzle("mirror-hall-ladder.yaml"))
+    v = view(g, 2)
+    u = g.state.units["south-witch"]               # Agility 10: half her climbs fail
+    book = RouteBook()
+    climb = book.route(v, u, (7.5, 24.5), True)
+    assert climb.plan.checks
+    route, turns = book.best(v, u, (7.5, 24.5), 4.0, 6.0)
+    assert turns < math.inf
+    ladder = book.route(v, u, (7.5, 24.5), False)
+    t_climb = climb.turns(4.0, 6.0, 10, g.rs)
+    t_ladder = ladder.turns(4.0, 6.0, 10, g.rs)
+    assert turns == min(t_climb, t_ladder)
+    assert (not route.plan.checks) == (t_ladder <= t_climb)
+
+
+def test_every_odds_book_keeps_a_route_book():
+    assert isinstance(OddsBook().routes, RouteBook)
+
+
+# --- the puzzles -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bot", ["utility", "planner"])
+@pytest.mark.parametrize("name", ["ladder-roof.yaml", "round-the-wall.yaml"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_both_bots_take_the_route(name, bot, seed):
+    pz = _puzzle(name)
+    ok, turns, steps, why = solve_in_turns(pz, bot, seed)
+    assert ok, f"{name} {bot} seed {seed}: {why}\n" + "\n".join(s.decision.reason for s in steps)
+    assert turns <= 3
+    assert not any(s.refused for s in steps)
+    assert any("run" in s.decision.action or "move" in s.decision.action for s in steps)
+
+
+@pytest.mark.parametrize("bot", ["utility", pytest.param("planner", marks=pytest.mark.slow)])
+def test_the_mirror_hall_is_climbed_by_its_ladder_or_wall(bot):
+    """docs/bots.md: the South Captain, Sergeant and Witch stood at the foot of their hall,
+    their Run denied, for eight turns. Now one of them is on the roof within four turns."""
+    ok, turns, steps, why = solve_in_turns(_puzzle("mirror-hall-ladder.yaml"), bot, 1)
+    assert ok and turns <= 4, why
+    assert not any(s.refused for s in steps)
+
+
+def test_standing_still_fails_a_route_puzzle():
+    """The several-turn checker is not a rubber stamp."""
+    import tools.puzzles as tp
+    from game.bots.base import end_decision
+
+    class Idle:
+        name = "idle"
+
+        def choose(self, v):
+            return end_decision(v, "idle")
+
+    real = tp.make_bot
+    try:
+        tp.make_bot = lambda name: Idle() if name == "idle" else real(name)
+        ok, turns, _steps, why = tp.solve_in_turns(_puzzle("ladder-roof.yaml"), "idle")
+    finally:
+        tp.make_bot = real
+    assert not ok and turns == 6 and "none of the answers" in why
+
+
+def test_an_enemy_on_a_roof_is_hunted_along_the_route_up():
+    """The hunting term goes by the route to an enemy on another level: below the tower
+    (behind the hedge) is no nearer to it than the foot of the ladder."""
+    import numpy as np
+
+    from game.bots.positions import PositionScorer
+    from game.bots.sense import Sense
+    from game.bots.utility import UtilityBot
+
+    g = _ladder_game()
+    g.state.units["blue-runner"].x, g.state.units["blue-runner"].y = 15.0, 14.0   # up on the roof
+    g.state.units["blue-runner"].status = "dazed"
+    del g.state.treasure["t-roof"]
+    v = view(g, 1)
+    bot = UtilityBot()
+    sc = PositionScorer(Sense(v, "red", bot.personality, bot.book), g.state.units["red-runner"])
+    sc.find_routes()
+    assert "unit:blue-runner" in sc.routes
+    below, ladder = (15.0, 10.4), (14.0, 16.6)
+    _, terms = sc.score(np.array([below, ladder]))
+    assert terms["hunt"][1] > terms["hunt"][0]
+
+
+def test_a_unit_off_its_route_joins_it_by_a_straight_line():
+    """A unit that went elsewhere (within a move of its route) is not searched for again:
+    the straight line back to the route, checked by the engine, and the rest of it."""
+    g = _ladder_game()
+    v = view(g, 1)
+    book = RouteBook()
+    u = g.state.units["red-runner"]
+    first = book.route(v, u, (15, 13))
+    u.x, u.y = 9.0, 9.0                                 # a step aside, west of the route
+    joined = book.route(v, u, (15, 13))
+    assert joined is not None and joined.points[0] == (9.0, 9.0)
+    assert [t.kind for t in joined.plan.transitions] == ["ladder"]
+    assert first.cost - 3 < joined.cost < first.cost + 3
+    assert joined.cum[-1] == pytest.approx(joined.plan.length)
+    # what the engine says from there is no cheaper than the join by much
+    fresh = route(g.mover, g.state, "red-runner", (15, 13))
+    assert fresh.cost <= joined.cost + 1e-6 and joined.cost - fresh.cost < 1.5
+    # a unit far from every point of its route (more than a move) is searched for again
+    u.x, u.y = 30.0, 30.0
+    far = book.route(v, u, (15, 13))
+    assert far is not None and far.points[0] == (30.0, 30.0)
+
+
+def test_a_planners_sandbox_searches_no_new_route():
+    """Rollouts keep to the routes already found (their rest, or a join): a search per
+    unit and token on every sandbox would cost more than the planner's budget allows."""
+    from game.bots.routes import UNKNOWN
+
+    g = _ladder_game()
+    v = view(g, 1)
+    assert not v.thinking
+    box = view(v.sandbox(7), 1)
+    assert box.thinking
+    book = RouteBook()
+    u_box = box.state.units["red-runner"]
+    assert book.route(box, u_box, (15, 13)) is UNKNOWN
+    assert book.best(box, u_box, (15, 13), 10.5, 10.5)[1] != book.best(box, u_box, (15, 13), 10.5, 10.5)[1]  # nan
+    kept = book.route(v, g.state.units["red-runner"], (15, 13))   # the real game: searched
+    assert book.route(box, u_box, (15, 13)).cost == pytest.approx(kept.cost)
