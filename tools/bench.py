@@ -16,8 +16,8 @@ area), and an area the page has no block for is added at its end.
 
     python tools/bench.py [AREA ...] [--base REV | --no-base] [--rounds N] [--quick] [--out PATH]
 
-``--quick`` runs one round and sets ``SPEEDHEIM_BENCH_QUICK=1`` for the areas that can
-play fewer games (``ladder``).
+``--quick`` runs one round and plays fewer games in the win-rate areas (``QUICK_GAMES``,
+unless the environment sets them).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ PAGE = ROOT / "docs" / "benchmarks.md"
 #: What the baseline export holds: the code under test. Scripts, tools and maps are this tree's.
 CODE = ("game",)
 ROUNDS = 3
-QUICK_ENV = "SPEEDHEIM_BENCH_QUICK"
+#: The games a win rate plays under --quick (the areas' own defaults: 20 and 4 a map).
+QUICK_GAMES = {"SPEEDHEIM_BOT_GAMES": "6", "SPEEDHEIM_PLANNER_GAMES": "2"}
 
 
 def met(ok) -> str:
@@ -145,7 +146,8 @@ def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = Fa
     env = os.environ.copy()
     env["PYTHONPATH"] = os.pathsep.join([str(code), str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     if quick:
-        env[QUICK_ENV] = "1"
+        for key, value in QUICK_GAMES.items():
+            env.setdefault(key, value)
     # run from ``code``: ``python -c`` puts the working folder first on sys.path
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, cwd=code)
     for line in out.stdout.splitlines():
