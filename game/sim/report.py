@@ -85,7 +85,8 @@ def _mpl():
 
     matplotlib.use("Agg")
     matplotlib.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
-                                "axes.titleweight": "bold", "axes.titlesize": 11, "figure.dpi": 100})
+                                "axes.titleweight": "bold", "axes.titlesize": 11, "figure.dpi": 100,
+                                "axes.titley": 1.0})
     return matplotlib
 
 
