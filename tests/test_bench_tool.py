@@ -263,8 +263,8 @@ def test_the_bench_tool_runs_as_a_script_and_explains_itself():
 
 def test_quick_plays_fewer_games_unless_the_environment_says_how_many(tmp_path, monkeypatch):
     script = tmp_path / "bench_env.py"
-    script.write_text("import os\ndef run():\n    return [{'name': k, 'value': os.environ.get(k), 'unit': '', 'target': '',"
-                      " 'ok': True} for k in ('SPEEDHEIM_BOT_GAMES', 'SPEEDHEIM_PLANNER_GAMES')]\n")
+    script.write_text("import os\ndef run():\n    return [{'name': k, 'value': os.environ.get(k), 'unit': '',"
+                      " 'target': '', 'ok': True} for k in ('SPEEDHEIM_BOT_GAMES', 'SPEEDHEIM_PLANNER_GAMES')]\n")
     code = _code(tmp_path, "old")
     monkeypatch.delenv("SPEEDHEIM_BOT_GAMES", raising=False)
     monkeypatch.setenv("SPEEDHEIM_PLANNER_GAMES", "9")

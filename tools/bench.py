@@ -112,7 +112,8 @@ def describe_head(repo: pathlib.Path = ROOT) -> str:
 
 
 @contextlib.contextmanager
-def baseline_tree(rev: str, repo: pathlib.Path = ROOT, paths: tuple[str, ...] = CODE) -> Iterator[tuple[pathlib.Path, str]]:
+def baseline_tree(rev: str, repo: pathlib.Path = ROOT,
+                  paths: tuple[str, ...] = CODE) -> Iterator[tuple[pathlib.Path, str]]:
     """(folder, short commit): ``paths`` of commit ``rev`` exported into a temporary folder,
     removed when the block ends, however it ends."""
     commit = git("rev-parse", "--short", "--verify", f"{rev}^{{commit}}", repo=repo)
@@ -270,7 +271,8 @@ def machine() -> str:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    system = f"{platform.system()} {platform.release()}"
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {system}"
 
 
 def load() -> str:
@@ -312,13 +314,15 @@ def area_rounds(path: pathlib.Path, rounds: int) -> int:
     (a top-level ``BENCH_ROUNDS = N``: games whose bots count decisions, not seconds). Read
     from the source, so that asking does not import the area's code."""
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BENCH_ROUNDS" for t in node.targets):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "BENCH_ROUNDS" for t in targets):
             if isinstance(node.value, ast.Constant) and isinstance(node.value.value, int) and node.value.value >= 1:
                 return min(rounds, node.value.value)
     return rounds
 
 
-def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool, folder: pathlib.Path = HERE) -> Measured:
+def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool,
+            folder: pathlib.Path = HERE) -> Measured:
     """Run one area ``rounds`` times on each tree (fewer if the area says so: area_rounds),
     swapping the order every round; a tree whose run fails is not run again."""
     m = Measured()
@@ -338,7 +342,8 @@ def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool,
     return m
 
 
-def run_bench(opts: Options, trees: dict[str, pathlib.Path], this: str, base: str | None) -> tuple[dict[str, str], bool]:
+def run_bench(opts: Options, trees: dict[str, pathlib.Path], this: str,
+              base: str | None) -> tuple[dict[str, str], bool]:
     """(the page's blocks, whether this tree ran every area)."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     blocks, whole = {}, True

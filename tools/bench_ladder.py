@@ -106,9 +106,10 @@ def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
     for name in maps:
         plan = Plan(scenario=os.path.join(ROOT, "maps", f"{name}.yaml"), games=games, bots=pairs, swap=True)
         spec, texts = resolve(plan)
-        for job in spec.jobs(texts, lambda slug, swapped, name=name: f"{name}-{slug}{'-swapped' if swapped else ''}.yaml",
-                             set()):
-            jobs.append((name, job))
+        def path_of(slug: str, swapped: bool, name: str = name) -> str:
+            return f"{name}-{slug}{'-swapped' if swapped else ''}.yaml"
+
+        jobs += [(name, job) for job in spec.jobs(texts, path_of, set())]
     return jobs
 
 
@@ -126,7 +127,8 @@ def play_ladder(maps: tuple[str, ...], bots: tuple[str, ...], games: int,
 
     result = run_jobs([job for _, job in jobs], len(jobs), sink, workers=workers, progress=False)
     if result.failed:
-        raise RuntimeError(f"{len(result.failed)} ladder game(s) failed: {result.failed[0][1].strip().splitlines()[-1]}")
+        why = result.failed[0][1].strip().splitlines()[-1]
+        raise RuntimeError(f"{len(result.failed)} ladder game(s) failed: {why}")
     return cells
 
 
