@@ -270,3 +270,17 @@ def test_quick_plays_fewer_games_unless_the_environment_says_how_many(tmp_path, 
     monkeypatch.setenv("SPEEDHEIM_PLANNER_GAMES", "9")
     assert [r["value"] for r in bench.run_isolated(script, code, quick=True)] == ["6", "9"]
     assert [r["value"] for r in bench.run_isolated(script, code, quick=False)] == [None, "9"]
+
+
+def test_a_script_s_page_note_comes_under_its_table_for_each_tree(monkeypatch, tmp_path):
+    script = tmp_path / "bench_n.py"
+    script.write_text("import game\nPAGE_NOTE = ''\ndef run():\n    global PAGE_NOTE\n"
+                      "    PAGE_NOTE = '| matrix of ' + getattr(game, 'WHERE', '?') + ' |'\n"
+                      "    return [{'name': 'r', 'value': 1.0, 'unit': 's', 'target': '', 'ok': True}]\n")
+    assert bench.run_isolated(script, _code(tmp_path, "old"))[-1] == {"note": "| matrix of old |"}
+    trees = {"this": _code(tmp_path, "new"), "base": _code(tmp_path, "base")}
+    m = bench.measure("n", trees, 1, False, folder=tmp_path)
+    assert m.runs["this"] == [[{"name": "r", "value": 1.0, "unit": "s", "target": "", "ok": True}]]
+    body = bench.area_body("n", m, "now", "abc", "def", 1)
+    assert body.index("| r | 1 s | 1 s | 1.00x |") < body.index("This tree:\n\n| matrix of new |") \
+        < body.index("Baseline:\n\n| matrix of base |")

@@ -135,12 +135,15 @@ def baseline_tree(rev: str, repo: pathlib.Path = ROOT,
 def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = False) -> list[dict]:
     """The rows of one bench file, run in a fresh process on the ``game`` package of ``code``
     (first on PYTHONPATH, before this tree, which gives the scripts' own imports). The child
-    says where its ``game`` came from, and a mismatch is an error rather than a wrong figure."""
+    says where its ``game`` came from, and a mismatch is an error rather than a wrong figure.
+    A script may leave markdown for the page in a module global ``PAGE_NOTE`` after
+    ``run()`` (the ladder's win matrix): it comes last, as a row ``{"note": text}``."""
     child = (
         "import json, sys, importlib.util\n"
         f"spec = importlib.util.spec_from_file_location('b', {str(path)!r})\n"
         "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
         "rows = m.run()\n"
+        "rows += [{'note': m.PAGE_NOTE}] if getattr(m, 'PAGE_NOTE', None) else []\n"
         "import game\n"
         "sys.stdout.write('\\nBENCH-ROWS ' + json.dumps({'rows': rows, 'game': game.__file__}) + '\\n')\n"
     )
@@ -181,6 +184,8 @@ class Measured:
     """An area's runs on each tree (``runs[tree]``: one list of rows a round) and failures."""
     runs: dict[str, list[list[dict]]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    #: The last run's PAGE_NOTE of each tree.
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 def _number(v) -> bool:
@@ -303,8 +308,10 @@ def area_body(area: str, m: Measured, stamp: str, this: str, base: str | None, r
     against = f" against {base} (baseline)" if base else ""
     now = combine(m.runs.get("this", []))
     then = combine(m.runs.get("base", [])) if base else None
-    return (f"*{stamp}: {this} (this tree){against}; {rounds} round(s) a tree, alternating; "
-            f"`tools/bench_{area}.py`.*\n\n{area_table(now, then, m.failed)}")
+    notes = [f"This tree:\n\n{m.notes['this']}"] if "this" in m.notes else []
+    notes += [f"Baseline:\n\n{m.notes['base']}"] if base and "base" in m.notes else []
+    return "\n\n".join([f"*{stamp}: {this} (this tree){against}; {rounds} round(s) a tree, alternating; "
+                        f"`tools/bench_{area}.py`.*", area_table(now, then, m.failed)] + notes)
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -335,7 +342,9 @@ def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool,
                 continue
             t0 = time.perf_counter()
             try:
-                m.runs.setdefault(tree, []).append(run_isolated(path, trees[tree], quick))
+                got = run_isolated(path, trees[tree], quick)
+                m.runs.setdefault(tree, []).append([r for r in got if "note" not in r])
+                m.notes.update({tree: r["note"] for r in got if "note" in r})
             except Exception as exc:  # a script that fails on one tree still reports the other
                 m.failed[tree] = f"{type(exc).__name__}: {exc}"
             print(f"{area} on {tree}, round {r + 1}/{rounds}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)

@@ -46,6 +46,8 @@ MAPS = ("default", "crossroads", "mirror")
 TARGETS = {("planner:2s", "planner:250ms"): 0.75, ("planner", "utility"): 0.80}
 #: tools/bench.py: the games are the same on every run, so one round a tree is enough.
 BENCH_ROUNDS = 1
+#: The win matrix of the last run(), which tools/bench.py puts on the page under the rows.
+PAGE_NOTE = ""
 
 
 def settings(env: dict | None = None) -> tuple[int, tuple[str, ...], tuple[str, ...], int | None]:
@@ -194,7 +196,11 @@ def matrix(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps:
 
 def run() -> list[dict]:
     games, bots, maps, workers = settings()
+    global PAGE_NOTE
     cells = play_ladder(maps, bots, games, workers)
+    PAGE_NOTE = (f"Win matrix over {', '.join(maps)} (the row bot's share of the decided games against the column "
+                 f"bot, its 95% interval, the decided games and the draws; {4 * games * len(maps)} games a pairing):"
+                 f"\n\n{matrix(cells, bots, maps)}")
     return rows_of(cells, bots, maps, games)
 
 
