@@ -234,7 +234,7 @@ def test_the_ladder_rows_count_decided_games_draws_and_how_with_their_interval()
     rows = ladder.rows_of(cells, ("utility", "planner"), ("default",), games=1)
     pooled, by_map, refused = rows
     assert pooled["value"] == 66.7 and pooled["target"] == ">= 80" and pooled["ok"] is None   # 2 of 3: too few
-    assert pooled["name"].startswith("planner vs utility, 1 maps (4 games): won 2, lost 1, drawn 1 of 4; 95% CI")
+    assert pooled["name"].startswith("planner vs utility, 1 map (4 games): won 2, lost 1, drawn 1 of 4; 95% CI")
     assert "decided by rout 2, turn limit 1" in pooled["name"]
     assert by_map["name"].startswith("planner vs utility, default.yaml (4 games)")
     assert (refused["value"], refused["ok"]) == (1, False)

@@ -140,8 +140,9 @@ def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = Fa
     ``run()`` (the ladder's win matrix): it comes last, as a row ``{"note": text}``."""
     child = (
         "import json, sys, importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('b', {str(path)!r})\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        f"spec = importlib.util.spec_from_file_location({path.stem!r}, {str(path)!r})\n"
+        "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m\n"   # dataclasses look it up
+        "spec.loader.exec_module(m)\n"
         "rows = m.run()\n"
         "rows += [{'note': m.PAGE_NOTE}] if getattr(m, 'PAGE_NOTE', None) else []\n"
         "import game\n"

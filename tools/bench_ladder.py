@@ -166,7 +166,7 @@ def rows_of(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps
     """The rows: each pairing (stronger bot first) over every map, then map by map, then the
     refused bot actions."""
     pairs = [(b, a) for a, b in itertools.combinations(bots, 2)]      # (stronger, weaker) by BOTS order
-    rows = [row(f"{len(maps)} maps ({4 * games * len(maps)} games)", b, a, pooled(cells, b, a, maps))
+    rows = [row(f"{len(maps)} map{'s' if len(maps) != 1 else ''} ({4 * games * len(maps)} games)", b, a, pooled(cells, b, a, maps))
             for b, a in pairs]
     for name in maps:
         rows += [row(f"{name}.yaml ({4 * games} games)", b, a, cells.get((name, b, a), Cell())) for b, a in pairs]
