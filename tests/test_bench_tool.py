@@ -106,6 +106,14 @@ def test_this_tree_is_described_with_its_uncommitted_changes(tmp_path):
 
 BENCH_FILE = """
 import game
+from dataclasses import dataclass
+
+
+@dataclass
+class Kept:          # a dataclass needs its module registered in sys.modules
+    n: int = 0
+
+
 def run():
     return [{"name": "which", "value": 1.0, "unit": "x", "target": getattr(game, "WHERE", "?"), "ok": True}]
 """
@@ -179,6 +187,15 @@ def test_the_table_shows_each_figure_beside_the_baseline_s_with_the_ratio():
     assert lines[2] == "| one game | 0.6 s | 1.2 s | 0.50x | <= 16 | yes |"
     assert lines[3].split(" | ")[3] == "-"                # a zero baseline has no ratio
     assert lines[4] == "| p | 1 / 2 ms | 1 / 3 ms | - | <= 16 | yes |"
+
+
+def test_a_ratio_within_the_rounds_spread_says_so():
+    now = bench.combine([[_row("a", 10.0)], [_row("a", 14.0)], [_row("a", 12.0)]])
+    near = bench.combine([[_row("a", 13.0)], [_row("a", 15.0)], [_row("a", 16.0)]])
+    far = bench.combine([[_row("a", 20.0)], [_row("a", 22.0)], [_row("a", 24.0)]])
+    assert bench.area_table(now, near).splitlines()[2].split(" | ")[3] == "0.80x (within the spread)"
+    assert bench.area_table(now, far).splitlines()[2].split(" | ")[3] == "0.55x"
+    assert not bench.overlap(bench.combine([[_row("a", 10.0)]])[0], bench.combine([[_row("a", 10.0)]])[0])
 
 
 def test_without_a_baseline_or_with_a_failed_run_the_table_says_so():

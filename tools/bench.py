@@ -241,6 +241,14 @@ def ratio(now: Figure | None, base: Figure | None) -> str:
     return f"{now.value / base.value:.2f}x"
 
 
+def overlap(now: Figure | None, base: Figure | None) -> bool:
+    """Do the two figures' ranges over their rounds overlap (a difference within the
+    machine's spread)? False when either has a single round."""
+    if now is None or base is None or now.low is None or base.low is None or min(now.rounds, base.rounds) < 2:
+        return False
+    return now.low <= base.high and base.low <= now.high
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -257,7 +265,8 @@ def area_table(now: list[Figure], base: list[Figure] | None, failed: dict[str, s
         f = now[i] if i < len(now) else None
         b = base[i] if base is not None and i < len(base) else None
         name = (f or b).name
-        cells = [name, shown(f)] + ([shown(b), ratio(f, b)] if base is not None else [])
+        change = ratio(f, b) + (" (within the spread)" if overlap(f, b) else "")
+        cells = [name, shown(f)] + ([shown(b), change] if base is not None else [])
         cells += [(f or b).target, met(f.ok) if f else "-"]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     for tree, why in failed.items():
