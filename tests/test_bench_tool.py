@@ -301,3 +301,19 @@ def test_a_script_s_page_note_comes_under_its_table_for_each_tree(monkeypatch, t
     body = bench.area_body("n", m, "now", "abc", "def", 1)
     assert body.index("| r | 1 s | 1 s | 1.00x |") < body.index("This tree:\n\n| matrix of new |") \
         < body.index("Baseline:\n\n| matrix of base |")
+
+
+def test_a_terminated_bench_removes_the_baseline_folder(tmp_path):
+    """SIGTERM while the bench runs (a timeout, a killed make): the baseline's temporary
+    folder goes too."""
+    repo = _repo(tmp_path)
+    child = (f"import sys, time, pathlib, signal\nsys.path.insert(0, {str(bench.ROOT)!r})\nfrom tools import bench\n"
+             "signal.signal(signal.SIGTERM, bench._exit_on_term)\n"
+             f"with bench.baseline_tree('HEAD~1', repo=pathlib.Path({str(repo)!r})) as (folder, _):\n"
+             "    print(folder, flush=True)\n    time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    folder = pathlib.Path(proc.stdout.readline().strip())
+    assert folder.is_dir()
+    proc.terminate()
+    assert proc.wait(timeout=30) == 128 + 15
+    assert not folder.exists()

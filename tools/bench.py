@@ -33,6 +33,7 @@ import pathlib
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -379,8 +380,14 @@ def run_bench(opts: Options, trees: dict[str, pathlib.Path], this: str,
     return blocks, whole
 
 
+def _exit_on_term(signum, frame) -> None:
+    """SIGTERM (a killed make, a timeout) as an exit, so the baseline's folder is removed."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str]) -> int:
     opts = parse_args(argv)
+    signal.signal(signal.SIGTERM, _exit_on_term)
     this = describe_head()
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
