@@ -354,8 +354,8 @@ def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool,
             t0 = time.perf_counter()
             try:
                 got = run_isolated(path, trees[tree], quick)
-                m.runs.setdefault(tree, []).append([r for r in got if "note" not in r])
-                m.notes.update({tree: r["note"] for r in got if "note" in r})
+                m.runs.setdefault(tree, []).append([row for row in got if "note" not in row])
+                m.notes.update({tree: row["note"] for row in got if "note" in row})
             except Exception as exc:  # a script that fails on one tree still reports the other
                 m.failed[tree] = f"{type(exc).__name__}: {exc}"
             print(f"{area} on {tree}, round {r + 1}/{rounds}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
