@@ -55,8 +55,13 @@ FUZZ_TESTS = $(shell grep -l "@given" tests/*.py)
 fuzz: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy HYPOTHESIS_PROFILE=explore $(PY) -m pytest -n $(WORKERS) --dist loadfile $(FUZZ_TESTS)
 
+# make bench: every area (tools/bench_*.py) on this tree and on the previous commit, side by side,
+# 3 rounds alternating, written to docs/benchmarks.md (slow: the ladder alone plays 72 games a tree).
+# BASE=REV: another baseline; BASE=none: this tree only; QUICK=1: one round and fewer games;
+# AREAS="sim ladder": those areas only; LADDER_GAMES=N: N seeds per ladder arrangement (default 1).
 bench: $(STAMP)
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) tools/bench.py $(AREAS) $(if $(QUICK),--quick) \
+		$(if $(filter none,$(BASE)),--no-base,$(if $(BASE),--base $(BASE)))
 
 # make check: every bundled map; make check FILE=my-raid.yaml (or FILE="a.yaml b.yaml"): those files
 check: $(PLAYSTAMP)

@@ -9,7 +9,8 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:   # tools/bench.py may put another tree's game first
+    sys.path.insert(0, str(ROOT))
 
 from game.bundled import bundled_map  # noqa: E402
 from game.engine.geometry import Board  # noqa: E402

@@ -22,7 +22,8 @@ import time
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:   # tools/bench.py may put another tree's game first
+    sys.path.insert(0, str(ROOT))
 
 from game.bundled import bundled_map  # noqa: E402
 from game.engine.errors import IllegalAction  # noqa: E402

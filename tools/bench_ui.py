@@ -38,7 +38,8 @@ SIZE = (1280, 800)
 _CHILD = r"""
 import os, sys, time
 t_launch = float(sys.argv[1])
-sys.path.insert(0, sys.argv[3])
+if sys.argv[3] not in sys.path:   # PYTHONPATH may put another tree's game first
+    sys.path.insert(0, sys.argv[3])
 os.environ["SPEEDHEIM_DATA_DIR"] = sys.argv[4]
 from game.ui.app import App
 from game.ui.launch import start

@@ -137,6 +137,9 @@ def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
             write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_sub, job.log_name), log)
         out.games.append(record)
 
+    from game.sim.report import prefetch_plotting
+
+    plotting = prefetch_plotting()   # the report's imports load while the games play in other processes
     try:
         result = run_jobs(jobs, todo, sink, workers=args.workers, cluster=args.cluster, keep_logs=spec.keep_logs)
     except ClusterError as exc:
@@ -144,6 +147,7 @@ def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
         return EXIT_BAD
     finally:
         out.games.close()
+        plotting.join()   # never leave a thread importing while the interpreter exits
     for job, why in result.failed:
         with open(out.file("errors.log"), "a", encoding="utf-8") as f:
             f.write(f"--- {job.variant} seed {job.seed}{' swapped' if job.swapped else ''}\n{why}\n")

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import sys
+import threading
 from pathlib import Path
 
 from game.engine.files import atomic_write
@@ -76,22 +77,63 @@ def _title(folder: str) -> str:
 
 # --- plots --------------------------------------------------------------------------------------
 
-def _plt():
+def _mpl():
+    """matplotlib configured for the report: the Agg renderer and the report's style. No
+    pyplot: figures are made with :class:`matplotlib.figure.Figure` and freed with their last
+    reference, which spares pyplot's import and its figure registry."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    matplotlib.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
+                                "axes.titleweight": "bold", "axes.titlesize": 11, "figure.dpi": 100,
+                                "axes.titley": 1.0})
+    return matplotlib
 
-    plt.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
-                         "axes.titleweight": "bold", "axes.titlesize": 11, "figure.dpi": 100})
-    return plt
+
+def _figure_of(**kwargs):
+    """A new figure (``kwargs`` as for :class:`matplotlib.figure.Figure`)."""
+    _mpl()
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
+
+
+def _subplots(nrows: int, ncols: int, figsize: tuple[float, float], **kwargs):
+    """(figure, axes) as ``pyplot.subplots`` gives them."""
+    fig = _figure_of(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
+
+
+#: zlib level of the embedded PNGs: 1 encodes several times faster than the default 6, and
+#: these flat-coloured plots come out only slightly larger.
+PNG_COMPRESSION = 1
 
 
 def _png(fig) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    _plt().close(fig)
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", pil_kwargs={"compress_level": PNG_COMPRESSION})
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _load_plotting() -> None:
+    """Import what the plots use and draw one small throwaway plot, which loads the font and
+    the PNG encoder (together the slow part of a small run's report)."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.patches  # noqa: F401
+
+    fig, ax = _subplots(1, 1, figsize=(1, 1))
+    ax.bar([0, 1], [1, 2], label="warm")
+    ax.set_title("warm")
+    _png(fig)
+
+
+def prefetch_plotting() -> threading.Thread:
+    """Load matplotlib in a background thread, while the games play in worker processes, so
+    that the report written after them does not wait for it (most of the cost of a small
+    run's report). matplotlib is not thread-safe: join the thread before plotting."""
+    thread = threading.Thread(target=_load_plotting, name="report-prefetch", daemon=True)
+    thread.start()
+    return thread
 
 
 def _colour(i: int) -> str:
@@ -109,12 +151,11 @@ def _legend(fig, variants: list[dict]) -> None:
 def plot_outcomes(summary: dict) -> str:
     """Per variant: the share of wins and draws (stacked), then each rate with its 95%
     Wilson interval (small multiples, variants as rows)."""
-    plt = _plt()
     variants, warbands = summary["variants"], summary["warbands"]
     rows = len(variants)
     panels = [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands]
     panels += [("draws", lambda v: v["draws"]), ("seat 1 wins", lambda v: v["first_seat"])]
-    fig = plt.figure(figsize=(11, 1.2 + 0.5 * rows + 0.45 * rows + 1.4))
+    fig = _figure_of(figsize=(11, 1.2 + 0.5 * rows + 0.45 * rows + 1.4))
     grid = fig.add_gridspec(2, len(panels), height_ratios=[0.5 * rows + 0.3, 0.45 * rows + 0.8], hspace=0.65, wspace=0.12)
     ax = fig.add_subplot(grid[0, :])
     shades = [WARBAND_COLOURS[0], GREY, WARBAND_COLOURS[1]] if len(warbands) == 2 else None
@@ -171,9 +212,8 @@ def _grouped_hist(ax, series: list[tuple[str, dict[str, int], int]], xlabel: str
 
 def plot_lengths(summary: dict) -> str:
     """Game length and the turn of the first rout."""
-    plt = _plt()
     variants = summary["variants"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True)
+    fig, (a, b) = _subplots(1, 2, figsize=(11, 3.6), sharey=True)
     _grouped_hist(a, [(v["variant"], v["turns"]["histogram"], v["games"]) for v in variants], "game turns played")
     a.set_title("Game length")
     _grouped_hist(b, [(v["variant"], v["rout_turn"]["histogram"], v["games"]) for v in variants], "game turn of the first rout",
@@ -184,9 +224,8 @@ def plot_lengths(summary: dict) -> str:
 
 
 def plot_treasure(summary: dict) -> str:
-    plt = _plt()
     variants, warbands = summary["variants"], summary["warbands"]
-    fig, axes = plt.subplots(1, max(len(warbands), 1), figsize=(11, 3.4), sharey=True, sharex=True, squeeze=False)
+    fig, axes = _subplots(1, max(len(warbands), 1), figsize=(11, 3.4), sharey=True, sharex=True, squeeze=False)
     keys = sorted({int(k) for v in variants for w in warbands for k in v["treasure"][w]["histogram"]})
     for ax, w in zip(axes[0], warbands):
         _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
@@ -197,7 +236,6 @@ def plot_treasure(summary: dict) -> str:
 
 
 def plot_losses(summary: dict) -> str:
-    plt = _plt()
     variants, warbands = summary["variants"], summary["warbands"]
     def most_lost_first(w: str) -> list[str]:
         total: dict[str, float] = {}
@@ -208,7 +246,7 @@ def plot_losses(summary: dict) -> str:
 
     types = {w: most_lost_first(w) for w in warbands}
     tallest = max([len(t) for t in types.values()] + [1])
-    fig, axes = plt.subplots(1, max(len(warbands), 1), figsize=(11, 0.45 * tallest * max(len(variants), 1) + 1.4),
+    fig, axes = _subplots(1, max(len(warbands), 1), figsize=(11, 0.45 * tallest * max(len(variants), 1) + 1.4),
                              squeeze=False, sharex=True)
     for ax, w in zip(axes[0], warbands):
         names = types[w]
@@ -248,12 +286,11 @@ def plot_differences(summary: dict) -> str | None:
     comps = summary["comparisons"]
     if not comps:
         return None
-    plt = _plt()
     rows = _diff_rows(summary)
     panels = [("win", "Win rate", "percentage points", 100.0), ("turns", "Game length", "game turns", 1.0),
               ("count", "Tokens held and units lost at the end", "per game", 1.0)]
     sizes = [sum(1 for r in rows if r[0] == key) for key, *_ in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 0.36 * sum(sizes) + 1.2 * len(panels) + 0.6),
+    fig, axes = _subplots(len(panels), 1, figsize=(11, 0.36 * sum(sizes) + 1.2 * len(panels) + 0.6),
                              gridspec_kw={"height_ratios": [max(n, 1) + 1.2 for n in sizes], "hspace": 0.75})
     base = comps[0]["against"]
     for ax, (key, title, unit, scale) in zip(axes, panels):

@@ -1,0 +1,213 @@
+"""The skill ladder (issue 47, item 5), rows of ``make bench``: ``utility``,
+``planner:250ms``, ``planner`` (its default budget) and ``planner:2s`` play each other on
+maps/default.yaml, maps/crossroads.yaml and maps/mirror.yaml, each bot with both warbands
+and in both seats, through ``speedheim simulate``'s machinery (:mod:`game.sim`: its plans,
+jobs, process pool and game records).
+
+A pairing of bots A and B on a map plays ``LADDER_GAMES`` seeds (default 1) in each of
+four arrangements: A with the first warband or the second, in seat 1 or seat 2. So each
+cell of a map rests on 4 x ``LADDER_GAMES`` games, and a pairing over the three maps on
+12 x ``LADDER_GAMES``. A win rate is the share of the decided games (draws left out) with
+its 95% Wilson interval (:func:`game.sim.stats.wilson`); the rows also count the draws
+and how the wins were decided (``decided_by``: a rout, an elimination, or the turn limit,
+on T1's tie-break).
+
+The bots count their budgets in decisions, not seconds (docs/decisions/0003), so a seed
+gives the same game on any machine: ``make bench`` runs this area once a tree.
+
+Settings (environment): ``LADDER_GAMES`` (seeds per arrangement), ``LADDER_BOTS`` (bot
+names joined by commas), ``LADDER_MAPS`` (map names without ``.yaml``), ``LADDER_WORKERS``
+(processes; default all cores). ``python tools/bench_ladder.py`` prints the matrix and
+the rows; ``run()`` returns the rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from tools.bot_eval import judged  # noqa: E402
+
+from game.sim.runner import run_jobs  # noqa: E402
+from game.sim.stats import wilson  # noqa: E402
+from game.sim.study import Plan, resolve  # noqa: E402
+
+#: Weakest first: a row of the matrix is the stronger bot, a column the weaker.
+BOTS = ("utility", "planner:250ms", "planner", "planner:2s")
+MAPS = ("default", "crossroads", "mirror")
+#: The targets issue 47 sets, as (bot, opponent, share of the decided games).
+TARGETS = {("planner:2s", "planner:250ms"): 0.75, ("planner", "utility"): 0.80}
+#: tools/bench.py: the games are the same on every run, so one round a tree is enough.
+BENCH_ROUNDS = 1
+#: The win matrix of the last run(), which tools/bench.py puts on the page under the rows.
+PAGE_NOTE = ""
+
+
+def settings(env: dict | None = None) -> tuple[int, tuple[str, ...], tuple[str, ...], int | None]:
+    """(games per arrangement, bots, maps, workers) from the environment."""
+    env = os.environ if env is None else env
+    games = max(1, int(env.get("LADDER_GAMES", "1")))
+    bots = tuple(b.strip() for b in env.get("LADDER_BOTS", ",".join(BOTS)).split(",") if b.strip())
+    maps = tuple(m.strip() for m in env.get("LADDER_MAPS", ",".join(MAPS)).split(",") if m.strip())
+    workers = int(env["LADDER_WORKERS"]) if env.get("LADDER_WORKERS") else None
+    return games, bots, maps, workers
+
+
+@dataclass
+class Cell:
+    """One pairing's games from ``bot``'s side: won, lost, drawn, and how the wins and
+    losses were decided."""
+    won: int = 0
+    lost: int = 0
+    drawn: int = 0
+    refused: int = 0
+    how: Counter = field(default_factory=Counter)
+
+    @property
+    def games(self) -> int:
+        return self.won + self.lost + self.drawn
+
+    @property
+    def decided(self) -> int:
+        return self.won + self.lost
+
+    def add(self, other: "Cell") -> None:
+        self.won, self.lost, self.drawn = self.won + other.won, self.lost + other.lost, self.drawn + other.drawn
+        self.refused += other.refused
+        self.how.update(other.how)
+
+
+def score(record: dict, bot: str, other: str) -> Cell:
+    """One game record from ``bot``'s side against ``other`` (a record names its bots by
+    seat, ``bots``, and its warbands by seat, ``seats``)."""
+    seat_bots, seats = record["bots"], record["seats"]
+    cell = Cell(refused=int(record.get("illegal", 0)))
+    if record.get("draw") or not record.get("winner"):
+        cell.drawn = 1
+        return cell
+    if seat_bots[0] == seat_bots[1] or set(seat_bots) != {bot, other}:
+        raise ValueError(f"a game of {seat_bots} scored as {bot} against {other}")
+    winner = seat_bots[seats.index(record["winner"])]
+    cell.won, cell.lost = (1, 0) if winner == bot else (0, 1)
+    cell.how[record.get("decided_by") or "unknown"] += 1
+    return cell
+
+
+def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
+    """Every game of the ladder: per map, every ordered pair of bots (so each has each
+    warband) with the seats swapped too, ``games`` seeds each."""
+    pairs = [p for p in itertools.permutations(bots, 2)]
+    jobs = []
+    for name in maps:
+        plan = Plan(scenario=os.path.join(ROOT, "maps", f"{name}.yaml"), games=games, bots=pairs, swap=True)
+        spec, texts = resolve(plan)
+        def path_of(slug: str, swapped: bool, name: str = name) -> str:
+            return f"{name}-{slug}{'-swapped' if swapped else ''}.yaml"
+
+        jobs += [(name, job) for job in spec.jobs(texts, path_of, set())]
+    return jobs
+
+
+def play_ladder(maps: tuple[str, ...], bots: tuple[str, ...], games: int,
+                workers: int | None = None) -> dict[tuple[str, str, str], Cell]:
+    """``{(map, bot, opponent): Cell}`` for every map and ordered pair of bots."""
+    jobs = plan_jobs(maps, bots, games)
+    map_of = {job.scenario_file: name for name, job in jobs}
+    cells: dict[tuple[str, str, str], Cell] = {}
+
+    def sink(job, record: dict, log) -> None:
+        a, b = record["bots"]
+        for bot, other in ((a, b), (b, a)):
+            cells.setdefault((map_of[job.scenario_file], bot, other), Cell()).add(score(record, bot, other))
+
+    result = run_jobs([job for _, job in jobs], len(jobs), sink, workers=workers, progress=False)
+    if result.failed:
+        why = result.failed[0][1].strip().splitlines()[-1]
+        raise RuntimeError(f"{len(result.failed)} ladder game(s) failed: {why}")
+    return cells
+
+
+def pooled(cells: dict[tuple[str, str, str], Cell], bot: str, other: str, maps: tuple[str, ...]) -> Cell:
+    total = Cell()
+    for name in maps:
+        total.add(cells.get((name, bot, other), Cell()))
+    return total
+
+
+def describe(cell: Cell) -> str:
+    """"won 5, lost 2, drawn 1 of 8; 95% CI 36-92%; by rout 3, turn limit 4"."""
+    lo, hi = wilson(cell.won, cell.decided)
+    how = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cell.how.items())) or "none decided"
+    return (f"won {cell.won}, lost {cell.lost}, drawn {cell.drawn} of {cell.games}; "
+            f"95% CI {100 * lo:.0f}-{100 * hi:.0f}%; decided by {how}")
+
+
+def share(cell: Cell) -> float:
+    """The share of the decided games won, in percent (NaN when none was decided)."""
+    return 100 * cell.won / cell.decided if cell.decided else float("nan")
+
+
+def row(label: str, bot: str, other: str, cell: Cell) -> dict:
+    target = TARGETS.get((bot, other))
+    return {"name": f"{bot} vs {other}, {label}: {describe(cell)}", "value": round(share(cell), 1),
+            "unit": "% of decided", "target": f">= {100 * target:.0f}" if target else "(information)",
+            "ok": judged(cell.won, cell.decided, target) if target else True}
+
+
+def rows_of(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps: tuple[str, ...],
+            games: int) -> list[dict]:
+    """The rows: each pairing (stronger bot first) over every map, then map by map, then the
+    refused bot actions."""
+    pairs = [(b, a) for a, b in itertools.combinations(bots, 2)]      # (stronger, weaker) by BOTS order
+    rows = [row(f"{len(maps)} map{'s' if len(maps) != 1 else ''} ({4 * games * len(maps)} games)", b, a, pooled(cells, b, a, maps))
+            for b, a in pairs]
+    for name in maps:
+        rows += [row(f"{name}.yaml ({4 * games} games)", b, a, cells.get((name, b, a), Cell())) for b, a in pairs]
+    refused = sum(c.refused for (m, bot, other), c in cells.items() if bots.index(bot) < bots.index(other))
+    rows.append({"name": "refused bot actions (every ladder game)", "value": refused, "unit": "actions",
+                 "target": "0", "ok": refused == 0})
+    return rows
+
+
+def matrix(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps: tuple[str, ...]) -> str:
+    """The win matrix over ``maps``: row bot's share of the decided games against the
+    column bot, with its interval and the games' count (markdown)."""
+    lines = ["| won by \\ against | " + " | ".join(bots) + " |", "|---|" + "---|" * len(bots)]
+    for bot in bots:
+        out = []
+        for other in bots:
+            if other == bot:
+                out.append("-")
+                continue
+            c = pooled(cells, bot, other, maps)
+            lo, hi = wilson(c.won, c.decided)
+            out.append(f"{share(c):.0f}% ({100 * lo:.0f}-{100 * hi:.0f}) of {c.decided}, {c.drawn} drawn"
+                       if c.decided else f"none decided, {c.drawn} drawn")
+        lines.append(f"| {bot} | " + " | ".join(out) + " |")
+    return "\n".join(lines)
+
+
+def run() -> list[dict]:
+    games, bots, maps, workers = settings()
+    global PAGE_NOTE
+    cells = play_ladder(maps, bots, games, workers)
+    PAGE_NOTE = (f"Win matrix over {', '.join(maps)} (the row bot's share of the decided games against the column "
+                 f"bot, its 95% interval, the decided games and the draws; {4 * games * len(maps)} games a pairing):"
+                 f"\n\n{matrix(cells, bots, maps)}")
+    return rows_of(cells, bots, maps, games)
+
+
+if __name__ == "__main__":
+    g, b, m, w = settings()
+    found = play_ladder(m, b, g, w)
+    print(matrix(found, b, m))
+    print()
+    for r in rows_of(found, b, m, g):
+        print(f"{r['value']:>6} {r['unit']:<13} {r['name']} (target {r['target']})")
