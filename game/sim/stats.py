@@ -394,9 +394,9 @@ def _quantities(warbands: list[str]) -> list[tuple]:
     out.append((("routs",), "yes", lambda r: r.get("rout_turn") is not None, "the rout rate", "raises the rout rate",
                 "lowers the rout rate", "points", 100.0, 1))
     for w in warbands:
-        out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"how often {w} routs",
+        out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"the rout rate of {w}",
                     f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0, 1))
-    out.append((("rout_checks",), "count", rout_checks, "the rout rule's decisions (U2: rout checks, morale rolls)",
+    out.append((("rout_checks",), "count", rout_checks, "the number of the rout rule's decisions (U2: rout checks, morale rolls)",
                 "adds decisions of the rout rule (U2: rout checks, morale rolls)",
                 "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0, 2))
     return out
