@@ -70,6 +70,27 @@ def test_the_answers_that_parted_agree(seed, uid):
     assert not [str(d) for d in disagreements(g, uid)]
 
 
+def test_the_way_round_a_base_in_difficult_ground_passes_a_corner_poking_out_of_it():
+    """maps/stress.yaml, utility game seed 0, turn 5 (north-08 against south-11), cut down
+    to its four units: the enemy s stands in difficult ground, and the ground's corner at
+    (25.5, 26.25) pokes 0.0004" out of s's circle grown by a's radius. The way in off
+    difficult ground (4.96" of 5") goes round s, round that corner and back onto s's
+    circle: it leaves s's circle and comes back to it within one of the samples its free
+    arcs are found on (search.RING_SAMPLES). Through the ground it is 3.21" of 3"."""
+    from tests.scripts.builders import game, unit
+
+    rubble = {"id": "rubble", "kind": "difficult",
+              "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]]}
+    g = game([unit("a", (25.93, 23.14), keywords=[], move=5)],
+             [unit("t", (23.54, 26.81), base=32, keywords=[]), unit("s", (25.29, 25.8044), keywords=[]),
+              unit("w", (22.85, 24.31), keywords=[])], state={"turn": 2, "player": 1, "phase": "engage"})
+    g = Game(load_scenario("poke.yaml", text=_with_terrain(g, [rubble])), dice=Dice(seed=1))
+    assert g.why_illegal({"engage": {"unit": "a", "target": "t"}}) is None
+    plan = g.mover.plan_engage(g.state, "a", "t")
+    assert not plan.difficult and 4.9 < plan.cost <= 5.0
+    assert not [str(d) for d in disagreements(g, "a")]
+
+
 def test_the_comparison_sees_an_engine_that_refuses_a_legal_engage(monkeypatch):
     """The test can fail: an engine that refuses one Engage the reference shows legal."""
     from game.engine.errors import IllegalAction

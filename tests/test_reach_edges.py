@@ -110,3 +110,30 @@ def test_the_quicker_area_for_bots_only_cuts_those_corners(map_name):
     if map_name == "stress.yaml":
         quick = mover.reachable(sc.state, "north-03", exact=False)
         assert quick.run_free.distance(shapely.Point(20.5, 0.6)) > 0.1
+
+
+def test_a_ray_leaving_an_arc_where_a_base_cuts_it_does_not_pass_through_that_base():
+    """A fan round the corner (24.75, 26.5) of the difficult ground, in the area that keeps
+    off it, ends where t's circle (grown by a's radius) cuts the corner's arc: its last
+    ray starts on t's circle and heads into it. It stopped at t's circle only when it
+    started outside it, so it went straight through t and the area held a sliver beyond
+    it (0.001 sq in, from x 20.8 to 22.5) that no path reaches within the allowance."""
+    import json
+
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.engine.scenario import scenario_to_dict
+    from tests.scripts.builders import game, unit
+
+    rubble = {"id": "rubble", "kind": "difficult",
+              "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]]}
+    g = game([unit("a", (26.43, 26.09), keywords=[])],
+             [unit("t", (23.54, 26.81), base=32, keywords=[]), unit("u", (24.07, 28.48), keywords=[])],
+             state={"turn": 2, "player": 1, "phase": "move"})
+    doc = scenario_to_dict(g.scenario, g.state)
+    doc["terrain"] = [rubble]
+    g = Game(load_scenario("sliver.yaml", text=json.dumps(doc)), dice=Dice(seed=1))
+    area = g.mover.reachable(g.state, "a").walk_free
+    beyond = shapely.Polygon([(22.4548, 26.5220), (22.4552, 26.5209), (20.7846, 26.1700)]).centroid
+    assert g.why_illegal({"move": {"unit": "a", "to": [beyond.x, beyond.y]}}) is not None
+    assert not area.contains(beyond)

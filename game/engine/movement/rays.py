@@ -114,7 +114,11 @@ class Caster:
                     c = fx * fx + fy * fy - R2[None, :]
                     disc = b * b - c
                     tt = -b - np.sqrt(disc)
-                    tt[(disc <= 0) | (c <= 1e-9) | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
+                    on = c <= 1e-9
+                    tt[(disc <= 0) | on | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
+                    # from on a circle (where an arc is cut by a base, a base touched), a ray
+                    # that heads into it is stopped where it starts; one leaving it is not
+                    tt[on & (b < -1e-9)] = 0.0
                     t = np.minimum(t, tt.min(axis=1))
                 best[lo:lo + _CHUNK] = t
         return best

@@ -51,7 +51,8 @@ def _roots(q):
             if any(g >= g0 + rho * (qq - q0) - 1e-9 for q0, g0, _a in kept):
                 continue
             kept.append((qq, g, a))
-            sweep = min(end - qq, TAU) if end != math.inf else TAU
+            # (an arrival up to a sample past its arc's end, _Band.locate, has none of it left)
+            sweep = min(max(0.0, end - qq), TAU) if end != math.inf else TAU
             sweep = min(sweep, B.arc_limit(circ, a, s))
             arcs.append((b, (float(B.cx[circ]), float(B.cy[circ])), rho, a, s, sweep, g))
     return points, arcs

@@ -312,7 +312,26 @@ class _Band:
                 if p <= w + 1e-9:
                     iv[k], off[k] = -2 - m, min(p, w)   # intervals of bases: -2, -3, ...
                     break
+            else:
+                iv[k], off[k] = self._past_end(circ[k] - n, float(ang[k]))
         return iv, off
+
+    def _past_end(self, j: int, a: float) -> tuple[int, float]:
+        """Base ``j``'s free arc whose end lies within one sample of angle ``a``, when the
+        point of its circle there is one where a base may be (an exact test): ``(interval,
+        offset)`` as :meth:`locate` gives them, the offset past the arc's width or before
+        its start; ``(-1, 0.0)`` when there is none. The free arcs are found on
+        :data:`RING_SAMPLES` points, so the true end of one lies up to a sample past its
+        last free sample: a tangent to a corner that pokes out of the base's circle
+        touches the circle there (the way round a base standing in difficult ground, just
+        off its edge)."""
+        bx, by, R = self.blk[j]
+        x, y = bx + R * math.cos(a), by + R * math.sin(a)
+        for m, p, _end in _ends_near(self.blk_iv[j], a):
+            if all(math.hypot(x - ox, y - oy) >= oR - EPS for k, (ox, oy, oR) in enumerate(self.blk) if k != j) \
+                    and self.bs.ok_points(np.array([x]), np.array([y]))[0]:
+                return -2 - m, p
+        return -1, 0.0
 
     def arc_limit(self, c: int, a_from: float, s: int) -> float:
         """How far round circle c from angle a_from (orientation s) before a blocking base."""
