@@ -77,7 +77,7 @@ def test_the_way_round_a_base_in_difficult_ground_passes_a_corner_poking_out_of_
     difficult ground (4.96" of 5") goes round s, round that corner and back onto s's
     circle: it leaves s's circle and comes back to it within one of the samples its free
     arcs are found on (search.RING_SAMPLES). Through the ground it is 3.21" of 3"."""
-    from tests.scripts.builders import game, unit
+    from tests.factories import game, unit
 
     rubble = {"id": "rubble", "kind": "difficult",
               "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]]}

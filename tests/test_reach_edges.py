@@ -123,7 +123,7 @@ def test_a_ray_leaving_an_arc_where_a_base_cuts_it_does_not_pass_through_that_ba
     from game.engine.dice import Dice
     from game.engine.game import Game
     from game.engine.scenario import scenario_to_dict
-    from tests.scripts.builders import game, unit
+    from tests.factories import game, unit
 
     rubble = {"id": "rubble", "kind": "difficult",
               "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]]}
