@@ -82,6 +82,7 @@ class Board:
         self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
         self._raised_low_first = sorted(self._raised, key=lambda p: self._heights[p])   # for heights_at
         self._height_l = self._heights.tolist()
+        self._heights_raised = np.where([i in self._raised_set for i in range(len(self.terrain))], self._heights, 0.0)
         # per piece: its bounding box, and whether it is that box (an axis-aligned rectangle)
         self._bounds = [tuple(poly.bounds) for poly in self.polygons]
         self._is_box = [_is_box(poly) for poly in self.polygons]
@@ -132,7 +133,21 @@ class Board:
 
     def heights_at(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """:meth:`height_at` of many points at once (arrays of x and y): the same answers,
-        one vectorised test per raised piece, lowest first so that the highest wins."""
+        from one query of the index (each point's pieces that cover it, boundary included;
+        the highest raised one wins)."""
+        X = np.asarray(X, dtype=float)
+        Y = np.asarray(Y, dtype=float)
+        Z = np.zeros(X.shape)
+        if not X.size or not self._raised:
+            return Z
+        at, piece = self.tree.query(shapely.points(X.ravel(), Y.ravel()), predicate="intersects")
+        h = self._heights_raised[piece]
+        np.maximum.at(Z.reshape(-1), at, h)
+        return Z
+
+    def heights_at_by_piece(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """:meth:`heights_at` one vectorised test per raised piece, lowest first so that
+        the highest wins (the reference of the one-query version)."""
         X = np.asarray(X, dtype=float)
         Y = np.asarray(Y, dtype=float)
         Z = np.zeros(X.shape)
