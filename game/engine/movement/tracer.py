@@ -9,6 +9,8 @@ path: the search (:mod:`.nav`) only ever returns paths it accepts.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from operator import attrgetter
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -26,6 +28,26 @@ from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 
+#: Base indexes (:meth:`Tracer.base_field`) and traces (:meth:`Tracer.trace`) kept.
+FIELDS = 64
+TRACES = 4096
+#: The fields of a unit that :meth:`Tracer.trace` reads (its id and base size name it in a
+#: refusal; its radius, status and keywords decide). A field read there later must be added.
+TRACE_FIELDS = ("id", "r", "base_mm", "status", "keywords")
+_get_trace_fields = attrgetter(*TRACE_FIELDS)
+
+
+def _trace_fields(u: Unit) -> tuple:
+    """The unit's :data:`TRACE_FIELDS`, lists as tuples (hashable)."""
+    return tuple(tuple(v) if type(v) is list else v for v in _get_trace_fields(u))
+
+
+def copy_trace(tr: Trace) -> Trace:
+    """A copy of ``tr`` its caller may change (its lists and stretches its own)."""
+    return Trace(list(tr.points), list(tr.cum), tr.length, list(tr.transitions), tr.vertical, tr.difficult,
+                 list(tr.airborne), [replace(st) for st in tr.stretches])
+
+
 class Tracer:
     """Path tracing and base checks for one scenario's map."""
 
@@ -35,8 +57,8 @@ class Tracer:
         self.rs = scenario.ruleset
         self.ladders = list(scenario.ladders)
         self._raised = {i for i, t in enumerate(board.terrain) if t.solid and t.height > 0}
-        self._field_key: tuple | None = None
-        self._field: BaseField | None = None
+        self._fields: dict[tuple, BaseField] = {}   # recent base indexes, by where the bases stand
+        self._traces: dict[tuple, Trace | IllegalAction] = {}   # recent traces, by what they read
 
     # --- parameters ----------------------------------------------------------------------
     @property
@@ -66,12 +88,18 @@ class Tracer:
         return out
 
     def base_field(self, state: GameState) -> BaseField:
-        """A pymunk index of every active base, cached while the bases stay where they are."""
+        """A pymunk index of every active base. The most recent :data:`FIELDS` are kept by
+        where the bases stand (a field is only read once built): a planner's rollouts
+        start from the same positions again and again."""
         key = tuple((uid, u.x, u.y, u.r, u.active) for uid, u in state.units.items())
-        if self._field_key != key:
-            self._field = BaseField(self.board, state)
-            self._field_key = key
-        return self._field
+        fields = self._fields
+        field = fields.pop(key, None)
+        if field is None:
+            field = BaseField(self.board, state)
+            if len(fields) >= FIELDS:
+                del fields[next(iter(fields))]      # the one asked for least recently
+        fields[key] = field
+        return field
 
     # --- tracing a path ---------------------------------------------------------------------------
     def _profile(self, points: Sequence[Point], cum: Sequence[float]) -> list[Stretch]:
@@ -178,8 +206,34 @@ class Tracer:
     def trace(self, unit: Unit, points: Sequence[Point], descend: str = "climb") -> Trace:
         """Classify a polyline (the unit's position first) for ``unit``. Raises IllegalAction
         for impossible terrain (walls, impassable ground, wide gaps, base fit). Bases
-        and end-of-move rules are checked by :meth:`check_path`."""
+        and end-of-move rules are checked by :meth:`check_path`.
+
+        A trace reads the map, the ruleset, the points, ``descend`` and of the unit only
+        :data:`TRACE_FIELDS`: the most recent :data:`TRACES` answers are kept by those
+        (each caller gets its own copy of the trace), since the bots and the planner's
+        rollouts trace the same paths again and again."""
         pts = [(float(x), float(y)) for x, y in points]
+        if any(0.0 in p for p in pts):
+            return self._trace(unit, pts, descend)   # 0.0 and -0.0 are equal keys, not equal answers
+        key = (_trace_fields(unit), descend, tuple(pts))
+        traces = self._traces
+        answer = traces.pop(key, None)
+        if answer is None:
+            try:
+                answer = self._trace(unit, pts, descend)
+            except IllegalAction as exc:
+                if type(exc) is not IllegalAction:
+                    raise
+                answer = exc
+            if len(traces) >= TRACES:
+                del traces[next(iter(traces))]      # the one asked for least recently
+        traces[key] = answer
+        if isinstance(answer, IllegalAction):
+            raise IllegalAction(answer.rule, answer.reason)
+        return copy_trace(answer)
+
+    def _trace(self, unit: Unit, pts: list[Point], descend: str) -> Trace:
+        """:meth:`trace`, worked out."""
         cum = [0.0]
         for (ax, ay), (bx, by) in zip(pts, pts[1:]):
             cum.append(cum[-1] + math.hypot(bx - ax, by - ay))
