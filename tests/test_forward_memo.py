@@ -57,3 +57,30 @@ def test_a_kept_trace_is_a_copy_its_caller_may_change(climb):
     tr.transitions.clear()
     tr.stretches[0].z = 99.0
     assert dataclasses.asdict(tracer.trace(u, pts)) == want
+
+
+def _why(e):
+    return None if e is None else (e.rule, e.reason)
+
+
+def test_kept_end_spots_answer_as_worked_out_for_each_unit_and_state(climb):
+    """end_problem keeps its questions of the map by spot and unit: a unit with another
+    id, base or radius, and a state with other bases, get their own answers."""
+    from game.engine.movement.tracer import forget_kept
+
+    g = climb
+    tracer = Tracer(g.scenario, g.board)
+    u = g.state.units["red-climber"]
+    hound = g.state.units["red-hound"]          # a 40 mm base
+    spots = [(7.0, 7.0), (12.1, 17.0), (9.9, 7.0), (0.3, 5.0), (hound.x, hound.y), (u.x, u.y), (16.0, 12.0)]
+    for unit in (u, hound):
+        for x, y in spots:
+            first = _why(tracer.end_problem(g.state, unit, x, y))
+            again = _why(tracer.end_problem(g.state, unit, x, y, tracer.base_field(g.state)))
+            forget_kept(tracer)
+            assert first == again == _why(Tracer(g.scenario, g.board).end_problem(g.state, unit, x, y))
+    # a base moved onto a kept spot: the bases are asked again, not kept
+    moved = g.state.copy()
+    moved.units["red-hound"].x, moved.units["red-hound"].y = 16.0, 12.0
+    assert tracer.end_problem(g.state, u, 16.0, 12.0) is None
+    assert "red-hound" in tracer.end_problem(moved, u, 16.0, 12.0).reason

@@ -14,7 +14,7 @@ from game.engine import kernels
 from game.engine.movement import geom, rays
 from game.engine.movement.rays import Caster
 
-pytestmark = pytest.mark.skipif(not kernels.ENABLED, reason="numba is not installed (the numpy references are in use)")
+pytestmark = pytest.mark.skipif(not kernels.enable(), reason="numba is not installed (the numpy references are in use)")
 
 #: Coordinates on and around a table, with round values that make exact ties (a ray along
 #: a segment, a point on a circle) likely.
@@ -124,3 +124,58 @@ def test_heights_at_one_query_is_the_test_per_piece(which, data):
     Y = np.array([p[1] for p in pts], dtype=float)
     same(board.heights_at(X, Y), board.heights_at_by_piece(X, Y))
     assert [board.height_at(x, y) for x, y in pts] == board.heights_at(X, Y).tolist()
+
+
+SCORERS: list = []
+
+
+def _scorers() -> list:
+    """Position scorers of every unit of the side to act, at several points of two utility
+    games (default.yaml, the crowded stress.yaml), one with treasure taken from its view."""
+    from game.bots import UtilityBot, with_neutrals
+    from game.bots.driver import bot_scenario, step
+    from game.bots.positions import PositionScorer
+    from game.bots.sense import Sense
+    from game.bots.view import view as view_of
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.engine.scenario import load_scenario
+
+    out = []
+    for name, seed in (("default.yaml", 1), ("stress.yaml", 0)):
+        g = Game(bot_scenario(load_scenario(f"maps/{name}")), dice=Dice(seed=seed))
+        bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+        for k in range(60):
+            if g.is_over():
+                break
+            if k % 12 == 0 and g.state.phase == "move":
+                bot = bots[g.state.player]
+                v = view_of(g, g.state.player)
+                side = UtilityBot._side(v)
+                sense = Sense(v, side, bot.personality, bot.book)
+                for u in sense.mine:
+                    out.append(PositionScorer(sense, u))
+                    off = PositionScorer(sense, u)
+                    off.picker, off.tokens = False, []
+                    out.append(off)
+            step(g, bots)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_score_kernel_is_the_numpy_score(data):
+    if not SCORERS:
+        SCORERS.extend(_scorers())
+    sc = data.draw(st.sampled_from(SCORERS))
+    u = sc.u
+    near = st.tuples(st.floats(-9, 9), st.floats(-9, 9)).map(lambda d: (u.x + d[0], u.y + d[1]))
+    on_tokens = st.sampled_from([(t.x + t.r + u.r, t.y) for t, *_ in sc.tokens] or [(u.x, u.y)])
+    pts = data.draw(st.lists(st.one_of(near, on_tokens, st.just((u.x, u.y))), min_size=1, max_size=30))
+    P = np.array(pts, dtype=float)
+    total, terms = sc.score(P)
+    want_total, want_terms = sc.score_numpy(P)
+    same(total, want_total)
+    assert list(terms) == list(want_terms)
+    for k in terms:
+        same(terms[k], np.asarray(want_terms[k], dtype=float))

@@ -21,7 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from game.bots import score_kernel as sk
+from game.bots.score_kernel import TERMS
 from game.bots.sense import Sense, gap, next_status as _next
+from game.engine import kernels
 from game.engine.dice import DISADVANTAGE, NORMAL
 from game.engine.errors import IllegalAction
 from game.engine.model import Unit
@@ -76,6 +79,7 @@ class PositionScorer:
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
                 factor = 0.15   # a friend stands at it already
             self.tokens.append((tok, tv, factor, sense.denied(tok), sense.pickers_near(tok)))
+        self._kernel_rows = None   # see _rows
         self.offense = []  # (enemy, value of our attack on it next turn)
         my_next = sense.engage_reach(u, _next(u.status))
         self.reach = my_next
@@ -135,7 +139,52 @@ class PositionScorer:
 
     # --- the score ----------------------------------------------------------------------------------
     def score(self, P: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """The score of ending at each point of ``P`` (n x 2), and its terms."""
+        """The score of ending at each point of ``P`` (n x 2), and its terms: the compiled
+        kernel (:mod:`.score_kernel`) on what :meth:`_rows` works out once per token,
+        threat and enemy, or :meth:`score_numpy` without numba (the same answers)."""
+        if not kernels.use():
+            return self.score_numpy(P)
+        X, Y = kernels.f64(P[:, 0]), kernels.f64(P[:, 1])
+        Z = kernels.f64(self.board.heights_at(X, Y))
+        out, total = sk.score_kernel(X, Y, Z, *self._rows())
+        return total, dict(zip(TERMS, out))
+
+    def _rows(self) -> tuple:
+        """:func:`.score_kernel.score_kernel`'s arguments after the points (its docstring
+        says what each row holds), worked out once: they do not depend on the point."""
+        if self._kernel_rows is not None:
+            return self._kernel_rows
+        s, p, u = self.s, self.p, self.u
+        lim = float(s.rs.treasure_denial_range)
+        toks = []
+        for tok, value, factor, denier, pickers in self.tokens:
+            weight = 0.0
+            if pickers:
+                urgent = any(gap(e.x, e.y, e.r, tok) <= s.contact for e in pickers)
+                covered = any(a.id != u.id and gap(a.x, a.y, a.r, tok) <= lim for a in s.mine)
+                weight = p.deny * value * (URGENT if urgent else 1.0) * (0.3 if covered else 1.0)
+            toks.append((tok.x, tok.y, tok.r, self.board.height_at(tok.x, tok.y), value,
+                         factor * (0.3 if denier is not None else 1.0), float(factor >= 1.0), float(bool(pickers)), weight))
+        threats = [(e.x, e.y, e.r, reach + s.contact, loss, 0.5 if how == "shoot" else 1.0)
+                   for e, reach, loss, how in self.threats]
+        enemies = [(e.x, e.y, e.r) for e in s.enemies]
+        hunts = [(e.x, e.y, e.r, p.hunt * value) for e, value in self.offense if value > 0]
+        allies = [(a.x, a.y, a.r) for a in s.mine if a.id != u.id]
+        caution = p.threat * (p.carrier_caution if self.carrying else 1.0)
+        rdr = float(s.rs.run_denial_range)
+        scalars = (u.r, s.contact, self.free_h, self.move, p.contact, p.approach * self.move, lim, -caution, self.reach,
+                   rdr, rdr + 3, float(self.carrying), -p.run_zone, p.support, SUPPORT_RANGE)
+
+        def rows(xs, width):
+            return kernels.f64(np.array(xs, dtype=float).reshape(-1, width))
+
+        self._kernel_rows = (rows(toks, 9), bool(self.picker), rows(threats, 6), bool(self.threats), rows(enemies, 3),
+                             rows(hunts, 4), not self.picker or not self.tokens, rows(allies, 3),
+                             kernels.f64(np.array(scalars, dtype=float)))
+        return self._kernel_rows
+
+    def score_numpy(self, P: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """:meth:`score` in numpy (the reference of its kernel)."""
         s, p, u = self.s, self.p, self.u
         n = len(P)
         X, Y = P[:, 0], P[:, 1]

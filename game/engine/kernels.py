@@ -8,41 +8,81 @@ for bit. What the kernels save is numpy's cost per call and the arrays of every 
 (rays x segments, segments x discs): the engine asks these for a few elements at a time,
 thousands of times a game.
 
-numba compiles a kernel the first time a process calls it and keeps the machine code in
-``__pycache__`` (``cache=True``), so later processes only load it. Without numba (or with
-the environment variable ``SPEEDHEIM_NO_JIT=1``) :data:`ENABLED` is False and the callers
-use their numpy reference: the same answers, slower.
+numba costs a process about a second before its first kernel runs (importing it, then
+loading the kernels' machine code, kept on disk in ``__pycache__`` by ``cache=True``;
+compiling them the very first time takes some seconds more): more than a short process
+(``speedheim legal``, one game) would win back. So a process starts on the numpy
+references and switches to the kernels once it has asked :data:`WARM` questions of
+them (:func:`use`), which only a long run (a study's games, the planner, the window)
+does. The answers are the same either way. The environment variable ``SPEEDHEIM_JIT``
+says ``0``: never (the references only), ``1``: from the first question; without numba
+the references are used.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import threading
 
 import numpy as np
 
 from game.engine.tolerance import EPS
 
-try:  # numba is a dependency (pyproject.toml); the engine still runs without it
-    if os.environ.get("SPEEDHEIM_NO_JIT"):
-        raise ImportError("SPEEDHEIM_NO_JIT is set")
-    import numba
-except ImportError:  # pragma: no cover - exercised with SPEEDHEIM_NO_JIT=1
-    numba = None
-
-#: Are the compiled kernels in use?
-ENABLED = numba is not None
+#: Questions asked of the kernels' callers before a process switches to the kernels.
+WARM = 20000
 
 TAU = 2 * math.pi
 
+_KERNELS: list[tuple[dict, str, object]] = []   # (its module's globals, name, plain function)
+_lock = threading.Lock()
+_asked = 0
+_ENABLED = False
+_on: bool | None = None if os.environ.get("SPEEDHEIM_JIT", "") not in ("0", "1") else os.environ["SPEEDHEIM_JIT"] == "1"
+
+
+def use() -> bool:
+    """Should this call use the compiled kernels? Counts the question; switches to the
+    kernels (:func:`enable`) at the :data:`WARM`-th. False without numba."""
+    global _asked
+    if _ENABLED:
+        return True
+    if _on is not None:
+        return _on and enable()
+    _asked += 1
+    return _asked >= WARM and enable()
+
+
+def enable() -> bool:
+    """Compile the kernels now (load them from the disk cache); False without numba, or
+    with ``SPEEDHEIM_JIT=0``."""
+    global _ENABLED, _on
+    with _lock:
+        if _ENABLED:
+            return True
+        if os.environ.get("SPEEDHEIM_JIT") == "0":
+            return False
+        try:
+            import numba
+        except ImportError:
+            _on = False
+            return False
+        # each name in its module becomes the compiled kernel (a kernel that calls another,
+        # as score_kernel calls _max, finds the compiled one there when it is compiled)
+        for mod, name, fn in _KERNELS:
+            mod[name] = numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
+        _ENABLED = True
+        return True
+
 
 def kernel(fn):
-    """``fn`` compiled (no Python objects, numpy's error model: a division by zero gives
-    inf or nan as numpy does, no fused multiply-adds: the same sums as the reference),
-    or ``fn`` itself without numba."""
-    if numba is None:
-        return fn
-    return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
+    """Register ``fn`` as a kernel: a plain function (no Python objects, loops over numpy
+    arrays) that :func:`enable` compiles with numba (numpy's error model: a division by
+    zero gives inf or nan as numpy does; no fast-math, so no fused multiply-adds: the
+    same sums as the reference). Until then it is ``fn`` itself, which callers do not
+    call (they use their numpy reference)."""
+    _KERNELS.append((fn.__globals__, fn.__name__, fn))
+    return fn
 
 
 @kernel
@@ -162,4 +202,4 @@ def f64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
-__all__ = ["ENABLED", "EPS", "cast_kernel", "f64", "hits_discs_kernel", "kernel", "tangents_kernel"]
+__all__ = ["EPS", "WARM", "cast_kernel", "enable", "f64", "hits_discs_kernel", "kernel", "tangents_kernel", "use"]

@@ -111,7 +111,7 @@ def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray
     one number (from one circle to many, without making arrays of it: the search asks
     this for a few targets at a time, where each numpy call costs more than its sums, so
     from one circle it is a compiled kernel, :func:`.kernels.tangents_kernel`)."""
-    if kernels.ENABLED and np.ndim(x1) == 0 and np.ndim(s1) == 0 and np.ndim(r1) == 0:
+    if np.ndim(x1) == 0 and np.ndim(s1) == 0 and np.ndim(r1) == 0 and kernels.use():
         f = kernels.f64
         return kernels.tangents_kernel(float(x1), float(y1), float(r1), float(s1), f(X2), f(Y2),
                                        f(np.broadcast_to(r2, np.shape(X2))), f(np.broadcast_to(s2, np.shape(X2))), EPS)
@@ -229,7 +229,7 @@ def hits_discs(A: np.ndarray, B: np.ndarray, discs: np.ndarray) -> np.ndarray:
     C = np.asarray(discs, dtype=float).reshape(-1, 3)
     if not len(C) or not len(A):
         return np.zeros(len(A), dtype=bool)
-    if kernels.ENABLED:
+    if kernels.use():
         return kernels.hits_discs_kernel(kernels.f64(A), kernels.f64(B), kernels.f64(C), EPS)
     return hits_discs_numpy(A, B, C)
 

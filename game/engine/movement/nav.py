@@ -42,7 +42,7 @@ from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
-from game.engine.movement.tracer import Tracer, stands_in_difficult
+from game.engine.movement.tracer import Tracer, forget_kept, stands_in_difficult
 from game.engine.movement.transitions import DOWN, Transitions
 from game.engine.movement.types import Allowance, Reach, Trace
 from game.engine.rule_ids import RuleId
@@ -468,7 +468,7 @@ class NavCache:
         bands = frozenset(k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels))
 
         def end_ok(x: float, y: float) -> bool:
-            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y) is None
+            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y, ctx.field) is None
 
         # the bases a path may cross but not end on (M5): the spots beside them are ends too
         kept_off = []
@@ -572,9 +572,10 @@ class NavCache:
     # --- reachable area -------------------------------------------------------------------------
     def forget(self) -> None:
         """Drop the remembered answers of recent queries (a benchmark times a query, not
-        the memo); the map's structures stay."""
+        the memo, nor what the tracer keeps); the map's structures stay."""
         self._memo.clear()
         self._unmeasured.clear()
+        forget_kept(self.mover)
 
     @_locked
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,

@@ -78,7 +78,7 @@ class Caster:
         with ``reach``, a number or one per ray, hits beyond it may be missed: rays of a star
         or fan are cut there). A compiled kernel (:func:`.kernels.cast_kernel`) where
         numba is, else :meth:`cast_numpy`: the same answers."""
-        if not kernels.ENABLED:
+        if not kernels.use():
             return self.cast_numpy(O, U, reach)
         n, f = len(O), kernels.f64
         clip = reach is not None
