@@ -150,7 +150,7 @@ def _copy_obj(o: Any) -> Any:
         t = v.__class__
         if t in _ATOMIC_TYPES:
             continue
-        if t is list and all(x.__class__ in _ATOMIC_TYPES for x in v):
+        if t is list and (not v or all(x.__class__ in _ATOMIC_TYPES for x in v)):
             d[k] = v.copy()
         elif t is dict and all(x.__class__ in _ATOMIC_TYPES for x in v.values()):
             d[k] = v.copy()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 import threading
 from dataclasses import replace
@@ -635,10 +636,13 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     if b is None:
         return None
     _a, X, Y, ok = nav.layer(unit.r).avoid().bands[b].ring_free(goal.x, goal.y, goal.rim)
-    spots = sorted(((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k and goal.end_ok(float(x), float(y))),
+    # nearest first; where the base may end asked only of those that may be tried (the
+    # spots a base may end on, in this order, are the same)
+    spots = sorted(((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k),
                    key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y))
+    spots = itertools.islice((p for p in spots if goal.end_ok(*p)), RIM_SPOTS)
     best = None
-    for x, y in spots[:RIM_SPOTS]:
+    for x, y in spots:
         if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
             break
         tr = nav._path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)
