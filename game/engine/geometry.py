@@ -26,6 +26,8 @@ from game.engine.tolerance import EPS
 
 #: Size of the buckets of the point-height index, inches.
 _CELL = 2.0
+#: Point heights kept by :meth:`Board.height_at` (all dropped when full).
+_HEIGHTS = 65536
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class Board:
         self._bounds = [tuple(poly.bounds) for poly in self.polygons]
         self._is_box = [_is_box(poly) for poly in self.polygons]
         self._build_buckets()
+        self._height_kept: dict[tuple[float, float], float] = {}
 
     # --- index ------------------------------------------------------------------------
     def _build_buckets(self) -> None:
@@ -125,7 +128,19 @@ class Board:
 
     # --- heights ------------------------------------------------------------------------
     def height_at(self, x: float, y: float) -> float:
-        """Surface height under a point: the highest block or wall covering it, else 0."""
+        """Surface height under a point: the highest block or wall covering it, else 0.
+        The most recent :data:`_HEIGHTS` answers are kept by point (the board never
+        changes; the bots and the movement engine ask of the bases' centres again and
+        again)."""
+        kept = self._height_kept
+        z = kept.get((x, y))
+        if z is None:
+            if len(kept) >= _HEIGHTS:
+                kept.clear()
+            z = kept[(x, y)] = self._height_worked_out(x, y)
+        return z
+
+    def _height_worked_out(self, x: float, y: float) -> float:
         for p in self._candidates(x, y):
             if self._covers(p, x, y):
                 return self._height_l[p]
