@@ -43,7 +43,7 @@ from game.engine.movement.search import Ctx, Goal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
-from game.engine.movement.tracer import Tracer, forget_kept, stands_in_difficult
+from game.engine.movement.tracer import Tracer, stands_in_difficult
 from game.engine.movement.transitions import DOWN, Transitions
 from game.engine.movement.types import Allowance, Reach, Trace
 from game.engine.rule_ids import RuleId
@@ -573,10 +573,10 @@ class NavCache:
     # --- reachable area -------------------------------------------------------------------------
     def forget(self) -> None:
         """Drop the remembered answers of recent queries (a benchmark times a query, not
-        the memo, nor what the tracer keeps); the map's structures stay."""
+        the memo); the map's structures stay, and so does what the tracer keeps of the
+        map and the paths (``tracer.forget_kept`` drops that), as play keeps it."""
         self._memo.clear()
         self._unmeasured.clear()
-        forget_kept(self.mover)
 
     @_locked
     def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,
