@@ -26,6 +26,8 @@ from game.engine.tolerance import EPS
 
 #: Size of the buckets of the point-height index, inches.
 _CELL = 2.0
+#: Point heights kept by :meth:`Board.height_at` (all dropped when full).
+_HEIGHTS = 65536
 
 
 @dataclass(frozen=True)
@@ -82,10 +84,12 @@ class Board:
         self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
         self._raised_low_first = sorted(self._raised, key=lambda p: self._heights[p])   # for heights_at
         self._height_l = self._heights.tolist()
+        self._heights_raised = np.where([i in self._raised_set for i in range(len(self.terrain))], self._heights, 0.0)
         # per piece: its bounding box, and whether it is that box (an axis-aligned rectangle)
         self._bounds = [tuple(poly.bounds) for poly in self.polygons]
         self._is_box = [_is_box(poly) for poly in self.polygons]
         self._build_buckets()
+        self._height_kept: dict[tuple[float, float], float] = {}
 
     # --- index ------------------------------------------------------------------------
     def _build_buckets(self) -> None:
@@ -124,7 +128,19 @@ class Board:
 
     # --- heights ------------------------------------------------------------------------
     def height_at(self, x: float, y: float) -> float:
-        """Surface height under a point: the highest block or wall covering it, else 0."""
+        """Surface height under a point: the highest block or wall covering it, else 0.
+        The most recent :data:`_HEIGHTS` answers are kept by point (the board never
+        changes; the bots and the movement engine ask of the bases' centres again and
+        again)."""
+        kept = self._height_kept
+        z = kept.get((x, y))
+        if z is None:
+            if len(kept) >= _HEIGHTS:
+                kept.clear()
+            z = kept[(x, y)] = self._height_worked_out(x, y)
+        return z
+
+    def _height_worked_out(self, x: float, y: float) -> float:
         for p in self._candidates(x, y):
             if self._covers(p, x, y):
                 return self._height_l[p]
@@ -132,7 +148,21 @@ class Board:
 
     def heights_at(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """:meth:`height_at` of many points at once (arrays of x and y): the same answers,
-        one vectorised test per raised piece, lowest first so that the highest wins."""
+        from one query of the index (each point's pieces that cover it, boundary included;
+        the highest raised one wins)."""
+        X = np.asarray(X, dtype=float)
+        Y = np.asarray(Y, dtype=float)
+        Z = np.zeros(X.shape)
+        if not X.size or not self._raised:
+            return Z
+        at, piece = self.tree.query(shapely.points(X.ravel(), Y.ravel()), predicate="intersects")
+        h = self._heights_raised[piece]
+        np.maximum.at(Z.reshape(-1), at, h)
+        return Z
+
+    def heights_at_by_piece(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """:meth:`heights_at` one vectorised test per raised piece, lowest first so that
+        the highest wins (the reference of the one-query version)."""
         X = np.asarray(X, dtype=float)
         Y = np.asarray(Y, dtype=float)
         Z = np.zeros(X.shape)

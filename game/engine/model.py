@@ -124,6 +124,7 @@ class Token:
 
 
 _ATOMIC = (str, int, float, bool, type(None))
+_ATOMIC_TYPES = frozenset(_ATOMIC)
 
 
 def _plain_copy(v: Any) -> Any:
@@ -136,11 +137,10 @@ def _plain_copy(v: Any) -> Any:
     if t is dict:
         return {k: _plain_copy(x) for k, x in v.items()}
     if t is tuple:
+        if all(x.__class__ in _ATOMIC_TYPES for x in v):
+            return v            # immutable all through: as copy.deepcopy, the tuple itself
         return tuple(_plain_copy(x) for x in v)
     return copy.deepcopy(v)
-
-
-_ATOMIC_TYPES = frozenset(_ATOMIC)
 
 
 def _copy_obj(o: Any) -> Any:
@@ -150,7 +150,7 @@ def _copy_obj(o: Any) -> Any:
         t = v.__class__
         if t in _ATOMIC_TYPES:
             continue
-        if t is list and all(x.__class__ in _ATOMIC_TYPES for x in v):
+        if t is list and (not v or all(x.__class__ in _ATOMIC_TYPES for x in v)):
             d[k] = v.copy()
         elif t is dict and all(x.__class__ in _ATOMIC_TYPES for x in v.values()):
             d[k] = v.copy()

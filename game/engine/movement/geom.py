@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 import shapely
 
+from game.engine import kernels
 from game.engine.tolerance import EPS
 
 Point = tuple[float, float]
@@ -109,7 +110,17 @@ def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray
     """:func:`bitangents` with the circles given by coordinates: each of circle 1's may be
     one number (from one circle to many, without making arrays of it: the search asks
     this for a few targets at a time, where each numpy call costs more than its sums, so
-    it makes as few as it can)."""
+    from one circle it is a compiled kernel, :func:`.kernels.tangents_kernel`)."""
+    if np.ndim(x1) == 0 and np.ndim(s1) == 0 and np.ndim(r1) == 0 and kernels.use():
+        f = kernels.f64
+        return kernels.tangents_kernel(float(x1), float(y1), float(r1), float(s1), f(X2), f(Y2),
+                                       f(np.broadcast_to(r2, np.shape(X2))), f(np.broadcast_to(s2, np.shape(X2))), EPS)
+    return tangents_numpy(x1, y1, r1, s1, X2, Y2, r2, s2)
+
+
+def tangents_numpy(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray, s2: np.ndarray):
+    """:func:`tangents_from` in numpy (for circle 1 given by arrays, and the reference of
+    the kernel)."""
     dx, dy = X2 - x1, Y2 - y1
     d = np.hypot(dx, dy)
     k = s2 * r2 - s1 * r1
@@ -218,6 +229,14 @@ def hits_discs(A: np.ndarray, B: np.ndarray, discs: np.ndarray) -> np.ndarray:
     C = np.asarray(discs, dtype=float).reshape(-1, 3)
     if not len(C) or not len(A):
         return np.zeros(len(A), dtype=bool)
+    if kernels.use():
+        return kernels.hits_discs_kernel(kernels.f64(A), kernels.f64(B), kernels.f64(C), EPS)
+    return hits_discs_numpy(A, B, C)
+
+
+def hits_discs_numpy(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """:func:`hits_discs` in numpy (the reference of its compiled kernel; C: n x 3, not
+    empty, nor A)."""
     ax, ay = A[:, 0, None], A[:, 1, None]
     dx, dy = B[:, 0, None] - ax, B[:, 1, None] - ay
     L2 = np.maximum(dx * dx + dy * dy, 1e-18)

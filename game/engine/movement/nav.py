@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 import threading
 from dataclasses import replace
@@ -468,7 +469,7 @@ class NavCache:
         bands = frozenset(k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels))
 
         def end_ok(x: float, y: float) -> bool:
-            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y) is None
+            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y, ctx.field) is None
 
         # the bases a path may cross but not end on (M5): the spots beside them are ends too
         kept_off = []
@@ -506,7 +507,8 @@ class NavCache:
         # Every search ends where end_ok holds (Search._goal_ok): where no spot in contact
         # is free, the far searches find nothing (and straight is None), as the ones
         # within the allowance found nothing: the answer is the refusal below.
-        none = f"there is no way into base contact with {target.id} for {unit.id}{reason}"
+        none = (f"there is no way into base contact with {target.id} for {unit.id}, "
+                f"{board.distance(unit, target):.2f}\" away{reason}")
         if straight is None and _contact_taken(mover, ctx.field, unit, target):
             raise IllegalAction(RuleId.E1, none)
         kept = (ctx, goal, allow, d, straight, none)
@@ -572,7 +574,8 @@ class NavCache:
     # --- reachable area -------------------------------------------------------------------------
     def forget(self) -> None:
         """Drop the remembered answers of recent queries (a benchmark times a query, not
-        the memo); the map's structures stay."""
+        the memo); the map's structures stay, and so does what the tracer keeps of the
+        map and the paths (``tracer.forget_kept`` drops that), as play keeps it."""
         self._memo.clear()
         self._unmeasured.clear()
 
@@ -634,10 +637,13 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     if b is None:
         return None
     _a, X, Y, ok = nav.layer(unit.r).avoid().bands[b].ring_free(goal.x, goal.y, goal.rim)
-    spots = sorted(((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k and goal.end_ok(float(x), float(y))),
+    # nearest first; where the base may end asked only of those that may be tried (the
+    # spots a base may end on, in this order, are the same)
+    spots = sorted(((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k),
                    key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y))
+    spots = itertools.islice((p for p in spots if goal.end_ok(*p)), RIM_SPOTS)
     best = None
-    for x, y in spots[:RIM_SPOTS]:
+    for x, y in spots:
         if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
             break
         tr = nav._path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)

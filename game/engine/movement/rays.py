@@ -22,6 +22,7 @@ import math
 import numpy as np
 import shapely
 
+from game.engine import kernels
 from game.engine.movement.geom import TAU, bitangents
 from game.engine.movement.space import BandSpace
 from game.engine.tolerance import EPS
@@ -75,7 +76,19 @@ class Caster:
     def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
         """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
         with ``reach``, a number or one per ray, hits beyond it may be missed: rays of a star
-        or fan are cut there)."""
+        or fan are cut there). A compiled kernel (:func:`.kernels.cast_kernel`) where
+        numba is, else :meth:`cast_numpy`: the same answers."""
+        if not kernels.use():
+            return self.cast_numpy(O, U, reach)
+        n, f = len(O), kernels.f64
+        clip = reach is not None
+        rr = f(np.broadcast_to(np.asarray(reach, dtype=float), (n,))) if clip else np.zeros(n)
+        lo_s, hi_s = self._box
+        return kernels.cast_kernel(f(O), f(U), rr, f(self.P), f(self._E), f(lo_s), f(hi_s), f(self.C), f(self.R),
+                                   f(self._R2), _CHUNK, clip)
+
+    def cast_numpy(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
+        """:meth:`cast` in numpy (the reference of its kernel)."""
         n = len(O)
         best = np.full(n, np.inf)
         if reach is not None:

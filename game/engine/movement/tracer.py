@@ -9,6 +9,8 @@ path: the search (:mod:`.nav`) only ever returns paths it accepts.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from operator import attrgetter
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -26,6 +28,28 @@ from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 
+#: Base indexes (:meth:`Tracer.base_field`) and traces (:meth:`Tracer.trace`) kept.
+FIELDS = 64
+TRACES = 4096
+#: Answers of end_problem's questions of the map kept (all dropped when full).
+ENDS = 16384
+#: The fields of a unit that :meth:`Tracer.trace` reads (its id and base size name it in a
+#: refusal; its radius, status and keywords decide). A field read there later must be added.
+TRACE_FIELDS = ("id", "r", "base_mm", "status", "keywords")
+_get_trace_fields = attrgetter(*TRACE_FIELDS)
+
+
+def _trace_fields(u: Unit) -> tuple:
+    """The unit's :data:`TRACE_FIELDS`, lists as tuples (hashable)."""
+    return tuple(tuple(v) if type(v) is list else v for v in _get_trace_fields(u))
+
+
+def copy_trace(tr: Trace) -> Trace:
+    """A copy of ``tr`` its caller may change (its lists and stretches its own)."""
+    return Trace(list(tr.points), list(tr.cum), tr.length, list(tr.transitions), tr.vertical, tr.difficult,
+                 list(tr.airborne), [replace(st) for st in tr.stretches])
+
+
 class Tracer:
     """Path tracing and base checks for one scenario's map."""
 
@@ -35,8 +59,9 @@ class Tracer:
         self.rs = scenario.ruleset
         self.ladders = list(scenario.ladders)
         self._raised = {i for i, t in enumerate(board.terrain) if t.solid and t.height > 0}
-        self._field_key: tuple | None = None
-        self._field: BaseField | None = None
+        self._fields: dict[tuple, BaseField] = {}   # recent base indexes, by where the bases stand
+        self._traces: dict[tuple, Trace | IllegalAction] = {}   # recent traces, by what they read
+        self._ends: dict[tuple, object] = {}    # end_problem's answers on the map alone, by spot and unit
 
     # --- parameters ----------------------------------------------------------------------
     @property
@@ -66,12 +91,18 @@ class Tracer:
         return out
 
     def base_field(self, state: GameState) -> BaseField:
-        """A pymunk index of every active base, cached while the bases stay where they are."""
+        """A pymunk index of every active base. The most recent :data:`FIELDS` are kept by
+        where the bases stand (a field is only read once built): a planner's rollouts
+        start from the same positions again and again."""
         key = tuple((uid, u.x, u.y, u.r, u.active) for uid, u in state.units.items())
-        if self._field_key != key:
-            self._field = BaseField(self.board, state)
-            self._field_key = key
-        return self._field
+        fields = self._fields
+        field = fields.pop(key, None)
+        if field is None:
+            field = BaseField(self.board, state)
+            if len(fields) >= FIELDS:
+                del fields[next(iter(fields))]      # the one asked for least recently
+        fields[key] = field
+        return field
 
     # --- tracing a path ---------------------------------------------------------------------------
     def _profile(self, points: Sequence[Point], cum: Sequence[float]) -> list[Stretch]:
@@ -178,8 +209,16 @@ class Tracer:
     def trace(self, unit: Unit, points: Sequence[Point], descend: str = "climb") -> Trace:
         """Classify a polyline (the unit's position first) for ``unit``. Raises IllegalAction
         for impossible terrain (walls, impassable ground, wide gaps, base fit). Bases
-        and end-of-move rules are checked by :meth:`check_path`."""
-        pts = [(float(x), float(y)) for x, y in points]
+        and end-of-move rules are checked by :meth:`check_path`.
+
+        A trace reads the map, the ruleset, the points, ``descend`` and of the unit only
+        :data:`TRACE_FIELDS`: the most recent :data:`TRACES` answers are kept by those
+        (each caller gets its own copy of the trace), since the bots and the planner's
+        rollouts trace the same paths again and again."""
+        return _kept_trace(self, unit, [(float(x), float(y)) for x, y in points], descend)
+
+    def _trace(self, unit: Unit, pts: list[Point], descend: str) -> Trace:
+        """:meth:`trace`, worked out."""
         cum = [0.0]
         for (ax, ay), (bx, by) in zip(pts, pts[1:]):
             cum.append(cum[-1] + math.hypot(bx - ax, by - ay))
@@ -397,35 +436,105 @@ class Tracer:
         dz = abs(self.board.height_at(x, y) - self.board.height_at(target.x, target.y))
         return -EPS <= d <= float(self.rs.contact_tolerance) + 1e-9 and dz <= self.free + EPS
 
-    def end_problem(self, state: GameState, unit: Unit, x: float, y: float) -> IllegalAction | None:
-        """Why a move may not end with the unit's centre at (x, y), or None (M5, M6)."""
-        board = self.board
+    def end_problem(self, state: GameState, unit: Unit, x: float, y: float,
+                    field: BaseField | None = None) -> IllegalAction | None:
+        """Why a move may not end with the unit's centre at (x, y), or None (M5, M6).
+        ``field``: :meth:`base_field` of ``state``, when the caller has it."""
+        why, z = _ground_end(self, unit, x, y)
+        if why is not None:
+            return IllegalAction(*why)
         free = self.free
-        if not board.disc_on_table(x, y, unit.r):
-            return IllegalAction(RuleId.M5, f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
-        piece = board.piece_at(x, y)
-        pi = board.by_id[piece.id] if piece is not None else None
-        if self._is_wall_top(pi):
-            return IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {piece.id}")
-        z = float(piece.height) if piece is not None else 0.0
-        if board.tree is not None:
-            centre = ShPoint(x, y)
-            for h in board.tree.query(centre, predicate="dwithin", distance=max(0.0, unit.r - 1e-4)).tolist():
-                t = board.terrain[h]
-                if t.kind == "impassable" and z <= t.height + free + EPS:
-                    return IllegalAction(RuleId.M5, f"{unit.id} may not enter impassable terrain {t.id}")
-                if t.solid and t.height > z + free + EPS:
-                    return IllegalAction(RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
-                                                    f"beside {t.kind} {t.id}")
-        field = self.base_field(state)
+        field = field or self.base_field(state)
         for uid in field.overlapping(x, y, unit.r):
             if uid != unit.id and abs(field.units[uid][3] - z) <= free + EPS:
                 return IllegalAction(RuleId.M5, f"{unit.id} may not end its move on {uid} (bases never overlap)")
-        levels = board.heights_under_disc(x, y, unit.r)
-        if levels[-1] - levels[0] > free + EPS:
-            return IllegalAction(RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
-                                            f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
-        return None
+        why = _ground_level(self, unit, x, y)
+        return IllegalAction(*why) if why is not None else None
+
+
+def forget_kept(tracer: Tracer) -> None:
+    """Drop what ``tracer`` keeps of answers asked before (its traces, end spots and base
+    indexes): a benchmark times a question, not what an earlier one left."""
+    tracer._traces.clear()
+    tracer._ends.clear()
+    tracer._fields.clear()
+
+
+def _kept_trace(tracer: Tracer, unit: Unit, pts: list[Point], descend: str) -> Trace:
+    """:meth:`Tracer.trace` from the kept answers, else worked out and kept."""
+    if any(0.0 in p for p in pts):
+        return tracer._trace(unit, pts, descend)   # 0.0 and -0.0 are equal keys, not equal answers
+    key = (_trace_fields(unit), descend, tuple(pts))
+    traces = tracer._traces
+    answer = traces.pop(key, None)
+    if answer is None:
+        try:
+            answer = tracer._trace(unit, pts, descend)
+        except IllegalAction as exc:
+            if type(exc) is not IllegalAction:
+                raise
+            answer = exc
+        if len(traces) >= TRACES:
+            del traces[next(iter(traces))]      # the one asked for least recently
+    traces[key] = answer
+    if isinstance(answer, IllegalAction):
+        raise IllegalAction(answer.rule, answer.reason)
+    return copy_trace(answer)
+
+
+def _ground_end(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[tuple[str, str] | None, float]:
+    """:meth:`Tracer.end_problem`'s questions of the map before the bases: the refusal (rule,
+    reason) or None, and the height of the ground the centre stands on. Kept (the
+    most recent :data:`ENDS`) by the point and the unit's id, base and radius: the
+    searches into contact ask it of the same spots again and again."""
+    if x == 0.0 or y == 0.0:
+        return _ground_end_worked_out(tracer, unit, x, y)   # 0.0 and -0.0: equal keys, not equal reasons
+    key = ("end", x, y, unit.r, unit.base_mm, unit.id)
+    ends = tracer._ends
+    hit = ends.get(key)
+    if hit is None:
+        if len(ends) >= ENDS:
+            ends.clear()
+        hit = ends[key] = _ground_end_worked_out(tracer, unit, x, y)
+    return hit
+
+def _ground_end_worked_out(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[tuple[str, str] | None, float]:
+    board = tracer.board
+    free = tracer.free
+    if not board.disc_on_table(x, y, unit.r):
+        return (RuleId.M5, f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]"), 0.0
+    piece = board.piece_at(x, y)
+    pi = board.by_id[piece.id] if piece is not None else None
+    if tracer._is_wall_top(pi):
+        return (RuleId.M6, f"{unit.id} may not end on top of wall {piece.id}"), 0.0
+    z = float(piece.height) if piece is not None else 0.0
+    if board.tree is not None:
+        centre = ShPoint(x, y)
+        for h in board.tree.query(centre, predicate="dwithin", distance=max(0.0, unit.r - 1e-4)).tolist():
+            t = board.terrain[h]
+            if t.kind == "impassable" and z <= t.height + free + EPS:
+                return (RuleId.M5, f"{unit.id} may not enter impassable terrain {t.id}"), z
+            if t.solid and t.height > z + free + EPS:
+                return (RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
+                                   f"beside {t.kind} {t.id}"), z
+    return None, z
+
+def _ground_level(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[str, str] | None:
+    """:meth:`Tracer.end_problem`'s last question (M6: the base may not straddle more than
+    free_height), kept as :meth:`_ground_end`."""
+    key = ("level", x, y, unit.r, unit.id)
+    ends = tracer._ends
+    hit = ends.get(key, False) if x != 0.0 and y != 0.0 else False
+    if hit is False:
+        if len(ends) >= ENDS:
+            ends.clear()
+        levels = tracer.board.heights_under_disc(x, y, unit.r)
+        hit = None
+        if levels[-1] - levels[0] > tracer.free + EPS:
+            hit = (RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
+                              f"straddles {levels[-1] - levels[0]:.2f}\" (more than {tracer.free:g}\")")
+        ends[key] = hit
+    return hit
 
 
 def stands_in_difficult(tracer: Tracer, unit: Unit) -> bool:
