@@ -313,12 +313,12 @@ def test_options_are_legal_distinct_and_explained():
     assert bot.choose(view(g)).action == first
 
 
-def test_options_weigh_every_plan_on_every_sample_and_follow_the_first_by_value():
+def test_options_weigh_every_plan_on_every_sample_and_come_best_first():
     # planner:400ms affords one sample of a plan on the clock; advise is not on the clock:
     # each plan listed and the utility plan get every sample (the same dice), so the
-    # values compare and "2 samples each" is true, and after the bot's own choice the
-    # options come by value (they came in the search's order: a plan it had only
-    # screened last, whatever its value).
+    # values compare and "2 samples" is true, and the options come by value, best first
+    # (the bot's own first pick led the list whatever its value, and a plan it had only
+    # screened came last).
     g = _puzzle_game("hound-race.yaml")
     bot = PlannerBot(400)
     g.apply(bot.options(view(g), 3)[0].action)      # the Engage phase: nothing to engage
@@ -326,12 +326,11 @@ def test_options_weigh_every_plan_on_every_sample_and_follow_the_first_by_value(
     assert len(s.baseline.values) < bot.samples        # what the clock allowed
     opts = bot.options(view(g), 3)
     assert len(opts) == 3
-    assert all(f"{bot.samples} samples each" in d.reason for d in opts)
+    assert all(f"{bot.samples} samples" in d.reason for d in opts)
     # ... and the rollouts they name include those (it said "2 samples each, 0 rollouts")
-    said = {int(re.search(r"(\d+) rollouts", d.reason).group(1)) for d in opts}
+    said = {int(m.group(1)) for d in opts for m in [re.search(r"(\d+) rollouts", d.reason)] if m}
     assert len(said) == 1 and said.pop() >= bot.samples * len(opts)
-    assert [d.score for d in opts[1:]] == sorted((d.score for d in opts[1:]), reverse=True)
-    assert bot.choose(view(g)).action == opts[0].action
+    assert [d.score for d in opts] == sorted((d.score for d in opts), reverse=True)
 
 
 def test_reason_says_what_it_weighed():

@@ -19,7 +19,9 @@ Anyone may call it (``advise``, a report's "what mattered"). It knows:
 * the race for the free tokens: who reaches each token first, in Runs (the next turn is
   the side's own, so a tie goes to it; an enemy within the Run denial range now holds a
   unit to a walk first, M2);
-* carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase).
+* carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase);
+* the threats (:mod:`threats`): what the side to move next can Engage and Incapacitate,
+  any unit, and a loss that brings a Rout Check the warband may fail (U2).
 
 Every rule number comes from the ruleset (turn limit, threshold, run multiplier, contact
 tolerance); the weights below are the planner's own, in points (a token = :data:`TOKEN`).
@@ -30,6 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from game.bots.planner.threats import threats
 from game.bots.sense import OddsBook, next_status
 from game.bots.view import view as view_of
 from game.engine import turnorder
@@ -70,6 +73,8 @@ FIGHT_TURNS = 10
 CARRIER_RISK = 0.5
 #: Runs within which a hunter still counts against a carrier.
 CHASE_TURNS = 2
+#: Share of what the next player's Engages threaten (:func:`threats.threats`) counted now.
+THREAT = 0.6
 
 
 @dataclass
@@ -149,6 +154,7 @@ def evaluate(game, side: str) -> Value:
     terms["fights"] = FIGHT * _fights(game, side, left, urgency)
     terms["race"] = _race(game, side, left)
     terms["carriers"] = urgency * _carriers(game, side, left)
+    terms["threats"] = THREAT * threats(game, side, UNIT, WIN)
     return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), left, False, None)
 
 
