@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 
 from game.bots.base import Decision
-from game.bots.planner.evaluate import Value, evaluate
+from game.bots.planner.evaluate import WIN, Value, evaluate, kill_chance
+from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
 from game.bots.planner.portfolio import SCREEN_MARGIN, Scored, Search, Searcher
 from game.bots.utility import UtilityBot
@@ -83,7 +84,7 @@ class PlannerBot:
         self.name = "planner" if self.budget_ms == DEFAULT_BUDGET_MS else f"planner:{self.budget_ms}ms"
         self.base = UtilityBot()
         self.cautious = UtilityBot("cautious")
-        self.reply = UtilityBot()
+        self.reply = ThreatReply(UtilityBot(), kill_chance, WIN)
         self._key = None
         self._search: Search | None = None
         self._why: dict[str, str] = {}

@@ -209,7 +209,7 @@ def _behind(sense: Sense) -> bool:
 class Searcher:
     """Runs the search for one decision point (see the module's docstring)."""
 
-    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply: UtilityBot,
+    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply,
                  budget_steps: int, samples: int):
         self.view, self.side = view, side
         self.base, self.cautious, self.reply = base, cautious, reply
