@@ -372,7 +372,9 @@ def test_there_are_at_least_twelve_puzzles():
     for must in ("engage a Stunned carrier", "two on one against a lone carrier when behind on treasure",
                  "send the fast unit early to deny a middle token (the Hound race)",
                  "break a denial deadlock that would lose at the turn limit",
-                 "do not leave a token for an enemy to pick up unopposed", "do not walk a carrier into a charge"):
+                 "do not leave a token for an enemy to pick up unopposed", "do not walk a carrier into a charge",
+                 "retreat the unit whose loss means a rout", "deny the enemy racer its Run by stepping within 8\"",
+                 "keep the last hero out of a charge at the rout threshold"):
         assert must in names
 
 
