@@ -551,3 +551,16 @@ def test_an_enemy_racer_one_run_from_the_last_token_is_marked():
     assert after.mover.run_denier(after.state, c) is not None
     _, utility = _turn_with_seed("run-denial.yaml", 1, "utility")
     assert utility.mover.run_denier(utility.state, utility.state.units["blue-cultist"]) is None
+
+
+def test_the_reply_in_a_rollout_charges_the_unit_whose_loss_routs():
+    """threats.ThreatReply: at the rout threshold with one hero left (a Dazed Captain in a
+    Troll's reach), the rollouts' reply charges it, where the utility bot alone ends its
+    Engage phase; with the warband far from the threshold it plays as the utility bot."""
+    g = _puzzle_game("keep-the-last-hero.yaml")
+    g.state.player = 2                               # Blue's Engage phase
+    reply = PlannerBot().reply
+    assert make_bot("utility").choose(view(g, 2)).action == {"end_phase": {}}
+    assert reply.choose_game(g, 2).action == {"engage": {"unit": "blue-troll", "target": "red-captain"}}
+    g.state.lost["red"] = 0
+    assert reply.choose_game(g, 2).action == {"end_phase": {}}
