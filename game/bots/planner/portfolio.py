@@ -54,8 +54,12 @@ SCREEN_SHARE = 0.55
 MIN_GAIN = 0.5
 #: Points below the best screening within which a plan still gets whole rollouts.
 SCREEN_MARGIN = 4.0
-#: Points below the best mean within which the plan played is a seeded choice.
-CHOICE_MARGIN = 1.0
+#: Points below the best mean within which the plan played is a seeded choice (a sixth
+#: of a token: about what one or two samples a plan can tell apart).
+CHOICE_MARGIN = 2.0
+#: Points within which two screenings are a tie that a seeded draw orders (see
+#: :meth:`Searcher.finalists`).
+TIE_MARGIN = 1.0
 #: Screenings kept for the hill climb once two single changes gain: one per gaining change,
 #: up to this (a climbing step, which changes more units, costs more than a single's).
 CLIMB_ROOM = 3
@@ -340,9 +344,16 @@ class Searcher:
         """The changes that get whole rollouts: the best :data:`FINALISTS` screenings
         (the climb's first) within :data:`SCREEN_MARGIN` of the best screening, the
         utility plan's included. The screening values the opponent's threats
-        (:mod:`threats`), so a change that only pays off against the reply is kept."""
+        (:mod:`threats`), so a change that only pays off against the reply is kept.
+        Screenings within :data:`TIE_MARGIN` of each other count as ties, ordered by a
+        seeded draw (``View.rng``): with several near-equal changes (a fast unit that may
+        deny any of six tokens) different seeds play different ones out."""
+        rng = self.view.rng("planner-finalists")
+        singles = sorted(singles, key=lambda s: s.key())
+        # Screenings within TIE_MARGIN of each other are ties: a seeded draw orders them.
+        lots = {s.key(): rng.uniform(0.0, TIE_MARGIN) for s in singles}
         pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) \
-            + sorted(singles, key=lambda s: (-s.screened, s.key()))
+            + sorted(singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
         top = max([base.screened] + [s.screened for s in pool])
         return [s for s in pool if s.screened >= top - SCREEN_MARGIN][:FINALISTS]
 
