@@ -223,7 +223,7 @@ def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch)
     g = _puzzle_game("hound-race.yaml")
     bot = PlannerBot(1000)
     units = [u.id for u in g.state.units.values() if u.warband == "blue"]
-    gain = {units[0]: 3.0, units[1]: 2.0}            # two changes that gain; the rest lose
+    gain = {units[0]: 6.0, units[1]: 4.0}            # two changes that gain (more than CHOICE_MARGIN); the rest lose
     goals = [Goal("hold", uid) for uid in units] + [Goal("cover", uid) for uid in units] * 4
     monkeypatch.setattr(portfolio, "candidates", lambda sense, left: [(1.0, goal) for goal in goals])
 
@@ -253,7 +253,7 @@ def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch)
     se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, budget, bot.samples)
     found = se.run()
     assert set(found.best.plan) == {units[0], units[1]}
-    assert found.best.values and found.best.mean == 5.0
+    assert found.best.values and found.best.mean == 10.0
     assert any(len(s.plan) == 2 for s in found.scored)
 
 
