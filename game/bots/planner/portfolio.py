@@ -304,7 +304,12 @@ class Searcher:
                 gains += _gains(s, base)
         # Hill climbing on screenings: the best change with one more unit's change added,
         # among the good ones, while it gains.
-        good = sorted((s for s in singles if _gains(s, base)), key=lambda s: -s.screened)
+        # Screenings within TIE_MARGIN of each other are ties: a seeded draw orders them
+        # (with several near-equal changes, different seeds climb from and play out
+        # different ones).
+        rng = self.view.rng("planner-ties")
+        lots = {s.key(): rng.uniform(0.0, TIE_MARGIN) for s in sorted(singles, key=lambda s: s.key())}
+        good = sorted((s for s in singles if _gains(s, base)), key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
         climb = good[0] if good else None
         for s in good[1:]:
             if not self.affords(0, 1, SCREEN_SHARE):
@@ -321,7 +326,7 @@ class Searcher:
         # Whole rollouts (the reply too) for the utility plan and every screened plan near
         # the best screening, as many samples as the budget allows; with none affordable,
         # the screening decides.
-        finalists = self.finalists(base, singles, climb)
+        finalists = self.finalists(base, singles, climb, lots)
         chosen = base
         if finalists:
             samples = next((k for k in range(self.samples, 0, -1) if self.affords(k * 2)), 0)
@@ -340,18 +345,16 @@ class Searcher:
         return Search(self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self,
                       chosen=chosen)
 
-    def finalists(self, base: Scored, singles: list[Scored], climb: Scored | None) -> list[Scored]:
+    def finalists(self, base: Scored, singles: list[Scored], climb: Scored | None,
+                  lots: dict[tuple, float]) -> list[Scored]:
         """The changes that get whole rollouts: the best :data:`FINALISTS` screenings
         (the climb's first) within :data:`SCREEN_MARGIN` of the best screening, the
         utility plan's included. The screening values the opponent's threats
         (:mod:`threats`), so a change that only pays off against the reply is kept.
-        Screenings within :data:`TIE_MARGIN` of each other count as ties, ordered by a
-        seeded draw (``View.rng``): with several near-equal changes (a fast unit that may
-        deny any of six tokens) different seeds play different ones out."""
-        rng = self.view.rng("planner-finalists")
-        singles = sorted(singles, key=lambda s: s.key())
-        # Screenings within TIE_MARGIN of each other are ties: a seeded draw orders them.
-        lots = {s.key(): rng.uniform(0.0, TIE_MARGIN) for s in singles}
+        Screenings within :data:`TIE_MARGIN` of each other count as ties, ordered by the
+        seeded draw ``lots`` (points added to each screening, ``View.rng``): with several
+        near-equal changes (a fast unit that may deny any of six tokens) different seeds
+        play different ones out."""
         pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) \
             + sorted(singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
         top = max([base.screened] + [s.screened for s in pool])
