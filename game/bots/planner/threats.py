@@ -65,6 +65,19 @@ def threats(game, side: str, unit_points: float, win_points: float, kill) -> flo
     return total
 
 
+def _held_from(game, wid: str) -> int:
+    """Tokens held by the other warbands' units on the table (U2's count)."""
+    st = game.state
+    return sum(1 for tok in st.treasure.values() if tok.carried_by and tok.carried_by in st.units
+               and st.units[tok.carried_by].on_table and st.units[tok.carried_by].warband not in (wid, game.neutral_id))
+
+
+def near_threshold(game, wid: str) -> bool:
+    """Could one loss (a carrier's, its token taken too) bring ``wid`` to the Rout Check
+    threshold (U2)? Else no loss of it has a :func:`rout_stake`."""
+    return int(game.state.lost.get(wid, 0)) + _held_from(game, wid) + 2 >= float(game.rs.rout_threshold)
+
+
 def rout_stake(game, t, by, win_points: float) -> float:
     """What losing ``t`` (Incapacitated by ``by``) costs its warband in Rout Checks (U2):
     nothing while the count stays under the threshold; else the chance the check fails
@@ -72,8 +85,7 @@ def rout_stake(game, t, by, win_points: float) -> float:
     carrier's token counts too when ``by`` may pick it up (U6)."""
     st, rs = game.state, game.rs
     wid = t.warband
-    held = sum(1 for tok in st.treasure.values() if tok.carried_by and tok.carried_by in st.units
-               and st.units[tok.carried_by].on_table and st.units[tok.carried_by].warband not in (wid, game.neutral_id))
+    held = _held_from(game, wid)
     now = int(st.lost.get(wid, 0)) + held
     count = now + 1 + (1 if t.carrying and can_pick_up(game.ctx, by) else 0)
     threshold = float(rs.rout_threshold)
@@ -131,6 +143,9 @@ class ThreatReply:
 
         st, rs = game.state, game.rs
         contact = float(rs.contact_tolerance)
+        if not any(near_threshold(game, w.id) for w in game.scenario.warbands
+                   if w.player > 0 and game.warband_player(w.id) != player):
+            return None
         best = None
         for a in st.units.values():
             if a.warband == game.neutral_id or game.warband_player(a.warband) != player or not can_act(a):
