@@ -323,9 +323,9 @@ class Searcher:
             done[trial.key()] = trial
             if _gains(trial, climb):
                 climb = trial
-        # Whole rollouts (the reply too) for the utility plan and every screened plan near
-        # the best screening, as many samples as the budget allows; with none affordable,
-        # the screening decides.
+        # Whole rollouts (the reply too) for the utility plan and the best screened plans
+        # near the best screening, as many samples as the budget allows; with none
+        # affordable, the best screening decides.
         finalists = self.finalists(base, singles, climb, lots)
         chosen = base
         if finalists:
