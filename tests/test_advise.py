@@ -207,3 +207,40 @@ def test_the_seed_drives_the_random_bots_draws_and_nothing_else():
     assert runs[1] == [d.action for d in advise(g, "random", top=3, seed=1)]   # the same seed, the same advice
     assert len({json.dumps(v, sort_keys=True) for v in runs.values()}) > 1       # another seed, other draws
     assert all(g.why_illegal(a) is None for v in runs.values() for a in v)
+
+
+def _rout_puzzle_file(tmp_path) -> str:
+    """tests/puzzles/rout-critical-retreat.yaml's scenario under the bot rules (placeholder
+    combat, a turn limit), as a scenario file ``advise`` reads."""
+    with open(os.path.join(ROOT, "tests", "puzzles", "rout-critical-retreat.yaml")) as fh:
+        data = yaml.safe_load(fh)["scenario"]
+    data["rules"] = {"combat": "placeholder", "turn_limit": 10, "turn_limit_winner": "treasure"}
+    return write(tmp_path, "rout.yaml", data)
+
+
+def test_the_planners_options_come_best_first_and_the_first_saves_the_game(capsys, tmp_path):
+    """Issue 47: one loss from an automatic rout (U2, no hero left), a Dazed Cultist 5"
+    from a War Dog. The planner listed the utility plan (stay, about -500: the Dog's charge
+    routs the warband in some samples) above the retreat (about +1). Now the options come
+    by value, best first, and the first takes the Cultist out of the Dog's Engage reach."""
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.engine.movement.mover import engage_inches
+    from game.engine.scenario import load_scenario
+
+    scen = _rout_puzzle_file(tmp_path)
+    script = write(tmp_path, "s.yaml", {"seed": 1, "actions": [{"end_phase": {}}]})
+    out = advise_json(capsys, scen, script, "--bot", "planner", "--top", "4")
+    values = [o["value"] for o in out["options"]]
+    assert len(values) >= 2 and values == sorted(values, reverse=True), values
+    first = out["options"][0]["action"]
+    kind = next(iter(first))
+    assert kind in ("move", "run") and first[kind]["unit"] == "red-cultist", out["options"][0]
+    g = Game(load_scenario(scen), dice=Dice(seed=1))
+    g.apply({"end_phase": {}})
+    g.apply(first)
+    cultist, dog = g.state.units["red-cultist"], g.state.units["blue-dog"]
+    gap = ((cultist.x - dog.x) ** 2 + (cultist.y - dog.y) ** 2) ** 0.5 - cultist.r - dog.r
+    assert gap > engage_inches(g.rs, dog) + float(g.rs.contact_tolerance), gap
+    # The utility plan (the Cultist stays on the token) is listed, below the retreat.
+    assert any(o["value"] < values[0] for o in out["options"])

@@ -3,7 +3,7 @@ good player do here? (FORMATS.md, "Additions: ... `advise`").
 
 After the action script (if any), the bot named (``--bot``, every name ``simulate
 --bots`` takes; default ``planner``, the strongest: it solves every puzzle of
-tests/puzzles, the utility bot 10 of 13) lists its best next actions for the side to act,
+tests/puzzles, the utility bot 10 of 16) lists its best next actions for the side to act,
 best first, each with its value and a reason. Every action is exactly one action-script
 entry that ``replay`` accepts as the script's next line: a bot only returns actions that
 ``why_illegal`` accepts, and :func:`advise` asks again on the real game.

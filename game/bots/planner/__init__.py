@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 
 from game.bots.base import Decision
-from game.bots.planner.evaluate import Value, evaluate
+from game.bots.planner.evaluate import WIN, Value, evaluate, kill_chance
+from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
-from game.bots.planner.portfolio import Scored, Search, Searcher
+from game.bots.planner.portfolio import SCREEN_MARGIN, Scored, Search, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
@@ -46,6 +47,8 @@ OVERHEAD_MS = 55
 #: sample of the utility plan on the default map is about 20).
 SAMPLES = 2
 MIN_STEPS = 20
+#: Plans near the best screening that ``advise`` plays out in whole (it is not on the clock).
+ADVISE_PLANS = 8
 
 
 def budget_steps(budget_ms: float) -> int:
@@ -81,7 +84,7 @@ class PlannerBot:
         self.name = "planner" if self.budget_ms == DEFAULT_BUDGET_MS else f"planner:{self.budget_ms}ms"
         self.base = UtilityBot()
         self.cautious = UtilityBot("cautious")
-        self.reply = UtilityBot()
+        self.reply = ThreatReply(UtilityBot(), kill_chance, WIN)
         self._key = None
         self._search: Search | None = None
         self._why: dict[str, str] = {}
@@ -155,40 +158,35 @@ class PlannerBot:
 
     # --- advise: the top K first actions ---------------------------------------------------------
     def options(self, view, k: int) -> list[Decision]:
-        """The first actions of the ``k`` best plans: the first is the best plan's (what
-        ``choose`` plays), the others follow by value. ``score`` is the plan's value in
-        points (every listed plan and the utility plan on every sample, the same dice),
-        ``reason`` what it weighed; no action twice (a worse plan that starts alike is
-        left out).
+        """The first actions of the ``k`` best plans, best first: ``score`` is the plan's
+        value in points (every listed plan and the utility plan on every sample, the same
+        dice), ``reason`` what it weighed; no action twice (a worse plan that starts alike
+        is left out). advise is not on the clock: every plan whose screening comes within
+        :data:`~game.bots.planner.portfolio.SCREEN_MARGIN` of the best (at most
+        :data:`ADVISE_PLANS` of them) gets its whole rollouts here, so a plan the search
+        only screened is not listed below a worse one it did play out.
         When a plan's first action ends a phase or step (the Engage phase with nothing to
         engage), the reason names the unit action that follows on a copy, and
-        ``extra["then"]`` holds it. A plan the search only screened gets its whole rollouts
-        here (advise is not on the clock)."""
+        ``extra["then"]`` holds it."""
         s = self.search(view)
         if s is None:
             return [self.base.choose(view)][:k]
-        picked = []
-        seen = set()
-        for plan in s.scored:
-            policy = GoalPolicy(plan.plan, self.base, self.cautious)
-            d = policy.choose(view)
-            key = repr(d.action)
-            if key in seen:
-                continue
-            seen.add(key)
-            picked.append((plan, policy, d))
-            if len(picked) >= k:
-                break
         if s.searcher is not None:
-            # advise is not on the clock: the utility plan and every plan listed get every
-            # sample (the same dice), so their values compare and "n samples each" is true
-            for plan in [s.baseline] + [p for p, _, _ in picked]:
+            top = max(p.screened for p in s.scored)
+            near = [p for p in s.scored if p.values or p.screened >= top - SCREEN_MARGIN]
+            for plan in [s.baseline] + near[:ADVISE_PLANS]:
                 if len(plan.values) < self.samples:
                     s.searcher.score(plan.plan, into=plan)
             s.rollouts = s.searcher.used    # the reasons count these rollouts too
-        # the plan the bot plays first, then the others by value
+        ranked = sorted(s.scored, key=lambda p: (len(p.values) < self.samples, -p.value, len(p.plan), p.key()))
         out: list[Decision] = []
-        for plan, policy, d in picked[:1] + sorted(picked[1:], key=lambda t: -t[0].mean):
+        seen = set()
+        for plan in ranked:
+            policy = GoalPolicy(plan.plan, self.base, self.cautious)
+            d = policy.choose(view)
+            if repr(d.action) in seen:
+                continue
+            seen.add(repr(d.action))
             then = self._then(view, policy, d)
             why = self.explain(s, plan)
             extra = dict(d.extra)
@@ -196,7 +194,9 @@ class PlannerBot:
             if then is not None:
                 extra["then"] = then.action
                 reason = f"{d.reason}, then {then.reason}"
-            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.mean, extra=extra))
+            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.value, extra=extra))
+            if len(out) >= k:
+                break
         return out
 
     @staticmethod

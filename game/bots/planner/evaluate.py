@@ -19,7 +19,9 @@ Anyone may call it (``advise``, a report's "what mattered"). It knows:
 * the race for the free tokens: who reaches each token first, in Runs (the next turn is
   the side's own, so a tie goes to it; an enemy within the Run denial range now holds a
   unit to a walk first, M2);
-* carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase).
+* carriers within reach of an enemy's Engage next turn, or a Run or two from it (the chase);
+* the threats (:mod:`threats`): what the side to move next can Engage and Incapacitate,
+  any unit, and a loss that brings a Rout Check the warband may fail (U2).
 
 Every rule number comes from the ruleset (turn limit, threshold, run multiplier, contact
 tolerance); the weights below are the planner's own, in points (a token = :data:`TOKEN`).
@@ -30,6 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from game.bots.planner.threats import rout_stake, threats
 from game.bots.sense import OddsBook, next_status
 from game.bots.view import view as view_of
 from game.engine import turnorder
@@ -70,6 +73,10 @@ FIGHT_TURNS = 10
 CARRIER_RISK = 0.5
 #: Runs within which a hunter still counts against a carrier.
 CHASE_TURNS = 2
+#: Share of what the next player's Engages threaten (:func:`threats.threats`) counted now.
+THREAT = 0.6
+#: The threatening unit's turns of a fight that has not started that the threat looks at.
+THREAT_TURNS = 3
 
 
 @dataclass
@@ -149,6 +156,7 @@ def evaluate(game, side: str) -> Value:
     terms["fights"] = FIGHT * _fights(game, side, left, urgency)
     terms["race"] = _race(game, side, left)
     terms["carriers"] = urgency * _carriers(game, side, left)
+    terms["threats"] = THREAT * threats(game, side, UNIT, WIN, kill_chance)
     return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), left, False, None)
 
 
@@ -156,8 +164,9 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
     """What the fights on the table are worth if they go on to the turn limit (T1): for
     each Engaged unit, the chance it is Incapacitated by then, blow by blow (each foe
     Engaged with it attacks it in the foe's turns, shared among the foe's opponents, with
-    the rules' exact odds), recovering a step at its own upkeep (U5); a unit's points and,
-    for a carrier, its token's (U6 hands it to the victor). The Neutrals' blows and the
+    the rules' exact odds), recovering a step at its own upkeep (U5); a unit's points,
+    for a carrier its token's (U6 hands it to the victor), and a Rout Check the loss may
+    fail (U2, :func:`rout_stake`). The Neutrals' blows and the
     Neutrals' own units are left out."""
     st = game.state
     cur = st.player
@@ -188,9 +197,23 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
                     share = 1.0 / max(1, len(f.engaged_with))
                     dist, died = _blow(views[player], f, u, dist, share)
                     gone += died
-        worth = UNIT + (TOKEN * urgency if u.carrying else 0.0)
+        worth = UNIT + (TOKEN * urgency if u.carrying else 0.0) + rout_stake(game, u, foes[0], WIN)
         total += (-1.0 if u.warband == side else 1.0) * gone * worth
     return total
+
+
+def kill_chance(view, f, u) -> float:
+    """The chance that ``f``, Engaged with ``u`` alone, Incapacitates it within
+    :data:`THREAT_TURNS` of ``f``'s turns, ``u`` recovering a step at its own upkeep
+    between (U5): :func:`_fights`'s odds for a fight that has not started."""
+    dist = {u.status: 1.0}
+    gone = 0.0
+    for i in range(THREAT_TURNS):
+        if i:
+            dist = _recover(dist)
+        dist, died = _blow(view, f, u, dist, 1.0)
+        gone += died
+    return gone
 
 
 def _recover(dist: dict[str, float]) -> dict[str, float]:

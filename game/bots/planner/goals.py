@@ -1,8 +1,9 @@
 """Unit goals and the policy that pursues them for one player-turn.
 
 A :class:`Goal` is what one unit sets out to do this turn: ``take`` a token, ``deny`` one,
-``engage`` a unit, ``escort`` a carrier, take ``cover``, ``hold`` where it stands, or
-``fall_back``. A plan gives some units a goal; :class:`GoalPolicy` plays a turn by it:
+``engage`` a unit, ``escort`` a carrier, ``mark`` an enemy (stand within the Run denial
+range of it, M2, so that it walks its next move), take ``cover``, ``hold`` where it
+stands, or ``fall_back``. A plan gives some units a goal; :class:`GoalPolicy` plays a turn by it:
 those units pursue their goal (an Engage on the target when the rules allow it, else a
 move or Run along the movement engine's route to the goal's place, as far as this turn
 reaches: :func:`game.bots.routes.route_move`), the others do what
@@ -27,7 +28,9 @@ from game.bots.utility import UtilityBot
 from game.bots.view import acted_now
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
 
-KINDS = ("take", "deny", "engage", "escort", "cover", "hold", "fall_back")
+KINDS = ("take", "deny", "engage", "escort", "mark", "cover", "hold", "fall_back")
+#: Inches inside the Run denial range (M2) a ``mark`` aims for (a measured distance rounds).
+MARK_INSIDE = 0.5
 #: Fractions of the way to the chosen point tried when the point itself is refused.
 BACKOFF = (1.0, 0.92, 0.8, 0.6, 0.4)
 
@@ -44,6 +47,8 @@ class Goal:
             return f"{n(self.unit)} falls back"
         if self.kind in ("cover", "hold"):
             return f"{n(self.unit)} {'takes cover' if self.kind == 'cover' else 'holds'}"
+        if self.kind == "mark":
+            return f"{n(self.unit)} holds {n(self.target)} to a walk"
         verb = {"take": "takes", "deny": "denies", "engage": "engages", "escort": "escorts"}[self.kind]
         return f"{n(self.unit)} {verb} {n(self.target)}"
 
@@ -169,6 +174,11 @@ class GoalPolicy:
             why = f"towards {tok.id} ({goal.kind})"
             return route_move(sense, u, (tok.x, tok.y), ring, why) or \
                 move_towards(sense, u, _towards(tok.x, tok.y, u.x, u.y, ring), why)
+        if target is not None and target.active and goal.kind == "mark":
+            lim = float(rs.run_denial_range)
+            ring = u.r + target.r + max(0.0, lim - min(MARK_INSIDE, lim / 4))
+            point = _towards(target.x, target.y, u.x, u.y, ring)
+            return move_towards(sense, u, point, f"within {lim:g}\" of {sense.name(target.id)} to deny its Run")
         if target is not None and target.active:
             ring = u.r + target.r + (0.4 if goal.kind == "engage" else 1.0)
             why = f"{'closing on' if goal.kind == 'engage' else 'escorting'} {sense.name(target.id)}"

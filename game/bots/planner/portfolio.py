@@ -6,12 +6,15 @@ choice. :class:`Searcher` screens the empty plan and each one-unit change to it 
 :func:`candidates` proposes, the likeliest to matter first): the utility plan's own turn is
 played once and kept as a script, and a change replays that script with the changed unit
 pursuing its goal (:class:`~game.bots.planner.goals.ReplayPolicy`; a fraction of a
-rollout's cost, so some thirty changes a turn are looked at). It hill-climbs on
+rollout's cost, so some thirty changes a turn are looked at). A screening's value weighs
+what the opponent may Engage next (:mod:`threats`), any unit. It hill-climbs on
 screenings (the best change with one more unit changed, while that gains; once two
-changes gain, the single changes leave room for that climb), then scores
-the empty plan and the best screened plans on ``samples`` whole rollouts each (the turn
-and the opponent's reply). Every plan is played on the same dice (common random numbers,
-:mod:`rollout`); the budget is counted in decisions played, so the same seed gives the
+changes gain, the single changes leave room for that climb), then scores the empty plan
+and the best screened plans near the best screening on ``samples`` whole rollouts each
+(the turn and the opponent's reply), and plays the best mean, or a seeded choice among
+the plans within :data:`CHOICE_MARGIN` of it (:meth:`Searcher.choose`). Every plan is
+played on the same dice (common random numbers, :mod:`rollout`); the budget is counted in
+decisions played, and the choice is drawn from the game's seed, so the same seed gives the
 same choice on any machine.
 """
 
@@ -47,8 +50,16 @@ REPLAYED = 0.15
 REPLAYED_GUESS = 0.3
 #: Share of the budget the screenings may use (the rest is for whole rollouts).
 SCREEN_SHARE = 0.55
-#: Points a change must gain over the plan it changes (see :func:`better`).
+#: Points a change must gain over the plan it changes to be climbed from (see :func:`_gains`).
 MIN_GAIN = 0.5
+#: Points below the best screening within which a plan still gets whole rollouts.
+SCREEN_MARGIN = 4.0
+#: Points below the best mean within which the plan played is a seeded choice (a sixth
+#: of a token: about what one or two samples a plan can tell apart).
+CHOICE_MARGIN = 2.0
+#: Points within which two screenings are a tie that a seeded draw orders (see
+#: :meth:`Searcher.finalists`).
+TIE_MARGIN = 1.0
 #: Screenings kept for the hill climb once two single changes gain: one per gaining change,
 #: up to this (a climbing step, which changes more units, costs more than a single's).
 CLIMB_ROOM = 3
@@ -94,10 +105,12 @@ class Search:
     names: dict[str, str] = field(default_factory=dict)
     screens: int = 0
     searcher: "Searcher | None" = field(default=None, repr=False, compare=False)
+    chosen: Scored | None = None    # the plan played (see :meth:`Searcher.choose`)
 
     @property
     def best(self) -> Scored:
-        return self.scored[0]
+        """The plan the bot plays: the best mean, or a seeded choice among those near it."""
+        return self.chosen if self.chosen is not None else self.scored[0]
 
     @property
     def baseline(self) -> Scored:
@@ -148,6 +161,7 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
         for c in my_carriers:
             if c.id != u.id and gap(u.x, u.y, u.r, c) <= 2 * run:
                 mine.append((2.0, Goal("escort", u.id, c.id)))
+        mine += marks(sense, u, run)
         if threats or u.carrying:
             w = 2.5 if u.carrying else 1.0
             mine += [(w, Goal("cover", u.id)), (w - 0.2, Goal("fall_back", u.id)), (w - 0.5, Goal("hold", u.id))]
@@ -155,6 +169,33 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
         out += mine[:PER_UNIT]
     out.sort(key=lambda pg: (-pg[0], sense.view.unit_order(pg[1].unit), pg[1].kind, pg[1].target or ""))
     return out[:MAX_CANDIDATES]
+
+
+def marks(sense: Sense, u, run: float) -> list[tuple[float, Goal]]:
+    """(prior, goal) for ``u`` standing within the Run denial range (M2) of an enemy
+    racer it can reach this turn: an enemy picker out of a fight whose Run gets it to a
+    free token a turn sooner than walking, and whose Run nobody of ours denies yet.
+    Most likely to matter when a single Run gets it there."""
+    rs = sense.rs
+    lim = float(rs.run_denial_range)
+    mult = float(rs.run_multiplier)
+    out: list[tuple[float, Goal]] = []
+    if run <= 0:
+        return out
+    for e in sense.enemies:
+        if e.warband == sense.neutral or e.engaged_with or e.carrying or not sense.can_pick_up(e):
+            continue
+        if gap(u.x, u.y, u.r, e) - lim > run or any(gap(m.x, m.y, m.r, e) <= lim for m in sense.mine if m.active):
+            continue
+        walk = float(e.stats.get("move", 0))
+        if walk <= 0:
+            continue
+        for tok in sense.free_tokens:
+            need = max(0.0, gap(e.x, e.y, e.r, tok) - sense.contact)
+            if need > 0 and math.ceil(need / (walk * mult)) < math.ceil(need / walk) and need <= 2 * walk * mult:
+                out.append((4.0 if need <= walk * mult else 2.5, Goal("mark", u.id, e.id)))
+                break
+    return out
 
 
 def _behind(sense: Sense) -> bool:
@@ -172,7 +213,7 @@ def _behind(sense: Sense) -> bool:
 class Searcher:
     """Runs the search for one decision point (see the module's docstring)."""
 
-    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply: UtilityBot,
+    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply,
                  budget_steps: int, samples: int):
         self.view, self.side = view, side
         self.base, self.cautious, self.reply = base, cautious, reply
@@ -242,7 +283,8 @@ class Searcher:
         """Screen the utility plan and every candidate (likeliest first, while
         :data:`SCREEN_SHARE` of the budget lasts), hill-climb on screenings (the best
         change with one more unit changed), then give the utility plan and the best
-        :data:`FINALISTS` screened plans whole rollouts: the best by :func:`better` wins."""
+        :data:`FINALISTS` screened plans near the best screening whole rollouts; the
+        plan played is :meth:`choose`'s."""
         view = self.view
         sense = Sense(view, self.side, self.base.personality, self.base.book)
         now = evaluate_view(view, self.side)
@@ -262,7 +304,12 @@ class Searcher:
                 gains += _gains(s, base)
         # Hill climbing on screenings: the best change with one more unit's change added,
         # among the good ones, while it gains.
-        good = sorted((s for s in singles if _gains(s, base)), key=lambda s: -s.screened)
+        # Screenings within TIE_MARGIN of each other are ties: a seeded draw orders them
+        # (with several near-equal changes, different seeds climb from and play out
+        # different ones).
+        rng = self.view.rng("planner-ties")
+        lots = {s.key(): rng.uniform(0.0, TIE_MARGIN) for s in sorted(singles, key=lambda s: s.key())}
+        good = sorted((s for s in singles if _gains(s, base)), key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
         climb = good[0] if good else None
         for s in good[1:]:
             if not self.affords(0, 1, SCREEN_SHARE):
@@ -276,11 +323,11 @@ class Searcher:
             done[trial.key()] = trial
             if _gains(trial, climb):
                 climb = trial
-        # Whole rollouts (the reply too) for the utility plan and the best screened plans,
-        # as many samples as the budget allows; with none affordable, the screening decides.
-        finalists = ([climb] if climb is not None and len(climb.plan) > 1 else []) + good
-        finalists = finalists[:FINALISTS]
-        best = base
+        # Whole rollouts (the reply too) for the utility plan and the best screened plans
+        # near the best screening, as many samples as the budget allows; with none
+        # affordable, the best screening decides.
+        finalists = self.finalists(base, singles, climb, lots)
+        chosen = base
         if finalists:
             samples = next((k for k in range(self.samples, 0, -1) if self.affords(k * 2)), 0)
             if samples:
@@ -288,32 +335,46 @@ class Searcher:
                 for s in finalists:
                     if self.affords(samples):
                         self.score(s.plan, samples, into=s)
-                for s in sorted((s for s in finalists if s.values), key=lambda s: -s.mean):
-                    if better(s, best):
-                        best = s
-                        break
+                chosen = self.choose([s for s in [base] + finalists if len(s.values) >= samples])
             else:
-                best = finalists[0]
-        # Plans scored on every sample first (best first), then those only screened.
-        scored = sorted(done.values(), key=lambda s: (s is not best, len(s.values) < self.samples,
+                chosen = max([base] + finalists, key=lambda s: s.screened)
+        # Best first: the plans with every sample by their mean, then those only screened.
+        scored = sorted(done.values(), key=lambda s: (len(s.values) < self.samples and s is not chosen,
                                                       -(s.mean if s.values else s.screened), len(s.plan), s.key()))
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
-        return Search(self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self)
+        return Search(self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self,
+                      chosen=chosen)
+
+    def finalists(self, base: Scored, singles: list[Scored], climb: Scored | None,
+                  lots: dict[tuple, float]) -> list[Scored]:
+        """The changes that get whole rollouts: the best :data:`FINALISTS` screenings
+        (the climb's first) within :data:`SCREEN_MARGIN` of the best screening, the
+        utility plan's included. The screening values the opponent's threats
+        (:mod:`threats`), so a change that only pays off against the reply is kept.
+        Screenings within :data:`TIE_MARGIN` of each other count as ties, ordered by the
+        seeded draw ``lots`` (points added to each screening, ``View.rng``): with several
+        near-equal changes (a fast unit that may deny any of six tokens) different seeds
+        play different ones out."""
+        pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) \
+            + sorted(singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
+        top = max([base.screened] + [s.screened for s in pool])
+        return [s for s in pool if s.screened >= top - SCREEN_MARGIN][:FINALISTS]
+
+    def choose(self, full: list[Scored]) -> Scored:
+        """The plan to play among ``full`` (each scored on the same samples): the best
+        mean, or, among the plans within :data:`CHOICE_MARGIN` of it, one drawn with the
+        bot's own generator (``View.rng``: seeded by the game's seed and the point of the
+        game, so one seed replays one game and another seed may open differently)."""
+        full = sorted(full, key=lambda s: (-s.mean, len(s.plan), s.key()))
+        near = [s for s in full if s.mean >= full[0].mean - CHOICE_MARGIN]
+        if len(near) == 1:
+            return near[0]
+        return near[self.view.rng("planner").randrange(len(near))]
 
 
 def _gains(s: Scored, base: Scored) -> bool:
     """Does screened plan ``s`` gain :data:`MIN_GAIN` points over ``base``'s screening?"""
     return s.screened >= base.screened + MIN_GAIN
-
-
-def better(a: Scored, b: Scored) -> bool:
-    """Does plan ``a`` beat plan ``b``: by :data:`MIN_GAIN` points on average over the
-    same samples (the dice are common to both, so the difference is the plan's)?"""
-    n = min(len(a.values), len(b.values))
-    if n == 0:
-        return False
-    diffs = [a.values[i].total - b.values[i].total for i in range(n)]
-    return sum(diffs) / n >= MIN_GAIN
 
 
 def evaluate_view(view, side: str) -> Value:

@@ -65,7 +65,8 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
             break
         if mine_done and who == player:
             bot = reply   # our own pending decisions in their turn: the cheap policy
-        d = bot.choose(view_of(game, who))
+        ask = getattr(bot, "choose_game", None)   # a reply that reads the sandbox itself
+        d = ask(game, who) if ask is not None else bot.choose(view_of(game, who))
         steps += 1
         if record is not None and not mine_done and who == player:
             record.append(d)
