@@ -14,8 +14,8 @@ process where it can be (the machine is shared: wall time counts the others' wor
   rollout decisions, so the ratio of two checkouts' times is the ratio of the decisions
   each could play in the same time.
 
-    python tools/bench_forward.py game                     # one figure, this checkout
-    python tools/bench_forward.py --base /path/to/old --runs 5 game legal tail planner
+    python tools/forward_speed.py game                     # one figure, this checkout
+    python tools/forward_speed.py --base /path/to/old --runs 5 game legal tail planner
 
 With ``--base`` each figure is measured ``--runs`` times in each checkout, alternating,
 and the medians are printed with their ratio (this checkout / the base).
@@ -93,7 +93,7 @@ def figure(name: str) -> float:
 
 def _run(checkout: str, name: str) -> float:
     env = dict(os.environ, PYTHONPATH=checkout, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    out = subprocess.run([sys.executable, os.path.join(checkout, "tools", "bench_forward.py"), name],
+    out = subprocess.run([sys.executable, os.path.join(checkout, "tools", "forward_speed.py"), name],
                          cwd=checkout, env=env, capture_output=True, text=True, check=False)
     if out.returncode:
         raise SystemExit(f"{checkout} {name}: {out.stderr[-2000:]}")
@@ -102,8 +102,8 @@ def _run(checkout: str, name: str) -> float:
 
 def compare(base: str, names: list[str], runs: int) -> None:
     """Each figure ``runs`` times per checkout, alternating; medians and their ratio."""
-    if not os.path.exists(os.path.join(base, "tools", "bench_forward.py")):
-        raise SystemExit(f"{base}: copy tools/bench_forward.py there first (it runs each checkout's own code)")
+    if not os.path.exists(os.path.join(base, "tools", "forward_speed.py")):
+        raise SystemExit(f"{base}: copy tools/forward_speed.py there first (it runs each checkout's own code)")
     for name in names:
         mine, theirs = [], []
         for _ in range(runs):
