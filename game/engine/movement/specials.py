@@ -148,137 +148,149 @@ class Specials:
     def __init__(self, mover: "Tracer", base: CellGrid):
         board, rs = mover.board, mover.rs
         free = float(rs.free_height)
-        cell = base.cell
-        nx, ny = base.nx, base.ny
-        z = base.z
-        terrain = board.terrain
-        is_wall = np.array([t.kind == "wall" and t.height > free + EPS for t in terrain] + [False], dtype=bool)
+        is_wall = np.array([t.kind == "wall" and t.height > free + EPS for t in board.terrain] + [False], dtype=bool)
         wall_top = is_wall[base.top]
-        z_ext = np.append(z, np.nan)
-        wt_ext = np.append(wall_top, False)
         prof = Footprints(board, free)
-        X, Y = base.X, base.Y
-        z2 = z.reshape(nx, ny)
-        # --- gap jumps (M8): from cells at a drop of more than free_height ---------------
-        lower = np.zeros((nx, ny), dtype=bool)
-        for di in (-1, 0, 1):
-            for dj in (-1, 0, 1):
-                if di == dj == 0:
-                    continue
-                sh = np.full((nx, ny), np.inf)
-                sh[max(0, -di):nx - max(0, di), max(0, -dj):ny - max(0, dj)] = \
-                    z2[max(0, di):nx - max(0, -di), max(0, dj):ny - max(0, -dj)]
-                lower |= sh < z2 - free - EPS
-        rim = np.nonzero(lower.ravel() & (z > free + EPS) & ~wall_top)[0]
-        gmax = float(rs.jump_gap_max)
-        tries: list[list[np.ndarray]] = [[], [], [], [], [], []]   # take-off, landing, back, back ok, on, on ok
-        for di, dj in _DIRS:
-            step = math.hypot(di, dj) * cell
-            T = int(math.ceil((gmax + 3 * cell) / step)) + 1
-            cells = _ray_cells(rim, nx, ny, di, dj, T)
-            zs = z_ext[cells]
-            za = z[rim]
-            low = zs < za[:, None] - free - EPS
-            idx = np.arange(T)[None, :]
-            up = ~low & np.isfinite(zs)
-            up[:, 0] = False
-            i1 = np.argmax(up, axis=1)
-            rows = np.arange(len(rim))
-            zb = zs[rows, i1]
-            bcell = cells[rows, i1]
-            # The gap starts at once and is all low up to a landing within reach.
-            keep = low[:, 0] & up.any(axis=1) & (np.abs(zb - za) <= float(rs.jump_height_max) + EPS)
-            keep &= ~wt_ext[bcell] & ((i1 - 1) * step <= gmax + EPS)
-            keep &= ~((idx < i1[:, None]) & ~low).any(axis=1)
-            # Second tries, should the first fail exactly (a cell centred on a piece's edge is
-            # not on it): one cell back from the take-off, one cell on from the landing.
-            oi, oj = np.divmod(rim, ny)
-            bi, bj = oi - di, oj - dj
-            back = np.where((bi >= 0) & (bi < nx) & (bj >= 0) & (bj < ny), bi * ny + bj, -1)
-            back_ok = (np.abs(z_ext[back] - za) <= EPS) & ~wt_ext[back]
-            j1 = np.minimum(i1 + 1, T - 1)
-            on = cells[rows, j1]
-            on_ok = (j1 > i1) & (np.abs(z_ext[on] - zb) <= EPS) & ~wt_ext[on]
-            for lst, arr in zip(tries, (rim, bcell, back, back_ok, on, on_ok)):
-                lst.append(arr[keep])
-        ga, gb, bk, bk_ok, on, on_ok = (np.concatenate(t) for t in tries)
-
-        def classify(a, b):
-            return _gap_edges(prof, np.stack([X[a], Y[a]], axis=1), np.stack([X[b], Y[b]], axis=1), z[a], z[b], rs, free)
-
-        if len(ga):
-            ok = classify(ga, gb)
-            bad = ~ok
-            ka = np.concatenate([bk[bad & bk_ok], ga[bad & on_ok], bk[bad & bk_ok & on_ok]])
-            kb = np.concatenate([gb[bad & bk_ok], on[bad & on_ok], on[bad & bk_ok & on_ok]])
-            ga, gb = ga[ok], gb[ok]
-            if len(ka):
-                ok2 = classify(ka, kb)
-                ga = np.concatenate([ga, ka[ok2]])
-                gb = np.concatenate([gb, kb[ok2]])
+        ga, gb = _gap_jumps(base, rs, free, wall_top, prof)
         self.gap_a, self.gap_b = ga, gb
-        self.gap_w = np.hypot(X[gb] - X[ga], Y[gb] - Y[ga])
-        # --- climbing over walls (M6): from cells near a wall top, across it -----------------
-        reach = base.reach + cell
-        k = int(math.ceil(reach / cell))
-        wt2 = wall_top.reshape(nx, ny)
-        near = np.zeros((nx, ny), dtype=bool)
-        if wt2.any():
-            for di in range(-k, k + 1):
-                for dj in range(-k, k + 1):
-                    if math.hypot(di, dj) * cell > reach + EPS:
-                        continue
-                    near[max(0, di):nx - max(0, -di), max(0, dj):ny - max(0, -dj)] |= \
-                        wt2[max(0, -di):nx - max(0, di), max(0, -dj):ny - max(0, dj)]
-        origins = np.nonzero(near.ravel() & ~wall_top)[0]
-        wmax = float(rs.wall_climb_max_thickness)
-        ray_id, order, wa, wb, nxt = [], [], [], [], []
-        nray = 0
-        for di, dj in _DIRS[:8]:
-            if not len(origins):
-                break
-            step = math.hypot(di, dj) * cell
-            T = int(math.ceil((2 * reach + wmax) / step)) + 2
-            cells = _ray_cells(origins, nx, ny, di, dj, T)
-            wt = wt_ext[cells]
-            has = wt.any(axis=1)
-            i0 = np.argmax(wt, axis=1)
-            idx = np.arange(T)[None, :]
-            after = ~wt & (idx > i0[:, None]) & (cells >= 0)
-            i1 = np.where(after.any(axis=1), np.argmax(after, axis=1), T)
-            keep = has & (i0 * step <= reach + step) & (i1 < T)
-            # the far side: from the first cell after the wall, about as far beyond it as the
-            # origin is before it (a base fits at the same distance on both sides)
-            cand = keep[:, None] & (idx >= i1[:, None]) & (idx - i1[:, None] <= i0[:, None] + 1) & (cells >= 0) & ~wt
-            r_, t_ = np.nonzero(cand)
-            ray_id.append(r_ + nray)
-            order.append(t_)
-            nxt.append(cells[r_, 0])
-            wa.append(origins[r_])
-            wb.append(cells[r_, t_])
-            nray += len(origins)
-        empty_i = np.zeros(0, dtype=np.int64)
-        wa = np.concatenate(wa) if wa else empty_i
-        wb = np.concatenate(wb) if wb else empty_i
-        ray_id = np.concatenate(ray_id) if ray_id else empty_i
-        order = np.concatenate(order) if order else empty_i
-        nxt = np.concatenate(nxt) if nxt else empty_i
-        if len(wa):
-            A = np.stack([X[wa], Y[wa]], axis=1)
-            B = np.stack([X[wb], Y[wb]], axis=1)
-            ok, cu, nu, cd, nd, dd, piece, e, f = _wall_edges(prof, A, B, z[wa], z[wb], rs, free)
-            o = np.nonzero(ok)[0]
-            o = o[np.lexsort((order[o], ray_id[o]))]
-            self.wall_a, self.wall_b, self.wall_ray, self.wall_next = wa[o], wb[o], ray_id[o], nxt[o]
-            self.wall_w = np.hypot(X[wb[o]] - X[wa[o]], Y[wb[o]] - Y[wa[o]])
-            self.wall_cu, self.wall_nu, self.wall_cd, self.wall_nd, self.wall_dd = cu[o], nu[o], cd[o], nd[o], dd[o]
-            self.wall_piece, self.wall_e, self.wall_f = piece[o], e[o], f[o]
-        else:
-            self.wall_a = self.wall_b = self.wall_ray = self.wall_piece = self.wall_next = empty_i
-            self.wall_w = self.wall_cu = self.wall_cd = self.wall_e = self.wall_f = np.zeros(0)
-            self.wall_nu = self.wall_nd = empty_i
-            self.wall_dd = np.zeros(0, dtype=bool)
+        self.gap_w = np.hypot(base.X[gb] - base.X[ga], base.Y[gb] - base.Y[ga])
+        for name, value in _wall_climbs(base, rs, free, wall_top, prof).items():
+            setattr(self, name, value)
 
+
+def _gap_jumps(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: Footprints):
+    """Gap jumps (M8) between cells: take-off and landing cells of each, classified
+    exactly (a second try one cell back or on where the first fails on an edge)."""
+    cell = base.cell
+    nx, ny = base.nx, base.ny
+    z = base.z
+    X, Y = base.X, base.Y
+    wt_ext = np.append(wall_top, False)
+    z_ext = np.append(z, np.nan)
+    z2 = z.reshape(nx, ny)
+    lower = np.zeros((nx, ny), dtype=bool)
+    for di in (-1, 0, 1):
+        for dj in (-1, 0, 1):
+            if di == dj == 0:
+                continue
+            sh = np.full((nx, ny), np.inf)
+            sh[max(0, -di):nx - max(0, di), max(0, -dj):ny - max(0, dj)] = \
+                z2[max(0, di):nx - max(0, -di), max(0, dj):ny - max(0, -dj)]
+            lower |= sh < z2 - free - EPS
+    rim = np.nonzero(lower.ravel() & (z > free + EPS) & ~wall_top)[0]
+    gmax = float(rs.jump_gap_max)
+    tries: list[list[np.ndarray]] = [[], [], [], [], [], []]   # take-off, landing, back, back ok, on, on ok
+    for di, dj in _DIRS:
+        step = math.hypot(di, dj) * cell
+        T = int(math.ceil((gmax + 3 * cell) / step)) + 1
+        cells = _ray_cells(rim, nx, ny, di, dj, T)
+        zs = z_ext[cells]
+        za = z[rim]
+        low = zs < za[:, None] - free - EPS
+        idx = np.arange(T)[None, :]
+        up = ~low & np.isfinite(zs)
+        up[:, 0] = False
+        i1 = np.argmax(up, axis=1)
+        rows = np.arange(len(rim))
+        zb = zs[rows, i1]
+        bcell = cells[rows, i1]
+        # The gap starts at once and is all low up to a landing within reach.
+        keep = low[:, 0] & up.any(axis=1) & (np.abs(zb - za) <= float(rs.jump_height_max) + EPS)
+        keep &= ~wt_ext[bcell] & ((i1 - 1) * step <= gmax + EPS)
+        keep &= ~((idx < i1[:, None]) & ~low).any(axis=1)
+        # Second tries, should the first fail exactly (a cell centred on a piece's edge is
+        # not on it): one cell back from the take-off, one cell on from the landing.
+        oi, oj = np.divmod(rim, ny)
+        bi, bj = oi - di, oj - dj
+        back = np.where((bi >= 0) & (bi < nx) & (bj >= 0) & (bj < ny), bi * ny + bj, -1)
+        back_ok = (np.abs(z_ext[back] - za) <= EPS) & ~wt_ext[back]
+        j1 = np.minimum(i1 + 1, T - 1)
+        on = cells[rows, j1]
+        on_ok = (j1 > i1) & (np.abs(z_ext[on] - zb) <= EPS) & ~wt_ext[on]
+        for lst, arr in zip(tries, (rim, bcell, back, back_ok, on, on_ok)):
+            lst.append(arr[keep])
+    ga, gb, bk, bk_ok, on, on_ok = (np.concatenate(t) for t in tries)
+
+    def classify(a, b):
+        return _gap_edges(prof, np.stack([X[a], Y[a]], axis=1), np.stack([X[b], Y[b]], axis=1), z[a], z[b], rs, free)
+
+    if len(ga):
+        ok = classify(ga, gb)
+        bad = ~ok
+        ka = np.concatenate([bk[bad & bk_ok], ga[bad & on_ok], bk[bad & bk_ok & on_ok]])
+        kb = np.concatenate([gb[bad & bk_ok], on[bad & on_ok], on[bad & bk_ok & on_ok]])
+        ga, gb = ga[ok], gb[ok]
+        if len(ka):
+            ok2 = classify(ka, kb)
+            ga = np.concatenate([ga, ka[ok2]])
+            gb = np.concatenate([gb, kb[ok2]])
+    return ga, gb
+
+def _wall_climbs(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: Footprints) -> dict:
+    """Climbs over walls (M6) between cells near a wall top and across it, classified
+    exactly: :class:`Specials`' ``wall_*`` attributes by name, in ray order."""
+    cell = base.cell
+    nx, ny = base.nx, base.ny
+    z = base.z
+    X, Y = base.X, base.Y
+    wt_ext = np.append(wall_top, False)
+    reach = base.reach + cell
+    k = int(math.ceil(reach / cell))
+    wt2 = wall_top.reshape(nx, ny)
+    near = np.zeros((nx, ny), dtype=bool)
+    if wt2.any():
+        for di in range(-k, k + 1):
+            for dj in range(-k, k + 1):
+                if math.hypot(di, dj) * cell > reach + EPS:
+                    continue
+                near[max(0, di):nx - max(0, -di), max(0, dj):ny - max(0, -dj)] |= \
+                    wt2[max(0, -di):nx - max(0, di), max(0, -dj):ny - max(0, dj)]
+    origins = np.nonzero(near.ravel() & ~wall_top)[0]
+    wmax = float(rs.wall_climb_max_thickness)
+    ray_id, order, wa, wb, nxt = [], [], [], [], []
+    nray = 0
+    for di, dj in _DIRS[:8]:
+        if not len(origins):
+            break
+        step = math.hypot(di, dj) * cell
+        T = int(math.ceil((2 * reach + wmax) / step)) + 2
+        cells = _ray_cells(origins, nx, ny, di, dj, T)
+        wt = wt_ext[cells]
+        has = wt.any(axis=1)
+        i0 = np.argmax(wt, axis=1)
+        idx = np.arange(T)[None, :]
+        after = ~wt & (idx > i0[:, None]) & (cells >= 0)
+        i1 = np.where(after.any(axis=1), np.argmax(after, axis=1), T)
+        keep = has & (i0 * step <= reach + step) & (i1 < T)
+        # the far side: from the first cell after the wall, about as far beyond it as the
+        # origin is before it (a base fits at the same distance on both sides)
+        cand = keep[:, None] & (idx >= i1[:, None]) & (idx - i1[:, None] <= i0[:, None] + 1) & (cells >= 0) & ~wt
+        r_, t_ = np.nonzero(cand)
+        ray_id.append(r_ + nray)
+        order.append(t_)
+        nxt.append(cells[r_, 0])
+        wa.append(origins[r_])
+        wb.append(cells[r_, t_])
+        nray += len(origins)
+    empty_i = np.zeros(0, dtype=np.int64)
+    wa = np.concatenate(wa) if wa else empty_i
+    wb = np.concatenate(wb) if wb else empty_i
+    ray_id = np.concatenate(ray_id) if ray_id else empty_i
+    order = np.concatenate(order) if order else empty_i
+    nxt = np.concatenate(nxt) if nxt else empty_i
+    if len(wa):
+        A = np.stack([X[wa], Y[wa]], axis=1)
+        B = np.stack([X[wb], Y[wb]], axis=1)
+        ok, cu, nu, cd, nd, dd, piece, e, f = _wall_edges(prof, A, B, z[wa], z[wb], rs, free)
+        o = np.nonzero(ok)[0]
+        o = o[np.lexsort((order[o], ray_id[o]))]
+        return dict(wall_a=wa[o], wall_b=wb[o], wall_ray=ray_id[o], wall_next=nxt[o],
+                    wall_w=np.hypot(X[wb[o]] - X[wa[o]], Y[wb[o]] - Y[wa[o]]),
+                    wall_cu=cu[o], wall_nu=nu[o], wall_cd=cd[o], wall_nd=nd[o], wall_dd=dd[o],
+                    wall_piece=piece[o], wall_e=e[o], wall_f=f[o])
+    return dict(wall_a=empty_i, wall_b=empty_i, wall_ray=empty_i, wall_piece=empty_i, wall_next=empty_i,
+                wall_w=np.zeros(0), wall_cu=np.zeros(0), wall_cd=np.zeros(0), wall_e=np.zeros(0),
+                wall_f=np.zeros(0), wall_nu=empty_i, wall_nd=empty_i, wall_dd=np.zeros(0, dtype=bool))
 
 class CellGrid:
     """Cell centres of the table and the surface under each (height, top piece)."""
