@@ -255,7 +255,26 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     none to the band's own circles (a circle's chain has those)."""
     B = q.band(b)
     X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
-    n_static = B.n_static
+    fixed_part, fixed, fixed_at, links, ftid, ext = _fixed_rows(q, B, b, source, (X, Y, R, S, C, N, local),
+                                                               x0, y0, r0, s0, g0, skip_circle, skip_node, circles)
+    parts = [] if fixed_part is None else [fixed_part]
+    parts += _query_parts(q, B, b, source, x0, y0, r0, s0, skip_circle, skip_node)
+    if fixed and B.blk:
+        every = links.rows
+        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
+    if not parts:
+        return fixed
+    return fixed + _as_rows(q, B, parts, ftid, ext, X, Y, R)
+
+
+def _fixed_rows(q, B, b: int, source, fx: tuple, x0: float, y0: float, r0: float, s0: int, g0: float,
+                skip_circle: int, skip_node: int, circles: bool) -> tuple:
+    """:func:`links_from`'s rows to the band's fixed targets in range (``fx``: what
+    :func:`_fixed_targets` gives): their part of the rows (or None), the rows kept
+    ready-made in a :class:`Links` (no goal region) with where they stand in it and that
+    Links, the part's target ids, and the targets past the limit whose stretch may enter
+    the goal region."""
+    X, Y, R, S, C, N, local = fx
     # fixed targets in range
     inr = B.fixed_in_range.get(circles)
     if inr is None:
@@ -278,7 +297,8 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             ext = np.zeros(len(X), dtype=bool)
             ext[more] = True
             want = np.concatenate([want, more])
-    parts = []
+    part = None
+    links = None
     ftid = None    # the fixed rows' targets (they come first in the rows below)
     fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)
     if len(want):
@@ -320,8 +340,17 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         if rows is not None and len(rows[0]):
             tid = rows[0]
             ftid = tid
-            parts.append((rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
-                          np.where(C[tid] >= 0, C[tid], N[tid]), S[tid]))
+            part = (rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
+                    np.where(C[tid] >= 0, C[tid], N[tid]), S[tid])
+    return part, fixed, fixed_at, links, ftid, ext
+
+
+def _query_parts(q, B, b: int, source, x0: float, y0: float, r0: float, s0: int, skip_circle: int,
+                 skip_node: int) -> list:
+    """:func:`links_from`'s rows to what the query adds (the bases, nodes it added, the
+    goal and its region's corners), as parts of rows."""
+    n_static = B.n_static
+    parts = []
     # what the query adds: bases, the goal, new nodes (each part's rows those a base may
     # walk, in that order; all parts made into one set of arrays below, at once)
     EX, EY, ER, ES, EK, EID = B.base_targets()
@@ -363,11 +392,13 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
             parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], KK[ok], II[ok], SS[ok]))
         if corners:
             parts.append(_into_region(x0, y0, r0, s0, corners))
-    if fixed and B.blk:
-        every = links.rows
-        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
-    if not parts:
-        return fixed
+    return parts
+
+
+def _as_rows(q, B, parts: list, ftid, ext, X, Y, R) -> list:
+    """:func:`links_from`'s parts as its rows: a segment that enters the goal region ends
+    there, the ones crossing a blocking base are dropped, the rest as Python numbers."""
+    g = q.goal
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
     end = K.copy()
     keep = None     # the rows kept, when some are not (taken out once, at the end)
@@ -411,4 +442,4 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
         else:
             target = ("circ", i, s2, v, s2 * o, a_2, x2, y2)
         out.append((a, (x1, y1), target))
-    return fixed + out
+    return out
