@@ -65,6 +65,21 @@ def test_no_class_is_over_about_400_lines():
     assert not stale, f"these are no longer over {MAX_CLASS_LINES} lines: take them off OVERSIZE_FOR_NOW: {stale}"
 
 
+MAX_FUNCTION_LINES = 120
+
+
+def test_no_function_is_over_120_lines():
+    """A function that long does several things (issue 44): split it by what it does."""
+    big = {}
+    for path in sorted(GAME.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    big[f"{path.relative_to(GAME.parent)}:{node.lineno} {node.name}"] = n
+    assert not big, f"functions over {MAX_FUNCTION_LINES} lines: {big}"
+
+
 def _is_game(node) -> bool:
     return (isinstance(node, ast.Name) and node.id == "game") or (isinstance(node, ast.Attribute) and node.attr == "game")
 
