@@ -96,13 +96,17 @@ def cmd_legal(args) -> int:
 def cmd_advise(args) -> int:
     from game.bots.advise import DEFAULT_BOT, advise_cli
 
-    return advise_cli(args.scenario, args.actions, bot=DEFAULT_BOT if args.bot is None else args.bot, top=args.top, as_json=args.json)
+    return advise_cli(
+        args.scenario, args.actions, bot=DEFAULT_BOT if args.bot is None else args.bot, top=args.top, as_json=args.json
+    )
 
 
 def cmd_render(args) -> int:
     from game.ui.render import render_cli
 
-    return render_cli(args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width, los=args.los)
+    return render_cli(
+        args.scenario, args.output, actions=args.actions, reveal=args.reveal, width=args.width, los=args.los
+    )
 
 
 def cmd_simulate(args) -> int:
@@ -139,8 +143,9 @@ def cmd_play(args) -> int:
     def run() -> int:
         from game.ui.launch import play_cli
 
-        return play_cli(args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()),
-                        bot_name=args.bot_name)
+        return play_cli(
+            args.scenario or default_scenario(), resume=args.resume, bots=tuple(args.bot or ()), bot_name=args.bot_name
+        )
 
     return _windowed(run)
 
@@ -162,12 +167,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")
     p.add_argument("scenario", nargs="?")
     p.add_argument("--resume", action="store_true", help="resume the autosaved game without asking")
-    p.add_argument("--bot", type=int, choices=(1, 2), action="append", metavar="PLAYER",
-                   help="a bot plays this player (1 or 2; give both for a demo); the game is a bot game: "
-                        "placeholder combat, a turn limit and bot Neutrals unless the ruleset says otherwise")
-    p.add_argument("--bot-name", default=None, metavar="NAME",
-                   help="the bot: utility (default), random, greedy, cautious, aggressive, utility:PERSONALITY.yaml, "
-                        "planner, planner:BUDGET (250ms, 2s); without --bot, the bot the hint (I) asks")
+    p.add_argument(
+        "--bot",
+        type=int,
+        choices=(1, 2),
+        action="append",
+        metavar="PLAYER",
+        help="a bot plays this player (1 or 2; give both for a demo); the game is a bot game: "
+        "placeholder combat, a turn limit and bot Neutrals unless the ruleset says otherwise",
+    )
+    p.add_argument(
+        "--bot-name",
+        default=None,
+        metavar="NAME",
+        help="the bot: utility (default), random, greedy, cautious, aggressive, utility:PERSONALITY.yaml, "
+        "planner, planner:BUDGET (250ms, 2s); without --bot, the bot the hint (I) asks",
+    )
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("edit", help="open the map editor")
@@ -196,7 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario")
     p.add_argument("actions")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--save", metavar="GAME.yaml", help="also write the game as a save (every move with its resolved path)")
+    p.add_argument(
+        "--save", metavar="GAME.yaml", help="also write the game as a save (every move with its resolved path)"
+    )
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("legal", help="what each unit of the side to act may do now, and why not")
@@ -208,8 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("advise", help="a bot's best next actions for the side to act, with values and reasons")
     p.add_argument("scenario")
     p.add_argument("actions", nargs="?", help="apply this action script first")
-    p.add_argument("--bot", default=None, metavar="NAME",
-                   help="the bot that advises: any name simulate --bots takes (default planner)")
+    p.add_argument(
+        "--bot",
+        default=None,
+        metavar="NAME",
+        help="the bot that advises: any name simulate --bots takes (default planner)",
+    )
     p.add_argument("--top", type=int, default=3, metavar="K", help="how many options (default 3)")
     p.add_argument("--json", action="store_true", help="one JSON object: player, bot, options")
     p.set_defaults(func=cmd_advise)
@@ -226,11 +247,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="bot-versus-bot games in batch, and a balance report (docs/simulate.md)")
     p.add_argument("scenario", nargs="?", help="a scenario, or a study file (studies/*.yaml)")
     p.add_argument("--games", type=int, metavar="N", help="seeds per variant (default 100)")
-    p.add_argument("--bots", metavar="A,B", action="append",
-                   help="the bots of player 1 and player 2 (default utility,utility); repeatable: every pairing "
-                        "plays every variant on the same seeds")
-    p.add_argument("--variant", action="append", metavar="SPEC",
-                   help="repeatable: a ruleset name or path, or key=value overrides joined by commas")
+    p.add_argument(
+        "--bots",
+        metavar="A,B",
+        action="append",
+        help="the bots of player 1 and player 2 (default utility,utility); repeatable: every pairing "
+        "plays every variant on the same seeds",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        metavar="SPEC",
+        help="repeatable: a ruleset name or path, or key=value overrides joined by commas",
+    )
     p.add_argument("--seed", type=int, metavar="S", help="game k of a variant uses seed S+k (default 0)")
     p.add_argument("--swap", action="store_true", help="also play every seed with the seats swapped")
     p.add_argument("--turn-limit", type=int, metavar="T", help="T1 (default: the scenario's or ruleset's, else 12)")
@@ -262,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except OSError as exc:   # a file error no command caught: one line, never a traceback
+    except OSError as exc:  # a file error no command caught: one line, never a traceback
         import sys
 
         print(f"{exc.filename or 'speedheim'}: {exc.strerror or exc}", file=sys.stderr)

@@ -93,8 +93,10 @@ def rules_cli(rule: str | None) -> int:
     if rule not in entries:
         exact = {k.lower(): k for k in entries}.get(rule.lower())
         if exact is None:
-            print(f"speedheim rules: unknown rule id {rule!r}{suggestion(rule)}; "
-                  "`speedheim rules` lists them all", file=sys.stderr)
+            print(
+                f"speedheim rules: unknown rule id {rule!r}{suggestion(rule)}; `speedheim rules` lists them all",
+                file=sys.stderr,
+            )
             return EXIT_BAD
         rule = exact
     print("\n".join(describe(rule)))

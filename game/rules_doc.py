@@ -88,6 +88,9 @@ def find_ids(line: str) -> list[tuple[int, int, str]]:
     a colon, as refusals write them ("refused move: turn: ...")."""
     known = entries()
     found = [(m.start(1), m.end(1), m.group(1)) for m in _RULE_ID.finditer(line) if m.group(1) in known]
-    found += [(m.start(1), m.end(1), m.group(1)) for m in _WORD_ID.finditer(line)
-              if m.group(1) in known and not _RULE_ID.fullmatch(m.group(1))]
+    found += [
+        (m.start(1), m.end(1), m.group(1))
+        for m in _WORD_ID.finditer(line)
+        if m.group(1) in known and not _RULE_ID.fullmatch(m.group(1))
+    ]
     return sorted(found)

@@ -31,8 +31,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: tests stay on one worker and share its module fixtures) the many short files fill in at the
 #: end and no worker is left with a long file while the other sits idle. Only the order of
 #: the run depends on this list, never a result.
-LONGEST_FIRST = ("test_install.py", "test_sim_run.py", "test_editor_keeps.py", "test_sim_stats.py",
-                 "test_nav_exact.py", "test_bots.py", "test_sim_dask.py", "test_legality.py", "test_bots_legal.py")
+LONGEST_FIRST = (
+    "test_install.py",
+    "test_sim_run.py",
+    "test_editor_keeps.py",
+    "test_sim_stats.py",
+    "test_nav_exact.py",
+    "test_bots.py",
+    "test_sim_dask.py",
+    "test_legality.py",
+    "test_bots_legal.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):

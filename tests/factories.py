@@ -65,7 +65,10 @@ def scenario(red=(), blue=(), tokens=(), state=None, rules=None, ruleset=None, s
     if rules:
         data["rules"] = rules
     data["treasure"] = [dict(t) for t in tokens]
-    data["warbands"] = [{"id": "red", "player": 1, "units": list(red)}, {"id": "blue", "player": 2, "units": list(blue)}]
+    data["warbands"] = [
+        {"id": "red", "player": 1, "units": list(red)},
+        {"id": "blue", "player": 2, "units": list(blue)},
+    ]
     if state:
         data["state"] = state
     return load_scenario(os.path.join(SCRIPTS, "built.yaml"), text=yaml.safe_dump(data, sort_keys=False))
@@ -85,7 +88,13 @@ def path(name: str) -> str:
 def bare_unit(uid, at, base_mm=25, **extra):
     """A unit with only an id, a name, a place, a base and stats (``stats=`` adds to
     them); other keyword arguments are fields of the unit as they are."""
-    d = {"id": uid, "name": uid, "at": list(at), "base_mm": base_mm, "stats": dict(BARE_STATS, **extra.pop("stats", {}))}
+    d = {
+        "id": uid,
+        "name": uid,
+        "at": list(at),
+        "base_mm": base_mm,
+        "stats": dict(BARE_STATS, **extra.pop("stats", {})),
+    }
     d.update(extra)
     return d
 
@@ -136,8 +145,10 @@ def refused(fn, rule):
 def unit_yaml(uid: str, x: float, y: float, on_table: bool = True) -> str:
     """One unit of a warband's ``units:`` list, as a line of scenario YAML."""
     off = "" if on_table else ", on_table: false"
-    return (f"      - {{id: {uid}, at: [{x}, {y}], base_mm: 25, "
-            f"stats: {{move: 6, agility: 12, morale: 14, defence: 10}}{off}}}\n")
+    return (
+        f"      - {{id: {uid}, at: [{x}, {y}], base_mm: 25, "
+        f"stats: {{move: 6, agility: 12, morale: 14, defence: 10}}{off}}}\n"
+    )
 
 
 def warband_yaml(wid: str, player: int, *units: str) -> str:
@@ -236,13 +247,41 @@ actions:
 
 #: Sizes and numbers at the edges of game.engine.limits (issue 48): a table side, a stat, a
 #: turn just over and under its limit, integers beyond 2^63, a 400-digit one, floats near the top.
-EDGE_NUMBERS = hs.sampled_from([600, 600.5, 1000, 1000.01, 10_000, 10_001, 1e6, 1e6 + 1, 1e8, 1.0e+300, -1.0e+300,
-                                2**63, 2**63 + 1, -(2**63) - 1, 10**400, 1.7976931348623157e308, 360, 361])
+EDGE_NUMBERS = hs.sampled_from(
+    [
+        600,
+        600.5,
+        1000,
+        1000.01,
+        10_000,
+        10_001,
+        1e6,
+        1e6 + 1,
+        1e8,
+        1.0e300,
+        -1.0e300,
+        2**63,
+        2**63 + 1,
+        -(2**63) - 1,
+        10**400,
+        1.7976931348623157e308,
+        360,
+        361,
+    ]
+)
 yaml_scalars = hs.one_of(
-    hs.none(), hs.booleans(), hs.integers(-10**6, 10**6), hs.floats(allow_nan=True, allow_infinity=True), hs.text(max_size=12),
+    hs.none(),
+    hs.booleans(),
+    hs.integers(-(10**6), 10**6),
+    hs.floats(allow_nan=True, allow_infinity=True),
+    hs.text(max_size=12),
     EDGE_NUMBERS,
 )
-yaml_values = hs.recursive(yaml_scalars, lambda inner: hs.one_of(hs.lists(inner, max_size=5), hs.dictionaries(hs.text(max_size=8), inner, max_size=5)), max_leaves=25)
+yaml_values = hs.recursive(
+    yaml_scalars,
+    lambda inner: hs.one_of(hs.lists(inner, max_size=5), hs.dictionaries(hs.text(max_size=8), inner, max_size=5)),
+    max_leaves=25,
+)
 
 
 def tree_paths(node, path=()):
@@ -295,8 +334,10 @@ DEFAULT_MAP = os.path.join(maps_dir(), "default.yaml")
 BREAKS = [
     ("    kind: block\n    height: 3\n    polygon: [[3, 9]", "    kind: blok\n    height: 3\n    polygon: [[3, 9]"),
     ("    height: 6\n", "    heigth: 6\n"),
-    ("at: [6, 3], base_mm: 32, keywords: [hero],\n         stats: {move: 4, agility: 12",
-     "at: [6, 3], base_mm: 32, keywords: [hero],\n         stats: {move: 4, agilty: 12"),
+    (
+        "at: [6, 3], base_mm: 32, keywords: [hero],\n         stats: {move: 4, agility: 12",
+        "at: [6, 3], base_mm: 32, keywords: [hero],\n         stats: {move: 4, agilty: 12",
+    ),
     ("at: [14, 3], base_mm: 50", "at: [14, 3], base_mm: 5O"),
 ]
 
@@ -328,11 +369,19 @@ def rect(tid, kind, x0, y0, x1, y1, height=None):
 
 def sight_scenario(terrain=(), red=(), blue=(), rules=None, tmp_path=None):
     """A scenario: red and blue are (id, x, y[, base_mm]) tuples."""
+
     def units(side):
         return [{"id": u[0], "at": [u[1], u[2]], "base_mm": u[3] if len(u) > 3 else 25, "stats": STATS} for u in side]
 
-    data = {"name": "sight", "table": {"width": 36, "height": 36}, "terrain": list(terrain),
-            "warbands": [{"id": "red", "player": 1, "units": units(red)}, {"id": "blue", "player": 2, "units": units(blue)}]}
+    data = {
+        "name": "sight",
+        "table": {"width": 36, "height": 36},
+        "terrain": list(terrain),
+        "warbands": [
+            {"id": "red", "player": 1, "units": units(red)},
+            {"id": "blue", "player": 2, "units": units(blue)},
+        ],
+    }
     if rules:
         data["rules"] = rules
     text = yaml.safe_dump(data, sort_keys=False)
@@ -492,8 +541,14 @@ def two_sides(state=None, **kw) -> Game:
     red = [unit("red-captain", [6, 6]), unit("red-second", [10, 6], keywords=())]
     blue = [unit("blue-boss", [30, 30]), unit("blue-archer", [26, 30], keywords=("bow",))]
     tokens = [{"id": "t1", "at": [18, 18], "event": "none"}]
-    return game(red, blue, tokens, state=state or {"turn": 2, "player": 2, "phase": "move"},
-                rules={**PLACEHOLDER, "turn_limit": 4}, **kw)
+    return game(
+        red,
+        blue,
+        tokens,
+        state=state or {"turn": 2, "player": 2, "phase": "move"},
+        rules={**PLACEHOLDER, "turn_limit": 4},
+        **kw,
+    )
 
 
 def px(scene, x, y):

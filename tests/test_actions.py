@@ -7,6 +7,7 @@ from game.engine.actions import SPECS, check_action, load_script, parse_action
 from game.engine.errors import IllegalAction, LoadError
 from tests.factories import GOOD_SCRIPT
 
+
 def test_the_formats_example_parses():
     s = load_script("ex.yaml", GOOD_SCRIPT)
     assert s.seed == 7 and s.dice == [12, 3, 20]
@@ -48,13 +49,15 @@ actions:
 
 
 def test_not_a_script():
-    assert problems("- 1\n- 2\n") == ["bad.yaml:1: an action script must be a mapping with seed, dice and actions, not a list of 2"]
+    assert problems("- 1\n- 2\n") == [
+        "bad.yaml:1: an action script must be a mapping with seed, dice and actions, not a list of 2"
+    ]
     assert problems("seed: 1\n") == ["bad.yaml:1: an action script needs an 'actions' list"]
     assert problems("seed: 1\nactions: {move: 1}\n")[0].startswith("bad.yaml:2: actions must be a list")
     assert problems("actions: [1, [2]]\n")[0].startswith("bad.yaml:1: action 1: an action must be one mapping")
     assert problems("actions:\n  - {a: 1, b: 2}\n")[0].startswith("bad.yaml:2: action 1: an action must be one mapping")
     assert problems("") == ["bad.yaml:1: the file is empty"]
-    assert problems("actions: [\n") [0].startswith("bad.yaml:")
+    assert problems("actions: [\n")[0].startswith("bad.yaml:")
 
 
 def test_parse_action_refuses_malformed_dicts_with_the_action_rule():

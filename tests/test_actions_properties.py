@@ -47,4 +47,4 @@ def test_mutated_script_never_escapes(rnd: random.Random, replacement, how):
 @SETTINGS
 @given(st.integers(0, len(GOOD_SCRIPT) - 1), st.text(max_size=6))
 def test_textual_mutations_never_escape(pos, junk):
-    load_or_error(GOOD_SCRIPT[:pos] + junk + GOOD_SCRIPT[pos + 1:])
+    load_or_error(GOOD_SCRIPT[:pos] + junk + GOOD_SCRIPT[pos + 1 :])

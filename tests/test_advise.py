@@ -22,7 +22,9 @@ DEFAULT = os.path.join(ROOT, "maps", "default.yaml")
 
 #: A close fight in the engage phase: red may engage b1 (in reach) but not b2 (far).
 CLOSE = {
-    "name": "close", "table": {"width": 24, "height": 24}, "treasure": [],
+    "name": "close",
+    "table": {"width": 24, "height": 24},
+    "treasure": [],
     "warbands": [
         {"id": "red", "player": 1, "units": [unit("r1", (5, 5)), unit("r2", (9, 5))]},
         {"id": "blue", "player": 2, "units": [unit("b1", (5, 8), keywords=[]), unit("b2", (20, 20), keywords=[])]},
@@ -50,18 +52,18 @@ def replays_as_next_line(capsys, tmp_path, scenario: str, actions: list, entry: 
     script.write_text(text)
     assert main(["replay", scenario, str(script), "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    return lines[-2]   # the last action's line; the final summary comes after it
+    return lines[-2]  # the last action's line; the final summary comes after it
 
 
 @pytest.mark.parametrize("bot", ["utility", "random", "cautious", "utility:aggressive"])
 def test_every_option_replays_as_the_scripts_next_line_move_phase(capsys, tmp_path, bot):
-    actions = [{"end_phase": {}}]   # turn 1 opens in the engage phase: into the move phase
+    actions = [{"end_phase": {}}]  # turn 1 opens in the engage phase: into the move phase
     script = write(tmp_path, "s.yaml", {"seed": 3, "actions": actions})
     out = advise_json(capsys, DEFAULT, script, "--bot", bot, "--top", "4")
     assert out["player"] == 1 and out["bot"] == bot
     opts = out["options"]
     assert 1 <= len(opts) <= 4
-    assert len({json.dumps(o["action"], sort_keys=True) for o in opts}) == len(opts)   # no action twice
+    assert len({json.dumps(o["action"], sort_keys=True) for o in opts}) == len(opts)  # no action twice
     for o in opts:
         assert isinstance(o["value"], (int, float)) and o["reason"]
         line = replays_as_next_line(capsys, tmp_path, DEFAULT, actions, script_entry(o["action"]))
@@ -75,7 +77,7 @@ def test_options_in_the_engage_phase_are_engages_in_reach_then_ending_the_phase(
     kinds = [next(iter(o["action"])) for o in out["options"]]
     assert kinds[-1] == "end_phase" and "engage" in kinds
     targets = {o["action"]["engage"]["target"] for o in out["options"] if "engage" in o["action"]}
-    assert targets == {"b1"}   # b2 is beyond any Engage
+    assert targets == {"b1"}  # b2 is beyond any Engage
     for o in out["options"]:
         line = replays_as_next_line(capsys, tmp_path, scen, [], script_entry(o["action"]))
         assert line["ok"] is True, (o, line)
@@ -174,10 +176,13 @@ def test_a_finished_game_has_no_options(capsys, tmp_path):
     assert capsys.readouterr().out.startswith("game over: a draw")
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--bot", "nobody"], "--bot: unknown bot 'nobody'"),
-    (["--top", "0"], "--top: --top must be 1 or more"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--bot", "nobody"], "--bot: unknown bot 'nobody'"),
+        (["--top", "0"], "--top: --top must be 1 or more"),
+    ],
+)
 def test_bad_arguments_exit_2(capsys, argv, needle):
     assert main(["advise", DEFAULT, *argv]) == 2
     assert needle in capsys.readouterr().err
@@ -202,10 +207,12 @@ def test_a_refused_script_line_is_named_and_skipped(capsys, tmp_path):
 
 
 def test_the_seed_drives_the_random_bots_draws_and_nothing_else():
-    g = game(CLOSE["warbands"][0]["units"], CLOSE["warbands"][1]["units"], state={"turn": 2, "player": 1, "phase": "move"})
+    g = game(
+        CLOSE["warbands"][0]["units"], CLOSE["warbands"][1]["units"], state={"turn": 2, "player": 1, "phase": "move"}
+    )
     runs = {seed: [d.action for d in advise(g, "random", top=3, seed=seed)] for seed in range(1, 6)}
-    assert runs[1] == [d.action for d in advise(g, "random", top=3, seed=1)]   # the same seed, the same advice
-    assert len({json.dumps(v, sort_keys=True) for v in runs.values()}) > 1       # another seed, other draws
+    assert runs[1] == [d.action for d in advise(g, "random", top=3, seed=1)]  # the same seed, the same advice
+    assert len({json.dumps(v, sort_keys=True) for v in runs.values()}) > 1  # another seed, other draws
     assert all(g.why_illegal(a) is None for v in runs.values() for a in v)
 
 

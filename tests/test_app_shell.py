@@ -27,8 +27,15 @@ from game.ui.launch import start  # noqa: E402
 from game.ui.keymap import DIALOG, EDITOR, PLAY  # noqa: E402
 from game.ui.scenes.overlays import HelpScene  # noqa: E402
 from game.ui.scenes.play import PlayScene  # noqa: E402
-from game.ui.widgets.dialogs import (ChoiceDialog, ContextMenu, FileDialog, MessageDialog, NumberPrompt,  # noqa: E402
-                                     SizePrompt, TextPrompt)
+from game.ui.widgets.dialogs import (
+    ChoiceDialog,
+    ContextMenu,
+    FileDialog,
+    MessageDialog,
+    NumberPrompt,  # noqa: E402
+    SizePrompt,
+    TextPrompt,
+)
 from tests.factories import UI_SCENARIO, make_scene  # noqa: E402
 
 K = pygame
@@ -61,8 +68,7 @@ def editor_on(tmp_path, text: str = UI_SCENARIO) -> Driver:
 # --- editor -> Ctrl+P -> play -> back ---------------------------------------------------------
 def _editor_snapshot(scene: EditorScene) -> tuple:
     cam = scene.camera
-    return (scene.doc.to_text(), len(scene.doc.history.done), list(scene.selection), cam.scale, cam.offset,
-            scene.tool)
+    return (scene.doc.to_text(), len(scene.doc.history.done), list(scene.selection), cam.scale, cam.offset, scene.tool)
 
 
 def test_ctrl_p_plays_in_the_same_window_and_back_gives_the_editor_as_it_was(tmp_path):
@@ -258,8 +264,9 @@ def test_play_dialogs_enter_and_esc(tmp_path, datadir):
 
 
 def test_decision_dialog_enter_plays_on_and_esc_leaves_it_open(tmp_path):
-    text = UI_SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
-                            "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
+    text = UI_SCENARIO.replace(
+        "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}"
+    )
     app, scene = make_scene(tmp_path, text, typed=[1, 1])
     app.settings["handover"] = False
     app.dispatch(PLAY.key_event("end_step"))  # Blue's upkeep: the Rout Check passes

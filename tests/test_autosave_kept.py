@@ -62,8 +62,13 @@ def test_an_older_save_takes_the_missing_parameter_from_the_base_ruleset_and_say
     assert game.scenario.ruleset.gap_fall_no_room == "fall_back" and len(game.log) == 3
     said = [text for _, text, kind in game.notes if kind == UPGRADE_NOTE]
     assert len(said) == 1 and "gap_fall_no_room" in said[0] and "older save" in said[0]
-    out = subprocess.run([sys.executable, "-m", "game", "check", os.path.join(DATA, "old-autosave.yaml")],
-                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    out = subprocess.run(
+        [sys.executable, "-m", "game", "check", os.path.join(DATA, "old-autosave.yaml")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
     assert out.returncode == 0 and "gap_fall_no_room" in out.stdout, out.stderr
 
 
@@ -90,10 +95,10 @@ def test_an_unreadable_autosave_is_moved_aside_byte_for_byte_and_named(tmp_path,
     kept = unreadable_kept(datadir)
     assert len(kept) == 1
     with open(kept[0], "rb") as fh:
-        assert fh.read() == before                      # nothing of it lost
+        assert fh.read() == before  # nothing of it lost
     assert isinstance(app.modal, MessageDialog) and kept[0] in app.modal.message
     assert any(kept[0] in text for _, text, _ in scene.game.notes)
-    assert scene.act({"end_phase": {}})                 # the new game autosaves elsewhere: the kept file stays
+    assert scene.act({"end_phase": {}})  # the new game autosaves elsewhere: the kept file stays
     userdata.flush_autosave()
     with open(kept[0], "rb") as fh:
         assert fh.read() == before
@@ -113,7 +118,7 @@ def test_a_failed_autosave_write_is_said_in_the_window_and_the_log(tmp_path, mon
     said = [text for _, text, kind in scene.game.notes if "autosave failed" in text]
     assert len(said) == 1 and "No space left" in said[0]
     assert scene.toast is not None and "autosave failed" in scene.toast[0]
-    assert scene.act({"end_phase": {}})                 # the same failure again is not said twice
+    assert scene.act({"end_phase": {}})  # the same failure again is not said twice
     userdata.flush_autosave()
     app.frame(0.016, flip=False)
     assert sum("autosave failed" in text for _, text, _ in scene.game.notes) == 1
@@ -127,7 +132,7 @@ def test_a_failed_autosave_write_is_said_in_the_window_and_the_log(tmp_path, mon
 
 
 def test_each_map_has_its_own_autosave_and_offers_only_it(tmp_path):
-    app, scene = make_scene(tmp_path)                    # table.yaml, one action
+    app, scene = make_scene(tmp_path)  # table.yaml, one action
     assert scene.act({"end_phase": {}})
     userdata.flush_autosave()
     other = table(tmp_path, "other.yaml")
@@ -136,7 +141,7 @@ def test_each_map_has_its_own_autosave_and_offers_only_it(tmp_path):
     assert app2.modal is None and fresh.game.log == []  # another map's game is not offered
     assert fresh.act({"end_phase": {}}) and fresh.act({"end_phase": {}})
     userdata.flush_autosave()
-    assert len(load_game(userdata.autosave_path(str(tmp_path / "table.yaml"))).log) == 1   # not overwritten
+    assert len(load_game(userdata.autosave_path(str(tmp_path / "table.yaml"))).log) == 1  # not overwritten
     app3 = App((1280, 800))
     start(app3, str(tmp_path / "table.yaml"))
     assert isinstance(app3.modal, ChoiceDialog) and "1 action" in app3.modal.message
@@ -158,7 +163,7 @@ def test_a_resumed_bot_game_keeps_the_bot_and_says_so_once_per_resume(tmp_path):
     scene.bot.paused = True
     assert scene.act({"end_phase": {}})
     userdata.flush_autosave()
-    for _ in range(2):                                   # plain `play`: no --bot given
+    for _ in range(2):  # plain `play`: no --bot given
         app2 = App((1280, 800))
         resumed = start(app2, str(tmp_path / "table.yaml"))
         app2.modal.choose("resume")
@@ -176,7 +181,7 @@ def test_play_resume_keeps_an_older_autosave_byte_for_byte(tmp_path, datadir):
     copies = sorted(datadir.glob("autosave-older-*.yaml"))
     assert len(copies) == 1 and copies[0].read_bytes() == before
     assert any(str(copies[0]) in text for _, text, _ in scene.game.notes)
-    assert len(load_game(path).log) == 3                # the autosave itself is the game, in the newer form
+    assert len(load_game(path).log) == 3  # the autosave itself is the game, in the newer form
     app2 = App((1280, 800))
-    start(app2, tbl, resume=True)                        # a second resume makes no second copy
+    start(app2, tbl, resume=True)  # a second resume makes no second copy
     assert len(list(datadir.glob("autosave-older-*.yaml"))) == 1

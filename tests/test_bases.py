@@ -17,7 +17,7 @@ def test_overlap_is_exact_and_touching_is_not_overlap():
     sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (10, 5), base_mm=40)])
     f = BaseField(m.board, sc.state, exclude=("a",))
     assert f.overlapping(10 - R40 - R25 + 0.01, 5, R25) == ["b"]
-    assert f.overlapping(10 - R40 - R25, 5, R25) == []          # touching
+    assert f.overlapping(10 - R40 - R25, 5, R25) == []  # touching
     assert f.overlapping(10 - R40 - R25 - 0.01, 5, R25) == []
 
 
@@ -35,7 +35,7 @@ def test_contact_interval_and_first_contact_agree():
     iv = contact_interval(0, 0, 10, 0, 5, 0, 1)
     assert iv[0] == pytest.approx(0.4, abs=1e-5) and iv[1] == pytest.approx(0.6, abs=1e-5)
     assert first_contact(0, 0, 10, 0, 5, 0, 1) == pytest.approx(0.4, abs=1e-5)
-    assert contact_interval(0, 0, 10, 0, 5, 1.0, 1) is None     # grazing
+    assert contact_interval(0, 0, 10, 0, 5, 1.0, 1) is None  # grazing
 
 
 def test_slide_into_contact_stops_touching_the_target():
@@ -64,12 +64,17 @@ def test_slide_from_within_tolerance_does_not_move():
 
 coord = st.floats(0.5, 23.5, allow_nan=False)
 #: Bases on cells 4" apart, each a little off its cell's centre: they never overlap.
-spot = st.tuples(st.integers(1, 5), st.integers(1, 5), st.floats(-0.6, 0.6), st.floats(-0.6, 0.6), st.sampled_from([25, 32, 40]))
+spot = st.tuples(
+    st.integers(1, 5), st.integers(1, 5), st.floats(-0.6, 0.6), st.floats(-0.6, 0.6), st.sampled_from([25, 32, 40])
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(spot, min_size=1, max_size=6, unique_by=lambda s: s[:2]),
-       st.lists(st.tuples(coord, coord), min_size=2, max_size=6), st.data())
+@given(
+    st.lists(spot, min_size=1, max_size=6, unique_by=lambda s: s[:2]),
+    st.lists(st.tuples(coord, coord), min_size=2, max_size=6),
+    st.data(),
+)
 def test_a_whole_paths_broad_phase_loses_no_base_a_segment_sweep_finds(bases, path, data):
     """check_path asks near_path once for a path, then sweep_near for each segment: the
     same bases, at the same t, as sweep's own broad phase (pymunk) finds segment by segment."""

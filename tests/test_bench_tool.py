@@ -46,11 +46,12 @@ def test_a_typo_or_a_bad_count_is_refused_before_anything_runs(argv, capsys):
 def test_every_bench_file_is_an_area_and_the_ladder_is_one():
     areas = bench.all_areas()
     assert "ladder" in areas and "sim" in areas and "bench" not in areas
-    assert bench.area_rounds(bench.HERE / "bench_ladder.py", 3) == 1      # the same games every run
+    assert bench.area_rounds(bench.HERE / "bench_ladder.py", 3) == 1  # the same games every run
     assert bench.area_rounds(bench.HERE / "bench_sim.py", 3) == 3
 
 
 # --- the baseline's export ------------------------------------------------------------------------
+
 
 def _repo(tmp: pathlib.Path) -> pathlib.Path:
     """A git repository with two commits of game/__init__.py ("old", then "new")."""
@@ -70,7 +71,7 @@ def test_the_baseline_is_the_previous_commit_s_code_and_is_removed_afterwards(tm
     repo = _repo(tmp_path)
     with bench.baseline_tree("HEAD~1", repo=repo) as (folder, commit):
         assert (folder / "game" / "__init__.py").read_text() == "WORD = 'old'\n"
-        assert not (folder / "notes.txt").exists()          # only the code under test
+        assert not (folder / "notes.txt").exists()  # only the code under test
         assert commit == bench.git("rev-parse", "--short", "HEAD~1", repo=repo)
         kept = folder
     assert not kept.exists()
@@ -163,17 +164,20 @@ def test_the_trees_alternate_and_a_failing_tree_is_reported_not_rerun(monkeypatc
 
 # --- figures and tables -----------------------------------------------------------------------------
 
+
 def _row(name, value, ok=True, unit="ms"):
     return {"name": name, "value": value, "unit": unit, "target": "<= 16", "ok": ok}
 
 
 def test_a_figure_is_the_median_of_its_rounds_with_their_range_and_the_median_round_s_verdict():
-    runs = [[_row("a (12 calls)", 10.0, True), _row("pair", "3 / 9")],
-            [_row("a (13 calls)", 30.0, False), _row("pair", "4 / 8")],
-            [_row("a (12 calls)", 20.0, False), _row("pair", "5 / 7")]]
+    runs = [
+        [_row("a (12 calls)", 10.0, True), _row("pair", "3 / 9")],
+        [_row("a (13 calls)", 30.0, False), _row("pair", "4 / 8")],
+        [_row("a (12 calls)", 20.0, False), _row("pair", "5 / 7")],
+    ]
     a, pair = bench.combine(runs)
     assert (a.value, a.low, a.high, a.ok, a.rounds) == (20.0, 10.0, 30.0, False, 3)
-    assert a.name == "a (12 calls)"                     # the last round's words
+    assert a.name == "a (12 calls)"  # the last round's words
     assert pair.value == "5 / 7" and pair.low is None
     assert bench.shown(a) == "20 ms (10-30)"
     assert bench.shown(bench.combine(runs[:1])[0]) == "10 ms"
@@ -185,7 +189,7 @@ def test_the_table_shows_each_figure_beside_the_baseline_s_with_the_ratio():
     lines = bench.area_table(now, base).splitlines()
     assert lines[0] == "| figure | this tree | baseline | ratio | target | met |"
     assert lines[2] == "| one game | 0.6 s | 1.2 s | 0.50x | <= 16 | yes |"
-    assert lines[3].split(" | ")[3] == "-"                # a zero baseline has no ratio
+    assert lines[3].split(" | ")[3] == "-"  # a zero baseline has no ratio
     assert lines[4] == "| p | 1 / 2 ms | 1 / 3 ms | - | <= 16 | yes |"
 
 
@@ -207,14 +211,16 @@ def test_without_a_baseline_or_with_a_failed_run_the_table_says_so():
 
 
 def test_the_page_keeps_its_prose_and_rewrites_only_its_blocks():
-    page = ("# Benchmarks\n\nWhy these figures.\n\n<!-- bench:header -->\nold header\n<!-- /bench:header -->\n\n"
-            "## Sim\n\nWhat sim measures.\n\n<!-- bench:sim -->\n| old |\n<!-- /bench:sim -->\n\nAfter.\n")
+    page = (
+        "# Benchmarks\n\nWhy these figures.\n\n<!-- bench:header -->\nold header\n<!-- /bench:header -->\n\n"
+        "## Sim\n\nWhat sim measures.\n\n<!-- bench:sim -->\n| old |\n<!-- /bench:sim -->\n\nAfter.\n"
+    )
     new = bench.update_page(page, {"sim": "| new |", "header": "new header", "ladder": "| ladder |"})
     assert "Why these figures." in new and "What sim measures." in new and "\nAfter.\n" in new
     assert "<!-- bench:sim -->\n| new |\n<!-- /bench:sim -->" in new and "| old |" not in new
     assert "<!-- bench:header -->\nnew header\n<!-- /bench:header -->" in new
     assert new.rstrip().endswith("## Area `ladder`\n\n<!-- bench:ladder -->\n| ladder |\n<!-- /bench:ladder -->")
-    assert bench.update_page(new, {"sim": "| new |"}) == new             # stable when nothing changed
+    assert bench.update_page(new, {"sim": "| new |"}) == new  # stable when nothing changed
 
 
 def test_the_page_has_a_block_for_every_area():
@@ -225,9 +231,16 @@ def test_the_page_has_a_block_for_every_area():
 
 # --- the ladder ----------------------------------------------------------------------------------
 
+
 def _game(bots, seats, winner, decided_by="rout", illegal=0):
-    return {"bots": list(bots), "seats": list(seats), "winner": winner, "draw": winner is None,
-            "decided_by": decided_by if winner else None, "illegal": illegal}
+    return {
+        "bots": list(bots),
+        "seats": list(seats),
+        "winner": winner,
+        "draw": winner is None,
+        "decided_by": decided_by if winner else None,
+        "illegal": illegal,
+    }
 
 
 def test_a_game_is_scored_for_the_bot_of_the_winning_warband_s_seat():
@@ -241,16 +254,18 @@ def test_a_game_is_scored_for_the_bot_of_the_winning_warband_s_seat():
 
 def test_the_ladder_rows_count_decided_games_draws_and_how_with_their_interval():
     cells = {}
-    for bots, seats, winner, how in [(("planner", "utility"), ("a", "b"), "a", "rout"),
-                                     (("utility", "planner"), ("a", "b"), "b", "turn_limit"),
-                                     (("planner", "utility"), ("b", "a"), None, None),
-                                     (("utility", "planner"), ("b", "a"), "b", "rout")]:
+    for bots, seats, winner, how in [
+        (("planner", "utility"), ("a", "b"), "a", "rout"),
+        (("utility", "planner"), ("a", "b"), "b", "turn_limit"),
+        (("planner", "utility"), ("b", "a"), None, None),
+        (("utility", "planner"), ("b", "a"), "b", "rout"),
+    ]:
         g = _game(bots, seats, winner, how, illegal=1 if winner is None else 0)
         for bot, other in ((bots[0], bots[1]), (bots[1], bots[0])):
             cells.setdefault(("default", bot, other), ladder.Cell()).add(ladder.score(g, bot, other))
     rows = ladder.rows_of(cells, ("utility", "planner"), ("default",), games=1)
     pooled, by_map, refused = rows
-    assert pooled["value"] == 66.7 and pooled["target"] == ">= 80" and pooled["ok"] is None   # 2 of 3: too few
+    assert pooled["value"] == 66.7 and pooled["target"] == ">= 80" and pooled["ok"] is None  # 2 of 3: too few
     assert pooled["name"].startswith("planner vs utility, 1 map (4 games): won 2, lost 1, drawn 1 of 4; 95% CI")
     assert "decided by rout 2, turn limit 1" in pooled["name"]
     assert by_map["name"].startswith("planner vs utility, default.yaml (4 games)")
@@ -263,8 +278,12 @@ def test_the_ladder_plays_every_bot_with_both_warbands_in_both_seats():
     jobs = [job for _, job in ladder.plan_jobs(("default",), ("utility", "random"), games=1)]
     assert len(jobs) == 4
     arrangements = {(job.bots, job.swapped) for job in jobs}
-    assert arrangements == {(("utility", "random"), False), (("random", "utility"), True),
-                            (("random", "utility"), False), (("utility", "random"), True)}
+    assert arrangements == {
+        (("utility", "random"), False),
+        (("random", "utility"), True),
+        (("random", "utility"), False),
+        (("utility", "random"), True),
+    }
 
 
 def test_ladder_settings_come_from_the_environment():
@@ -280,8 +299,10 @@ def test_the_bench_tool_runs_as_a_script_and_explains_itself():
 
 def test_quick_plays_fewer_games_unless_the_environment_says_how_many(tmp_path, monkeypatch):
     script = tmp_path / "bench_env.py"
-    script.write_text("import os\ndef run():\n    return [{'name': k, 'value': os.environ.get(k), 'unit': '',"
-                      " 'target': '', 'ok': True} for k in ('SPEEDHEIM_BOT_GAMES', 'SPEEDHEIM_PLANNER_GAMES')]\n")
+    script.write_text(
+        "import os\ndef run():\n    return [{'name': k, 'value': os.environ.get(k), 'unit': '',"
+        " 'target': '', 'ok': True} for k in ('SPEEDHEIM_BOT_GAMES', 'SPEEDHEIM_PLANNER_GAMES')]\n"
+    )
     code = _code(tmp_path, "old")
     monkeypatch.delenv("SPEEDHEIM_BOT_GAMES", raising=False)
     monkeypatch.setenv("SPEEDHEIM_PLANNER_GAMES", "9")
@@ -291,26 +312,33 @@ def test_quick_plays_fewer_games_unless_the_environment_says_how_many(tmp_path, 
 
 def test_a_script_s_page_note_comes_under_its_table_for_each_tree(monkeypatch, tmp_path):
     script = tmp_path / "bench_n.py"
-    script.write_text("import game\nPAGE_NOTE = ''\ndef run():\n    global PAGE_NOTE\n"
-                      "    PAGE_NOTE = '| matrix of ' + getattr(game, 'WHERE', '?') + ' |'\n"
-                      "    return [{'name': 'r', 'value': 1.0, 'unit': 's', 'target': '', 'ok': True}]\n")
+    script.write_text(
+        "import game\nPAGE_NOTE = ''\ndef run():\n    global PAGE_NOTE\n"
+        "    PAGE_NOTE = '| matrix of ' + getattr(game, 'WHERE', '?') + ' |'\n"
+        "    return [{'name': 'r', 'value': 1.0, 'unit': 's', 'target': '', 'ok': True}]\n"
+    )
     assert bench.run_isolated(script, _code(tmp_path, "old"))[-1] == {"note": "| matrix of old |"}
     trees = {"this": _code(tmp_path, "new"), "base": _code(tmp_path, "base")}
     m = bench.measure("n", trees, 1, False, folder=tmp_path)
     assert m.runs["this"] == [[{"name": "r", "value": 1.0, "unit": "s", "target": "", "ok": True}]]
     body = bench.area_body("n", m, "now", "abc", "def", 1)
-    assert body.index("| r | 1 s | 1 s | 1.00x |") < body.index("This tree:\n\n| matrix of new |") \
+    assert (
+        body.index("| r | 1 s | 1 s | 1.00x |")
+        < body.index("This tree:\n\n| matrix of new |")
         < body.index("Baseline:\n\n| matrix of base |")
+    )
 
 
 def test_a_terminated_bench_removes_the_baseline_folder(tmp_path):
     """SIGTERM while the bench runs (a timeout, a killed make): the baseline's temporary
     folder goes too."""
     repo = _repo(tmp_path)
-    child = (f"import sys, time, pathlib, signal\nsys.path.insert(0, {str(bench.ROOT)!r})\nfrom tools import bench\n"
-             "signal.signal(signal.SIGTERM, bench._exit_on_term)\n"
-             f"with bench.baseline_tree('HEAD~1', repo=pathlib.Path({str(repo)!r})) as (folder, _):\n"
-             "    print(folder, flush=True)\n    time.sleep(60)\n")
+    child = (
+        f"import sys, time, pathlib, signal\nsys.path.insert(0, {str(bench.ROOT)!r})\nfrom tools import bench\n"
+        "signal.signal(signal.SIGTERM, bench._exit_on_term)\n"
+        f"with bench.baseline_tree('HEAD~1', repo=pathlib.Path({str(repo)!r})) as (folder, _):\n"
+        "    print(folder, flush=True)\n    time.sleep(60)\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
     folder = pathlib.Path(proc.stdout.readline().strip())
     assert folder.is_dir()

@@ -16,7 +16,7 @@ from game.engine.errors import LoadError
 from game.engine.game import Game
 from game.engine.saves import load_game, save_game
 from game.engine.scenario import load_scenario
-from tests.factories import R25, game, scenario, unit
+from tests.factories import R25, game, unit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLACEHOLDER = {"combat": "placeholder"}
@@ -43,19 +43,23 @@ def test_view_masks_the_events_of_unrevealed_tokens_and_leaves_the_game_alone():
     g = Game(default_map(), dice=Dice(seed=1))
     v = view(g, 1)
     assert {t.event for t in v.state.treasure.values()} == {HIDDEN}
-    assert g.state.treasure["t-chapel-yard"].event == "event"     # the game itself keeps it
+    assert g.state.treasure["t-chapel-yard"].event == "event"  # the game itself keeps it
     with v.what_if() as scratch:
         assert scratch.treasure["t-granary"].event == HIDDEN
-        assert g.state is scratch                                 # lent to the game meanwhile
+        assert g.state is scratch  # lent to the game meanwhile
     assert g.state.treasure["t-granary"].event == "plague"
-    assert not hasattr(v, "__dict__") and not hasattr(v, "game")   # no way round the mask but a private slot
+    assert not hasattr(v, "__dict__") and not hasattr(v, "game")  # no way round the mask but a private slot
 
 
 def test_a_revealed_token_shows_what_it_hid():
     red = [unit("red-captain", [10 - 2 * R25, 10])]
-    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "plague"},
-                                                  {"id": "t2", "at": [20, 20], "event": "event"}],
-             state={"turn": 2, "player": 1, "phase": "upkeep"}, dice=[1])
+    g = game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        [{"id": "t1", "at": [10, 10], "event": "plague"}, {"id": "t2", "at": [20, 20], "event": "event"}],
+        state={"turn": 2, "player": 1, "phase": "upkeep"},
+        dice=[1],
+    )
     g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})
     v = view(g, 2)
     assert v.state.treasure["t1"].event == "plague" and v.state.treasure["t2"].event == HIDDEN
@@ -66,7 +70,10 @@ def test_what_a_token_hides_does_not_change_the_bots_choices():
     sc = bot_scenario(default_map())
     swapped = bot_scenario(default_map())
     evs = {t.id: t.event for t in swapped.state.treasure.values()}
-    swapped.state.treasure["t-square"].event, swapped.state.treasure["t-chapel-yard"].event = evs["t-chapel-yard"], evs["t-square"]
+    swapped.state.treasure["t-square"].event, swapped.state.treasure["t-chapel-yard"].event = (
+        evs["t-chapel-yard"],
+        evs["t-square"],
+    )
     runs = []
     for s in (sc, swapped):
         g = Game(s, dice=Dice(seed=5))
@@ -82,8 +89,13 @@ def test_what_a_token_hides_does_not_change_the_bots_choices():
 # --- the utility bot's choices --------------------------------------------------------------------
 def test_utility_picks_up_a_free_token_in_contact():
     red = [unit("red-captain", [10 - 2 * R25, 10]), unit("red-mage", [4, 4])]
-    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10]}],
-             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules=PLACEHOLDER)
+    g = game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        [{"id": "t1", "at": [10, 10]}],
+        state={"turn": 2, "player": 1, "phase": "upkeep"},
+        rules=PLACEHOLDER,
+    )
     assert g.pending.kind == "pick_up"
     d = UtilityBot().choose(view(g))
     assert d.action == {"pick_up": {"unit": "red-captain", "token": "t1"}}
@@ -116,7 +128,7 @@ def test_utility_does_not_run_into_an_8_inch_zone_it_can_avoid():
     g.apply(d.action)
     u = g.state.units["red-runner"]
     assert g.board.distance(u, g.state.units["blue-post"]) > g.rs.run_denial_range
-    assert g.board.distance(u, g.state.treasure["t1"]) < d0 - 5      # it still ran for the token
+    assert g.board.distance(u, g.state.treasure["t1"]) < d0 - 5  # it still ran for the token
 
 
 def test_run_zone_penalty_is_inclusive_at_the_run_denial_range():
@@ -132,8 +144,10 @@ def test_run_zone_penalty_is_inclusive_at_the_run_denial_range():
 
 def test_utility_attacks_a_dazed_enemy_over_a_fresh_one():
     red = [engaged(unit("red-brute", [10, 10], keywords=[]), "blue-a", "blue-b")]
-    blue = [engaged(unit("blue-a", [10, 10 + 2 * R25], keywords=[]), "red-brute"),
-            engaged(unit("blue-b", [10 + 2 * R25, 10], keywords=[], status="dazed"), "red-brute")]
+    blue = [
+        engaged(unit("blue-a", [10, 10 + 2 * R25], keywords=[]), "red-brute"),
+        engaged(unit("blue-b", [10 + 2 * R25, 10], keywords=[], status="dazed"), "red-brute"),
+    ]
     g = game(red, blue, state=MELEE_PHASE, rules=PLACEHOLDER)
     d = UtilityBot().choose(view(g))
     assert d.action == {"attack": {"unit": "red-brute", "target": "blue-b"}}
@@ -150,8 +164,13 @@ def test_utility_engages_a_dazed_enemy_over_a_fresh_one():
 
 def test_utility_plays_on_after_a_passed_rout_check():
     red = [unit("red-captain", [4, 4])]
-    g = game(red, [unit("blue-boss", [30, 30])], state={"turn": 2, "player": 1, "phase": "upkeep", "lost": {"red": 6}},
-             dice=[1], rules=PLACEHOLDER)
+    g = game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        state={"turn": 2, "player": 1, "phase": "upkeep", "lost": {"red": 6}},
+        dice=[1],
+        rules=PLACEHOLDER,
+    )
     assert g.pending.kind == "voluntary_rout"
     d = UtilityBot().choose(view(g))
     assert d.action == {"play_on": {"player": 1}}
@@ -195,8 +214,10 @@ def test_bot_games_replay_exactly_from_their_logs(tmp_path):
 @pytest.mark.slow
 def test_the_same_seed_gives_the_same_game_and_another_seed_another():
     def actions(seed):
-        return [e.replayable for e in play_game(default_map(), {1: UtilityBot(), 2: RandomBot()}, seed=seed,
-                                                turn_limit=2).game.log]
+        return [
+            e.replayable
+            for e in play_game(default_map(), {1: UtilityBot(), 2: RandomBot()}, seed=seed, turn_limit=2).game.log
+        ]
 
     assert actions(4) == actions(4)
     assert actions(4) != actions(5)
@@ -204,11 +225,15 @@ def test_the_same_seed_gives_the_same_game_and_another_seed_another():
 
 def test_bot_rules_give_placeholder_combat_a_turn_limit_and_bot_neutrals_unless_told():
     sc = bot_scenario(default_map())
-    assert (sc.ruleset.combat, sc.ruleset.turn_limit, sc.ruleset.turn_limit_winner, sc.ruleset.neutral_act) == \
-        ("placeholder", 10, "treasure", "bot")
+    assert (sc.ruleset.combat, sc.ruleset.turn_limit, sc.ruleset.turn_limit_winner, sc.ruleset.neutral_act) == (
+        "placeholder",
+        10,
+        "treasure",
+        "bot",
+    )
     mine = bot_scenario(default_map(), turn_limit=6, rules={"neutral_act": "advance", "turn_limit_winner": "draw"})
     assert (mine.ruleset.turn_limit, mine.ruleset.neutral_act, mine.ruleset.turn_limit_winner) == (6, "advance", "draw")
-    assert default_map().ruleset.combat == "manual"   # the scenario itself is untouched
+    assert default_map().ruleset.combat == "manual"  # the scenario itself is untouched
     with pytest.raises(LoadError) as exc:
         bot_scenario(default_map(), rules={"combat": "fists"})
     assert "bot rules:" in str(exc.value) and "combat must be one of" in str(exc.value)
@@ -216,11 +241,17 @@ def test_bot_rules_give_placeholder_combat_a_turn_limit_and_bot_neutrals_unless_
 
 def test_neutrals_are_played_by_a_bot_as_player_0():
     red = [unit("red-captain", [10 - 2 * R25, 10])]
-    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "event"}], dice=[12],
-             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules={"neutral_act": "bot", **PLACEHOLDER})
-    g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})      # an Event: two Ghouls appear
+    g = game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        [{"id": "t1", "at": [10, 10], "event": "event"}],
+        dice=[12],
+        state={"turn": 2, "player": 1, "phase": "upkeep"},
+        rules={"neutral_act": "bot", **PLACEHOLDER},
+    )
+    g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})  # an Event: two Ghouls appear
     g.apply({"end_turn": {}})
-    g.apply({"end_turn": {}})                                          # red's next upkeep: the Neutrals act
+    g.apply({"end_turn": {}})  # red's next upkeep: the Neutrals act
     assert g.pending.kind == "neutrals" and g.pending.player == 0 and g.turn_player() == 0
     bots = with_neutrals({1: RandomBot(), 2: RandomBot()})
     steps = play_turn(g, bots)
@@ -233,7 +264,7 @@ def test_neutrals_are_played_by_a_bot_as_player_0():
 # --- the window: thinking on a copy --------------------------------------------------------------------
 def test_a_bot_thinks_on_a_snapshot_and_its_path_is_there_to_animate():
     g = Game(bot_scenario(default_map()), dice=Dice(seed=9))
-    g.apply({"end_phase": {}})        # player 1's Move phase
+    g.apply({"end_phase": {}})  # player 1's Move phase
     before = fingerprint(g)
     copy = snapshot(g)
     d = think(UtilityBot(), copy)
@@ -261,12 +292,22 @@ def test_utility_does_not_shoot_what_it_cannot_see():
     import yaml
 
     from tests.factories import SCRIPTS
-    data = {"name": "wall", "table": {"width": 36, "height": 36}, "rules": PLACEHOLDER,
-            "terrain": [{"id": "barn", "kind": "block", "height": 4, "polygon": [[2, 8], [9, 8], [9, 10], [2, 10]]}],
-            "warbands": [{"id": "red", "player": 1, "units": [unit("red-archer", [5, 5], keywords=["bow"])]},
-                         {"id": "blue", "player": 2, "units": [unit("blue-a", [5, 13], keywords=[])]}],
-            "state": SHOOT_PHASE}
-    g = Game(load_scenario(os.path.join(SCRIPTS, "built.yaml"), text=yaml.safe_dump(data, sort_keys=False)), dice=Dice(seed=1))
+
+    data = {
+        "name": "wall",
+        "table": {"width": 36, "height": 36},
+        "rules": PLACEHOLDER,
+        "terrain": [{"id": "barn", "kind": "block", "height": 4, "polygon": [[2, 8], [9, 8], [9, 10], [2, 10]]}],
+        "warbands": [
+            {"id": "red", "player": 1, "units": [unit("red-archer", [5, 5], keywords=["bow"])]},
+            {"id": "blue", "player": 2, "units": [unit("blue-a", [5, 13], keywords=[])]},
+        ],
+        "state": SHOOT_PHASE,
+    }
+    g = Game(
+        load_scenario(os.path.join(SCRIPTS, "built.yaml"), text=yaml.safe_dump(data, sort_keys=False)),
+        dice=Dice(seed=1),
+    )
     assert g.why_illegal({"shoot": {"unit": "red-archer", "target": "blue-a"}}).rule == "L1"
     d = UtilityBot().choose(view(g))
     assert d.kind == "end_phase"
@@ -276,8 +317,12 @@ def test_utility_gangs_up_but_does_not_take_on_an_equal_alone():
     blue = [unit("blue-a", [10, 14], keywords=[])]
     alone = game([unit("red-a", [10, 10], keywords=[])], blue, state=ENGAGE_PHASE, rules=PLACEHOLDER)
     assert UtilityBot().choose(view(alone)).kind == "end_phase"
-    pair = game([unit("red-a", [10, 10], keywords=[]), unit("red-b", [13, 14], keywords=[])], blue,
-                state=ENGAGE_PHASE, rules=PLACEHOLDER)
+    pair = game(
+        [unit("red-a", [10, 10], keywords=[]), unit("red-b", [13, 14], keywords=[])],
+        blue,
+        state=ENGAGE_PHASE,
+        rules=PLACEHOLDER,
+    )
     bot = UtilityBot()
     first = bot.choose(view(pair))
     assert first.kind == "engage" and first.action["engage"]["target"] == "blue-a"
@@ -299,8 +344,14 @@ def test_a_game_stops_at_the_decision_cap_and_can_go_on_from_there():
 def test_utility_lets_its_best_morale_try_for_a_token_after_a_rout():
     red = [unit("red-mage", [13, 10], morale=11), unit("red-captain", [10, 13], morale=15)]
     blue = [unit("blue-boss", [7, 10])]
-    g = game(red, blue, [{"id": "t1", "at": [10, 10]}], state={"turn": 1, "player": 2, "phase": "upkeep", "lost": {"blue": 6}},
-             dice=[20], rules=PLACEHOLDER)
+    g = game(
+        red,
+        blue,
+        [{"id": "t1", "at": [10, 10]}],
+        state={"turn": 1, "player": 2, "phase": "upkeep", "lost": {"blue": 6}},
+        dice=[20],
+        rules=PLACEHOLDER,
+    )
     assert g.pending.kind == "grab" and g.pending.check and g.turn_player() == 1
     d = UtilityBot().choose(view(g))
     assert d.action == {"grab": {"unit": "red-captain", "token": "t1"}} and "Morale" in d.reason

@@ -26,15 +26,21 @@ from game.engine.movement import Mover
 from game.engine.scenario import load_scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAIRS = [("maps/default.yaml", "tests/scripts/random-default.yaml"),
-         ("maps/teach-climb.yaml", "tests/scripts/random-climb.yaml"),
-         ("maps/teach-treasure.yaml", "tests/scripts/random-treasure.yaml"),
-         ("maps/stress.yaml", "tests/scripts/random-stress.yaml"),
-         ("tests/scripts/duel.yaml", "tests/scripts/random-duel.yaml"),
-         ("tests/scripts/close.yaml", "tests/scripts/random-close.yaml"),
-         ("maps/mirror.yaml", None)]
-BOTS = {"random": RandomBot(), "utility": UtilityBot(), "cautious": UtilityBot("cautious"),
-        "aggressive": UtilityBot("aggressive")}
+PAIRS = [
+    ("maps/default.yaml", "tests/scripts/random-default.yaml"),
+    ("maps/teach-climb.yaml", "tests/scripts/random-climb.yaml"),
+    ("maps/teach-treasure.yaml", "tests/scripts/random-treasure.yaml"),
+    ("maps/stress.yaml", "tests/scripts/random-stress.yaml"),
+    ("tests/scripts/duel.yaml", "tests/scripts/random-duel.yaml"),
+    ("tests/scripts/close.yaml", "tests/scripts/random-close.yaml"),
+    ("maps/mirror.yaml", None),
+]
+BOTS = {
+    "random": RandomBot(),
+    "utility": UtilityBot(),
+    "cautious": UtilityBot("cautious"),
+    "aggressive": UtilityBot("aggressive"),
+}
 
 
 @functools.lru_cache(maxsize=None)

@@ -41,18 +41,21 @@ def test_a_personality_file_by_path(tmp_path):
     assert UtilityBot(str(f)).name == "utility:mine"
 
 
-@pytest.mark.parametrize("text, line, words", [
-    ("name: x\nweights:\n  hunt: 1\n  thret: 2\n", 4, "unknown weight 'thret' (did you mean 'threat'?)"),
-    ("name: x\nweights:\n  hunt: -0.5\n", 3, "weight hunt must be 0 or more"),
-    ("name: x\nweights:\n  hunt: lots\n", 3, "weight hunt must be a number"),
-    ("name: x\nweights:\n  hunt: true\n", 3, "weight hunt must be a number"),
-    ("name: x\nweights: [1, 2]\n", 2, "weights must be a mapping"),
-    ("name: x\nwieghts: {}\n", 2, "unknown key 'wieghts' (did you mean 'weights'?)"),
-    ("weights: {}\n", 1, "name must be text"),
-    ("- 1\n- 2\n", 1, "a personality must be a mapping"),
-    ("name: x\nweights: {hunt: !!python/object:os.system echo}\n", 2, "safe YAML"),
-    ("name: [x\n", 1, "YAML syntax error"),
-])
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("name: x\nweights:\n  hunt: 1\n  thret: 2\n", 4, "unknown weight 'thret' (did you mean 'threat'?)"),
+        ("name: x\nweights:\n  hunt: -0.5\n", 3, "weight hunt must be 0 or more"),
+        ("name: x\nweights:\n  hunt: lots\n", 3, "weight hunt must be a number"),
+        ("name: x\nweights:\n  hunt: true\n", 3, "weight hunt must be a number"),
+        ("name: x\nweights: [1, 2]\n", 2, "weights must be a mapping"),
+        ("name: x\nwieghts: {}\n", 2, "unknown key 'wieghts' (did you mean 'weights'?)"),
+        ("weights: {}\n", 1, "name must be text"),
+        ("- 1\n- 2\n", 1, "a personality must be a mapping"),
+        ("name: x\nweights: {hunt: !!python/object:os.system echo}\n", 2, "safe YAML"),
+        ("name: [x\n", 1, "YAML syntax error"),
+    ],
+)
 def test_a_bad_personality_file_says_file_and_line(text, line, words):
     with pytest.raises(LoadError) as exc:
         parse_personality(text, "bad.yaml")
@@ -78,9 +81,9 @@ def test_a_clone_is_independent_and_rolls_the_same_dice():
     assert c.mover is g.mover and not c.can_undo
     move = {"run": {"unit": "red-hound", "to": [18, 10]}}
     rc = c.apply(move)
-    assert g.state.units["red-hound"].y == 4                         # the original did not move
+    assert g.state.units["red-hound"].y == 4  # the original did not move
     rg = g.apply(move)
-    assert rc.rolls == rg.rolls and c.state.hash() == g.state.hash()   # same dice sequence
+    assert rc.rolls == rg.rolls and c.state.hash() == g.state.hash()  # same dice sequence
     c.undo()
     assert c.state.units["red-hound"].y == 4 and g.state.units["red-hound"].y != 4
 
@@ -114,7 +117,7 @@ def test_why_illegal_refuses_an_internal_error_as_apply_does(monkeypatch):
 
 def test_the_random_bot_draws_from_every_legal_choice():
     g = default_game()
-    g.apply({"end_phase": {}})            # Move phase: each unit may move, run or reload
+    g.apply({"end_phase": {}})  # Move phase: each unit may move, run or reload
     from game.bots import view
 
     opts = RandomBot().choices(view(g))

@@ -23,10 +23,13 @@ def test_bundled_data_is_found_inside_the_package():
     assert bundled.default_scenario() == os.path.join(PACKAGE, "maps", "default.yaml")
     assert bundled.rosters_dir() == os.path.join(PACKAGE, "maps", "rosters")
     assert bundled.rulesets_dir() == os.path.join(PACKAGE, "rulesets")
-    for path in (bundled.default_scenario(), bundled.bundled_map("stress.yaml"),
-                 os.path.join(bundled.rosters_dir(), "iron-wardens.yaml"),
-                 os.path.join(bundled.rulesets_dir(), "speedheim.yaml"),
-                 os.path.join(bundled.fonts_dir(), "DejaVuSans.ttf")):
+    for path in (
+        bundled.default_scenario(),
+        bundled.bundled_map("stress.yaml"),
+        os.path.join(bundled.rosters_dir(), "iron-wardens.yaml"),
+        os.path.join(bundled.rulesets_dir(), "speedheim.yaml"),
+        os.path.join(bundled.fonts_dir(), "DejaVuSans.ttf"),
+    ):
         assert os.path.isfile(path), path
 
 

@@ -24,16 +24,24 @@ PLACEHOLDER = {"combat": "placeholder"}
 def melee_game(*, red_status="normal", blue_status="normal", carrying=None, dice=(), rules=None, **blue_stats):
     """red-a and blue-x Engaged with each other, red's Melee phase."""
     red = [unit("red-a", [5, 5], status=red_status, agility=12), unit("red-b", [5, 10], agility=12)]
-    blue = [unit("blue-x", [5 + 2 * R25 + 0.02, 5], keywords=[], status=blue_status, carrying=carrying, **blue_stats),
-            unit("blue-y", [20, 20], keywords=[])]
+    blue = [
+        unit("blue-x", [5 + 2 * R25 + 0.02, 5], keywords=[], status=blue_status, carrying=carrying, **blue_stats),
+        unit("blue-y", [20, 20], keywords=[]),
+    ]
     tokens = [{"id": "t1", "at": [5 + 2 * R25 + 0.02, 5]}] if carrying else []
-    g = game(red, blue, tokens, state={"turn": 2, "player": 1, "phase": "engage"}, rules={**PLACEHOLDER, **(rules or {})},
-             dice=dice)
+    g = game(
+        red,
+        blue,
+        tokens,
+        state={"turn": 2, "player": 1, "phase": "engage"},
+        rules={**PLACEHOLDER, **(rules or {})},
+        dice=dice,
+    )
     g.state.units["red-a"].engaged_with.append("blue-x")
     g.state.units["blue-x"].engaged_with.append("red-a")
-    g.apply({"end_phase": {}})   # -> move
-    g.apply({"end_phase": {}})   # -> shoot
-    g.apply({"end_phase": {}})   # -> melee
+    g.apply({"end_phase": {}})  # -> move
+    g.apply({"end_phase": {}})  # -> shoot
+    g.apply({"end_phase": {}})  # -> melee
     assert g.state.phase == "melee"
     return g
 
@@ -76,7 +84,7 @@ def test_a_passed_defence_at_the_stat_is_no_effect():
 
 
 def test_an_injury_no_worse_than_the_status_changes_nothing():
-    g = melee_game(blue_status="staggered", dice=[1, 20, 12])   # Injury 12: Staggered, already Staggered
+    g = melee_game(blue_status="staggered", dice=[1, 20, 12])  # Injury 12: Staggered, already Staggered
     r = g.apply({"attack": {"unit": "red-a", "target": "blue-x"}})
     assert g.state.units["blue-x"].status == "staggered" and not any(isinstance(e, StatusChanged) for e in r.events)
 
@@ -86,7 +94,7 @@ def test_a_stunned_target_is_incapacitated_at_once_and_its_token_goes_to_the_att
     r = g.apply({"attack": {"unit": "red-a", "target": "blue-x"}})
     st = g.state
     assert r.rolls == [] and st.units["blue-x"].status == "incapacitated" and st.lost["blue"] == 1
-    assert st.units["red-a"].carrying == "t1"   # U6: the Engaged unit that did it takes it at once
+    assert st.units["red-a"].carrying == "t1"  # U6: the Engaged unit that did it takes it at once
     assert any(isinstance(e, Incapacitated) and e.by == "red-a" for e in r.events)
 
 
@@ -123,6 +131,7 @@ def test_legal_actions_lists_the_attack_and_its_target():
 
 # --- exact odds ----------------------------------------------------------------------------------
 
+
 def test_check_chances_are_exact():
     g = melee_game()
     rs = g.rs
@@ -137,9 +146,13 @@ def test_attack_odds_by_hand():
     odds = g.odds({"attack": {"unit": "red-a", "target": "blue-x"}})
     hit, save = Fraction(12, 20), Fraction(10, 20)
     assert odds.hit == hit
-    assert odds.results == {"miss": 1 - hit, "no effect": hit * (save + (1 - save) * Fraction(11, 20)),
-                            "staggered": hit * (1 - save) * Fraction(4, 20), "dazed": hit * (1 - save) * Fraction(3, 20),
-                            "stunned": hit * (1 - save) * Fraction(2, 20)}
+    assert odds.results == {
+        "miss": 1 - hit,
+        "no effect": hit * (save + (1 - save) * Fraction(11, 20)),
+        "staggered": hit * (1 - save) * Fraction(4, 20),
+        "dazed": hit * (1 - save) * Fraction(3, 20),
+        "stunned": hit * (1 - save) * Fraction(2, 20),
+    }
     assert sum(odds.results.values()) == 1
 
 
@@ -168,6 +181,7 @@ def test_a_stunned_target_has_certain_odds():
 
 # --- the turn limit (T1) --------------------------------------------------------------------------
 
+
 def limit_game(limit=2, winner="draw", red_carrying=False, blue_carrying=False, lost=None):
     tokens = []
     red = [unit("red-a", [5, 5]), unit("red-b", [9, 5])]
@@ -188,7 +202,7 @@ def test_the_game_ends_at_the_end_of_the_last_game_turn_as_a_draw():
     g.apply({"end_turn": {}})
     assert (g.state.turn, g.state.player) == (2, 1) and g.outcome() is None
     g.apply({"end_turn": {}})
-    assert (g.state.turn, g.state.player) == (2, 2) and g.outcome() is None   # the last turn is played in full
+    assert (g.state.turn, g.state.player) == (2, 2) and g.outcome() is None  # the last turn is played in full
     r = g.apply({"end_turn": {}})
     o = g.outcome()
     assert o is not None and o.draw and o.winner is None and "turn limit (2 game turns, T1)" in o.reason
@@ -250,8 +264,17 @@ def test_a_whole_bot_game_on_the_default_map_replays_to_the_turn_limit():
     a bot game kept in tests/scripts; its every line is also a golden replay)."""
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main(["replay", os.path.join(SCRIPTS, "placeholder-default.yaml"),
-                     os.path.join(SCRIPTS, "placeholder-game.yaml"), "--json"]) == 0
+        assert (
+            main(
+                [
+                    "replay",
+                    os.path.join(SCRIPTS, "placeholder-default.yaml"),
+                    os.path.join(SCRIPTS, "placeholder-game.yaml"),
+                    "--json",
+                ]
+            )
+            == 0
+        )
     lines = [json.loads(x) for x in out.getvalue().splitlines()]
     assert all(x["ok"] for x in lines[:-1])
     kinds = {next(iter(x["action"])) for x in lines[:-1]}

@@ -20,7 +20,7 @@ def edited(tmp_path, name: str) -> bytes:
     doc.save(str(out))
     assert main(["check", str(out)]) == 0
     again = Document.open(str(out))
-    assert [t.id for t in again.sc.terrain] == ["block-1"]        # the edit is there
+    assert [t.id for t in again.sc.terrain] == ["block-1"]  # the edit is there
     return out.read_bytes()
 
 
@@ -31,7 +31,10 @@ def test_a_byte_order_mark_is_kept_after_an_edit(tmp_path):
 
 def test_cr_only_line_ends_are_kept_on_every_line(tmp_path):
     data = edited(tmp_path, "cr-only.yaml")
-    assert b"\n" not in data and data.count(b"\r") == open(os.path.join(DATA, "cr-only.yaml"), "rb").read().count(b"\r") + 5
+    assert (
+        b"\n" not in data
+        and data.count(b"\r") == open(os.path.join(DATA, "cr-only.yaml"), "rb").read().count(b"\r") + 5
+    )
 
 
 def test_an_unused_anchor_on_an_unedited_line_stays(tmp_path):

@@ -49,6 +49,7 @@ def deploy(d: Document) -> tuple[str, str]:
 
 # --- commands and undo ----------------------------------------------------------------
 
+
 def test_every_command_undoes_to_the_exact_file_and_redoes(tmp_path):
     d = Document.new(36, 24, path=str(tmp_path / "m.yaml"))
     a = d.load_roster(load_roster(os.path.join(ROSTERS, "grave-reavers.yaml")))
@@ -89,7 +90,7 @@ def test_every_command_undoes_to_the_exact_file_and_redoes(tmp_path):
 def test_refused_edit_leaves_the_document_untouched(tmp_path):
     d = small_map(tmp_path)
     before, undo_depth = d.to_text(), len(d.history.done)
-    with pytest.raises(EditError, match="off the 36\" x 24\" table"):
+    with pytest.raises(EditError, match='off the 36" x 24" table'):
         d.move([("terrain", "block-1"), ("terrain", "block-2")], 0, 17)  # block-1 fits, block-2 does not
     with pytest.raises(EditError, match="crosses itself"):
         d.add_terrain("block", [(1, 1), (5, 5), (5, 1), (1, 5)])
@@ -146,8 +147,17 @@ def test_new_map_table_size_limits():
 
 # --- ladders, treasure -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("click,foot", [((14.2, 12), (14.5, 12)), ((12, 9.7), (12, 9.5)), ((9.9, 11), (9.5, 11)),
-                                        ((12, 14.05), (12, 14.5)), ((13.8, 12.5), (14.5, 12.5))])
+
+@pytest.mark.parametrize(
+    "click,foot",
+    [
+        ((14.2, 12), (14.5, 12)),
+        ((12, 9.7), (12, 9.5)),
+        ((9.9, 11), (9.5, 11)),
+        ((12, 14.05), (12, 14.5)),
+        ((13.8, 12.5), (14.5, 12.5)),
+    ],
+)
 def test_ladder_foot_is_on_the_ground_just_outside_the_clicked_edge(tmp_path, click, foot):
     d = small_map(tmp_path)
     lid = d.add_ladder(click)
@@ -161,7 +171,7 @@ def test_ladder_foot_is_on_the_ground_just_outside_the_clicked_edge(tmp_path, cl
 
 def test_ladder_refused_away_from_blocks_and_on_walls(tmp_path):
     d = small_map(tmp_path)
-    with pytest.raises(EditError, match="no block edge within 1\""):
+    with pytest.raises(EditError, match='no block edge within 1"'):
         d.add_ladder((3, 3))
     with pytest.raises(EditError, match="no block edge"):
         d.add_ladder((8, 18.2))  # a wall, not a block
@@ -180,6 +190,7 @@ def test_treasure_events_and_refusals(tmp_path):
 
 
 # --- units and placement -------------------------------------------------------------------------
+
 
 def test_units_are_placed_inside_their_zone_and_slide_out_of_overlap(tmp_path):
     d = small_map(tmp_path)
@@ -240,29 +251,39 @@ def test_edit_unit_stats_and_status_are_validated(tmp_path):
 
 # --- rosters -------------------------------------------------------------------------
 
+
 def test_bundled_rosters_load():
     for path in glob.glob(os.path.join(ROSTERS, "*.yaml")):
         r = load_roster(path)
-        assert r.entries and all(e.base_mm > 0 and set(e.stats) >= {"move", "agility", "morale", "defence"} for e in r.entries)
+        assert r.entries and all(
+            e.base_mm > 0 and set(e.stats) >= {"move", "agility", "morale", "defence"} for e in r.entries
+        )
 
 
 def test_bad_roster_reports_file_and_line(tmp_path):
     p = tmp_path / "bad.yaml"
-    p.write_text("name: Broken\nunits:\n  - name: Runt\n    base_mm: -3\n    stats: {move: 5, agility: 9, morale: 8}\n"
-                 "    keyword: [x]\n")
+    p.write_text(
+        "name: Broken\nunits:\n  - name: Runt\n    base_mm: -3\n    stats: {move: 5, agility: 9, morale: 8}\n"
+        "    keyword: [x]\n"
+    )
     with pytest.raises(LoadError) as exc:
         load_roster(str(p))
     lines = [str(x) for x in exc.value.problems]
     assert f"{p}:4: unit 'Runt': base_mm must be a number of mm more than 0, not -3" in lines
     assert f"{p}:5: unit 'Runt': stats are missing 'defence'" in lines
-    p.write_text("name: Typo\nunits:\n  - name: Runt\n    base_mm: 25\n    stats: {move: 5, agilty: 9, morale: 8, defence: 7}\n")
+    p.write_text(
+        "name: Typo\nunits:\n  - name: Runt\n    base_mm: 25\n    stats: {move: 5, agilty: 9, morale: 8, defence: 7}\n"
+    )
     with pytest.raises(LoadError) as exc:
         load_roster(str(p))
-    assert [str(x) for x in exc.value.problems] == [f"{p}:5: unit 'Runt': unknown stat 'agilty' (did you mean 'agility'?)"]
+    assert [str(x) for x in exc.value.problems] == [
+        f"{p}:5: unit 'Runt': unknown stat 'agilty' (did you mean 'agility'?)"
+    ]
     assert any(line.startswith(f"{p}:6: unknown field 'keyword'") and "keywords" in line for line in lines)
 
 
 # --- validation equals speedheim check --------------------------------------------------------------
+
 
 def test_live_validation_reports_what_check_reports_and_names_the_items(tmp_path, capsys):
     d = small_map(tmp_path)
@@ -317,6 +338,7 @@ def test_live_validator_builds_the_same_text_values_and_lines_as_load_yaml(path)
 
 # --- saving and round trips ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", MAPS, ids=os.path.basename)
 def test_round_trip_on_every_bundled_map(path, tmp_path):
     sc = load_scenario(path)
@@ -329,9 +351,19 @@ def test_round_trip_on_every_bundled_map(path, tmp_path):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["block", "wall", "difficult", "impassable"]),
-                          st.integers(0, 60), st.integers(0, 40), st.integers(1, 16), st.integers(1, 12)),
-                min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["block", "wall", "difficult", "impassable"]),
+            st.integers(0, 60),
+            st.integers(0, 40),
+            st.integers(1, 16),
+            st.integers(1, 12),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_round_trip_property_on_edited_maps(tmp_path_factory, pieces):
     d = Document.new(72, 48, path=str(tmp_path_factory.mktemp("rt") / "m.yaml"))
     d.snap_step = 0.25
@@ -368,8 +400,10 @@ def test_a_map_saved_with_problems_opens_again_with_them(tmp_path):
 
 
 def test_document_modules_import_no_pygame():
-    code = ("import sys\nimport game.editor.document, game.editor.roster, game.editor.placement, game.editor.validate\n"
-            "print('pygame' in sys.modules)")
+    code = (
+        "import sys\nimport game.editor.document, game.editor.roster, game.editor.placement, game.editor.validate\n"
+        "print('pygame' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"
 

@@ -52,7 +52,7 @@ def test_tab_in_the_new_map_dialog_moves_to_the_height(tmp_path):
     for _ in range(3):
         d.key(K.K_BACKSPACE)
     typed(d, "30")
-    d.key(K.K_TAB, mod=K.KMOD_LSHIFT)      # and Shift+Tab back to the width
+    d.key(K.K_TAB, mod=K.KMOD_LSHIFT)  # and Shift+Tab back to the width
     assert prompt.width.is_focused
     d.key(K.K_RETURN)
     assert d.scene is not None and (d.scene.doc.sc.width, d.scene.doc.sc.height) == (36, 30)
@@ -79,7 +79,7 @@ def test_a_new_maps_first_save_asks_its_name_and_offers_a_file_outside_the_bundl
     d.scene.doc.set_name("Ruined Keep")  # (no change) a second Ctrl+S saves without asking
     d.ctrl(K.K_s)
     assert d.app.modal is None and d.scene.message.startswith("saved")
-    d.key(K.K_s, mod=K.KMOD_LCTRL | K.KMOD_LSHIFT)   # Save as asks again, for another file
+    d.key(K.K_s, mod=K.KMOD_LCTRL | K.KMOD_LSHIFT)  # Save as asks again, for another file
     again = d.app.modal
     assert isinstance(again, TextPrompt) and again.entry.get_text().endswith("new-map-copy.yaml")
     assert again.name.get_text() == "Ruined Keep"
@@ -95,7 +95,7 @@ def test_make_edit_file_asks_the_name_then_saves_to_that_file(tmp_path):
     d.key(K.K_RETURN)
     assert load_scenario(str(path)).name == "My Raid"
     d.ctrl(K.K_s)
-    assert d.app.modal is None   # named and written: Ctrl+S just saves
+    assert d.app.modal is None  # named and written: Ctrl+S just saves
 
 
 def test_default_map_file_is_the_name_in_the_current_directory():
@@ -108,7 +108,7 @@ def place_ladder(d: Driver) -> str:
     d.key(K.K_b)
     d.drag((10, 10), (14, 14))
     d.key(K.K_l)
-    d.click(14.2, 12.2)   # off the grid along the edge
+    d.click(14.2, 12.2)  # off the grid along the edge
     sel = d.scene.selection
     assert len(sel) == 1 and sel[0][0] == "ladder"
     return sel[0][1]
@@ -133,7 +133,7 @@ def test_a_ladder_off_the_grid_when_snapping_is_off(tmp_path):
     d.scene.doc.snap_step = None
     lid = place_ladder(d)
     foot = d.scene.doc.ladder(lid).foot
-    assert abs(foot[1] - 12.2) < 0.05   # where clicked along the edge
+    assert abs(foot[1] - 12.2) < 0.05  # where clicked along the edge
 
 
 def test_a_selected_ladder_shows_its_properties_and_its_foot_can_be_typed(tmp_path):

@@ -19,6 +19,7 @@ from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario
 from tests.factories import DEFAULT_MAP, GOOD_SCENARIO, broken_default, comments, mutate, yaml_values
 
+
 def line_of(text: str, needle: str) -> int:
     return text[: text.index(needle)].count("\n") + 1
 
@@ -30,8 +31,12 @@ def test_the_issue_scenario_lists_the_broken_items_and_saving_loses_nothing(tmp_
     found = [f.problem for f in doc.validate()]
     text = "\n".join(f"{os.path.basename(p.file)}:{p.line}: {p.message}" for p in found)
     # Every broken item is a problem, at its own line of the file.
-    for needle, word in (("kind: blok", "blok"), ("heigth: 6", "heigth"), ("agilty: 12", "agilty"),
-                         ("base_mm: 5O", "5O")):
+    for needle, word in (
+        ("kind: blok", "blok"),
+        ("heigth: 6", "heigth"),
+        ("agilty: 12", "agilty"),
+        ("base_mm: 5O", "5O"),
+    ):
         line = line_of(original, needle)
         assert re.search(rf"broken\.yaml:{line}: .*{word}", text), (needle, text)
     # Items left out because of them are problems too (the ladders lost their top).
@@ -40,8 +45,14 @@ def test_the_issue_scenario_lists_the_broken_items_and_saving_loses_nothing(tmp_
     assert all(p.file == path and p.line >= 1 for p in found)
     assert doc.has_unread and len(doc.unread) >= 6
     # The editor draws where the file puts them (labelled 'not read').
-    assert {name for name, _, _ in doc.unread_shapes} == {"townhall", "townhall-tower", "hall-ladder", "tower-ladder",
-                                                          "red-captain", "red-ogre"}
+    assert {name for name, _, _ in doc.unread_shapes} == {
+        "townhall",
+        "townhall-tower",
+        "hall-ladder",
+        "tower-ladder",
+        "red-captain",
+        "red-ogre",
+    }
 
     doc.save()
     saved = open(path, encoding="utf-8").read()
@@ -51,8 +62,17 @@ def test_the_issue_scenario_lists_the_broken_items_and_saving_loses_nothing(tmp_
     doc.move([("unit", "red-sword-1")], 1, 0)
     doc.save()
     saved = open(path, encoding="utf-8").read()
-    for needle in ("id: townhall\n    kind: blok", "id: townhall-tower", "heigth: 6", "id: hall-ladder",
-                   "id: tower-ladder", "agilty: 12", "base_mm: 5O", "id: red-captain", "id: red-ogre"):
+    for needle in (
+        "id: townhall\n    kind: blok",
+        "id: townhall-tower",
+        "heigth: 6",
+        "id: hall-ladder",
+        "id: tower-ladder",
+        "agilty: 12",
+        "base_mm: 5O",
+        "id: red-captain",
+        "id: red-ogre",
+    ):
         assert needle in saved, needle
     assert comments(saved) == comments(original) and len(comments(original)) == 13
     data = yaml.safe_load(saved)
@@ -82,8 +102,9 @@ from hypothesis import strategies as st  # noqa: E402
 
 from game.editor.edits import EditError  # noqa: E402
 
-FUZZ = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 DEFAULT_TEXT = open(DEFAULT_MAP, encoding="utf-8").read()
 ITEM_LISTS = ("terrain", "ladders", "treasure", "warbands")
 
@@ -102,8 +123,10 @@ def exact(path) -> str:
 def named(problems, path: tuple) -> bool:
     """Some problem names ``path``, a part of the file holding it, or a part of it."""
     where = ".".join(str(p) for p in path)
-    return any(p.where and (where == p.where or where.startswith(p.where + ".") or p.where.startswith(where + "."))
-               for p in problems)
+    return any(
+        p.where and (where == p.where or where.startswith(p.where + ".") or p.where.startswith(where + "."))
+        for p in problems
+    )
 
 
 def lost_parts(before, after) -> list[tuple]:
@@ -181,8 +204,12 @@ def open_edit_save(tmp_path, text: str) -> None:
 
 @pytest.mark.slow
 @FUZZ
-@given(st.randoms(use_true_random=False), yaml_values, st.sampled_from(["set", "delete", "duplicate"]),
-       st.sampled_from(["good", "default"]))
+@given(
+    st.randoms(use_true_random=False),
+    yaml_values,
+    st.sampled_from(["set", "delete", "duplicate"]),
+    st.sampled_from(["good", "default"]),
+)
 def test_fuzz_mutated_files_lose_nothing_unlisted(tmp_path_factory, rnd, replacement, how, which):
     text = GOOD_SCENARIO if which == "good" else DEFAULT_TEXT
     open_edit_save(tmp_path_factory.mktemp("fz"), mutate(text, rnd, replacement, how))
@@ -195,7 +222,7 @@ def test_fuzz_textual_mutations_lose_nothing_unlisted(tmp_path_factory, which, d
     text = GOOD_SCENARIO if which == "good" else DEFAULT_TEXT
     pos = data.draw(st.integers(0, len(text) - 1))
     junk = data.draw(st.text(max_size=6))
-    open_edit_save(tmp_path_factory.mktemp("fz"), text[:pos] + junk + text[pos + 1:])
+    open_edit_save(tmp_path_factory.mktemp("fz"), text[:pos] + junk + text[pos + 1 :])
 
 
 # --- comments and key order survive an open-edit-save round trip ------------------------------------
@@ -302,16 +329,21 @@ def test_loading_stays_safe_no_tag_builds_an_object(tmp_path):
 
 
 def test_a_misspelled_optional_key_is_listed_and_kept_when_its_item_is_edited(tmp_path):
-    text = (GOOD_SCENARIO.replace("  - id: red\n", "  - id: red\n    colur: '#123456'\n")
-            .replace("    kind: impassable\n", "    kind: difficult\n    heigth: 2\n")
-            + "rulez: {turn_limit: 4}  # a misspelled top-level key\n")
+    text = (
+        GOOD_SCENARIO.replace("  - id: red\n", "  - id: red\n    colur: '#123456'\n").replace(
+            "    kind: impassable\n", "    kind: difficult\n    heigth: 2\n"
+        )
+        + "rulez: {turn_limit: 4}  # a misspelled top-level key\n"
+    )
     path = tmp_path / "optional.yaml"
     path.write_text(text, encoding="utf-8")
     doc = Document.open(str(path))
     unread = {p.message: p.line for p in doc.unread}
-    assert unread == {"unknown field 'colur' in warband #1 (did you mean 'colour'?)": line_of(text, "colur"),
-                      "unknown field 'heigth' in terrain #3 (did you mean 'height'?)": line_of(text, "heigth"),
-                      "unknown field 'rulez' in a scenario (did you mean 'rules'?)": line_of(text, "rulez")}
+    assert unread == {
+        "unknown field 'colur' in warband #1 (did you mean 'colour'?)": line_of(text, "colur"),
+        "unknown field 'heigth' in terrain #3 (did you mean 'height'?)": line_of(text, "heigth"),
+        "unknown field 'rulez' in a scenario (did you mean 'rules'?)": line_of(text, "rulez"),
+    }
     assert "pool" in {t.id for t in doc.sc.terrain} and doc.sc.warband("red")  # the items themselves are read
     doc.set_warband("red", name="Reds")
     doc.move([("terrain", "pool")], 0.5, 0)
@@ -334,7 +366,9 @@ def test_windows_line_ends_are_kept(tmp_path):
     assert saved.count("\r\n") == saved.count("\n") == text.count("\n")
     assert "    polygon: [[11, 10], [15, 10], [15, 14], [11, 14]]  # a square\r\n" in saved
     assert [ln for ln in saved.split("\r\n") if ln not in text.split("\r\n")] == [
-        "    polygon: [[11, 10], [15, 10], [15, 14], [11, 14]]  # a square", "    foot: [15.5, 12]  # beside the tower"]
+        "    polygon: [[11, 10], [15, 10], [15, 14], [11, 14]]  # a square",
+        "    foot: [15.5, 12]  # beside the tower",
+    ]
 
 
 def test_a_renamed_item_keeps_its_comments_and_its_unread_keys(tmp_path):
@@ -362,4 +396,4 @@ def test_a_float_ruamel_would_round_differently_is_written_back_as_read(tmp_path
     doc = Document.open(str(path))
     doc.add_rect("block", (0, 0), (1, 1), height=1)
     doc.save(str(path))
-    assert _read(exact(path))["name"] == _read(text)["name"] == 6.165936151570833e+16
+    assert _read(exact(path))["name"] == _read(text)["name"] == 6.165936151570833e16

@@ -119,8 +119,11 @@ def test_build_a_map_with_mouse_and_keys_save_check_and_replay(tmp_path, capsys)
             break
         ends.append(1)
     target = [start[0] + 3, start[1] + 2]
-    acts.write_text("seed: 1\nactions:\n" + "".join("  - end_phase: {}\n" for _ in ends)
-                    + f"  - move: {{unit: {mover}, to: {target}}}\n")
+    acts.write_text(
+        "seed: 1\nactions:\n"
+        + "".join("  - end_phase: {}\n" for _ in ends)
+        + f"  - move: {{unit: {mover}, to: {target}}}\n"
+    )
     assert main(["replay", doc.path, str(acts), "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines[-2]["ok"], lines[-2]
@@ -324,6 +327,7 @@ def test_a_bug_in_a_handler_is_reported_and_the_editor_goes_on(tmp_path, monkeyp
 
 
 # --- a map with items the editor cannot read (issue 22) -----------------------------------------
+
 
 def test_a_broken_map_lists_what_was_not_read_and_saving_over_it_asks(tmp_path):
     from game.ui.draw import get_font

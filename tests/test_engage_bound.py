@@ -17,14 +17,15 @@ import pytest
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game
-from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.mover import engage_gap, engage_inches, may_engage
 from game.engine.scenario import load_scenario
 from tests.factories import game, unit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BOUND = re.compile(r'^(\S+) is (\d+\.\d\d)" away in a straight line, base edge to base edge: beyond any path '
-                   r'into contact \((\S+) may engage up to (\d+(?:\.\d+)?)"\)$')
+BOUND = re.compile(
+    r'^(\S+) is (\d+\.\d\d)" away in a straight line, base edge to base edge: beyond any path '
+    r'into contact \((\S+) may engage up to (\d+(?:\.\d+)?)"\)$'
+)
 
 
 def engage_phase(path: str) -> Game:
@@ -73,19 +74,21 @@ def check_pair(g: Game, uid: str, tid: str) -> str:
     why = g.why_illegal(action)
     plan = full(g, uid, tid)
     if not isinstance(plan, IllegalAction):
-        assert may_engage(g.rs, u, t), (uid, tid, engage_gap(u, t))        # the bound never refuses a reachable one
-        assert plan.cost >= engage_gap(u, t) - g.rs.contact_tolerance - 1e-6   # less G4's tolerance, a lower bound of the cost
+        assert may_engage(g.rs, u, t), (uid, tid, engage_gap(u, t))  # the bound never refuses a reachable one
+        assert (
+            plan.cost >= engage_gap(u, t) - g.rs.contact_tolerance - 1e-6
+        )  # less G4's tolerance, a lower bound of the cost
         assert why is None, (uid, tid, why)
         return "legal"
     assert why is not None and why.rule == plan.rule, (uid, tid, why, plan)
     m = BOUND.match(why.reason)
-    if m is not None:   # refused by the bound: the distance stated is the one measured
+    if m is not None:  # refused by the bound: the distance stated is the one measured
         assert not may_engage(g.rs, u, t)
         assert m.group(1) == tid and m.group(3) == uid
         assert float(m.group(2)) == pytest.approx(engage_gap(u, t), abs=0.006)
         assert float(m.group(4)) == pytest.approx(engage_inches(g.rs, u))
         return "bound"
-    assert may_engage(g.rs, u, t)   # a search ran: the bound let it through
+    assert may_engage(g.rs, u, t)  # a search ran: the bound let it through
     return "searched"
 
 

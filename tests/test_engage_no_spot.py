@@ -21,8 +21,13 @@ R25 = 25 / 25.4 / 2
 
 def ring(n: int, cx: float, cy: float, d: float, skip=(), start: float = 0.0):
     """``n`` blue bases round (cx, cy), centres ``d`` away, but for the indices ``skip``."""
-    return [bare_unit(f"o{k}", (cx + d * math.cos(start + 2 * math.pi * k / n), cy + d * math.sin(start + 2 * math.pi * k / n)))
-            for k in range(n) if k not in skip]
+    return [
+        bare_unit(
+            f"o{k}", (cx + d * math.cos(start + 2 * math.pi * k / n), cy + d * math.sin(start + 2 * math.pi * k / n))
+        )
+        for k in range(n)
+        if k not in skip
+    ]
 
 
 def answer(m, sc, uid="a", tid="b"):
@@ -52,15 +57,20 @@ def taken(m, sc, uid="a", tid="b"):
 
 
 def test_a_target_ringed_by_bases_is_refused_as_the_searches_refuse_it(monkeypatch):
-    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01))
+    sc, m = build(
+        red=[bare_unit("a", (4, 10), stats={"move": 6})],
+        blue=[bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01),
+    )
     assert taken(m, sc)
     got, full = both(m, sc, monkeypatch)
     assert got == full and got[0] == "refused" and got[1] == "E1" and "no way into base contact" in got[2]
 
 
 def test_one_gap_in_the_ring_is_a_spot_and_nothing_is_decided(monkeypatch):
-    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})],
-                  blue=[bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.3, skip=(3,)))
+    sc, m = build(
+        red=[bare_unit("a", (4, 10), stats={"move": 6})],
+        blue=[bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.3, skip=(3,)),
+    )
     assert not taken(m, sc)
     got, full = both(m, sc, monkeypatch)
     assert got == full
@@ -70,8 +80,11 @@ def test_impassable_ground_and_bases_together_take_every_spot(monkeypatch):
     # the bases on one side, impassable ground on the other (the engager may not end within
     # its reach, M5): the ring is taken by the two together, by neither alone
     blue = [bare_unit("b", (10, 10))] + ring(6, 10, 10, 2 * R25 + 0.01, skip=(0, 1, 5))
-    sc, m = build(red=[bare_unit("a", (4, 10), stats={"move": 6})], blue=blue,
-                  terrain=[area("w", 10 + R25 + 0.05, 8, 13, 12, "impassable")])
+    sc, m = build(
+        red=[bare_unit("a", (4, 10), stats={"move": 6})],
+        blue=blue,
+        terrain=[area("w", 10 + R25 + 0.05, 8, 13, 12, "impassable")],
+    )
     assert taken(m, sc)
     got, full = both(m, sc, monkeypatch)
     assert got == full and got[0] == "refused" and got[1] == "E1"
@@ -94,11 +107,14 @@ def test_random_crowds_round_a_target_give_the_same_answers(seed, monkeypatch):
                     placed.append((x, y, r))
                     bases.append(bare_unit(f"o{k}", (x, y), base_mm=round(r * 2 * 25.4, 6)))
                     break
-        sc, m = build(red=[bare_unit("a", (10 - 4.5, 10 + rng.uniform(-2, 2)), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + bases)
+        sc, m = build(
+            red=[bare_unit("a", (10 - 4.5, 10 + rng.uniform(-2, 2)), stats={"move": 6})],
+            blue=[bare_unit("b", (10, 10))] + bases,
+        )
         got, full = both(m, sc, monkeypatch)
         assert got == full
         seen += taken(m, sc)
-    assert seen >= 1   # the shortcut is taken in some of them (4 to 6 of 12 with these seeds)
+    assert seen >= 1  # the shortcut is taken in some of them (4 to 6 of 12 with these seeds)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -120,24 +136,37 @@ def test_a_clear_point_on_the_ring_decides_as_the_polygons_do(seed, monkeypatch)
         n = rng.randint(5, 8)
         side = rng.randrange(4)
         gap = (0,) + tuple(rng.sample([1, n - 1], rng.randint(0, 2)))
-        bases = ring(n, 10, 10, 2 * R25 + rng.uniform(0.005, 0.2), skip=gap,
-                     start=(0.0, math.pi, math.pi / 2, 3 * math.pi / 2)[side] + rng.uniform(-0.2, 0.2))
+        bases = ring(
+            n,
+            10,
+            10,
+            2 * R25 + rng.uniform(0.005, 0.2),
+            skip=gap,
+            start=(0.0, math.pi, math.pi / 2, 3 * math.pi / 2)[side] + rng.uniform(-0.2, 0.2),
+        )
         walls = []
         for k, s_ in enumerate([side] + rng.sample([q for q in range(4) if q != side], rng.randint(0, 1))):
             e, w = R25 + rng.uniform(0.05, 1.6), rng.uniform(0.3, 2.0)
-            box = [(10 + e, 10 - w, 13, 10 + w), (7, 10 - w, 10 - e, 10 + w),
-                   (10 - w, 10 + e, 10 + w, 13), (10 - w, 7, 10 + w, 10 - e)][s_]
+            box = [
+                (10 + e, 10 - w, 13, 10 + w),
+                (7, 10 - w, 10 - e, 10 + w),
+                (10 - w, 10 + e, 10 + w, 13),
+                (10 - w, 7, 10 + w, 10 - e),
+            ][s_]
             walls.append(area(f"w{k}", *box, "impassable"))
         try:
-            sc, m = build(red=[bare_unit("a", (3, 3), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + bases, terrain=walls)
+            sc, m = build(
+                red=[bare_unit("a", (3, 3), stats={"move": 6})], blue=[bare_unit("b", (10, 10))] + bases, terrain=walls
+            )
         except LoadError:
-            continue   # a unit inside a wall: not a position
+            continue  # a unit inside a wall: not a position
         cases += 1
         calls = []
 
         def clear(*a, _f=nav_mod._ring_point_clear):
             calls.append(_f(*a))
             return calls[-1]
+
         with monkeypatch.context() as mp:
             mp.setattr(nav_mod, "_ring_point_clear", clear)
             got = taken(m, sc)

@@ -12,7 +12,6 @@ import pytest
 
 from tests.factories import area, bare_unit, block, build, dice, refused
 
-from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.space import RING_SAMPLES
 
 R25 = 25 / 25.4 / 2
@@ -36,6 +35,7 @@ def ends_in_contact(m, sc, plan, a="a", b="b"):
 
 # --- open ground -------------------------------------------------------------------------------
 
+
 def test_engage_on_open_ground_goes_straight_into_contact():
     sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10))])
     plan = m.plan_engage(sc.state, "a", "b")
@@ -57,7 +57,8 @@ def test_engage_allowance_boundary(extra, ok):
         assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(6.0, abs=1e-9)
     else:
         assert refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1").startswith(
-            f'E1: b is {6 + TOL + extra:.2f}" away in a straight line, base edge to base edge: beyond any path into contact (a may engage up to 6")')
+            f'E1: b is {6 + TOL + extra:.2f}" away in a straight line, base edge to base edge: beyond any path into contact (a may engage up to 6")'
+        )
 
 
 def test_already_in_contact_is_an_engage_without_moving():
@@ -70,22 +71,34 @@ def test_already_in_contact_is_an_engage_without_moving():
 
 # --- part 1: terrain --------------------------------------------------------------------------
 
+
 def test_through_a_wall_is_refused_with_the_cheapest_cost():
     # The issue's example: a 4" wall between them. Over it: 4" up, 4" down and 2.97" across.
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))],
+        blue=[bare_unit("b", (5, 9))],
+        terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")],
+    )
     over = 4 + 4 + (9 - 2 * R25 - TOL - 5)
     assert f'the cheapest way into contact with b is {over:.2f}" (a may engage up to 6")' in refused(
-        lambda: m.plan_engage(sc.state, "a", "b"), "E1")
+        lambda: m.plan_engage(sc.state, "a", "b"), "E1"
+    )
 
 
-@pytest.mark.parametrize("height, ok", [(1.51, True), (1.52, False)])   # 2h + 2.966" within 6"
+@pytest.mark.parametrize("height, ok", [(1.51, True), (1.52, False)])  # 2h + 2.966" within 6"
 def test_a_wall_low_enough_is_climbed_over_with_its_checks(height, ok):
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))],
-                  terrain=[block("wall", 0, 6.9, 10, 7.1, height, kind="wall")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))],
+        blue=[bare_unit("b", (5, 9))],
+        terrain=[block("wall", 0, 6.9, 10, 7.1, height, kind="wall")],
+    )
     cost = 2 * height + (9 - 2 * R25 - TOL - 5)
     if ok:
         plan = m.plan_engage(sc.state, "a", "b")
-        assert [t.kind for t in plan.checks] == ["climb_up", "climb_down"] and [t.rule for t in plan.checks] == ["M6", "M6"]
+        assert [t.kind for t in plan.checks] == ["climb_up", "climb_down"] and [t.rule for t in plan.checks] == [
+            "M6",
+            "M6",
+        ]
         assert plan.cost == pytest.approx(cost, abs=1e-6) and ends_in_contact(m, sc, plan)
     else:
         assert f'is {cost:.2f}"' in refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
@@ -97,19 +110,23 @@ def test_across_impassable_ground_is_refused_and_round_it_is_taken_when_within_m
     reason = refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
     assert "the cheapest way into contact with b is" in reason
     cost = float(reason.split(" is ")[1].split('"')[0])
-    assert cost > 10   # round the lake's end, not across it
-    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": math.ceil(cost)})], blue=[bare_unit("b", (5, 10))], terrain=terrain)
+    assert cost > 10  # round the lake's end, not across it
+    sc, m = build(
+        red=[bare_unit("a", (5, 5), stats={"move": math.ceil(cost)})], blue=[bare_unit("b", (5, 10))], terrain=terrain
+    )
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.cost == pytest.approx(cost, abs=0.01) and ends_in_contact(m, sc, plan)
     lake_x = max(p[0] for p in plan.points)
-    assert lake_x > 10   # it went round
-    m.plan(sc.state, "a", path=[p[:2] for p in plan.points])   # every bit of it a legal move
+    assert lake_x > 10  # it went round
+    m.plan(sc.state, "a", path=[p[:2] for p in plan.points])  # every bit of it a legal move
 
 
-@pytest.mark.parametrize("height, ok", [(5.0, False), (3.034, True), (3.04, False)])   # 1.5 + h + 1.466 within 6"
+@pytest.mark.parametrize("height, ok", [(5.0, False), (3.034, True), (3.04, False)])  # 1.5 + h + 1.466 within 6"
 def test_up_a_tower_pays_the_climb(height, ok):
     # b on a block that starts at y 6.5: 1.5" to its foot, the climb, then 1.47" on the roof.
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, height)])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, height)]
+    )
     cost = 1.5 + height + (9 - 2 * R25 - TOL - 6.5)
     if ok:
         plan = m.plan_engage(sc.state, "a", "b")
@@ -121,8 +138,11 @@ def test_up_a_tower_pays_the_climb(height, ok):
 
 def test_the_target_on_a_tower_is_not_in_contact_from_below():
     # Right at the foot of b's tower, edge to edge across the table within 0.05", but 5" below.
-    sc, m = build(red=[bare_unit("a", (5, 6.5 - R25 - 0.01), stats={"move": 20})], blue=[bare_unit("b", (5, 6.5 + R25 + 0.02))],
-                  terrain=[block("tower", 0, 6.5, 10, 12, 5)])
+    sc, m = build(
+        red=[bare_unit("a", (5, 6.5 - R25 - 0.01), stats={"move": 20})],
+        blue=[bare_unit("b", (5, 6.5 + R25 + 0.02))],
+        terrain=[block("tower", 0, 6.5, 10, 12, 5)],
+    )
     plan = m.plan_engage(sc.state, "a", "b")
     assert [t.kind for t in plan.checks] == ["climb_up"] and plan.points[-1][2] == 5
 
@@ -139,9 +159,14 @@ def test_an_enemy_in_the_way_is_walked_round():
     assert straight < plan.cost < 6
     # with exactly that much Move it fits, with 0.01" less it does not
     cost = plan.cost
-    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": cost})], blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5), stats={"move": cost})], blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))]
+    )
     assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(cost)
-    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": cost - 0.01})], blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5), stats={"move": cost - 0.01})],
+        blue=[bare_unit("b", (5, 10)), bare_unit("c", (5, 7.5))],
+    )
     refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1")
 
 
@@ -162,7 +187,6 @@ def test_the_end_spot_must_be_free():
     assert math.hypot(plan.end[0] - f.x, plan.end[1] - f.y) >= 2 * R25 - 1e-9
 
 
-
 def _round_then_along(a, c, rho, b, reach):
     """The length of the tangent from point a to circle (c, rho), then round that circle
     (the side towards +x) to where it meets the circle (b, reach)."""
@@ -181,7 +205,7 @@ def test_the_spot_beside_a_base_at_the_target_is_reached_round_that_base():
     sc, m = build(red=[bare_unit("a", (5, 3), stats={"move": 10})], blue=[bare_unit("b", (5, 10)), bare_unit("c", c)])
     best = _round_then_along((5, 3), c, 2 * R25, (5, 10), 2 * R25 + TOL)
     plan = m.plan_engage(sc.state, "a", "b")
-    assert plan.cost == pytest.approx(best, abs=0.002)   # an arc is walked as a polyline (ARC_EXCESS)
+    assert plan.cost == pytest.approx(best, abs=0.002)  # an arc is walked as a polyline (ARC_EXCESS)
     assert ends_in_contact(m, sc, plan) and best < 6.62
     # a Move of 6.62" is enough
     sc, m = build(red=[bare_unit("a", (5, 3), stats={"move": 6.62})], blue=[bare_unit("b", (5, 10)), bare_unit("c", c)])
@@ -201,14 +225,15 @@ def test_the_spot_beside_a_base_by_the_target_is_walked_to_straight(whose):
     else:
         sc, m = build(red=[bare_unit("a", (5, 9)), bare_unit("c", c)], blue=[bare_unit("b", (10, 10))])
     d = math.hypot(c[0] - 10, c[1] - 10)
-    along = (reach ** 2 - (2 * R25) ** 2 + d * d) / (2 * d)
-    h = math.sqrt(reach ** 2 - along * along)
+    along = (reach**2 - (2 * R25) ** 2 + d * d) / (2 * d)
+    h = math.sqrt(reach**2 - along * along)
     ux, uy = (c[0] - 10) / d, (c[1] - 10) / d
     crossings = [(10 + along * ux + k * h * uy, 10 + along * uy - k * h * ux) for k in (1, -1)]
-    corner = min(crossings, key=lambda p: p[1])     # the lower one, a's side
+    corner = min(crossings, key=lambda p: p[1])  # the lower one, a's side
     plan = m.plan_engage(sc.state, "a", "b")
     assert plan.cost == pytest.approx(math.hypot(corner[0] - 5, corner[1] - 9), abs=1e-6)
     assert ends_in_contact(m, sc, plan) and plan.cost < 4.2
+
 
 def test_a_ring_of_friends_is_walked_round_to_the_free_spot_behind_the_target():
     # Three of a's friends stand against b, east, south and west: every spot in contact
@@ -220,10 +245,12 @@ def test_a_ring_of_friends_is_walked_round_to_the_free_spot_behind_the_target():
     b = (5.0, 8.0)
     reach = 2 * R25 + TOL
     at = [(b[0] + 2 * R25 * math.cos(t), b[1] + 2 * R25 * math.sin(t)) for t in (0.0, -math.pi / 2, math.pi)]
-    sc, m = build(red=[bare_unit("a", (5.0, 5.0))] + [bare_unit(f"f{k}", p) for k, p in enumerate(at)], blue=[bare_unit("b", b)])
+    sc, m = build(
+        red=[bare_unit("a", (5.0, 5.0))] + [bare_unit(f"f{k}", p) for k, p in enumerate(at)], blue=[bare_unit("b", b)]
+    )
     plan = m.plan_engage(sc.state, "a", "b")
     d = 3.0
-    tangent = -math.pi / 2 + math.acos(reach / d)                 # the east one
+    tangent = -math.pi / 2 + math.acos(reach / d)  # the east one
     corner = max(_crossings(b, reach, at[0], 2 * R25), key=lambda p: p[1])
     arc = math.atan2(corner[1] - b[1], corner[0] - b[0]) - tangent
     best = math.sqrt(d * d - reach * reach) + reach * arc
@@ -252,12 +279,15 @@ def test_the_spot_where_terrain_bounds_the_contact_ring_is_walked_to_straight():
     # the search ends paths where terrain bounds the ring (BandSpace.ring_ends), at the
     # last free sample of RING_SAMPLES round it. Before, it had no such end and refused.
     a, b = (8.5, 8.0), (10.3, 12.0)
-    sc, m = build(red=[bare_unit("a", a, stats={"move": 4})], blue=[bare_unit("b", b)],
-                  terrain=[area("mud", 10, 10, 14, 14, "difficult")])
+    sc, m = build(
+        red=[bare_unit("a", a, stats={"move": 4})],
+        blue=[bare_unit("b", b)],
+        terrain=[area("mud", 10, 10, 14, 14, "difficult")],
+    )
     plan = m.plan_engage(sc.state, "a", "b")
     reach = 2 * R25 + TOL
-    x = 10 - R25                                        # a base's radius off the mud
-    spot = (x, b[1] - math.sqrt(reach ** 2 - (b[0] - x) ** 2))
+    x = 10 - R25  # a base's radius off the mud
+    spot = (x, b[1] - math.sqrt(reach**2 - (b[0] - x) ** 2))
     best = math.hypot(spot[0] - a[0], spot[1] - a[1])
     sample = 2 * math.pi * reach / RING_SAMPLES
     assert not plan.difficult and plan.allowance == pytest.approx(4)
@@ -280,17 +310,20 @@ def test_ring_ends_are_the_last_free_samples_where_terrain_bounds_a_circle():
         assert ok[k] and not (ok[(k - 1) % RING_SAMPLES] and ok[(k + 1) % RING_SAMPLES])
         # on the line a base's radius off the wall, within a sample (an arc of 2" x step)
         assert 10 - R25 - 2.0 * step <= 9.0 + 2.0 * math.cos(e) <= 10 - R25
-    assert bs.ring_ends(30.0, 30.0, 0.5) == []                 # whole
-    assert bs.ring_ends(11.0, 5.0, 0.3) == []                  # none of it free
+    assert bs.ring_ends(30.0, 30.0, 0.5) == []  # whole
+    assert bs.ring_ends(11.0, 5.0, 0.3) == []  # none of it free
 
 
 # --- part 3: difficult ground (M12) -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("extra, ok", [(0.0, True), (0.01, False)])
 def test_difficult_ground_takes_two_inches_off_an_engage(extra, ok):
     # A band of difficult ground y 7-9 across the table: allowance 6 - 2 = 4".
     y = 5 + 2 * R25 + TOL + 4 + extra
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, y))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, y))], terrain=[area("mud", 0, 7, 36, 9, "difficult")]
+    )
     if ok:
         plan = m.plan_engage(sc.state, "a", "b")
         assert plan.difficult and plan.allowance == pytest.approx(4) and plan.cost == pytest.approx(4, abs=1e-9)
@@ -299,8 +332,10 @@ def test_difficult_ground_takes_two_inches_off_an_engage(extra, ok):
         assert '4.01" (a may engage up to 4" (difficult ground -2")' in reason
 
 
-@pytest.mark.parametrize("bx, by, within", [(8.5, 9.4, True), (9.5, 9.2, True), (1.5, 9.3, True), (4, 9.2, True),
-                                            (5, 10.4, False), (6.5, 10.9, False)])
+@pytest.mark.parametrize(
+    "bx, by, within",
+    [(8.5, 9.4, True), (9.5, 9.2, True), (1.5, 9.3, True), (4, 9.2, True), (5, 10.4, False), (6.5, 10.9, False)],
+)
 def test_a_refusal_names_the_path_taken_with_enough_move(bx, by, within):
     # Mud across the table and a wall to go round. Within: the cheapest way in fits the 6"
     # of the allowance but not the 4" left after the mud (M12), and the search within the
@@ -318,11 +353,14 @@ def test_a_refusal_names_the_path_taken_with_enough_move(bx, by, within):
 
 
 def test_the_issue_example_of_difficult_ground_is_refused():
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10.98))], terrain=[area("mud", 0, 7, 36, 9, "difficult")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10.98))], terrain=[area("mud", 0, 7, 36, 9, "difficult")]
+    )
     refused(lambda: m.plan_engage(sc.state, "a", "b"), "M12")
 
 
 # --- a given path ---------------------------------------------------------------------------------
+
 
 def test_a_given_path_must_end_in_contact():
     sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (7, 8))])
@@ -337,19 +375,30 @@ def test_a_given_path_must_end_in_contact():
     # in contact but too far
     sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (10, 10))])
     far = (10 - (2 * R25) * k, 10 - (2 * R25) * k)
-    assert "the path into contact with b costs" in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(8, 5), far]), "E1")
+    assert "the path into contact with b costs" in refused(
+        lambda: m.plan_engage(sc.state, "a", "b", path=[(8, 5), far]), "E1"
+    )
 
 
 def test_a_given_path_obeys_the_move_rules():
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))],
+        blue=[bare_unit("b", (5, 9))],
+        terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")],
+    )
     cost = 8 + (9 - 2 * R25 - 0.02 - 5)
-    assert f'costs {cost:.2f}"' in refused(lambda: m.plan_engage(sc.state, "a", "b", path=[(5, 9 - 2 * R25 - 0.02)]), "E1")
+    assert f'costs {cost:.2f}"' in refused(
+        lambda: m.plan_engage(sc.state, "a", "b", path=[(5, 9 - 2 * R25 - 0.02)]), "E1"
+    )
 
 
 # --- who may engage whom ------------------------------------------------------------------------
 
+
 def test_allowance_for_an_engage():
-    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("s", (5, 8), status="staggered")], blue=[bare_unit("b", (20, 20))])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5)), bare_unit("s", (5, 8), status="staggered")], blue=[bare_unit("b", (20, 20))]
+    )
     st = sc.state
     assert m.allowance(st, "a", engage=True).inches == 6
     assert m.allowance(st, "s", engage=True).inches == 3
@@ -375,7 +424,10 @@ def test_a_unit_that_moved_or_attempted_may_not_engage():
 
 
 def test_the_target_must_be_an_opposing_unit_on_the_table():
-    sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (5, 8))], blue=[bare_unit("b", (8, 8), status="incapacitated"), bare_unit("c", (9, 9))])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5)), bare_unit("f", (5, 8))],
+        blue=[bare_unit("b", (8, 8), status="incapacitated"), bare_unit("c", (9, 9))],
+    )
     st = sc.state
     assert "own warband" in refused(lambda: m.plan_engage(st, "a", "f"), "E1")
     assert "Incapacitated" in refused(lambda: m.plan_engage(st, "a", "b"), "E1")
@@ -385,6 +437,7 @@ def test_the_target_must_be_an_opposing_unit_on_the_table():
 
 
 # --- resolution -----------------------------------------------------------------------------------
+
 
 def test_apply_spends_the_attempt_not_the_move():
     sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 10))])
@@ -397,7 +450,9 @@ def test_apply_spends_the_attempt_not_the_move():
 
 
 def test_a_failed_climb_on_the_way_ends_the_engage_at_the_foot():
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, 2.9)])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))], blue=[bare_unit("b", (5, 9))], terrain=[block("tower", 0, 6.5, 10, 12, 2.9)]
+    )
     st = sc.state
     plan = m.plan_engage(st, "a", "b")
     out = m.apply(st, plan, dice(20))
@@ -409,7 +464,11 @@ def test_a_failed_climb_on_the_way_ends_the_engage_at_the_foot():
 
 def test_engage_jumping_down_onto_a_target_below():
     # From a 2" roof down to a target 1.5" out from the ledge (descend: jump: no vertical cost)
-    sc, m = build(red=[bare_unit("a", (8, 5))], blue=[bare_unit("b", (10 + 1.5 + R25, 5))], terrain=[block("roof", 0, 0, 10, 10, 2)])
+    sc, m = build(
+        red=[bare_unit("a", (8, 5))],
+        blue=[bare_unit("b", (10 + 1.5 + R25, 5))],
+        terrain=[block("roof", 0, 0, 10, 10, 2)],
+    )
     jump = m.plan_engage(sc.state, "a", "b", descend="jump")
     climb = m.plan_engage(sc.state, "a", "b")
     assert [t.kind for t in jump.checks] == ["jump_down"] and [t.kind for t in climb.checks] == ["climb_down"]

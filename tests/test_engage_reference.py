@@ -63,8 +63,19 @@ def test_every_engage_answer_agrees_on_a_crowded_table(seed):
 # 95 blue-08, 105 red-12: the same a hair (3e-7") outside it;
 # 242 red-06: the way in off difficult ground reached a short free run of the rim along
 #    its edge, which the search's stretches and rim walk missed (nav.rim_spots).
-@pytest.mark.parametrize("seed, uid", [(1, "blue-14"), (7, "blue-08"), (2, "blue-15"), (7, "blue-00"), (20, "blue-10"),
-                                       (95, "blue-08"), (105, "red-12"), (242, "red-06")])
+@pytest.mark.parametrize(
+    "seed, uid",
+    [
+        (1, "blue-14"),
+        (7, "blue-08"),
+        (2, "blue-15"),
+        (7, "blue-00"),
+        (20, "blue-10"),
+        (95, "blue-08"),
+        (105, "red-12"),
+        (242, "red-06"),
+    ],
+)
 def test_the_answers_that_parted_agree(seed, uid):
     g = engage_phase(seed)
     assert not [str(d) for d in disagreements(g, uid)]
@@ -79,11 +90,20 @@ def test_the_way_round_a_base_in_difficult_ground_passes_a_corner_poking_out_of_
     arcs are found on (search.RING_SAMPLES). Through the ground it is 3.21" of 3"."""
     from tests.factories import game, unit
 
-    rubble = {"id": "rubble", "kind": "difficult",
-              "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]]}
-    g = game([unit("a", (25.93, 23.14), keywords=[], move=5)],
-             [unit("t", (23.54, 26.81), base=32, keywords=[]), unit("s", (25.29, 25.8044), keywords=[]),
-              unit("w", (22.85, 24.31), keywords=[])], state={"turn": 2, "player": 1, "phase": "engage"})
+    rubble = {
+        "id": "rubble",
+        "kind": "difficult",
+        "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]],
+    }
+    g = game(
+        [unit("a", (25.93, 23.14), keywords=[], move=5)],
+        [
+            unit("t", (23.54, 26.81), base=32, keywords=[]),
+            unit("s", (25.29, 25.8044), keywords=[]),
+            unit("w", (22.85, 24.31), keywords=[]),
+        ],
+        state={"turn": 2, "player": 1, "phase": "engage"},
+    )
     g = Game(load_scenario("poke.yaml", text=_with_terrain(g, [rubble])), dice=Dice(seed=1))
     assert g.why_illegal({"engage": {"unit": "a", "target": "t"}}) is None
     plan = g.mover.plan_engage(g.state, "a", "t")
@@ -119,7 +139,7 @@ def test_the_reference_goes_round_a_base_and_not_through_a_high_wall():
     blocker = [unit("b", (5, 10), keywords=[]), unit("c", (5, 7.5), keywords=[])]
     g = game([unit("a", (5, 5))], blocker, state={"turn": 2, "player": 1, "phase": "engage"})
     got = reference_engage(g, "a", "b")
-    assert got.legal and max(abs(x - 5) for x, _y in got.path) > 2 * R25     # round c
+    assert got.legal and max(abs(x - 5) for x, _y in got.path) > 2 * R25  # round c
     wall = {"id": "w", "kind": "wall", "height": 4, "polygon": [[0, 6.9], [10, 6.9], [10, 7.1], [0, 7.1]]}
     g = game([unit("a", (5, 5))], [unit("b", (5, 9), keywords=[])], state={"turn": 2, "player": 1, "phase": "engage"})
     g2 = Game(load_scenario("wall.yaml", text=_with_terrain(g, [wall])), dice=Dice(seed=1))

@@ -23,10 +23,16 @@ def wall(y0, y1, height, kind="wall", x0=0, x1=10):
 
 
 def engage_game(red_at, blue_at, terrain=(), dice=(), **kw) -> Game:
-    data = {"name": "engage", "table": {"width": 36, "height": 36}, "terrain": list(terrain),
-            "warbands": [{"id": "red", "player": 1, "units": [unit("a", red_at, **kw)]},
-                         {"id": "blue", "player": 2, "units": [unit("b", blue_at, keywords=[])]}],
-            "state": {"turn": 2, "player": 1, "phase": "engage"}}
+    data = {
+        "name": "engage",
+        "table": {"width": 36, "height": 36},
+        "terrain": list(terrain),
+        "warbands": [
+            {"id": "red", "player": 1, "units": [unit("a", red_at, **kw)]},
+            {"id": "blue", "player": 2, "units": [unit("b", blue_at, keywords=[])]},
+        ],
+        "state": {"turn": 2, "player": 1, "phase": "engage"},
+    }
     sc = load_scenario(os.path.join(SCRIPTS, "engage.yaml"), text=yaml.safe_dump(data, sort_keys=False))
     return Game(sc, dice=Dice(seed=1, typed=list(dice)))
 
@@ -41,7 +47,7 @@ def test_an_engage_through_a_4_inch_wall_is_refused_with_the_cheapest_way():
     cost = float(why.reason.split(" is ")[1].split('"')[0])
     assert cost > 6
     with pytest.raises(IllegalAction) as exc:
-        g.apply(ENGAGE)           # apply refuses in the same words
+        g.apply(ENGAGE)  # apply refuses in the same words
     assert (exc.value.rule, exc.value.reason) == (why.rule, why.reason)
     assert (g.state.units["a"].x, g.state.units["a"].y) == (5, 5)
 
@@ -52,7 +58,7 @@ def test_an_engage_round_an_enemy_in_the_way():
     g = game(red, blue, state={"turn": 2, "player": 1, "phase": "engage"})
     r = g.apply(ENGAGE)
     path = r.extra["path"]
-    assert r.extra["engaged"] and max(abs(p[0] - 5) for p in path) > 2 * R25   # it went round c
+    assert r.extra["engaged"] and max(abs(p[0] - 5) for p in path) > 2 * R25  # it went round c
     assert g.state.units["a"].engaged_with == ["b"] and any(isinstance(e, Engaged) for e in r.events)
 
 

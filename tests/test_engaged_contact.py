@@ -52,7 +52,7 @@ def test_an_engaged_unit_with_a_crossbow_may_still_reload():
 
 def test_a_melee_attack_needs_base_contact():
     g = engaged_pair(phase="melee", rules={"combat": "placeholder"})
-    g.state.units["b"].x = 5 + 2 * R25 + 3.8      # a hand-written state: Engaged, 3.8" apart
+    g.state.units["b"].x = 5 + 2 * R25 + 3.8  # a hand-written state: Engaged, 3.8" apart
     why = refusal(g, {"attack": {"unit": "a", "target": "b"}})
     assert why.rule == "F1" and "not in base contact with b" in why.reason and '3.80"' in why.reason
 
@@ -69,7 +69,7 @@ def test_a_move_that_ends_the_contact_ends_the_engagement_and_says_so():
 
     g = engaged_pair(phase="move", player=2)
     st = g.state
-    st.units["a"].x = 1.0                          # as a fall might have put it
+    st.units["a"].x = 1.0  # as a fall might have put it
     emitted = []
     g.ctx.emit = emitted.append
     end_lost_contacts(g.ctx, "a")
@@ -87,11 +87,17 @@ def test_contact_kept_keeps_the_engagement():
 
 def test_a_unit_with_no_weapon_that_reloads_may_not_reload():
     for keywords in (("hero",), ("bow",)):
-        g = game([unit("a", (5, 5), keywords=keywords)], [unit("b", (20, 20), keywords=[])],
-                 state={"turn": 2, "player": 1, "phase": "move"})
+        g = game(
+            [unit("a", (5, 5), keywords=keywords)],
+            [unit("b", (20, 20), keywords=[])],
+            state={"turn": 2, "player": 1, "phase": "move"},
+        )
         why = refusal(g, {"reload": {"unit": "a"}})
         assert why.rule == "M11" and "no weapon that reloads" in why.reason
         assert "reload" not in g.legal_actions("a").kinds
-    g = game([unit("a", (5, 5), keywords=("crossbow",))], [unit("b", (20, 20), keywords=[])],
-             state={"turn": 2, "player": 1, "phase": "move"})
+    g = game(
+        [unit("a", (5, 5), keywords=("crossbow",))],
+        [unit("b", (20, 20), keywords=[])],
+        state={"turn": 2, "player": 1, "phase": "move"},
+    )
     assert g.why_illegal({"reload": {"unit": "a"}}) is None

@@ -45,7 +45,7 @@ def test_a_pipe_or_a_folder_is_refused_and_left_as_it_was(tmp_path):
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     with pytest.raises(NotRegularFile):
         atomic_write(str(tmp_path), "x")
-    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]    # no temporary file left
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left
 
 
 def test_a_file_written_over_keeps_its_mode(tmp_path):

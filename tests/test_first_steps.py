@@ -17,9 +17,22 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def make_n(*args: str) -> list[str]:
     """The commands ``make -n ARGS`` would run (nothing is run), with .venv taken as set up."""
-    out = subprocess.run(["make", "-n", "-W", "pyproject.toml", "--assume-old=.venv/bin/python",
-                          "--assume-old=.venv/.installed", "--assume-old=.venv/.installed-dev", *args],
-                         cwd=HERE, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            "make",
+            "-n",
+            "-W",
+            "pyproject.toml",
+            "--assume-old=.venv/bin/python",
+            "--assume-old=.venv/.installed",
+            "--assume-old=.venv/.installed-dev",
+            *args,
+        ],
+        cwd=HERE,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     return [line for line in out.stdout.splitlines() if "-m game" in line]
 
@@ -67,11 +80,17 @@ def test_an_editable_install_prints_no_build_backend_warning(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = str(venv / "bin" / "python")
-    up = subprocess.run([py, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], capture_output=True, text=True,
-                        timeout=600)
+    up = subprocess.run(
+        [py, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], capture_output=True, text=True, timeout=600
+    )
     assert up.returncode == 0, up.stderr
-    out = subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(src)], capture_output=True,
-                         text=True, timeout=600, cwd=str(tmp_path))
+    out = subprocess.run(
+        [py, "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=str(tmp_path),
+    )
     assert out.returncode == 0, out.stderr
     assert "BuildBackendWarning" not in out.stderr + out.stdout, out.stderr
     assert "Editable installation" not in out.stderr + out.stdout

@@ -18,9 +18,12 @@ from game.engine.model import Terrain
 
 OCTAGON = [(10 + 3 * math.cos(a), 10 + 3 * math.sin(a)) for a in np.arange(8) * math.pi / 4]
 L_SHAPE = [(20, 2), (30, 2), (30, 5), (24, 5), (24, 12), (20, 12)]
-PIECES = [Terrain("oct", "block", OCTAGON, 3), Terrain("ell", "block", L_SHAPE, 2),
-          Terrain("wall", "wall", [(2, 20), (12, 20), (12, 20.5), (2, 20.5)], 0.5),
-          Terrain("bog", "difficult", [(0, 0), (5, 0), (5, 5), (0, 5)], 0)]
+PIECES = [
+    Terrain("oct", "block", OCTAGON, 3),
+    Terrain("ell", "block", L_SHAPE, 2),
+    Terrain("wall", "wall", [(2, 20), (12, 20), (12, 20.5), (2, 20.5)], 0.5),
+    Terrain("bog", "difficult", [(0, 0), (5, 0), (5, 5), (0, 5)], 0),
+]
 
 
 def _crossed(fp, A, B, touching=True):

@@ -36,7 +36,7 @@ def test_a_kept_trace_is_the_one_worked_out_and_keyed_on_the_unit(climb):
     dazed.status = "dazed"
     other = copy.copy(u)
     other.id = "red-other"
-    up = [(7.0, 12.0), (7.0, 8.0)]             # climbs the keep (3")
+    up = [(7.0, 12.0), (7.0, 8.0)]  # climbs the keep (3")
     first = _answer(tracer, u, up)
     assert first["transitions"][0]["kind"] == "climb_up"
     # the same path for a Dazed unit is refused (not the kept climb), for another unit named
@@ -71,7 +71,7 @@ def test_kept_end_spots_answer_as_worked_out_for_each_unit_and_state(climb):
     g = climb
     tracer = Tracer(g.scenario, g.board)
     u = g.state.units["red-climber"]
-    hound = g.state.units["red-hound"]          # a 40 mm base
+    hound = g.state.units["red-hound"]  # a 40 mm base
     spots = [(7.0, 7.0), (12.1, 17.0), (9.9, 7.0), (0.3, 5.0), (hound.x, hound.y), (u.x, u.y), (16.0, 12.0)]
     for unit in (u, hound):
         for x, y in spots:

@@ -9,8 +9,11 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from tests.factories import R25, game, unit
 
-RED = [unit("red-captain", [4, 4]), unit("red-mage", [6, 4], morale=11, keywords=["hero", "caster"]),
-       unit("red-dog", [8, 4], keywords=["animal"])]
+RED = [
+    unit("red-captain", [4, 4]),
+    unit("red-mage", [6, 4], morale=11, keywords=["hero", "caster"]),
+    unit("red-dog", [8, 4], keywords=["animal"]),
+]
 BLUE = [unit("blue-boss", [30, 30]), unit("blue-thug", [12, 4], keywords=[])]
 
 
@@ -32,19 +35,30 @@ def test_phases_follow_the_ruleset_and_the_turn_passes():
     for _ in range(8):
         g.apply({"end_phase": {}})
         seen.append((g.state.turn, g.state.player, g.state.phase))
-    assert seen == [(1, 1, "move"), (1, 1, "shoot"), (1, 1, "melee"), (1, 2, "engage"), (1, 2, "move"),
-                    (1, 2, "shoot"), (1, 2, "melee"), (2, 1, "engage")]
+    assert seen == [
+        (1, 1, "move"),
+        (1, 1, "shoot"),
+        (1, 1, "melee"),
+        (1, 2, "engage"),
+        (1, 2, "move"),
+        (1, 2, "shoot"),
+        (1, 2, "melee"),
+        (2, 1, "engage"),
+    ]
 
 
-@pytest.mark.parametrize("action, rule", [
-    ({"set_status": {"unit": "blue-boss", "status": "stunned"}}, "turn"),        # wrong phase (move)
-    ({"move": {"unit": "blue-boss", "to": [28, 28]}}, "turn"),                  # wrong player
-    ({"move": {"unit": "nobody", "to": [28, 28]}}, "action"),                   # unknown unit
-    ({"move": {"unit": "red-gone", "to": [5, 8]}}, "turn"),                     # left the table
-    ({"end_step": {}}, "turn"),                                                  # no steps in move
-    ({"fly": {}}, "action"),                                                     # not an action
-    ({"reload": {"unit": "red-captain"}, "x": 1}, "action"),
-])
+@pytest.mark.parametrize(
+    "action, rule",
+    [
+        ({"set_status": {"unit": "blue-boss", "status": "stunned"}}, "turn"),  # wrong phase (move)
+        ({"move": {"unit": "blue-boss", "to": [28, 28]}}, "turn"),  # wrong player
+        ({"move": {"unit": "nobody", "to": [28, 28]}}, "action"),  # unknown unit
+        ({"move": {"unit": "red-gone", "to": [5, 8]}}, "turn"),  # left the table
+        ({"end_step": {}}, "turn"),  # no steps in move
+        ({"fly": {}}, "action"),  # not an action
+        ({"reload": {"unit": "red-captain"}, "x": 1}, "action"),
+    ],
+)
 def test_illegal_actions_leave_everything_untouched(action, rule):
     red = RED + [unit("red-gone", [5, 10], on_table=False)]
     g = game(red, BLUE, state={"turn": 1, "player": 1, "phase": "move"})
@@ -92,7 +106,7 @@ def test_engage_up_to_the_move_allowance(gap, ok):
         assert exc.value.rule == "M1"
     else:
         # E1: beyond the allowance in a straight line, refused with that distance before any search
-        assert r.rule == "E1" and r.reason.startswith("blue-boss is 6.06\" away in a straight line") and c.x == 4
+        assert r.rule == "E1" and r.reason.startswith('blue-boss is 6.06" away in a straight line') and c.x == 4
 
 
 def test_engage_refused_when_dazed_and_half_when_staggered():
@@ -104,7 +118,7 @@ def test_engage_refused_when_dazed_and_half_when_staggered():
     assert exc.value.rule == "U5"
     with pytest.raises(IllegalAction) as exc:
         g.apply({"engage": {"unit": "red-b", "target": "blue-c"}})
-    assert exc.value.rule == "E1" and "up to 3\"" in exc.value.reason
+    assert exc.value.rule == "E1" and 'up to 3"' in exc.value.reason
 
 
 # --- manual results ------------------------------------------------------------------------
@@ -156,7 +170,7 @@ def test_cast_only_casters():
 
 def test_reload_instead_of_moving():
     g = g_at("move")
-    g.state.units["red-captain"].keywords.append("crossbow")   # M11: only a weapon that reloads
+    g.state.units["red-captain"].keywords.append("crossbow")  # M11: only a weapon that reloads
     g.apply({"reload": {"unit": "red-captain"}})
     with pytest.raises(IllegalAction) as exc:
         g.apply({"move": {"unit": "red-captain", "to": [4, 6]}})
@@ -165,7 +179,9 @@ def test_reload_instead_of_moving():
 
 # --- undo / redo ---------------------------------------------------------------------------------
 POOL = [
-    {"end_phase": {}}, {"end_turn": {}}, {"end_step": {}},
+    {"end_phase": {}},
+    {"end_turn": {}},
+    {"end_step": {}},
     {"roll": {"sides": 20, "reason": "any"}},
     {"check": {"unit": "red-captain", "stat": "morale"}},
     {"set_status": {"unit": "blue-thug", "status": "stunned"}},
@@ -234,8 +250,12 @@ def test_undo_then_a_new_action_clears_redo_and_rerolls_the_same():
 
 
 def test_phases_are_ruleset_data():
-    phases = [{"name": "upkeep", "manual": False}, {"name": "orders", "manual": True, "actions": ["roll", "check"]},
-              {"name": "move", "manual": False}, {"name": "melee", "manual": True}]
+    phases = [
+        {"name": "upkeep", "manual": False},
+        {"name": "orders", "manual": True, "actions": ["roll", "check"]},
+        {"name": "move", "manual": False},
+        {"name": "melee", "manual": True},
+    ]
     g = game(RED, BLUE, rules={"phases": phases, "upkeep_steps": ["recover", "rout"]})
     assert g.state.phase == "orders" and [a["step"] for a in g.start.automatic][:2] == ["recover", "rout"]
     assert g.legal_action_kinds() == ["roll", "check", "end_phase", "end_turn"]
@@ -249,9 +269,15 @@ def test_phases_are_ruleset_data():
 
 
 _IDS = ["red-captain", "red-mage", "red-dog", "blue-boss", "blue-thug", "t1", "nobody", ""]
-_VALUES = hs.one_of(hs.sampled_from(_IDS), hs.integers(-3, 30), hs.booleans(), hs.none(),
-                    hs.lists(hs.integers(0, 36), min_size=2, max_size=2), hs.sampled_from(["stunned", "jump", "agility"]),
-                    hs.lists(hs.lists(hs.floats(0, 36), min_size=2, max_size=2), min_size=2, max_size=3))
+_VALUES = hs.one_of(
+    hs.sampled_from(_IDS),
+    hs.integers(-3, 30),
+    hs.booleans(),
+    hs.none(),
+    hs.lists(hs.integers(0, 36), min_size=2, max_size=2),
+    hs.sampled_from(["stunned", "jump", "agility"]),
+    hs.lists(hs.lists(hs.floats(0, 36), min_size=2, max_size=2), min_size=2, max_size=3),
+)
 
 
 @hs.composite

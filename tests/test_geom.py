@@ -49,17 +49,24 @@ def test_a_segment_hits_a_disc_when_it_passes_deeper_than_eps_inside(segs, discs
     B = np.array([s[2:] for s in segs], dtype=float)
     got = hits_discs(A, B, np.array(discs, dtype=float)).tolist()
     for (ax, ay, bx, by), hit in zip(segs, got):
+
         def closest(cx, cy):
             dx, dy = bx - ax, by - ay
             L2 = max(dx * dx + dy * dy, 1e-18)
             t = min(1.0, max(0.0, ((cx - ax) * dx + (cy - ay) * dy) / L2))
             return math.hypot(ax + t * dx - cx, ay + t * dy - cy)
+
         assert hit == any(closest(cx, cy) < R - EPS for cx, cy, R in discs)
 
 
 @settings(max_examples=200, deadline=None)
-@given(x, x, st.floats(0, 2), st.sampled_from([1.0, -1.0]),
-       st.lists(st.tuples(x, x, st.floats(0, 2), st.sampled_from([1.0, -1.0])), min_size=1, max_size=6))
+@given(
+    x,
+    x,
+    st.floats(0, 2),
+    st.sampled_from([1.0, -1.0]),
+    st.lists(st.tuples(x, x, st.floats(0, 2), st.sampled_from([1.0, -1.0])), min_size=1, max_size=6),
+)
 def test_a_tangent_touches_both_circles_at_right_angles_to_their_radii(x1, y1, r1, s1, targets):
     X, Y, R, S = (np.array(c, dtype=float) for c in zip(*targets))
     ok, T1, T2, a1, a2 = tangents_from(x1, y1, r1, s1, X, Y, R, S)
@@ -85,8 +92,9 @@ def test_the_rows_into_a_goal_region_are_tangents_from_bit_for_bit(x0, y0, r0, s
     from game.engine.movement.links import _into_region
 
     n = len(pts)
-    _ok, T1, T2, a1, a2 = tangents_from(x0, y0, r0, float(s0), np.array([p[0] for p in pts]),
-                                        np.array([p[1] for p in pts]), np.zeros(n), np.ones(n))
+    _ok, T1, T2, a1, a2 = tangents_from(
+        x0, y0, r0, float(s0), np.array([p[0] for p in pts]), np.array([p[1] for p in pts]), np.zeros(n), np.ones(n)
+    )
     got = _into_region(x0, y0, r0, s0, pts)
     for want, have in zip((T1, T2, a1, a2), got[:4]):
         assert want.shape == have.shape and want.dtype == have.dtype

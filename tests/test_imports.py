@@ -72,7 +72,7 @@ def circles(g: dict[str, set[str]], strict: bool = False) -> list[list[str]]:
             if not strict and m.startswith(n + "."):
                 continue
             if state.get(n) == 1:
-                found.append(stack[stack.index(n):] + [n])
+                found.append(stack[stack.index(n) :] + [n])
             elif n not in state:
                 visit(n)
         stack.pop()
@@ -98,9 +98,7 @@ def test_the_circle_finder_sees_a_type_only_circle(tmp_path):
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text("from game.p.b import B\n")
-    (pkg / "b.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from game.p.a import A\n"
-    )
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from game.p.a import A\n")
     files = [str(pkg / f) for f in ("a.py", "b.py", "__init__.py")]
     mods = {"game.p", "game.p.a", "game.p.b"}
     rel = {str(pkg / "a.py"): "game.p.a", str(pkg / "b.py"): "game.p.b", str(pkg / "__init__.py"): "game.p"}

@@ -54,7 +54,9 @@ def installed(tmp_path_factory):
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(os.path.join(ROOT, name), src / name)
     wheels = tmp / "wheels"
-    out = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(src)], timeout=PIP_TIMEOUT)
+    out = _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(src)], timeout=PIP_TIMEOUT
+    )
     assert out.returncode == 0, out.stderr
     (wheel,) = wheels.glob("*.whl")
 
@@ -62,12 +64,20 @@ def installed(tmp_path_factory):
     out = _run([sys.executable, "-m", "venv", str(venv)], timeout=PIP_TIMEOUT)
     assert out.returncode == 0, out.stderr
     py = os.path.join(_bindir(str(venv)), "python")
-    out = _run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", str(wheel)], timeout=PIP_TIMEOUT)
+    out = _run(
+        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", str(wheel)],
+        timeout=PIP_TIMEOUT,
+    )
     assert out.returncode == 0, out.stderr
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
-               SPEEDHEIM_DATA_DIR=str(tmp / "userdata"), PATH=_bindir(str(venv)) + os.pathsep + env.get("PATH", ""))
+    env.update(
+        SDL_VIDEODRIVER="dummy",
+        SDL_AUDIODRIVER="dummy",
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+        SPEEDHEIM_DATA_DIR=str(tmp / "userdata"),
+        PATH=_bindir(str(venv)) + os.pathsep + env.get("PATH", ""),
+    )
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
     return wheel, env, str(elsewhere), str(venv)
@@ -88,15 +98,23 @@ def _installed_python(installed, code: str) -> str:
 def test_the_wheel_carries_every_bundled_file(installed):
     names = set(zipfile.ZipFile(installed[0]).namelist())
     bundled = _repo_files("maps") | _repo_files("rulesets") | _repo_files("assets")
-    assert {"game/maps/default.yaml", "game/maps/rosters/iron-wardens.yaml", "game/rulesets/speedheim.yaml",
-            "game/assets/fonts/DejaVuSans.ttf", "game/assets/rules.md"} <= bundled
+    assert {
+        "game/maps/default.yaml",
+        "game/maps/rosters/iron-wardens.yaml",
+        "game/rulesets/speedheim.yaml",
+        "game/assets/fonts/DejaVuSans.ttf",
+        "game/assets/rules.md",
+    } <= bundled
     assert bundled - names == set()
 
 
 def test_the_package_runs_from_the_venv_not_the_checkout(installed):
     _, _, _, venv = installed
-    where = _installed_python(installed, "import game.bundled as b, game.ui.theme as t; "
-                                         "print(b.default_scenario()); print(b.rosters_dir()); print(t.font_path(t.FONT_REGULAR))")
+    where = _installed_python(
+        installed,
+        "import game.bundled as b, game.ui.theme as t; "
+        "print(b.default_scenario()); print(b.rosters_dir()); print(t.font_path(t.FONT_REGULAR))",
+    )
     default, rosters, font = where.splitlines()
     for path in (default, rosters, font):
         assert os.path.realpath(path).startswith(os.path.realpath(venv) + os.sep), path
@@ -126,8 +144,14 @@ def test_check_and_render_the_bundled_default_map(installed):
 
 def test_play_opens_the_default_table_and_keeps_running(installed):
     _, env, cwd, venv = installed
-    proc = subprocess.Popen([os.path.join(_bindir(venv), "speedheim"), "play"], env=env, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [os.path.join(_bindir(venv), "speedheim"), "play"],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     # The window must stay up 5 s; on a loaded machine its first autosave may come later,
     # so wait for it (up to 60 s) while the window is still running.
     data_dir = env["SPEEDHEIM_DATA_DIR"]

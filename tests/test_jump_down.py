@@ -52,13 +52,17 @@ def test_a_stunned_friend_below_is_jumped_over():
     sc, m = build(red=[bare_unit("a", (9.4, 5)), bare_unit("f", (10.5, 5), status="stunned")], terrain=LEDGE)
     plan = m.plan(sc.state, "a", path=[(12, 5)], descend="jump")
     assert [t.kind for t in plan.checks] == ["jump_down"]
-    refused(lambda: m.plan(sc.state, "a", path=[(12, 5)]), "M5")   # climbing down: blocked
+    refused(lambda: m.plan(sc.state, "a", path=[(12, 5)]), "M5")  # climbing down: blocked
 
 
 @pytest.mark.parametrize("base_mm", [25, 40])
 def test_a_gap_jump_passes_over_a_base_in_the_gap(base_mm):
     terrain = [block("left", 1, 1, 10, 10, 3), block("right", 12, 1, 20, 10, 3)]
-    sc, m = build(red=[bare_unit("a", (8, 5), stats={"move": 20})], blue=[bare_unit("e", (11, 5), base_mm=base_mm)], terrain=terrain)
+    sc, m = build(
+        red=[bare_unit("a", (8, 5), stats={"move": 20})],
+        blue=[bare_unit("e", (11, 5), base_mm=base_mm)],
+        terrain=terrain,
+    )
     plan = m.plan(sc.state, "a", path=[(14, 5)])
     assert [t.kind for t in plan.checks] == ["jump_gap"] and plan.cost == pytest.approx(6)
     # Climbing down into the gap instead meets e there.
@@ -72,7 +76,7 @@ def test_the_search_jumps_over_a_base_at_the_foot():
     sc, m = build(red=[bare_unit("a", (9.4, 5))], blue=blue, terrain=LEDGE)
     plan = m.plan(sc.state, "a", to=(12.5, 5), descend="jump")
     assert [t.kind for t in plan.checks] == ["jump_down"] and plan.cost == pytest.approx(3.1, abs=0.05)
-    refused(lambda: m.plan(sc.state, "a", to=(12.5, 5)), "M1")   # round the wall of bases: too far
+    refused(lambda: m.plan(sc.state, "a", to=(12.5, 5)), "M1")  # round the wall of bases: too far
 
 
 @pytest.mark.parametrize("cell", [0.25, 1.0])
@@ -80,7 +84,10 @@ def test_another_grid_step_finds_the_same_jumps_and_climbs(cell):
     from game.engine.geometry import Board
     from game.engine.movement import Mover
 
-    sc, m = build(red=[bare_unit("a", (8, 5), stats={"move": 20})], terrain=[block("left", 1, 1, 10, 10, 3), block("right", 12, 1, 20, 10, 3)])
+    sc, m = build(
+        red=[bare_unit("a", (8, 5), stats={"move": 20})],
+        terrain=[block("left", 1, 1, 10, 10, 3), block("right", 12, 1, 20, 10, 3)],
+    )
     other = Mover(sc, Board(sc.width, sc.height, sc.terrain), cell=cell)
     for mover in (m, other):
         plan = mover.plan(sc.state, "a", to=(14, 5))

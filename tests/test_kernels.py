@@ -18,15 +18,17 @@ pytestmark = pytest.mark.skipif(not kernels.enable(), reason="numba is not insta
 
 #: Coordinates on and around a table, with round values that make exact ties (a ray along
 #: a segment, a point on a circle) likely.
-coord = st.one_of(st.floats(-5, 35, allow_nan=False), st.integers(-5, 35).map(float),
-                  st.sampled_from([0.0, 0.5, 1.0, 10.0, 10.25]))
+coord = st.one_of(
+    st.floats(-5, 35, allow_nan=False), st.integers(-5, 35).map(float), st.sampled_from([0.0, 0.5, 1.0, 10.0, 10.25])
+)
 radius = st.one_of(st.floats(0, 3, allow_nan=False), st.sampled_from([0.0, 0.5, 0.4921, 1.0]))
 sign = st.sampled_from([1.0, -1.0])
 
 
 def points(n_min: int, n_max: int):
     return st.lists(st.tuples(coord, coord), min_size=n_min, max_size=n_max).map(
-        lambda xs: np.array(xs, dtype=float).reshape(-1, 2))
+        lambda xs: np.array(xs, dtype=float).reshape(-1, 2)
+    )
 
 
 def same(a, b) -> None:
@@ -45,13 +47,19 @@ def same(a, b) -> None:
 def test_hits_discs_kernel_is_the_numpy_function(A, data):
     B = data.draw(points(len(A), len(A)))
     if data.draw(st.booleans()):
-        B[: len(B) // 2] = A[: len(A) // 2]           # segments of no length
+        B[: len(B) // 2] = A[: len(A) // 2]  # segments of no length
     discs = np.array(data.draw(st.lists(st.tuples(coord, coord, radius), min_size=1, max_size=10)), dtype=float)
     same(geom.hits_discs(A, B, discs), geom.hits_discs_numpy(A, B, discs))
 
 
 @settings(max_examples=300, deadline=None)
-@given(x1=coord, y1=coord, r1=radius, s1=sign, targets=st.lists(st.tuples(coord, coord, radius, sign), min_size=1, max_size=12))
+@given(
+    x1=coord,
+    y1=coord,
+    r1=radius,
+    s1=sign,
+    targets=st.lists(st.tuples(coord, coord, radius, sign), min_size=1, max_size=12),
+)
 def test_tangents_kernel_is_the_numpy_function(x1, y1, r1, s1, targets):
     T = np.array(targets, dtype=float)
     X2, Y2, R2, S2 = T[:, 0].copy(), T[:, 1].copy(), T[:, 2].copy(), T[:, 3].copy()
@@ -67,7 +75,7 @@ def _caster(P: np.ndarray, Q: np.ndarray, C: np.ndarray, R: np.ndarray) -> Caste
     c.P, c.Q, c.C, c.R = P, Q, C, R
     c._box = (np.minimum(P, Q), np.maximum(P, Q))
     c._E = Q - P
-    c._R2 = R ** 2
+    c._R2 = R**2
     return c
 
 
@@ -76,21 +84,31 @@ def _caster(P: np.ndarray, Q: np.ndarray, C: np.ndarray, R: np.ndarray) -> Caste
 def test_cast_kernel_is_the_numpy_function(P, data, chunk):
     Q = data.draw(points(len(P), len(P)))
     if len(P) and data.draw(st.booleans()):
-        Q[0] = P[0] + (3.0, 0.0)                      # an axis-aligned segment: rays along it
+        Q[0] = P[0] + (3.0, 0.0)  # an axis-aligned segment: rays along it
     circles = np.array(data.draw(st.lists(st.tuples(coord, coord, radius), max_size=8)), dtype=float).reshape(-1, 3)
     O = data.draw(points(1, 20))
     if len(circles) and data.draw(st.booleans()):
         O[0] = circles[0, :2] + (circles[0, 2], 0.0)  # an origin on a circle
-    a = np.array(data.draw(st.lists(st.one_of(st.floats(0, 2 * math.pi), st.sampled_from([0.0, math.pi / 2, math.pi])),
-                                    min_size=len(O), max_size=len(O))))
+    a = np.array(
+        data.draw(
+            st.lists(
+                st.one_of(st.floats(0, 2 * math.pi), st.sampled_from([0.0, math.pi / 2, math.pi])),
+                min_size=len(O),
+                max_size=len(O),
+            )
+        )
+    )
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
-    reach = data.draw(st.one_of(st.none(), st.floats(0.1, 20),
-                                st.lists(st.floats(0, 20), min_size=len(O), max_size=len(O)).map(np.array)))
+    reach = data.draw(
+        st.one_of(
+            st.none(), st.floats(0.1, 20), st.lists(st.floats(0, 20), min_size=len(O), max_size=len(O)).map(np.array)
+        )
+    )
     c = _caster(P, Q, circles[:, :2].copy(), circles[:, 2].copy())
     old = rays._CHUNK
     rays._CHUNK = chunk
     try:
-        with np.errstate(over="ignore"):     # the reference's sums overflow on near-parallel rays (no hit)
+        with np.errstate(over="ignore"):  # the reference's sums overflow on near-parallel rays (no hit)
             same(c.cast(O, U, reach), c.cast_numpy(O, U, reach))
     finally:
         rays._CHUNK = old
@@ -116,10 +134,19 @@ def test_heights_at_one_query_is_the_test_per_piece(which, data):
     board = BOARDS[which]
     # points anywhere, and on the pieces' corners and edges (boundary included)
     corners = [c for t in board.terrain for c in t.polygon]
-    pts = data.draw(st.lists(st.one_of(st.tuples(coord, coord), st.sampled_from(corners),
-                                       st.tuples(st.sampled_from(corners), st.sampled_from(corners), st.floats(0, 1)).map(
-                                           lambda t: (t[0][0] + t[2] * (t[1][0] - t[0][0]), t[0][1] + t[2] * (t[1][1] - t[0][1]))),
-                                       ), min_size=0, max_size=40))
+    pts = data.draw(
+        st.lists(
+            st.one_of(
+                st.tuples(coord, coord),
+                st.sampled_from(corners),
+                st.tuples(st.sampled_from(corners), st.sampled_from(corners), st.floats(0, 1)).map(
+                    lambda t: (t[0][0] + t[2] * (t[1][0] - t[0][0]), t[0][1] + t[2] * (t[1][1] - t[0][1]))
+                ),
+            ),
+            min_size=0,
+            max_size=40,
+        )
+    )
     X = np.array([p[0] for p in pts], dtype=float)
     Y = np.array([p[1] for p in pts], dtype=float)
     same(board.heights_at(X, Y), board.heights_at_by_piece(X, Y))

@@ -30,11 +30,13 @@ from game.engine.scenario import load_scenario
 from tests.factories import action_near, fingerprint, says_what_apply_does
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAIRS = [("maps/default.yaml", "tests/scripts/random-default.yaml"),
-         ("maps/teach-climb.yaml", "tests/scripts/random-climb.yaml"),
-         ("maps/teach-treasure.yaml", "tests/scripts/random-treasure.yaml"),
-         ("tests/scripts/duel.yaml", "tests/scripts/random-duel.yaml"),
-         ("tests/scripts/close.yaml", "tests/scripts/random-close.yaml")]
+PAIRS = [
+    ("maps/default.yaml", "tests/scripts/random-default.yaml"),
+    ("maps/teach-climb.yaml", "tests/scripts/random-climb.yaml"),
+    ("maps/teach-treasure.yaml", "tests/scripts/random-treasure.yaml"),
+    ("tests/scripts/duel.yaml", "tests/scripts/random-duel.yaml"),
+    ("tests/scripts/close.yaml", "tests/scripts/random-close.yaml"),
+]
 
 
 @functools.lru_cache(maxsize=None)
@@ -113,8 +115,11 @@ def test_legal_command_prints_a_line_per_unit_then_pending(capsys):
     first = lines[0]
     assert first["legal"] == [] and first["refused"]["move"].startswith("turn: move is not allowed in the engage phase")
     # out of reach in a straight line: refused at once, with that distance (issue 21)
-    assert re.match(r'E1: blue-thug is \d+\.\d\d" away in a straight line, base edge to base edge: beyond any '
-                    r'path into contact \(red-captain may engage up to \d+"\)$', first["refused"]["engage"])
+    assert re.match(
+        r'E1: blue-thug is \d+\.\d\d" away in a straight line, base edge to base edge: beyond any '
+        r'path into contact \(red-captain may engage up to \d+"\)$',
+        first["refused"]["engage"],
+    )
 
 
 def test_legal_command_reads_a_bad_file_as_file_line(tmp_path, capsys):
@@ -169,7 +174,6 @@ def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question(monke
     assert g.why_illegal(action) is not None
 
 
-
 def _searching_at(monkeypatch, limits):
     """The movement engine's search for a refusal's measure (``NavCache._far``) stepping
     through these limits (inches) instead of its own."""
@@ -187,10 +191,13 @@ def _searching_at(monkeypatch, limits):
     monkeypatch.setattr(nav.NavCache, "_far", far)
 
 
-@pytest.mark.parametrize("script, unit, target, measure", [
-    ("rim-limit-ogre.yaml", "north-ogre", "south-witch", '10.95"'),
-    ("rim-limit-hound.yaml", "north-hound", "south-sergeant", '11.78"'),
-])
+@pytest.mark.parametrize(
+    "script, unit, target, measure",
+    [
+        ("rim-limit-ogre.yaml", "north-ogre", "south-witch", '10.95"'),
+        ("rim-limit-hound.yaml", "north-hound", "south-sergeant", '11.78"'),
+    ],
+)
 def test_a_refusals_measure_does_not_depend_on_how_far_the_search_looks(monkeypatch, script, unit, target, measure):
     """tests/scripts/rim-limit-*.yaml: the cheapest way into contact enters the contact
     region on a straight stretch towards a target beyond it. The refusal names the same
@@ -208,7 +215,9 @@ def test_a_refusals_measure_does_not_depend_on_how_far_the_search_looks(monkeypa
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-@given(du=hs.tuples(hs.floats(-1.5, 1.5), hs.floats(-1.5, 1.5)), dt=hs.tuples(hs.floats(-1.0, 1.0), hs.floats(-1.0, 1.0)))
+@given(
+    du=hs.tuples(hs.floats(-1.5, 1.5), hs.floats(-1.5, 1.5)), dt=hs.tuples(hs.floats(-1.0, 1.0), hs.floats(-1.0, 1.0))
+)
 def test_a_refusals_measure_round_a_raised_piece_is_that_of_one_wide_search(du, dt):
     """Round tests/scripts/rim-limit-ogre.yaml (south-witch on a raised piece, north-ogre
     below it), wherever both may stand: the refusal of the Engage reads the same with the
@@ -231,6 +240,7 @@ def test_a_refusals_measure_round_a_raised_piece_is_that_of_one_wide_search(du, 
         mp.setattr(nav.NavCache, "_far", wide)
         g.mover.nav.forget()
         assert str(g.why_illegal(action)) == str(told)
+
 
 DISTANCE = re.compile(r'\d+\.\d\d"')
 
@@ -276,9 +286,11 @@ def _behind_a_wall(extra_blue=()):
     in a straight line (within the straight-line bound), over 10" by any way in."""
     from tests.factories import bare_unit, block, build
 
-    sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})],
-                   blue=[bare_unit("b1", (5, 9)), bare_unit("b2", (6.5, 9.4))] + list(extra_blue),
-                   terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")])
+    sc, _m = build(
+        red=[bare_unit("a", (5, 5), stats={"move": 4})],
+        blue=[bare_unit("b1", (5, 9)), bare_unit("b2", (6.5, 9.4))] + list(extra_blue),
+        terrain=[block("wall", 0, 6.9, 10, 7.1, 4, kind="wall")],
+    )
     g = Game(sc, dice=Dice(seed=0))
     assert g.state.phase == "engage"
     return g
@@ -291,9 +303,11 @@ def _count_searches(monkeypatch) -> dict:
 
     calls = {"far": 0, "best": 0}
     for name, what in (("_far", "far"), ("_best", "best")):
+
         def counted(self, *args, _f=getattr(nav.NavCache, name), _w=what, **kw):
             calls[_w] += 1
             return _f(self, *args, **kw)
+
         monkeypatch.setattr(nav.NavCache, name, counted)
     return calls
 
@@ -316,6 +330,7 @@ def test_legal_actions_measures_only_the_refusal_it_tells(monkeypatch):
     # a third target within reach: legal, and no refusal is measured at all
     calls.update(far=0, best=0)
     from tests.factories import bare_unit
+
     g = _behind_a_wall([bare_unit("b3", (8, 5))])
     legal = g.legal_actions("a")
     assert legal.targets["engage"] == ("b3",) and calls["far"] == 0
@@ -330,7 +345,7 @@ def test_a_refusal_the_verdict_got_wrong_is_listed_as_legal_once_measured(monkey
 
     sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})], blue=[bare_unit("b", (5, 8))])
     g = Game(sc, dice=Dice(seed=0))
-    monkeypatch.setattr(nav.NavCache, "contact_verdict", lambda self, *a: None)   # every verdict: refused
+    monkeypatch.setattr(nav.NavCache, "contact_verdict", lambda self, *a: None)  # every verdict: refused
     assert g.legal_actions("a").targets["engage"] == ("b",)
     assert g.why_illegal({"engage": {"unit": "a", "target": "b"}}) is None
 
@@ -344,6 +359,7 @@ def _search_limits(monkeypatch) -> list:
     def run(self, _f=search.Search.run):
         limits.append(self.limit)
         return _f(self)
+
     monkeypatch.setattr(search.Search, "run", run)
     return limits
 
@@ -358,8 +374,11 @@ def test_a_verdict_looks_past_the_allowance_only_where_a_transition_could_pull_t
     limits = _search_limits(monkeypatch)
     for kind, looks in (("impassable", False), ("block", True)):
         # b1 within the straight-line bound behind the terrain (over 10" by any way in), b2 in reach
-        sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})], blue=[bare_unit("b1", (5, 9)), bare_unit("b2", (8, 5))],
-                       terrain=[block("t", 0, 6.9, 10, 7.1, 1.5, kind=kind)])
+        sc, _m = build(
+            red=[bare_unit("a", (5, 5), stats={"move": 4})],
+            blue=[bare_unit("b1", (5, 9)), bare_unit("b2", (8, 5))],
+            terrain=[block("t", 0, 6.9, 10, 7.1, 1.5, kind=kind)],
+        )
         g = Game(sc, dice=Dice(seed=0))
         limits.clear()
         legal = g.legal_actions("a")
@@ -409,6 +428,7 @@ def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monk
             assert got == alone, (limit, ctx.widen[limit], checks, got, alone)
             seen[got is not None] += 1
         return got
+
     monkeypatch.setattr(nav.NavCache, "_found", found)
     for seed in (0, 1, 2):
         for g, uid in _engage_phases("crossroads.yaml", seed, 6):
@@ -434,6 +454,7 @@ def test_legal_actions_answers_the_same_with_fewer_searches_where_a_verdict_look
     def run(self, _f=search.Search.run):
         runs.append(self.limit)
         return _f(self)
+
     monkeypatch.setattr(search.Search, "run", run)
 
     def ask() -> list:
@@ -451,6 +472,7 @@ def test_legal_actions_answers_the_same_with_fewer_searches_where_a_verdict_look
     def own_searches(self, *a, **kw):
         init(self, *a, **kw)
         self.widen = Never()
+
     monkeypatch.setattr(search.Ctx, "__init__", own_searches)
     assert ask() == widened
     assert n_widened < len(runs), (n_widened, len(runs))
@@ -469,11 +491,15 @@ def test_a_unit_standing_in_difficult_ground_is_not_searched_a_way_that_keeps_of
     def search(self, ctx, goal, limit, checks, avoid, _f=nav.NavCache._search):
         spaces.append(avoid)
         return _f(self, ctx, goal, limit, checks, avoid)
+
     monkeypatch.setattr(nav.NavCache, "_search", search)
     for at, mud, runs_avoid in (((5, 5), (0, 0, 10, 10), False), ((5, 5), (6.6, 0, 8, 10), True)):
         # b's base 3" from a's, edge to edge (25 mm bases): within the 4" allowance, over the 2" left after the penalty
-        sc, _m = build(red=[bare_unit("a", at, stats={"move": 4})], blue=[bare_unit("b", (at[0] + 3 + 25 / 25.4, at[1]))],
-                       terrain=[area("mud", *mud, "difficult")])
+        sc, _m = build(
+            red=[bare_unit("a", at, stats={"move": 4})],
+            blue=[bare_unit("b", (at[0] + 3 + 25 / 25.4, at[1]))],
+            terrain=[area("mud", *mud, "difficult")],
+        )
         g = Game(sc, dice=Dice(seed=0))
         spaces.clear()
         why = g.why_illegal({"engage": {"unit": "a", "target": "b"}})
@@ -495,12 +521,19 @@ def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_
     def verdict(self, state, unit, target, allow, descend, _f=nav.NavCache.contact_verdict):
         searched.append(target.id)
         return _f(self, state, unit, target, allow, descend)
+
     monkeypatch.setattr(nav.NavCache, "contact_verdict", verdict)
     # move 4, penalty 2: a gap of 3" is past the 2" left in the mud, within the 4"; 1.5" is within both
-    for mud, gap, asks, fits in (((0, 0, 10, 10), 3, False, False), ((6.6, 0, 8, 10), 3, True, False),
-                                 ((0, 0, 10, 10), 1.5, True, True)):
-        sc, _m = build(red=[bare_unit("a", (5, 5), stats={"move": 4})], blue=[bare_unit("b", (5 + gap + 25 / 25.4, 5))],
-                       terrain=[area("mud", *mud, "difficult")])
+    for mud, gap, asks, fits in (
+        ((0, 0, 10, 10), 3, False, False),
+        ((6.6, 0, 8, 10), 3, True, False),
+        ((0, 0, 10, 10), 1.5, True, True),
+    ):
+        sc, _m = build(
+            red=[bare_unit("a", (5, 5), stats={"move": 4})],
+            blue=[bare_unit("b", (5 + gap + 25 / 25.4, 5))],
+            terrain=[area("mud", *mud, "difficult")],
+        )
         g = Game(sc, dice=Dice(seed=0))
         searched.clear()
         legal = g.legal_actions("a")
@@ -510,7 +543,7 @@ def test_a_verdict_refuses_an_engage_past_the_difficult_allowance_in_a_straight_
             told = legal.refused["engage"]
             why = g.why_illegal({"engage": {"unit": "a", "target": "b"}})
             assert (told.rule, told.reason) == (why.rule, why.reason) and why.rule == "M12", (told, why)
-            assert "2.95\"" in why.reason, why   # ending 0.05" short of touching (G4)
+            assert '2.95"' in why.reason, why  # ending 0.05" short of touching (G4)
 
 
 def test_the_legality_bench_stops_on_an_engine_error_instead_of_timing_it():

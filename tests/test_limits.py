@@ -74,11 +74,14 @@ def test_a_400_digit_integer_anywhere_is_its_own_line():
     assert [p.line for p in err.value.problems] == [2]
 
 
-@pytest.mark.parametrize("args,said", [
-    (["--games", "9" * 30], "--games: must be at most 1000000"),
-    (["--games", "2", "--workers", "500"], "--workers: must be at most"),
-    (["--games", "2", "--turn-limit", "100000"], "--turn-limit: must be at most 10000"),
-])
+@pytest.mark.parametrize(
+    "args,said",
+    [
+        (["--games", "9" * 30], "--games: must be at most 1000000"),
+        (["--games", "2", "--workers", "500"], "--workers: must be at most"),
+        (["--games", "2", "--turn-limit", "100000"], "--turn-limit: must be at most 10000"),
+    ],
+)
 def test_simulate_counts_beyond_the_limits_are_one_usage_line(tmp_path, capsys, args, said):
     out = tmp_path / "run"
     t0 = time.perf_counter()

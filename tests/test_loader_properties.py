@@ -35,8 +35,6 @@ def test_random_text_never_escapes(text):
     load_or_error(text)
 
 
-
-
 @SETTINGS
 @given(yaml_values)
 def test_random_yaml_structures_never_escape(value):
@@ -58,7 +56,8 @@ def test_textual_mutations_never_escape(pos, junk):
 
 @SETTINGS
 @given(
-    st.floats(1.0, 22.0), st.floats(1.0, 22.0),
+    st.floats(1.0, 22.0),
+    st.floats(1.0, 22.0),
     st.sampled_from([25, 32, 40, 50, 60]),
     st.floats(0.1, 8.0),
 )

@@ -35,8 +35,12 @@ def test_default_map_is_a_ruined_town():
     blocks = [t for t in sc.terrain if t.kind == "block"]
     walls = [t for t in sc.terrain if t.kind == "wall"]
     # Two-storey: a 6" block standing on part of a 3" block's footprint.
-    storeys = [(lo.id, hi.id) for lo in blocks for hi in blocks
-               if lo.height == 3 and hi.height == 6 and Polygon(lo.polygon).intersection(Polygon(hi.polygon)).area > 1]
+    storeys = [
+        (lo.id, hi.id)
+        for lo in blocks
+        for hi in blocks
+        if lo.height == 3 and hi.height == 6 and Polygon(lo.polygon).intersection(Polygon(hi.polygon)).area > 1
+    ]
     assert storeys
     low = [w for w in walls if w.height < 1]
     high = [w for w in walls if w.height > 1]
@@ -91,7 +95,7 @@ def test_default_map_units_do_not_overlap_or_straddle():
     for i, a in enumerate(units):
         levels = board.heights_under_disc(a.x, a.y, a.r)
         assert levels[-1] - levels[0] <= 1, a.id
-        for b in units[i + 1:]:
+        for b in units[i + 1 :]:
             assert Point(a.x, a.y).distance(Point(b.x, b.y)) >= a.r + b.r, (a.id, b.id)
 
 

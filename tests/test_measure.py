@@ -22,13 +22,25 @@ def unit_text(uid, x, y, base=25):
 
 
 def scenario(red, blue, terrain="", treasure="", extra=""):
-    text = textwrap.dedent(
-        """\
+    text = (
+        textwrap.dedent(
+            """\
         name: Measure
         table: {width: 36, height: 36}
         """
-    ) + extra + "terrain:\n" + (terrain or "  []\n") + "treasure:\n" + (treasure or "  []\n") + "warbands:\n  - id: red\n    player: 1\n    units:\n"
-    text += "".join(unit_text(*u) for u in red) + "  - id: blue\n    player: 2\n    units:\n" + "".join(unit_text(*u) for u in blue)
+        )
+        + extra
+        + "terrain:\n"
+        + (terrain or "  []\n")
+        + "treasure:\n"
+        + (treasure or "  []\n")
+        + "warbands:\n  - id: red\n    player: 1\n    units:\n"
+    )
+    text += (
+        "".join(unit_text(*u) for u in red)
+        + "  - id: blue\n    player: 2\n    units:\n"
+        + "".join(unit_text(*u) for u in blue)
+    )
     return text
 
 
@@ -110,8 +122,14 @@ def test_heights_at_agrees_with_height_at_point_by_point(name):
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.floats(0, 36), st.floats(0, 36), st.floats(0.1, 2), st.floats(0, 8),
-    st.floats(0, 36), st.floats(0, 36), st.floats(0.1, 2), st.floats(0, 8),
+    st.floats(0, 36),
+    st.floats(0, 36),
+    st.floats(0.1, 2),
+    st.floats(0, 8),
+    st.floats(0, 36),
+    st.floats(0, 36),
+    st.floats(0.1, 2),
+    st.floats(0, 8),
 )
 def test_distance_properties(ax, ay, ar, az, bx, by, br, bz):
     a, b = Disc(ax, ay, ar, az), Disc(bx, by, br, bz)
@@ -124,7 +142,9 @@ def test_distance_properties(ax, ay, ar, az, bx, by, br, bz):
 
 
 def test_distance_table_matches_pairwise():
-    sc = load_scenario("m.yaml", text=scenario([("a", 13.0, 13.0), ("c", 2.0, 2.0, 40)], [("b", 13.0, 20.0, 32)], terrain=TOWER))
+    sc = load_scenario(
+        "m.yaml", text=scenario([("a", 13.0, 13.0), ("c", 2.0, 2.0, 40)], [("b", 13.0, 20.0, 32)], terrain=TOWER)
+    )
     board = Board(sc.width, sc.height, sc.terrain)
     units = list(sc.state.units.values())
     table = board.distance_table(units)
@@ -145,8 +165,9 @@ def test_contact_tolerance():
 
 def test_measure_command_hand_worked(tmp_path, capsys):
     path = tmp_path / "m.yaml"
-    path.write_text(scenario([("a", 13.0, 13.0)], [("b", 13.0, 20.0)], terrain=TOWER,
-                             treasure="  - {id: t1, at: [20, 13]}\n"))
+    path.write_text(
+        scenario([("a", 13.0, 13.0)], [("b", 13.0, 20.0)], terrain=TOWER, treasure="  - {id: t1, at: [20, 13]}\n")
+    )
     flat = 7 - 2 * R25
     assert main(["measure", str(path), "a", "b"]) == 0
     assert capsys.readouterr().out.strip() == f"{math.sqrt(flat**2 + 9):.2f}"  # 6.72
@@ -182,6 +203,8 @@ def test_measure_bad_input(tmp_path, capsys):
 
 def test_ruleset_height_mode_ignore(tmp_path, capsys):
     path = tmp_path / "m.yaml"
-    path.write_text(scenario([("a", 13.0, 13.0)], [("b", 13.0, 20.0)], terrain=TOWER, extra="rules: {height_mode: ignore}\n"))
+    path.write_text(
+        scenario([("a", 13.0, 13.0)], [("b", 13.0, 20.0)], terrain=TOWER, extra="rules: {height_mode: ignore}\n")
+    )
     assert main(["measure", str(path), "a", "b"]) == 0
     assert capsys.readouterr().out.strip() == f"{7 - 2 * R25:.2f}"

@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from game.engine.errors import IllegalAction
 from tests.factories import area, bare_unit, block, build, dice, refused
 
 
 # --- M1 / M2 allowance ---------------------------------------------------------------
+
 
 def test_move_exactly_six_inches_is_legal_and_a_tenth_more_is_not():
     sc, m = build(red=[bare_unit("a", (5, 5))])
@@ -46,8 +46,11 @@ def test_run_denied_by_opposing_unit_within_eight_inches(gap, denied):
 def test_run_denial_counts_height_in_3d():
     r = 25 / 25.4 / 2
     # 6" apart across the table, 7" up on a tower: sqrt(36 + 49) = 9.22 > 8.
-    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("ogre", (2 + 2 * r + 6 + 2, 5))],
-                  terrain=[block("tower", 2 + 2 * r + 6 - 0.5, 3, 2 + 2 * r + 6 + 4, 8, 7)])
+    sc, m = build(
+        red=[bare_unit("a", (2, 5))],
+        blue=[bare_unit("ogre", (2 + 2 * r + 6 + 2, 5))],
+        terrain=[block("tower", 2 + 2 * r + 6 - 0.5, 3, 2 + 2 * r + 6 + 4, 8, 7)],
+    )
     assert m.run_denial(sc.state, "a") is None
 
 
@@ -61,7 +64,9 @@ def test_run_denier_is_the_run_denial_as_a_yes_no(dx, up):
     r = 25 / 25.4 / 2
     far = 2 + 2 * r + dx
     terrain = [block("tower", far - 0.5, 3, far + 4, 8, up)] if up else []
-    sc, m = build(red=[bare_unit("a", (2, 5))], blue=[bare_unit("ogre", (far, 5)), bare_unit("imp", (2, 34))], terrain=terrain)
+    sc, m = build(
+        red=[bare_unit("a", (2, 5))], blue=[bare_unit("ogre", (far, 5)), bare_unit("imp", (2, 34))], terrain=terrain
+    )
     st = sc.state
     a, ogre = st.units["a"], st.units["ogre"]
     d = disc_distance(m.board.disc(a), m.board.disc(ogre))
@@ -123,6 +128,7 @@ def test_dazed_variant_none_cannot_move():
 
 # --- M4 / M6 heights -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("height, kind", [(1.0, "free"), (1.1, "climb_up")])
 def test_one_inch_is_free_and_more_is_a_climb(height, kind):
     sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("step", 7, 2, 12, 8, height)])
@@ -156,7 +162,11 @@ def test_failed_climb_up_stops_at_the_foot_and_ends_the_move():
 
 @pytest.mark.parametrize("variant, falls", [("stop", False), ("fall", True)])
 def test_failed_climb_down_per_ruleset_variant(variant, falls):
-    sc, m = build(red=[bare_unit("a", (9, 5), stats={"move": 20})], terrain=[block("tower", 7, 2, 12, 8, 5)], rules={"climb_down_fail": variant})
+    sc, m = build(
+        red=[bare_unit("a", (9, 5), stats={"move": 20})],
+        terrain=[block("tower", 7, 2, 12, 8, 5)],
+        rules={"climb_down_fail": variant},
+    )
     st = sc.state
     plan = m.plan(st, "a", path=[(5, 5)])
     assert [t.kind for t in plan.checks] == ["climb_down"]
@@ -181,6 +191,7 @@ def test_dazed_unit_may_not_climb():
 
 # --- M7 falls ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("drop, disadvantage, modifier", [(4.0, True, 4), (3.9, False, 2), (2.0, False, 0)])
 def test_jump_down_disadvantage_from_four_inches_and_fall_modifier(drop, disadvantage, modifier):
     sc, m = build(red=[bare_unit("a", (9, 5))], terrain=[block("roof", 7, 2, 12, 8, drop)])
@@ -204,6 +215,7 @@ def test_fall_that_incapacitates_is_reported():
 
 
 # --- M8 gaps -------------------------------------------------------------------------------
+
 
 def _gap(width, other_height=3.0):
     return [block("left", 1, 1, 10, 10, 3), block("right", 10 + width, 1, 20 + width, 10, other_height)]
@@ -236,9 +248,9 @@ def test_failed_gap_jump_falls():
 
 
 NO_ROOM = {
-    "narrow": (_gap(1.5), 50, [], (13.5, 5)),                                        # a 50 mm base is wider than the gap
+    "narrow": (_gap(1.5), 50, [], (13.5, 5)),  # a 50 mm base is wider than the gap
     "chasm": (_gap(2.0) + [area("chasm", 10, 1, 12, 10, "impassable")], 25, [], (13, 5)),  # nowhere to stand below
-    "taken": (_gap(2.0), 25, [bare_unit("e", (11, 5), base_mm=50)], (13, 5)),           # a base fills the gap
+    "taken": (_gap(2.0), 25, [bare_unit("e", (11, 5), base_mm=50)], (13, 5)),  # a base fills the gap
 }
 
 
@@ -253,20 +265,24 @@ def test_failed_gap_jump_with_no_room_in_the_gap_falls_back_onto_the_ledge(case)
     st = sc.state
     plan = m.plan(st, "a", path=[end])
     assert [t.kind for t in plan.checks] == ["jump_gap"]
-    out = m.apply(st, plan, dice(20, 15))                 # the jump fails, the fall rolls 15
+    out = m.apply(st, plan, dice(20, 15))  # the jump fails, the fall rolls 15
     u = st.units["a"]
     assert [r.rule for r in out.rolls] == ["M8", "M7"]
     assert m.board.height_at(u.x, u.y) == pytest.approx(3)  # on the ledge, not in the gap
     assert u.x == pytest.approx(10 - u.r, abs=0.06) and not out.completed
-    assert u.status == sc.ruleset.injury_result(15 + 2)     # 3" fallen: +2 (M7)
+    assert u.status == sc.ruleset.injury_result(15 + 2)  # 3" fallen: +2 (M7)
     text = " ".join(out.events)
-    assert "no room" in text and "gap_fall_no_room: fall_back" in text and "falls 3.00\"" in text
+    assert "no room" in text and "gap_fall_no_room: fall_back" in text and 'falls 3.00"' in text
     assert "into the gap" not in text
 
 
 def test_failed_gap_jump_with_no_room_variant_stop_stays_on_the_ledge_without_a_fall():
     terrain, base, blue, end = NO_ROOM["narrow"]
-    sc, m = build(red=[bare_unit("a", (8, 5), base_mm=base, stats={"move": 20})], terrain=terrain, rules={"gap_fall_no_room": "stop"})
+    sc, m = build(
+        red=[bare_unit("a", (8, 5), base_mm=base, stats={"move": 20})],
+        terrain=terrain,
+        rules={"gap_fall_no_room": "stop"},
+    )
     st = sc.state
     out = m.apply(st, m.plan(st, "a", path=[end]), dice(20, 15))
     u = st.units["a"]
@@ -292,21 +308,31 @@ def test_gap_over_impassable_chasm_only_by_jumping():
 
 # --- M9 jump down over enemies ----------------------------------------------------------
 
+
 def test_jump_down_passes_over_enemies_within_landing_distance():
-    sc, m = build(red=[bare_unit("a", (9, 5))], blue=[bare_unit("e", (6, 5))], terrain=[block("roof", 7.5, 2, 12, 8, 2)])
+    sc, m = build(
+        red=[bare_unit("a", (9, 5))], blue=[bare_unit("e", (6, 5))], terrain=[block("roof", 7.5, 2, 12, 8, 2)]
+    )
     st = sc.state
-    refused(lambda: m.plan(st, "a", path=[(4.5, 5)]), "M5")   # climbing down: blocked by e
-    plan = m.plan(st, "a", path=[(4.5, 5)], descend="jump")   # lands 3" out, past e
+    refused(lambda: m.plan(st, "a", path=[(4.5, 5)]), "M5")  # climbing down: blocked by e
+    plan = m.plan(st, "a", path=[(4.5, 5)], descend="jump")  # lands 3" out, past e
     assert [t.kind for t in plan.checks] == ["jump_down"]
 
 
 # --- M10 ladders --------------------------------------------------------------------------
 
+
 def test_ladder_costs_height_without_check_but_not_for_animals():
     terrain = [block("tower", 10, 2, 14, 8, 3)]
     ladders = [{"id": "lad", "foot": [9.5, 5], "top": "tower"}]
-    sc, m = build(red=[bare_unit("a", (7, 5), stats={"move": 20}), bare_unit("dog", (7, 10), keywords=["animal"], stats={"move": 20})],
-                  terrain=terrain, ladders=ladders)
+    sc, m = build(
+        red=[
+            bare_unit("a", (7, 5), stats={"move": 20}),
+            bare_unit("dog", (7, 10), keywords=["animal"], stats={"move": 20}),
+        ],
+        terrain=terrain,
+        ladders=ladders,
+    )
     plan = m.plan(sc.state, "a", path=[(11, 5)])
     assert [t.kind for t in plan.transitions] == ["ladder"] and not plan.checks
     assert plan.cost == pytest.approx(4 + 3) and plan.transitions[0].rule == "M10"
@@ -317,6 +343,7 @@ def test_ladder_costs_height_without_check_but_not_for_animals():
 
 
 # --- M12 difficult ground -------------------------------------------------------------------
+
 
 def test_difficult_ground_takes_two_inches_after_other_modifiers():
     sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[area("rubble", 7, 2, 8, 8, "difficult")])
@@ -338,6 +365,7 @@ def test_difficult_counts_when_the_base_edge_passes_through():
 
 
 # --- M5 blocking and base fit ----------------------------------------------------------------
+
 
 def test_enemy_bases_block_and_friends_may_be_passed_through_but_not_ended_on():
     sc, m = build(red=[bare_unit("a", (5, 5)), bare_unit("f", (8, 5))], blue=[bare_unit("e", (8, 9))])
@@ -380,6 +408,7 @@ def test_base_must_fit_through_a_gap(base, fits):
 
 # --- walls and impassable terrain -----------------------------------------------------------------
 
+
 def test_low_wall_is_stepped_over_freely():
     sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("fence", 7, 2, 7.25, 8, 0.75, kind="wall")])
     plan = m.plan(sc.state, "a", path=[(9, 5)])
@@ -387,10 +416,14 @@ def test_low_wall_is_stepped_over_freely():
 
 
 def test_thin_high_wall_is_climbed_over_and_thick_one_is_not():
-    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8, 8, 1.5, kind="wall")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8, 8, 1.5, kind="wall")]
+    )
     plan = m.plan(sc.state, "a", path=[(9, 5)])
     assert [t.kind for t in plan.checks] == ["climb_up", "climb_down"] and plan.cost == pytest.approx(4 + 3)
-    sc, m = build(red=[bare_unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8.1, 8, 1.5, kind="wall")])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5), stats={"move": 20})], terrain=[block("wall", 7, 2, 8.1, 8, 1.5, kind="wall")]
+    )
     assert "not walkable" in refused(lambda: m.plan(sc.state, "a", path=[(9.5, 5)]), "M6")
 
 
@@ -408,6 +441,7 @@ def test_path_implicit_start_and_table_edge():
 
 
 # --- apply ------------------------------------------------------------------------------------------
+
 
 def test_apply_updates_unit_and_logs_rolls():
     sc, m = build(red=[bare_unit("a", (5, 5))], terrain=[block("tower", 7, 2, 12, 8, 2)])

@@ -42,7 +42,7 @@ def test_a_tower_top_out_of_reach_is_refused_with_the_cheapest_paths_cost_agains
     assert walk.rule == "M1"
     assert walk.reason == 'the cheapest path costs 11.00" (6.00" of it climbing), more than the 4.00" Move allowance'
     run = refusal(lambda: m.plan(sc.state, "a", to=(12, 4), run=True))
-    assert run.rule == "M2" and "more than the 6.00\" Run allowance" in run.reason and "fit" not in run.reason
+    assert run.rule == "M2" and 'more than the 6.00" Run allowance' in run.reason and "fit" not in run.reason
 
 
 def test_the_captain_at_the_foot_of_the_default_maps_tower_ladder():

@@ -10,11 +10,19 @@ from game.engine.errors import IllegalAction, LoadError
 from tests.factories import area, bare_unit, block, build, dice
 
 # MOVEMENT_EXAMPLES=500 for a longer local run; CI keeps it quick.
-SETTINGS = settings(max_examples=int(os.environ.get("MOVEMENT_EXAMPLES", "30")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("MOVEMENT_EXAMPLES", "30")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 PRECISION = 0.01
 coord = st.floats(min_value=1.0, max_value=23.0, allow_nan=False)
-TERRAIN = [block("tower", 8, 8, 12, 12, 3), block("crate", 15, 3, 17, 6, 1.5),
-           block("fence", 3, 16, 10, 16.25, 1.5, kind="wall"), area("mud", 16, 14, 20, 19, "difficult")]
+TERRAIN = [
+    block("tower", 8, 8, 12, 12, 3),
+    block("crate", 15, 3, 17, 6, 1.5),
+    block("fence", 3, 16, 10, 16.25, 1.5, kind="wall"),
+    area("mud", 16, 14, 20, 19, "difficult"),
+]
 
 
 def _seg_dist(p, a, b):
@@ -42,8 +50,12 @@ def test_cost_is_at_least_the_straight_line(path, descend):
 def test_found_path_never_crosses_an_enemy_base(ex, ey, gx, gy):
     assume(math.hypot(ex - 2, ey - 2) > 2.0)
     try:
-        sc, m = build(red=[bare_unit("a", (2, 2), stats={"move": 40})], blue=[bare_unit("e", (ex, ey), base_mm=40)],
-                      terrain=TERRAIN, size=(24, 24))
+        sc, m = build(
+            red=[bare_unit("a", (2, 2), stats={"move": 40})],
+            blue=[bare_unit("e", (ex, ey), base_mm=40)],
+            terrain=TERRAIN,
+            size=(24, 24),
+        )
     except LoadError:  # the enemy cannot stand there
         assume(False)
     e = sc.state.units["e"]
@@ -60,8 +72,14 @@ def test_found_path_never_crosses_an_enemy_base(ex, ey, gx, gy):
 
 
 @SETTINGS
-@given(coord, coord, st.floats(min_value=3, max_value=20), st.floats(min_value=3, max_value=20),
-       st.floats(min_value=0.5, max_value=4), st.floats(min_value=0.5, max_value=4))
+@given(
+    coord,
+    coord,
+    st.floats(min_value=3, max_value=20),
+    st.floats(min_value=3, max_value=20),
+    st.floats(min_value=0.5, max_value=4),
+    st.floats(min_value=0.5, max_value=4),
+)
 def test_adding_an_obstacle_never_makes_the_cheapest_path_shorter(gx, gy, ox, oy, w, h):
     goal = (gx, gy)
     sc, m = build(red=[bare_unit("a", (2, 2), stats={"move": 40})], terrain=TERRAIN, size=(24, 24))

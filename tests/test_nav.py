@@ -28,7 +28,7 @@ def test_to_routes_around_an_enemy():
     assert len(pts) > 2 and plan.cost > 8
     for a, b in zip(pts, pts[1:]):
         assert seg_dist((e.x, e.y), a, b) >= R25 + e.r - 1e-6
-    assert plan.cost < 8 + 2.5   # close to the shortest way round
+    assert plan.cost < 8 + 2.5  # close to the shortest way round
 
 
 def test_to_prefers_a_path_without_checks():
@@ -90,6 +90,7 @@ def test_to_path_can_be_applied():
 
 # --- reachable ---------------------------------------------------------------------------------
 
+
 def test_reachable_open_ground_is_a_disc_of_the_allowance():
     sc, m = build(red=[bare_unit("a", (18, 18))])
     reach = m.reachable(sc.state, "a")
@@ -100,7 +101,9 @@ def test_reachable_open_ground_is_a_disc_of_the_allowance():
 
 
 def test_reachable_layers_checks_and_run_denial():
-    sc, m = build(red=[bare_unit("a", (5, 5))], blue=[bare_unit("e", (30, 30))], terrain=[block("tower", 7, 2, 12, 8, 2)])
+    sc, m = build(
+        red=[bare_unit("a", (5, 5))], blue=[bare_unit("e", (30, 30))], terrain=[block("tower", 7, 2, 12, 8, 2)]
+    )
     reach = m.reachable(sc.state, "a")
     assert reach.walk_check.contains(Point(8, 5)) and not reach.walk_free.contains(Point(8, 5))
     assert reach.run_denied is None and not reach.run_free.is_empty
@@ -111,8 +114,11 @@ def test_reachable_layers_checks_and_run_denial():
 
 
 def test_reachable_points_can_be_planned():
-    sc, m = build(red=[bare_unit("a", (10, 10))], blue=[bare_unit("e", (13, 10), base_mm=40)],
-                  terrain=[block("tower", 6, 12, 9, 16, 2), area("mud", 12, 5, 15, 7, "difficult")])
+    sc, m = build(
+        red=[bare_unit("a", (10, 10))],
+        blue=[bare_unit("e", (13, 10), base_mm=40)],
+        terrain=[block("tower", 6, 12, 9, 16, 2), area("mud", 12, 5, 15, 7, "difficult")],
+    )
     reach = m.reachable(sc.state, "a")
     region = shapely.union(reach.walk_free, reach.walk_check)
     ok = bad = 0
@@ -134,7 +140,7 @@ def test_reachable_area_never_covers_another_base():
     f = sc.state.units["f"]
     assert not region.contains(Point(f.x, f.y))
     assert region.distance(Point(f.x, f.y)) >= f.r + R25 - 1e-3
-    assert region.contains(Point(14, 10))   # beyond the friend: passed through
+    assert region.contains(Point(14, 10))  # beyond the friend: passed through
 
 
 def test_to_jump_down_pays_no_vertical_inches():
@@ -175,12 +181,16 @@ def test_found_paths_recheck_exactly_on_the_stress_map():
 
 # --- gap jumps (M8) and climbs over walls (M6) in the search --------------------------------------
 
+
 def _island(gap):
     """A deck (3" high, with a ladder) and an island roof (3" high) `gap` inches east of it,
     in a lake (impassable) wider than any jump on every other side."""
     east = 13 + gap
-    terrain = [block("deck", 10, 10, 13, 20, 3), area("lake", 13, 6, east + 10, 24, "impassable"),
-               block("island", east, 10, east + 6, 20, 3)]
+    terrain = [
+        block("deck", 10, 10, 13, 20, 3),
+        area("lake", 13, 6, east + 10, 24, "impassable"),
+        block("island", east, 10, east + 6, 20, 3),
+    ]
     ladders = [{"id": "lad", "foot": [9.5, 15], "top": "deck"}]
     return build(red=[bare_unit("a", (7, 15), stats={"move": 16})], terrain=terrain, ladders=ladders)
 
@@ -213,7 +223,7 @@ def test_reachable_includes_a_roof_reached_only_by_a_jump_in_the_check_layer():
     reach = m.reachable(sc.state, "a")
     island = Point(18, 15)
     assert reach.walk_check.contains(island) and not reach.walk_free.contains(island)
-    assert reach.walk_free.contains(Point(11.5, 15))          # the deck: by ladder, no check
+    assert reach.walk_free.contains(Point(11.5, 15))  # the deck: by ladder, no check
     sc, m = _island(3.1)
     reach = m.reachable(sc.state, "a")
     assert not shapely.union(reach.walk_check, reach.walk_free).contains(Point(18.1, 15))
@@ -303,7 +313,9 @@ def test_jump_and_wall_edges_agree_with_the_exact_rules(mapname):
                 continue
             kinds = [t.kind for t in tr.transitions if t.needs_check]
             jumps += kinds == ["jump_gap"]
-            if len(kinds) == tr_.e_n[e] and tr.cost == pytest.approx(tr_.e_len[e] + tr_.e_dz[e] + tr_.e_dz2[e], abs=1e-6):
+            if len(kinds) == tr_.e_n[e] and tr.cost == pytest.approx(
+                tr_.e_len[e] + tr_.e_dz[e] + tr_.e_dz2[e], abs=1e-6
+            ):
                 agree += 1
     assert jumps > 20 and agree == seen - unfit and unfit <= 0.05 * seen
 
@@ -351,12 +363,12 @@ def test_the_query_memo_key_holds_every_unit_field_the_movement_engine_reads():
         nav_reads.update(read)
 
     for u in units[:4]:
-        walk, run = m.allowance(st, u.id, False), m.allowance(st, u.id, True)   # the Mover's part
+        walk, run = m.allowance(st, u.id, False), m.allowance(st, u.id, True)  # the Mover's part
         ask(m.nav.reach, u, walk, run, None, "climb")
         for goal in ((u.x + 3, u.y + 2), (u.x - 2, u.y - 3)):
             ask(m.nav.find, u, goal, run, "climb")
     ask(m.nav.find_contact, a, b, m.allowance(st, a.id, engage=True), "climb")
-    assert {"x", "y", "status"} <= nav_reads          # the watch sees reads
+    assert {"x", "y", "status"} <= nav_reads  # the watch sees reads
     assert nav_reads <= set(UNIT_FIELDS), sorted(nav_reads - set(UNIT_FIELDS))
 
 
@@ -381,7 +393,7 @@ def test_a_larger_base_radius_added_mid_game_answers_as_if_prepared_from_the_sta
         st.units["red-sergeant"] = dataclasses.replace(u, x=14.0, y=14.6, stats=dict(u.stats, move=7))
         big = dataclasses.replace(u, id="big", name="big", r=2.0, base_mm=101.6, x=19.0, y=22.0)
         if with_big:
-            st.units["big"] = big   # prepared with the map
+            st.units["big"] = big  # prepared with the map
         return sc, st, big
 
     goals = [(14, 20.5), (17, 20), (16.8, 19.6), (11, 17)]
@@ -400,9 +412,9 @@ def test_a_larger_base_radius_added_mid_game_answers_as_if_prepared_from_the_sta
     m = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     first = answers(m, st)
     assert any(isinstance(a[0], float) and not a[2] and len(a[1]) > 2 for a in first)  # a way round the rubble
-    st.units["big"] = big                                  # a larger base arrives mid-game
+    st.units["big"] = big  # a larger base arrives mid-game
     assert big.r > max(m.nav.layers)
-    m.reachable(st, "big")                                 # the window asks where it may go
+    m.reachable(st, "big")  # the window asks where it may go
     assert round(big.r, 6) in m.nav.layers
     later = answers(m, st)
     sc2, st2, _ = setup(True)
@@ -419,8 +431,11 @@ def test_every_query_of_the_map_structures_holds_the_maps_lock():
 
     from game.engine.movement import nav
 
-    queries = [name for name, f in inspect.getmembers(nav.NavCache, inspect.isfunction)
-               if not name.startswith("_") and name not in ("band_at", "forget")]
+    queries = [
+        name
+        for name, f in inspect.getmembers(nav.NavCache, inspect.isfunction)
+        if not name.startswith("_") and name not in ("band_at", "forget")
+    ]
     assert {"find", "find_contact", "contact_verdict", "reach", "layer", "prepare"} <= set(queries)
     unlocked = [name for name in queries if getattr(getattr(nav.NavCache, name), "__wrapped__", None) is None]
     assert not unlocked, unlocked
@@ -434,8 +449,10 @@ def test_a_search_towards_a_goal_works_out_departures_only_where_it_goes_on(monk
     from game.engine.dice import Dice
     from game.engine.movement import search
 
-    blue = [bare_unit("b", (6, 12))] + [bare_unit(f"x{i}", (x, y)) for i, (x, y) in
-                                    enumerate([(6, 8), (3, 9), (9, 9), (2, 4), (10, 4), (4, 15), (8, 15), (12, 12)])]
+    blue = [bare_unit("b", (6, 12))] + [
+        bare_unit(f"x{i}", (x, y))
+        for i, (x, y) in enumerate([(6, 8), (3, 9), (9, 9), (2, 4), (10, 4), (4, 15), (8, 15), (12, 12)])
+    ]
     sc, m = build(red=[bare_unit("a", (6, 4), stats={"move": 8})], blue=blue)
     g = Game(sc, dice=Dice(seed=0))
     arrived, left = set(), set()
@@ -447,6 +464,7 @@ def test_a_search_towards_a_goal_works_out_departures_only_where_it_goes_on(monk
     def departures(self, b, circ, s, _f=search.Search._departures):
         left.add((id(self), b, circ, s))
         return _f(self, b, circ, s)
+
     monkeypatch.setattr(search.Search, "_arrive", arrive)
     monkeypatch.setattr(search.Search, "_departures", departures)
     st = g.state

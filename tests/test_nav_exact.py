@@ -82,7 +82,7 @@ class Witness:
                 return d, path[::-1]
             if d > dist[a]:
                 continue
-            for b, w in (extra[n] if a == n else self.adj[a] + back.get(a, [])):
+            for b, w in extra[n] if a == n else self.adj[a] + back.get(a, []):
                 if d + w < dist.get(b, math.inf) - 1e-12:
                     dist[b] = d + w
                     prev[b] = a
@@ -126,7 +126,7 @@ def _check(rects, size, start, goal, r=R25, quad=4, wit=None):
             with pytest.raises(IllegalAction):
                 m.plan(sc.state, "a", path=w[1][1:])
         return None, w
-    again = m.plan(sc.state, "a", path=[p[:2] for p in plan.points])   # never refused
+    again = m.plan(sc.state, "a", path=[p[:2] for p in plan.points])  # never refused
     assert again.cost == pytest.approx(plan.cost, abs=1e-9)
     if w is not None:
         try:
@@ -176,6 +176,7 @@ def test_to_matches_a_fine_witness_to_a_few_thousandths():
 
 # --- the three kinds of miss of a grid search, built by hand ----------------------------------
 
+
 def test_a_corridor_narrower_than_a_grid_cell_is_found():
     # Two rocks 1.3" apart: 0.32" of room for the centre of a 25 mm base (a grid cell is 0.5").
     # The way through bends at both mouths; round the rocks is far longer.
@@ -188,8 +189,11 @@ def test_a_corridor_narrower_than_a_grid_cell_is_found():
 def test_a_bend_between_grid_cells_is_exact():
     # One corner at a point no grid puts a cell on: the path is tangent, arc, tangent.
     rects = [(10.13, 0, 14.37, 10.21)]
-    sc, m = build(red=[bare_unit("a", (8.07, 5.3), stats={"move": 60})], terrain=[area("rock", *rects[0], "impassable")],
-                  size=(24, 24))
+    sc, m = build(
+        red=[bare_unit("a", (8.07, 5.3), stats={"move": 60})],
+        terrain=[area("rock", *rects[0], "impassable")],
+        size=(24, 24),
+    )
     plan = m.plan(sc.state, "a", to=(16.41, 4.6))
     best = _round_two_corners((8.07, 5.3), (16.41, 4.6), (10.13, 10.21), (14.37, 10.21), R25)
     assert best <= plan.cost <= best + 2 * ARC_EXCESS
@@ -199,9 +203,11 @@ def _round_two_corners(s, g, c1, c2, r):
     """Length of the shortest path from s round the corners c1 then c2 (both below the
     line: the path passes under them, turning counter-clockwise then clockwise... i.e.
     keeping the corners on its left): tangent + arc + straight + arc + tangent."""
+
     def tangent(p, c):
         d = math.dist(p, c)
         return math.sqrt(d * d - r * r), math.atan2(p[1] - c[1], p[0] - c[0]), math.acos(r / d)
+
     l1, a1, o1 = tangent(s, c1)
     l2, a2, o2 = tangent(g, c2)
     # contact angles on the far side of each corner, then arcs to the bottom (angle 90 deg, y down)
@@ -215,7 +221,7 @@ def _round_two_corners(s, g, c1, c2, r):
 def test_a_long_detour_is_the_shortest_one():
     # A long barrier with gaps too narrow for the base except one far away: the path goes
     # through that one, exactly.
-    rects = [(4, 11, 9.2, 12), (10.1, 11, 20, 12), (21.0, 11, 40, 12)]   # gaps 0.9 (closed), 1.0 (open, 0.016 of room)
+    rects = [(4, 11, 9.2, 12), (10.1, 11, 20, 12), (21.0, 11, 40, 12)]  # gaps 0.9 (closed), 1.0 (open, 0.016 of room)
     ours, theirs = _check(rects, (44, 24), (12, 6), (14, 18), quad=16)
     assert theirs is not None and ours == pytest.approx(theirs, abs=0.03)
 
@@ -233,7 +239,7 @@ def test_the_issue_map_long_queries_against_the_witness():
         s, g = _free_point(rng, rects, size, R25), _free_point(rng, rects, size, R25)
         if s is None or g is None or math.dist(s, g) < 25:
             continue
-        ours, theirs = _check(rects, size, s, g, wit=wit)   # asserts ours <= the witness (+ arcs' excess)
+        ours, theirs = _check(rects, size, s, g, wit=wit)  # asserts ours <= the witness (+ arcs' excess)
         if ours is not None and theirs is not None:
             done += 1
     assert done >= 2
@@ -247,8 +253,12 @@ def test_the_reachable_area_edge_is_right_to_two_hundredths_on_a_level():
     from tests.factories import block
 
     terrain = [area("rock", 9, 6, 11, 11, "impassable"), block("tower", 13, 12, 15, 13, 3)]
-    sc, m = build(red=[bare_unit("a", (10, 13)), bare_unit("f", (8, 14))], blue=[bare_unit("e", (12, 15), base_mm=40)], terrain=terrain,
-                  size=(24, 24))
+    sc, m = build(
+        red=[bare_unit("a", (10, 13)), bare_unit("f", (8, 14))],
+        blue=[bare_unit("e", (12, 15), base_mm=40)],
+        terrain=terrain,
+        size=(24, 24),
+    )
     reach = m.reachable(sc.state, "a")
     walk = shapely.union(reach.walk_free, reach.walk_check)
     rng = random.Random(11)

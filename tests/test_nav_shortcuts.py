@@ -67,7 +67,7 @@ def test_cached_tangents_give_the_answers_of_a_fresh_engine(world):
         u = units[k % len(units)]
         a, d = rng.uniform(0, 2 * math.pi), rng.uniform(2, 9)
         queries.append((u.id, (min(47, max(1, u.x + d * math.cos(a))), min(47, max(1, u.y + d * math.sin(a))))))
-    for uid, to in queries:   # warm every cache
+    for uid, to in queries:  # warm every cache
         _plan(warm, sc, uid, to)
     cold = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     for uid, to in queries:
@@ -76,6 +76,7 @@ def test_cached_tangents_give_the_answers_of_a_fresh_engine(world):
 
 def _plan(m, sc, uid, to):
     from game.engine.errors import IllegalAction
+
     try:
         p = m.plan(sc.state, uid, to=to, run=True)
         return (round(p.cost, 9), [t.kind for t in p.checks])
@@ -105,7 +106,10 @@ def test_reachable_is_the_same_with_everything_cached(world):
     for a, b in ((first.walk_free, again.walk_free), (first.run_check, again.run_check)):
         assert a.equals_exact(b, 0)
     # Moving another base changes the area where it stood (the cut is not kept).
-    o = min((o for o in sc.state.units.values() if o.active and o.id != u.id), key=lambda o: math.hypot(o.x - u.x, o.y - u.y))
+    o = min(
+        (o for o in sc.state.units.values() if o.active and o.id != u.id),
+        key=lambda o: math.hypot(o.x - u.x, o.y - u.y),
+    )
     old = (o.x, o.y)
     try:
         o.x += 0.5

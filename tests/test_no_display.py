@@ -17,9 +17,10 @@ def run(args, **env_changes):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
     env.update(PYTHONPATH=ROOT, **env_changes)
     try:
-        return subprocess.run([sys.executable, "-m", "game", *args], env=env, cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
-    except subprocess.TimeoutExpired as exc:   # the window ran on with nothing to show it
+        return subprocess.run(
+            [sys.executable, "-m", "game", *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+    except subprocess.TimeoutExpired as exc:  # the window ran on with nothing to show it
         pytest.fail(f"speedheim {' '.join(args)} still running after 60 s: {exc}")
 
 
@@ -43,7 +44,7 @@ def test_which_environments_have_a_display():
     assert display_problem({}, "linux") == NO_DISPLAY
     assert display_problem({"DISPLAY": ":0"}, "linux") is None
     assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
-    assert display_problem({"SDL_VIDEODRIVER": "dummy"}, "linux") is None       # on purpose: as it is
+    assert display_problem({"SDL_VIDEODRIVER": "dummy"}, "linux") is None  # on purpose: as it is
     assert display_problem({"DISPLAY": ""}, "linux") == NO_DISPLAY
     assert display_problem({}, "win32") is None and display_problem({}, "darwin") is None
     assert "speedheim render" in NO_DISPLAY and "\n" not in NO_DISPLAY

@@ -21,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # --- the registry -----------------------------------------------------------------------------
 
+
 def test_planner_names_and_budgets():
     assert make_bot("planner").budget_ms == DEFAULT_BUDGET_MS
     assert make_bot("planner:250ms").budget_ms == 250
@@ -50,12 +51,13 @@ def test_budget_is_the_measured_cost_of_its_decisions():
 
 # --- the evaluation ----------------------------------------------------------------------------
 
+
 def _puzzle_game(name: str):
     return start(load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), name)))
 
 
 def test_evaluation_terms_add_up_and_know_the_score():
-    g = _puzzle_game("two-on-one.yaml")          # red behind 0-1 on treasure
+    g = _puzzle_game("two-on-one.yaml")  # red behind 0-1 on treasure
     red, blue = evaluate(g, "red"), evaluate(g, "blue")
     assert red.total == pytest.approx(sum(red.terms.values()))
     assert red.held == (0, 1) and blue.held == (1, 0)
@@ -76,7 +78,7 @@ def test_evaluation_weighs_the_clock_and_the_result():
     far = evaluate(g, "red").terms["treasure"]
     g.state.turn = 10
     near = evaluate(g, "red").terms["treasure"]
-    assert near < far < 0                  # the same 0-1 costs more with fewer turns left
+    assert near < far < 0  # the same 0-1 costs more with fewer turns left
     assert abs(near) > TOKEN
     g.state.winner, g.state.end_reason = "blue", "test"
     over = evaluate(g, "red")
@@ -93,7 +95,7 @@ def test_race_counts_the_climb_and_the_steps_nearer():
     for gap in (8.0, 5.0, 2.0):
         sword.x, sword.y = tok.x + tok.r + sword.r + gap, tok.y
         values.append(evaluate(g, "blue").terms["race"])
-    assert 0 < values[0] < values[1] < values[2]      # a step nearer counts, within one Run too
+    assert 0 < values[0] < values[1] < values[2]  # a step nearer counts, within one Run too
     # A token on a roof is a climb away: standing below it is not standing at it.
     assert _race_at("t-roof-n", (7.5, 11.5)) < _race_at("t-roof-n", (7.5, 4.5))
 
@@ -133,7 +135,7 @@ def test_race_knows_an_enemy_within_run_denial_range_takes_the_run_away():
         for t in list(st.treasure):
             if t != "t-east":
                 del st.treasure[t]
-        tok = st.treasure["t-east"]                      # (26, 18), on the ground
+        tok = st.treasure["t-east"]  # (26, 18), on the ground
         for i, u in enumerate(st.units.values()):
             u.x, u.y = (1.0 + 1.5 * i, 35.0) if u.warband == "south" else (1.0 + 1.5 * i, 1.0)
         sgt, cpt = st.units["north-sergeant"], st.units["south-captain"]
@@ -141,18 +143,18 @@ def test_race_knows_an_enemy_within_run_denial_range_takes_the_run_away():
         cpt.x, cpt.y = enemy_at
         return evaluate(g, "north").terms["race"]
 
-    near = race((26.0, 18.0 - 11.5))     # 6" behind the Sergeant: its Run is denied
-    away = race((26.0 - 11.5, 18.0))     # as far from the token, 12" from the Sergeant
+    near = race((26.0, 18.0 - 11.5))  # 6" behind the Sergeant: its Run is denied
+    away = race((26.0 - 11.5, 18.0))  # as far from the token, 12" from the Sergeant
     assert 0 < near < away
 
 
 def test_a_denier_at_the_token_takes_it_away_and_one_on_its_way_less():
-    g = _puzzle_game("hound-race.yaml")       # red's Swordsmen reach t-mid first
+    g = _puzzle_game("hound-race.yaml")  # red's Swordsmen reach t-mid first
     hound, tok = g.state.units["blue-hound"], g.state.treasure["t-mid"]
     far = evaluate(g, "blue").terms["race"]
-    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 12.0     # a Run from the denial range
+    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 12.0  # a Run from the denial range
     coming = evaluate(g, "blue").terms["race"]
-    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 1.0      # within it
+    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 1.0  # within it
     there = evaluate(g, "blue").terms["race"]
     assert far < coming < there
 
@@ -161,34 +163,34 @@ def test_a_denier_in_a_fight_holds_its_token_less_firmly():
     g = _puzzle_game("hound-race.yaml")
     st = g.state
     hound, tok = st.units["blue-hound"], st.treasure["t-mid"]
-    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 1.0      # denies t-mid to red
+    hound.x, hound.y = tok.x, tok.y - tok.r - hound.r - 1.0  # denies t-mid to red
     free = evaluate(g, "red").terms["race"]
     red = st.units["red-sword-1"]
-    red.x, red.y = hound.x, hound.y - hound.r - red.r               # in base contact with it
+    red.x, red.y = hound.x, hound.y - hound.r - red.r  # in base contact with it
     red.engaged_with, hound.engaged_with = [hound.id], [red.id]
     fought = evaluate(g, "red").terms["race"]
     hound.status = "dazed"
     hurt = evaluate(g, "red").terms["race"]
-    assert free < fought < hurt      # red's pick-up is likelier while its denier may fall
+    assert free < fought < hurt  # red's pick-up is likelier while its denier may fall
 
 
 def test_fights_weigh_the_chance_of_a_kill_before_the_turn_limit():
-    g = _puzzle_game("two-on-one.yaml")       # red to act, the blue carrier alone
+    g = _puzzle_game("two-on-one.yaml")  # red to act, the blue carrier alone
     st = g.state
     carrier, s1, s2 = st.units["blue-carrier"], st.units["red-sword-1"], st.units["red-sword-2"]
-    assert evaluate(g, "red").terms["fights"] == 0.0               # nobody is Engaged
+    assert evaluate(g, "red").terms["fights"] == 0.0  # nobody is Engaged
     s1.engaged_with, carrier.engaged_with = [carrier.id], [s1.id]
     one = evaluate(g, "red").terms["fights"]
     s2.engaged_with, carrier.engaged_with = [carrier.id], [s1.id, s2.id]
     two = evaluate(g, "red").terms["fights"]
     carrier.status = "dazed"
     dazed = evaluate(g, "red").terms["fights"]
-    assert two > one and dazed > two         # two blows a turn, and a Dazed carrier, kill sooner
+    assert two > one and dazed > two  # two blows a turn, and a Dazed carrier, kill sooner
     assert evaluate(g, "blue").terms["fights"] == pytest.approx(-dazed)
     st.treasure[carrier.carrying].carried_by, carrier.carrying = None, None
     early = evaluate(g, "red").terms["fights"]
     st.turn = 10
-    assert 0 < evaluate(g, "red").terms["fights"] < early < dazed    # fewer turns left, fewer blows
+    assert 0 < evaluate(g, "red").terms["fights"] < early < dazed  # fewer turns left, fewer blows
 
 
 def test_screening_replays_the_utility_turn_with_the_changed_unit_alone():
@@ -203,12 +205,12 @@ def test_screening_replays_the_utility_turn_with_the_changed_unit_alone():
     played = se.screen_steps
     assert se.script and all(d.unit in (None, "blue-hound", "blue-sword", "blue-captain") for d in se.script)
     again = se.screen({})
-    assert again.screen.total == base.screen.total            # the same dice, the same turn
+    assert again.screen.total == base.screen.total  # the same dice, the same turn
     before = se.screen_steps
     changed = se.screen({"blue-hound": Goal("deny", "blue-hound", "t-mid")})
     assert changed.screen.total != base.screen.total
-    assert se.screen_steps - before < played                   # a replay costs less than playing the turn
-    assert g.state.units["blue-hound"].x == 18 and g.state.units["blue-hound"].y == 31   # on a copy
+    assert se.screen_steps - before < played  # a replay costs less than playing the turn
+    assert g.state.units["blue-hound"].x == 18 and g.state.units["blue-hound"].y == 31  # on a copy
 
 
 def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch):
@@ -223,7 +225,7 @@ def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch)
     g = _puzzle_game("hound-race.yaml")
     bot = PlannerBot(1000)
     units = [u.id for u in g.state.units.values() if u.warband == "blue"]
-    gain = {units[0]: 6.0, units[1]: 4.0}            # two changes that gain (more than CHOICE_MARGIN); the rest lose
+    gain = {units[0]: 6.0, units[1]: 4.0}  # two changes that gain (more than CHOICE_MARGIN); the rest lose
     goals = [Goal("hold", uid) for uid in units] + [Goal("cover", uid) for uid in units] * 4
     monkeypatch.setattr(portfolio, "candidates", lambda sense, left: [(1.0, goal) for goal in goals])
 
@@ -248,7 +250,7 @@ def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch)
                 self.steps += 10
             return s
 
-    budget = 200          # SCREEN_SHARE of it screens 11 plans: fewer than the utility plan and every single
+    budget = 200  # SCREEN_SHARE of it screens 11 plans: fewer than the utility plan and every single
     assert len(goals) + 1 > budget * portfolio.SCREEN_SHARE / 10
     se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, budget, bot.samples)
     found = se.run()
@@ -278,6 +280,7 @@ def test_a_unit_keeps_a_candidate_for_every_token_it_may_deny():
 
 # --- playing ---------------------------------------------------------------------------------
 
+
 def test_same_seed_same_game_and_no_refusals():
     pz = load_puzzle(os.path.join(os.path.dirname(PUZZLES[0]), "hound-race.yaml"))
     logs = []
@@ -285,14 +288,19 @@ def test_same_seed_same_game_and_no_refusals():
         played = play_game(pz.scenario, {1: make_bot("utility"), 2: make_bot("planner:300ms")}, seed=4, turn_limit=2)
         assert played.refused == 0
         assert played.game.is_over()
-        logs.append(([e.replayable for e in played.game.log], [e.texts for e in played.game.log],
-                     [s.decision.reason for s in played.steps]))
+        logs.append(
+            (
+                [e.replayable for e in played.game.log],
+                [e.texts for e in played.game.log],
+                [s.decision.reason for s in played.steps],
+            )
+        )
     assert logs[0] == logs[1]
 
 
 def test_options_are_legal_distinct_and_explained():
     g = _puzzle_game("hound-race.yaml")
-    bot = PlannerBot(1000)   # the Hound race needs about 100 rollout decisions (planner:700ms)
+    bot = PlannerBot(1000)  # the Hound race needs about 100 rollout decisions (planner:700ms)
     # The Engage phase has nothing to engage: one option, ending it, naming the move after.
     opts = bot.options(view(g), 3)
     assert len(opts) == 1 and "end_phase" in opts[0].action
@@ -321,9 +329,9 @@ def test_options_weigh_every_plan_on_every_sample_and_come_best_first():
     # screened came last).
     g = _puzzle_game("hound-race.yaml")
     bot = PlannerBot(400)
-    g.apply(bot.options(view(g), 3)[0].action)      # the Engage phase: nothing to engage
+    g.apply(bot.options(view(g), 3)[0].action)  # the Engage phase: nothing to engage
     s = bot.search(view(g))
-    assert len(s.baseline.values) < bot.samples        # what the clock allowed
+    assert len(s.baseline.values) < bot.samples  # what the clock allowed
     opts = bot.options(view(g), 3)
     assert len(opts) == 3
     assert all(f"{bot.samples} samples" in d.reason for d in opts)
@@ -357,24 +365,32 @@ def test_reasons_count_the_samples_they_speak_of():
             ahead = sum(1 for v in plan.values if v.held[0] > v.held[1])
             lose = sum(1 for v in plan.values if v.lost[0] > s.now.lost[0])
             samples = "1 sample" if n == 1 else f"{n} samples"
-            assert f"holds more tokens in {gain} of {samples}, ahead on treasure in {ahead}, loses a unit in {lose}" \
-                in text, text
+            assert (
+                f"holds more tokens in {gain} of {samples}, ahead on treasure in {ahead}, loses a unit in {lose}"
+                in text
+            ), text
             assert "%" not in text
             said.append(gain + ahead + lose)
-    assert said and any(said)     # some plan gains, leads or loses in some sample (escort-threat leads)
+    assert said and any(said)  # some plan gains, leads or loses in some sample (escort-threat leads)
 
 
 # --- the puzzles (issue 21, item 3) --------------------------------------------------------------
 
+
 def test_there_are_at_least_twelve_puzzles():
     assert len(PUZZLES) >= 12
     names = {load_puzzle(p).name for p in PUZZLES}
-    for must in ("engage a Stunned carrier", "two on one against a lone carrier when behind on treasure",
-                 "send the fast unit early to deny a middle token (the Hound race)",
-                 "break a denial deadlock that would lose at the turn limit",
-                 "do not leave a token for an enemy to pick up unopposed", "do not walk a carrier into a charge",
-                 "retreat the unit whose loss means a rout", "deny the enemy racer its Run by stepping within 8\"",
-                 "keep the last hero out of a charge at the rout threshold"):
+    for must in (
+        "engage a Stunned carrier",
+        "two on one against a lone carrier when behind on treasure",
+        "send the fast unit early to deny a middle token (the Hound race)",
+        "break a denial deadlock that would lose at the turn limit",
+        "do not leave a token for an enemy to pick up unopposed",
+        "do not walk a carrier into a charge",
+        "retreat the unit whose loss means a rout",
+        'deny the enemy racer its Run by stepping within 8"',
+        "keep the last hero out of a charge at the rout threshold",
+    ):
         assert must in names
 
 
@@ -394,12 +410,15 @@ def test_a_puzzle_can_be_failed():
 
         def choose(self, v):
             from game.bots.base import end_decision
+
             return end_decision(v, "idle")
 
     import game.bots as bots
+
     real = bots.make_bot
     try:
         import tools.puzzles as tp
+
         tp.make_bot = lambda name: Idle() if name == "idle" else real(name)
         ok, _, why = tp.solve(pz, "idle")
     finally:
@@ -413,7 +432,7 @@ def test_thinks_on_a_copy_and_leaves_the_game_alone():
     from game.bots import snapshot, think
 
     g = _puzzle_game("hound-race.yaml")
-    g.apply({"end_phase": {}})                      # the Move phase: the planner's move
+    g.apply({"end_phase": {}})  # the Move phase: the planner's move
     before = (g.state.copy(), len(g.log), g.dice.getstate())
     d = think(PlannerBot(300), snapshot(g))
     assert (len(g.log), g.dice.getstate()) == before[1:]
@@ -427,7 +446,7 @@ def test_calibration_tool_times_rollouts_inside_the_turn():
 
     before = (portfolio.Searcher.score, portfolio.Searcher.screen)
     rows = calibrate_planner.measure("default", "planner:250ms", 1, [1])
-    assert (portfolio.Searcher.score, portfolio.Searcher.screen) == before   # the meter is taken off again
+    assert (portfolio.Searcher.score, portfolio.Searcher.screen) == before  # the meter is taken off again
     assert rows and all(r["steps"] >= 1 and r["rollouts"] >= 1 for r in rows)
     assert all(0 < r["rollout"] <= r["turn"] and 0 < r["rollout_cpu"] <= r["turn_cpu"] + 0.01 for r in rows)
     s = calibrate_planner.summary(rows)
@@ -440,8 +459,9 @@ def test_forced_goal_tool_plays_the_goal_and_counts_the_games():
     from tools import forced_goal
 
     out = io.StringIO()
-    tally = forced_goal.run(os.path.join(ROOT, "maps", "mirror.yaml"), 2, "south-hound", "deny:t-east", 2, 1,
-                            turn_limit=2, out=out)
+    tally = forced_goal.run(
+        os.path.join(ROOT, "maps", "mirror.yaml"), 2, "south-hound", "deny:t-east", 2, 1, turn_limit=2, out=out
+    )
     assert sum(tally.values()) == 1 and "refused 0" in out.getvalue()
     with pytest.raises(SystemExit):
         forced_goal.run(os.path.join(ROOT, "maps", "mirror.yaml"), 2, "south-hound", "dance:t-east", 2, 1, out=out)
@@ -461,6 +481,7 @@ def test_a_bench_rate_is_judged_by_its_interval_and_says_when_a_few_games_cannot
 
 
 # --- issue 47: threats, honest ranking, the seed ------------------------------------------------
+
 
 def _turn_with_seed(name: str, seed: int, bot: str = "planner") -> tuple[list, object]:
     """The side's turn of puzzle ``name`` played by ``bot`` on dice ``seed``: its actions
@@ -504,9 +525,11 @@ def test_the_choice_is_drawn_among_the_near_best_only(monkeypatch):
 
     g = _puzzle_game("hound-race.yaml")
     bot = PlannerBot()
-    plans = [portfolio.Scored({}, [Value(10.0), Value(10.0)]),
-             portfolio.Scored({"blue-hound": Goal("hold", "blue-hound")}, [Value(10.0 - portfolio.CHOICE_MARGIN / 2)] * 2),
-             portfolio.Scored({"blue-sword": Goal("hold", "blue-sword")}, [Value(10.0 - 3 * portfolio.CHOICE_MARGIN)] * 2)]
+    plans = [
+        portfolio.Scored({}, [Value(10.0), Value(10.0)]),
+        portfolio.Scored({"blue-hound": Goal("hold", "blue-hound")}, [Value(10.0 - portfolio.CHOICE_MARGIN / 2)] * 2),
+        portfolio.Scored({"blue-sword": Goal("hold", "blue-sword")}, [Value(10.0 - 3 * portfolio.CHOICE_MARGIN)] * 2),
+    ]
     picked = set()
     for seed in range(12):
         g.dice.seed = seed
@@ -521,16 +544,16 @@ def test_threats_weigh_a_charge_on_any_unit_and_a_loss_that_routs():
     and a loss that brings a Rout Check with no hero left (U2) weighs like a lost game."""
     g = _puzzle_game("rout-critical-retreat.yaml")
     st = g.state
-    st.player = 2                                   # Blue's turn next: the War Dog's charge
+    st.player = 2  # Blue's turn next: the War Dog's charge
     at_risk = evaluate(g, "red").terms["threats"]
-    assert at_risk < -0.1 * WIN                     # the Cultist's loss routs Red
+    assert at_risk < -0.1 * WIN  # the Cultist's loss routs Red
     st.lost["red"] = 0
     no_rout = evaluate(g, "red").terms["threats"]
-    assert at_risk < no_rout < 0                    # still a unit's loss, not a game's
+    assert at_risk < no_rout < 0  # still a unit's loss, not a game's
     cultist = st.units["red-cultist"]
-    cultist.x -= 3.0                                # out of the Dog's reach (6")
+    cultist.x -= 3.0  # out of the Dog's reach (6")
     assert evaluate(g, "red").terms["threats"] == 0.0
-    st.player = 1                                   # Red's turn next: its own chances count
+    st.player = 1  # Red's turn next: its own chances count
     cultist.x += 3.0
     assert evaluate(g, "red").terms["threats"] >= 0.0
 
@@ -558,7 +581,7 @@ def test_the_reply_in_a_rollout_charges_the_unit_whose_loss_routs():
     Troll's reach), the rollouts' reply charges it, where the utility bot alone ends its
     Engage phase; with the warband far from the threshold it plays as the utility bot."""
     g = _puzzle_game("keep-the-last-hero.yaml")
-    g.state.player = 2                               # Blue's Engage phase
+    g.state.player = 2  # Blue's Engage phase
     reply = PlannerBot().reply
     assert make_bot("utility").choose(view(g, 2)).action == {"end_phase": {}}
     assert reply.choose_game(g, 2).action == {"engage": {"unit": "blue-troll", "target": "red-captain"}}

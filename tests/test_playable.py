@@ -56,12 +56,19 @@ def test_one_side_only(tmp_path, capsys):
 
 
 def test_the_neutrals_do_not_count_as_a_side(tmp_path, capsys):
-    path = write(tmp_path, HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)) + warband_yaml("beasts", 0))
+    path = write(
+        tmp_path, HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)) + warband_yaml("beasts", 0)
+    )
     assert check(path, capsys) == (2, [f"{path}:3: {NEED_TWO}red (player 1)"])
 
 
 def test_two_warbands_of_the_same_player_are_one_side(tmp_path, capsys):
-    text = HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3)) + warband_yaml("blue", 1, unit_yaml("b1", 20, 20))
+    text = (
+        HEAD
+        + "warbands:\n"
+        + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
+        + warband_yaml("blue", 1, unit_yaml("b1", 20, 20))
+    )
     path = write(tmp_path, text)
     code, err = check(path, capsys)
     assert code == 2
@@ -70,24 +77,37 @@ def test_two_warbands_of_the_same_player_are_one_side(tmp_path, capsys):
 
 
 def test_a_side_with_every_unit_off_the_table_is_reported_at_its_warband(tmp_path, capsys):
-    text = (HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
-            + warband_yaml("blue", 2, unit_yaml("b1", 20, 20, on_table=False), unit_yaml("b2", 18, 20, on_table=False)))
+    text = (
+        HEAD
+        + "warbands:\n"
+        + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
+        + warband_yaml("blue", 2, unit_yaml("b1", 20, 20, on_table=False), unit_yaml("b2", 18, 20, on_table=False))
+    )
     path = write(tmp_path, text)
     line = text.splitlines().index("  - id: blue") + 1
-    assert check(path, capsys) == (2, [f"{path}:{line}: warband blue (player 2) has no unit on the table; "
-                                        "each side needs at least one to play"])
+    assert check(path, capsys) == (
+        2,
+        [f"{path}:{line}: warband blue (player 2) has no unit on the table; each side needs at least one to play"],
+    )
 
 
 def test_an_empty_side_is_reported_at_its_warband(tmp_path, capsys):
     text = HEAD + "warbands:\n" + warband_yaml("red", 1) + warband_yaml("blue", 2, unit_yaml("b1", 20, 20))
     path = write(tmp_path, text)
-    assert check(path, capsys) == (2, [f"{path}:4: warband red (player 1) has no unit on the table; "
-                                        "each side needs at least one to play"])
+    assert check(path, capsys) == (
+        2,
+        [f"{path}:4: warband red (player 1) has no unit on the table; each side needs at least one to play"],
+    )
 
 
 def test_exactly_one_unit_on_the_table_per_side_is_enough(tmp_path, capsys):
-    text = (HEAD + "warbands:\n" + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
-            + warband_yaml("blue", 2, unit_yaml("b1", 20, 20), unit_yaml("b2", 18, 20, on_table=False)) + warband_yaml("beasts", 0))
+    text = (
+        HEAD
+        + "warbands:\n"
+        + warband_yaml("red", 1, unit_yaml("r1", 3, 3))
+        + warband_yaml("blue", 2, unit_yaml("b1", 20, 20), unit_yaml("b2", 18, 20, on_table=False))
+        + warband_yaml("beasts", 0)
+    )
     path = write(tmp_path, text)
     assert check(path, capsys) == (0, [])
     assert load_scenario(path, playable=True).warbands[1].id == "blue"
@@ -114,6 +134,7 @@ def test_play_refuses_an_unplayable_map_before_opening_a_window(tmp_path, capsys
 
 # --- the editor: the same rule through its live validation -----------------------------------
 
+
 def test_a_new_empty_map_has_the_problem_and_fielding_both_sides_clears_it(tmp_path, capsys):
     doc = Document.new(24, 24, path=str(tmp_path / "new.yaml"))
     findings = doc.validate()
@@ -124,8 +145,9 @@ def test_a_new_empty_map_has_the_problem_and_fielding_both_sides_clears_it(tmp_p
     for uid in [u.id for u in doc.sc.state.units.values() if u.warband == b]:
         doc.delete([("unit", uid)])
     findings = doc.validate()
-    assert [f.message for f in findings] == [f"warband {b} (player 2) has no unit on the table; "
-                                             "each side needs at least one to play"]
+    assert [f.message for f in findings] == [
+        f"warband {b} (player 2) has no unit on the table; each side needs at least one to play"
+    ]
     # The very lines speedheim check prints for the saved file.
     doc.save()
     assert check(doc.path, capsys) == (2, [str(f.problem) for f in findings])
@@ -139,7 +161,7 @@ def test_ctrl_p_is_refused_on_an_empty_map_and_allowed_once_both_sides_stand(tmp
 
     path = str(tmp_path / "fresh.yaml")
     app = App((1280, 800))
-    open_editor(app, Document.new(24, 24, name="Fresh", path=path))   # named: Ctrl+P does not ask a name
+    open_editor(app, Document.new(24, 24, name="Fresh", path=path))  # named: Ctrl+P does not ask a name
     d = Driver(app)
     played = d.scene.files.played
     d.ctrl(pygame.K_p)

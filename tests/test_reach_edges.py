@@ -38,7 +38,7 @@ def test_the_corner_where_the_tables_edge_crosses_the_reach_is_in_the_area(stres
     reach = mover.reachable(sc.state, "north-03")
     for to in [(20.5, 0.6), (20.0, 0.6)]:
         plan = mover.plan(sc.state, "north-03", to=to, run=True)
-        assert plan.cost <= plan.allowance      # the search reaches it (straight, 8.58")
+        assert plan.cost <= plan.allowance  # the search reaches it (straight, 8.58")
         assert reach.run_free.distance(shapely.Point(to)) <= 0.01, to
 
 
@@ -64,8 +64,10 @@ def test_points_reached_in_a_straight_line_are_in_the_area(map_name, seed):
     for uid in rnd.sample(units, min(6, len(units))):
         unit = state.units[uid]
         reach = mover.reachable(state, uid)
-        for run, free, allowance in ((False, reach.walk_free, reach.walk_allowance),
-                                     (True, reach.run_free, reach.run_allowance)):
+        for run, free, allowance in (
+            (False, reach.walk_free, reach.walk_allowance),
+            (True, reach.run_free, reach.run_allowance),
+        ):
             if allowance is None:
                 continue
             for _ in range(25):
@@ -125,11 +127,16 @@ def test_a_ray_leaving_an_arc_where_a_base_cuts_it_does_not_pass_through_that_ba
     from game.engine.scenario import scenario_to_dict
     from tests.factories import game, unit
 
-    rubble = {"id": "rubble", "kind": "difficult",
-              "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]]}
-    g = game([unit("a", (26.43, 26.09), keywords=[])],
-             [unit("t", (23.54, 26.81), base=32, keywords=[]), unit("u", (24.07, 28.48), keywords=[])],
-             state={"turn": 2, "player": 1, "phase": "move"})
+    rubble = {
+        "id": "rubble",
+        "kind": "difficult",
+        "polygon": [[26, 25.5], [25.5, 26.25], [24.75, 26.5], [24, 26], [24, 25], [24.75, 24.5], [25.75, 24.5]],
+    }
+    g = game(
+        [unit("a", (26.43, 26.09), keywords=[])],
+        [unit("t", (23.54, 26.81), base=32, keywords=[]), unit("u", (24.07, 28.48), keywords=[])],
+        state={"turn": 2, "player": 1, "phase": "move"},
+    )
     doc = scenario_to_dict(g.scenario, g.state)
     doc["terrain"] = [rubble]
     g = Game(load_scenario("sliver.yaml", text=json.dumps(doc)), dice=Dice(seed=1))

@@ -76,10 +76,15 @@ def _disc_pixels(surface, centre, radius):
 def _poly_pixels(surface, camera, x0, y0, x1, y1, inset=0.3):
     a = camera.to_px(x0 + inset, y0 + inset)
     b = camera.to_px(x1 - inset, y1 - inset)
-    return [tuple(surface.get_at((x, y)))[:3] for x in range(int(a[0]), int(b[0]), 2) for y in range(int(a[1]), int(b[1]), 2)]
+    return [
+        tuple(surface.get_at((x, y)))[:3]
+        for x in range(int(a[0]), int(b[0]), 2)
+        for y in range(int(a[1]), int(b[1]), 2)
+    ]
 
 
 # --- camera -----------------------------------------------------------------------------------
+
 
 def test_camera_round_trip_and_scale():
     cam = Camera(scale=20, offset=(30, 40))
@@ -116,6 +121,7 @@ def test_fit_centres_the_table_in_the_view():
 
 
 # --- pixels ------------------------------------------------------------------------------------
+
 
 def test_unit_drawn_in_its_warband_colour_at_its_centre(scenario):
     surface, cam = render_surface(scenario, width=1200)
@@ -277,6 +283,7 @@ def test_every_bundled_map_renders(path, tmp_path):
 
 # --- the CLI ----------------------------------------------------------------------------------------
 
+
 def test_render_cli_writes_a_png(tmp_path, capsys):
     out = tmp_path / "default.png"
     assert main(["render", bundled_map("default.yaml"), "-o", str(out), "--width", "800"]) == 0
@@ -286,7 +293,9 @@ def test_render_cli_writes_a_png(tmp_path, capsys):
 
 def test_render_cli_bad_scenario_exits_2_with_file_line(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("name: x\ntable: {width: 10, height: 10}\nterrain:\n  - {id: a, kind: blok, polygon: [[0,0],[1,0],[1,1]]}\nwarbands: []\n")
+    bad.write_text(
+        "name: x\ntable: {width: 10, height: 10}\nterrain:\n  - {id: a, kind: blok, polygon: [[0,0],[1,0],[1,1]]}\nwarbands: []\n"
+    )
     out = tmp_path / "o.png"
     assert main(["render", str(bad), "-o", str(out)]) == 2
     err = capsys.readouterr().err
@@ -307,8 +316,10 @@ def test_render_cli_missing_file_and_bad_output_exit_2(tmp_path, capsys):
 def test_render_cli_with_actions(tmp_path, capsys):
     default = bundled_map("default.yaml")
     script = tmp_path / "actions.yaml"
-    script.write_text("seed: 1\nactions:\n  - end_phase: {}\n  - move: {unit: red-hound, to: [20, 9]}\n"
-                      "  - run: {unit: red-ogre, to: [40, 40]}\n")
+    script.write_text(
+        "seed: 1\nactions:\n  - end_phase: {}\n  - move: {unit: red-hound, to: [20, 9]}\n"
+        "  - run: {unit: red-ogre, to: [40, 40]}\n"
+    )
     out, plain = tmp_path / "o.png", tmp_path / "plain.png"
     code = main(["render", default, "-o", str(out), "--actions", str(script)])
     err = capsys.readouterr().err

@@ -45,13 +45,13 @@ def test_a_finished_autosave_is_not_offered_and_is_kept_as_a_save(tmp_path):
     _, played = finished(tmp_path)
     app = App((1280, 800))
     scene = start(app, str(tmp_path / "table.yaml"))
-    assert app.modal is None                                   # no "Resume?" for a finished game
-    assert scene.game.log == [] and not scene.game.is_over()   # a new game
+    assert app.modal is None  # no "Resume?" for a finished game
+    assert scene.game.log == [] and not scene.game.is_over()  # a new game
     kept = [os.path.join(saves_dir(), f) for f in os.listdir(saves_dir())]
     assert len(kept) == 1 and "finished" in os.path.basename(kept[0])
     said = " ".join(text for _, text, _ in scene.notes)
     assert "was over" in said and kept[0] in said
-    again = load_game(kept[0])                                 # nothing of it is lost
+    again = load_game(kept[0])  # nothing of it is lost
     assert again.state.hash() == played.state.hash() and again.notes == played.game.notes
     # the new game is the autosave now; a restart offers nothing finished
     userdata.flush_autosave()
@@ -64,7 +64,7 @@ def test_resume_flag_on_a_finished_autosave_opens_it_as_it_ended(tmp_path):
     scene = start(app, str(tmp_path / "table.yaml"), resume=True)
     app.frame(0.016, flip=False)
     assert scene.game.is_over() and scene.state.hash() == played.state.hash()
-    assert isinstance(app.top, WinnerScene)                    # the end, to read; no new actions
+    assert isinstance(app.top, WinnerScene)  # the end, to read; no new actions
     assert "over" in " ".join(text for _, text, _ in scene.notes)
 
 
@@ -84,9 +84,10 @@ def test_a_resumed_game_reads_as_the_one_played(tmp_path):
     assert isinstance(dlg, ChoiceDialog) and "resume" in dlg.buttons.values()
     dlg.choose("resume")
     after = build_log(resumed)
-    assert after[:len(before)] == before                       # every line, in its place
-    assert [t for t, _ in after[len(before):]] == ["resumed the autosaved game (2 actions); "
-                                                   "both sides are played at this screen, as before"]
+    assert after[: len(before)] == before  # every line, in its place
+    assert [t for t, _ in after[len(before) :]] == [
+        "resumed the autosaved game (2 actions); both sides are played at this screen, as before"
+    ]
 
 
 def test_looking_at_a_finished_save_keeps_the_game_in_progress_autosaved(tmp_path):
@@ -101,8 +102,8 @@ def test_looking_at_a_finished_save_keeps_the_game_in_progress_autosaved(tmp_pat
     save_game(path, played.game)
     assert scene.files.load_from(path) and scene.game.is_over()
     userdata.flush_autosave()
-    assert load_game(userdata.autosave_path()).state.hash() == in_progress   # not replaced by a finished game
-    scene.undo()                                           # stepping back: a game in progress again
+    assert load_game(userdata.autosave_path()).state.hash() == in_progress  # not replaced by a finished game
+    scene.undo()  # stepping back: a game in progress again
     userdata.flush_autosave()
     back = load_game(userdata.autosave_path())
     assert not back.is_over() and back.state.hash() == scene.state.hash()

@@ -28,10 +28,11 @@ def _ladder_game():
 
 # --- the engine's answer ------------------------------------------------------------------------
 
+
 def test_the_engine_routes_round_the_tower_and_up_its_ladder():
     g = _ladder_game()
     plan = route(g.mover, g.state, "red-runner", (15, 13))
-    assert 22.5 < plan.cost < 24.0                     # round the hedge, 8" up the ladder, onto the roof
+    assert 22.5 < plan.cost < 24.0  # round the hedge, 8" up the ladder, onto the roof
     assert [t.kind for t in plan.transitions] == ["ladder"]
     assert not plan.checks
     assert plan.points[-1][2] == 8.0 and plan.points[0][2] == 0.0
@@ -43,16 +44,16 @@ def test_the_engine_routes_round_the_tower_and_up_its_ladder():
 def test_a_route_without_checks_keeps_off_the_climb():
     g = start(_puzzle("round-the-wall.yaml"))
     climb = route(g.mover, g.state, "red-sword", (12, 13.5))
-    assert climb.checks and climb.cost < 15            # straight over the 4" wall: up and down
+    assert climb.checks and climb.cost < 15  # straight over the 4" wall: up and down
     round_it = route(g.mover, g.state, "red-sword", (12, 13.5), checks=False)
     assert not round_it.checks and round_it.cost > climb.cost
-    assert max(p[0] for p in round_it.points) > 20     # round the wall's east end
+    assert max(p[0] for p in round_it.points) > 20  # round the wall's east end
 
 
 def test_a_route_to_no_place_a_base_may_end_is_refused():
     g = _ladder_game()
     with pytest.raises(IllegalAction) as why:
-        route(g.mover, g.state, "red-runner", (15, 11.5))    # in the hedge
+        route(g.mover, g.state, "red-runner", (15, 11.5))  # in the hedge
     assert why.value.rule == "M5"
 
 
@@ -68,6 +69,7 @@ def test_view_route_answers_with_only_the_units_base_on_the_table():
 
 # --- reading a route ------------------------------------------------------------------------------
 
+
 def _route(g, uid="red-runner", goal=(15, 13), checks=True) -> Route:
     u = g.state.units[uid]
     return Route(route(g.mover, g.state, uid, goal, checks=checks), goal, u.r, float(g.rs.free_height))
@@ -79,9 +81,9 @@ def test_each_move_stops_as_far_as_it_pays_and_never_part_way_up_the_ladder():
     ladder = r.plan.transitions[0]
     stops = r.stops(10.5, 10.5)
     assert len(stops) == 3 and stops[-1] == pytest.approx(r.cum[-1])
-    assert r.cost_at(stops[0]) == pytest.approx(10.5, abs=1e-6)          # the first Run, all of it
-    assert stops[0] < ladder.s - r.r                                      # still on the ground
-    assert stops[1] > ladder.s + r.r                                      # the second Run goes up
+    assert r.cost_at(stops[0]) == pytest.approx(10.5, abs=1e-6)  # the first Run, all of it
+    assert stops[0] < ladder.s - r.r  # still on the ground
+    assert stops[1] > ladder.s + r.r  # the second Run goes up
     for s0, s1 in zip([0.0] + stops, stops):
         assert r.cost_at(s1) - r.cost_at(s0) <= 10.5 + 1e-6
     # Move 6 (Run 9"): the 8" ladder and the base onto the roof never fit one move
@@ -146,11 +148,11 @@ def test_the_book_asks_the_engine_once_per_unit_and_goal():
     assert turns == 3 and not route.plan.checks
     n = len(calls)
     book.best(v, u, (15, 13), 10.5, 10.5)
-    assert len(calls) == n                              # kept
+    assert len(calls) == n  # kept
     s = route.stop(0.0, 10.5)
-    u.x, u.y = route.point(s)                           # moved along it
+    u.x, u.y = route.point(s)  # moved along it
     again, turns2 = book.best(v, u, (15, 13), 10.5, 10.5)
-    assert len(calls) == n and turns2 == 2              # the rest of it, no search
+    assert len(calls) == n and turns2 == 2  # the rest of it, no search
 
 
 def test_a_climb_that_fails_half_the_time_loses_to_a_ladder_round_the_back():
@@ -158,7 +160,7 @@ def test_a_climb_that_fails_half_the_time_loses_to_a_ladder_round_the_back():
     are fewer than the cheapest route without."""
     g = start(_puzzle("mirror-hall-ladder.yaml"))
     v = view(g, 2)
-    u = g.state.units["south-witch"]               # Agility 10: half her climbs fail
+    u = g.state.units["south-witch"]  # Agility 10: half her climbs fail
     book = RouteBook()
     climb = book.route(v, u, (7.5, 24.5), True)
     assert climb.plan.checks
@@ -176,6 +178,7 @@ def test_every_odds_book_keeps_a_route_book():
 
 
 # --- the puzzles -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("bot", ["utility", "planner"])
 @pytest.mark.parametrize("name", ["ladder-roof.yaml", "round-the-wall.yaml"])
@@ -228,7 +231,7 @@ def test_an_enemy_on_a_roof_is_hunted_along_the_route_up():
     from game.bots.utility import UtilityBot
 
     g = _ladder_game()
-    g.state.units["blue-runner"].x, g.state.units["blue-runner"].y = 15.0, 14.0   # up on the roof
+    g.state.units["blue-runner"].x, g.state.units["blue-runner"].y = 15.0, 14.0  # up on the roof
     g.state.units["blue-runner"].status = "dazed"
     del g.state.treasure["t-roof"]
     v = view(g, 1)
@@ -249,7 +252,7 @@ def test_a_unit_off_its_route_joins_it_by_a_straight_line():
     book = RouteBook()
     u = g.state.units["red-runner"]
     first = book.route(v, u, (15, 13))
-    u.x, u.y = 9.0, 9.0                                 # a step aside, west of the route
+    u.x, u.y = 9.0, 9.0  # a step aside, west of the route
     joined = book.route(v, u, (15, 13))
     assert joined is not None and joined.points[0] == (9.0, 9.0)
     assert [t.kind for t in joined.plan.transitions] == ["ladder"]
@@ -278,5 +281,5 @@ def test_a_planners_sandbox_searches_no_new_route():
     u_box = box.state.units["red-runner"]
     assert book.route(box, u_box, (15, 13)) is UNKNOWN
     assert book.best(box, u_box, (15, 13), 10.5, 10.5)[1] != book.best(box, u_box, (15, 13), 10.5, 10.5)[1]  # nan
-    kept = book.route(v, g.state.units["red-runner"], (15, 13))   # the real game: searched
+    kept = book.route(v, g.state.units["red-runner"], (15, 13))  # the real game: searched
     assert book.route(box, u_box, (15, 13)).cost == pytest.approx(kept.cost)

@@ -39,7 +39,8 @@ def test_the_scan_finds_members_and_string_ids(tmp_path):
     """A refusal cites its rule by member or by string; a docstring that opens with the id
     counts only in the engine; other docstrings, comments and non-rule words do not."""
     src = tmp_path / "mod.py"
-    src.write_text('''"""M1 in a module docstring is not a citation."""
+    src.write_text(
+        '''"""M1 in a module docstring is not a citation."""
 from game.engine.rule_ids import RuleId
 
 
@@ -50,10 +51,16 @@ class Mover:
 
     def fall(self, dice):
         return dice.roll(20, "fall", rule="M7"), "see U6", RuleId.ACTION, "P1"
-''', encoding="utf-8")
+''',
+        encoding="utf-8",
+    )
     found = {(c.line, c.rule, c.kind, c.where) for c in scan_file(str(src))}
-    assert found == {(8, "M9", "refuses", "Mover.plan"), (11, "M7", "records", "Mover.fall"),
-                     (11, "U6", "mentions", "Mover.fall"), (11, "action", "names", "Mover.fall")}
+    assert found == {
+        (8, "M9", "refuses", "Mover.plan"),
+        (11, "M7", "records", "Mover.fall"),
+        (11, "U6", "mentions", "Mover.fall"),
+        (11, "action", "names", "Mover.fall"),
+    }
 
 
 def test_the_engine_cites_m9_where_jumps_down_are_made():
@@ -67,7 +74,7 @@ def test_rules_m9_names_the_files_and_lines_that_enforce_it(capsys):
     assert main(["rules", "M9"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("M9 Jumping down\n")
-    assert "may land up to jump_down_landing_max" in out            # the rule's text
+    assert "may land up to jump_down_landing_max" in out  # the rule's text
     assert re.search(r"^  jump_down_landing_max = 3$", out, re.M)  # its parameter, with the bundled value
     enforced = out.split("Enforced in the engine:", 1)[1].split("Cited elsewhere:", 1)[0]
     lines = re.findall(r"^  (game/engine/\S+\.py):(\d+)  (\w+)", enforced, re.M)

@@ -18,6 +18,7 @@ from tests.factories import SCRIPTS, game, unit
 
 # --- disengage ------------------------------------------------------------------------------
 
+
 def _engaged_game():
     red = [unit("red-a", [5, 5]), unit("red-b", [5, 10])]
     blue = [unit("blue-x", [6.02, 5], keywords=[]), unit("blue-y", [6.02, 10], keywords=[])]
@@ -106,20 +107,30 @@ def test_a_fall_of_20_stuns_and_counts_no_loss():
 
 # --- a rout that passes the turn ----------------------------------------------------------------
 
+
 def _three_warbands(lost_green: int) -> Game:
     def band(wid, player, y, n=3, hero=True):
-        return {"id": wid, "player": player, "units": [unit(f"{wid}-{k}", [3 + 4 * k, y], keywords=["hero"] if hero and k == 0 else [])
-                                                       for k in range(n)]}
-    data = {"name": "three", "table": {"width": 36, "height": 36},
-            "warbands": [band("red", 1, 4), band("green", 2, 18, hero=False), band("blue", 3, 32)],
-            "state": {"turn": 1, "player": 1, "phase": "melee", "lost": {"green": lost_green}}}
+        return {
+            "id": wid,
+            "player": player,
+            "units": [
+                unit(f"{wid}-{k}", [3 + 4 * k, y], keywords=["hero"] if hero and k == 0 else []) for k in range(n)
+            ],
+        }
+
+    data = {
+        "name": "three",
+        "table": {"width": 36, "height": 36},
+        "warbands": [band("red", 1, 4), band("green", 2, 18, hero=False), band("blue", 3, 32)],
+        "state": {"turn": 1, "player": 1, "phase": "melee", "lost": {"green": lost_green}},
+    }
     sc = load_scenario(os.path.join(SCRIPTS, "three.yaml"), text=yaml.safe_dump(data, sort_keys=False))
     return Game(sc, dice=Dice(seed=4))
 
 
 def test_a_rout_in_a_three_warband_game_passes_the_turn_to_the_next_player():
     g = _three_warbands(lost_green=6)  # 6 lost: a Rout Check; no hero: it fails (rout_no_hero auto_fail)
-    r = g.apply({"end_turn": {}})       # red's turn ends; green's upkeep routs it
+    r = g.apply({"end_turn": {}})  # red's turn ends; green's upkeep routs it
     st = g.state
     assert "green" in st.routed and g.outcome() is None
     assert (st.turn, st.player, st.phase) == (1, 3, "engage")  # blue plays on, in the same game turn

@@ -26,7 +26,24 @@ PACKAGE = os.path.dirname(os.path.abspath(game.__file__))
 def test_the_scan_finds_what_the_engine_cites():
     """The scan is not empty-handed: the refusals and steps of the engine are in it."""
     ids = cited_ids()
-    assert {"M1", "M2", "M5", "M12", "U2", "U6", "E1", "S1", "F1", "T1", "L1", "turn", "action", "internal", "free", "check"} <= set(ids)
+    assert {
+        "M1",
+        "M2",
+        "M5",
+        "M12",
+        "U2",
+        "U6",
+        "E1",
+        "S1",
+        "F1",
+        "T1",
+        "L1",
+        "turn",
+        "action",
+        "internal",
+        "free",
+        "check",
+    } <= set(ids)
     assert "P1" not in ids and "T2" not in ids  # player labels and docstring variables are not rules
 
 
@@ -103,7 +120,7 @@ def test_the_parameter_table_gives_each_default_of_the_ruleset():
 
 
 def test_defaults_in_the_text_match_the_ruleset():
-    """"`run_denial_range` (8")" in a rule's text: the number is the ruleset's."""
+    """ "`run_denial_range` (8")" in a rule's text: the number is the ruleset's."""
     rs = load_ruleset("speedheim")
     with open(rules_doc.path(), encoding="utf-8") as fh:
         text = fh.read()
@@ -125,7 +142,7 @@ def test_docs_rules_md_is_the_shipped_file():
 
 
 def test_find_ids_in_a_refusal_and_a_log_line():
-    line = "refused move: M2: run denied: blue-ogre is 6.30\" away (8\" or less)"
+    line = 'refused move: M2: run denied: blue-ogre is 6.30" away (8" or less)'
     assert [(line[a:b], r) for a, b, r in rules_doc.find_ids(line)] == [("M2", "M2")]
     line = "   auto [upkeep] turn: upkeep phase; U6 skipped, P1 and M99 are not rules"
     assert [r for _, _, r in rules_doc.find_ids(line)] == ["turn", "U6"]

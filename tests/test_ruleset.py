@@ -26,11 +26,26 @@ def test_every_number_of_the_rules_is_a_parameter():
     rs = load_ruleset()
     # The numbers RULES.md names, each with the parameter that holds it.
     expected = {
-        "run_denial_range": 8, "run_multiplier": 1.5, "free_height": 1, "jump_gap_max": 3, "jump_height_max": 1,
-        "jump_down_disadvantage_from": 4, "jump_down_landing_max": 3, "difficult_penalty": 2, "fall_free_height": 2,
-        "fall_modifier_per_inch": 2, "contact_tolerance": 0.05, "token_size_mm": 25, "mm_per_inch": 25.4,
-        "rout_threshold": 6, "treasure_denial_range": 2, "treasure_grab_range": 5, "check_die": 20,
-        "staggered_move_factor": 0.5, "dazed_move_factor": 0.5, "engage_move_factor": 1,
+        "run_denial_range": 8,
+        "run_multiplier": 1.5,
+        "free_height": 1,
+        "jump_gap_max": 3,
+        "jump_height_max": 1,
+        "jump_down_disadvantage_from": 4,
+        "jump_down_landing_max": 3,
+        "difficult_penalty": 2,
+        "fall_free_height": 2,
+        "fall_modifier_per_inch": 2,
+        "contact_tolerance": 0.05,
+        "token_size_mm": 25,
+        "mm_per_inch": 25.4,
+        "rout_threshold": 6,
+        "treasure_denial_range": 2,
+        "treasure_grab_range": 5,
+        "check_die": 20,
+        "staggered_move_factor": 0.5,
+        "dazed_move_factor": 0.5,
+        "engage_move_factor": 1,
     }
     for key, value in expected.items():
         assert rs[key] == value, key
@@ -59,14 +74,17 @@ warbands: []
     assert sc.ruleset.rout_variant == "legacy"
 
 
-@pytest.mark.parametrize("rules,words", [
-    ("{dazed_move: sometimes}", "dazed_move must be one of"),
-    ("{run_denial_range: -1}", "at least 0"),
-    ("{run_multiplier: 0}", "more than 0"),
-    ("{treasure_first_turn_skipped: 3}", "true or false"),
-    ("{injury_table: [[1, 2]]}", "injury_table row 1"),
-    ("[1, 2]", "mapping"),
-])
+@pytest.mark.parametrize(
+    "rules,words",
+    [
+        ("{dazed_move: sometimes}", "dazed_move must be one of"),
+        ("{run_denial_range: -1}", "at least 0"),
+        ("{run_multiplier: 0}", "more than 0"),
+        ("{treasure_first_turn_skipped: 3}", "true or false"),
+        ("{injury_table: [[1, 2]]}", "injury_table row 1"),
+        ("[1, 2]", "mapping"),
+    ],
+)
 def test_bad_overrides_are_reported_on_their_line(rules, words):
     text = f"name: O\ntable: {{width: 24, height: 24}}\nrules: {rules}\nwarbands: []\n"
     with pytest.raises(LoadError) as info:
@@ -109,7 +127,11 @@ def test_every_parameter_belongs_to_a_rule_and_variants_name_theirs():
     assert rules_changed(base, load_ruleset("rout-legacy")) == ["U2"]
     assert rules_changed(base, load_ruleset("rout-breakpoint")) == ["U2"]
     assert rules_changed(base, base.with_overrides({"treasure_denial_range": 1, "run_denial_range": 4})) == ["M2", "U6"]
-    assert rules_changed(base, base) == [] and rules_of("break_point_table") == ("U2",) and rules_of("homebrew") == ("homebrew",)
+    assert (
+        rules_changed(base, base) == []
+        and rules_of("break_point_table") == ("U2",)
+        and rules_of("homebrew") == ("homebrew",)
+    )
     # a parameter that sets several rules names them all; the check die names the checks
     assert rules_changed(base, base.with_overrides({"combat": "placeholder"})) == ["F1", "S1", "S2"]
     assert rules_changed(base, base.with_overrides({"check_die": 12})) == ["check"]

@@ -108,6 +108,7 @@ def test_not_a_save(tmp_path):
 
 # --- issue 22 (2): the log's remarks, and whether the game is over ------------------------------
 
+
 def test_saves_keep_the_logs_notes_where_they_were_made(tmp_path):
     sc = load_scenario(path("duel.yaml"))
     g = Game(sc, dice=Dice(seed=5))
@@ -120,10 +121,15 @@ def test_saves_keep_the_logs_notes_where_they_were_made(tmp_path):
     text = (tmp_path / "s.yaml").read_text()
     assert "notes:" in text and "over: null" in text
     back = load_game(str(tmp_path / "s.yaml"))
-    assert back.notes == g.notes == [
-        (0, "bot P1 (utility, 12 ms): holds back: nothing worth the risk", "bot"),
-        (1, "a player's note: the ogre hides behind the wall", "info"),
-        (2, 'bot P1 (utility, 3 ms): "quoted" words: and a colon', "bot")]
+    assert (
+        back.notes
+        == g.notes
+        == [
+            (0, "bot P1 (utility, 12 ms): holds back: nothing worth the risk", "bot"),
+            (1, "a player's note: the ogre hides behind the wall", "info"),
+            (2, 'bot P1 (utility, 3 ms): "quoted" words: and a colon', "bot"),
+        ]
+    )
     assert back.state.hash() == g.state.hash()
 
 
@@ -141,16 +147,19 @@ def test_a_finished_game_is_saved_as_over_and_old_saves_without_notes_still_load
     (tmp_path / "old.yaml").write_text(old + "\n")
     back = load_game(str(tmp_path / "old.yaml"))
     assert back.notes == [] and back.winner == "red"
-    assert saved_outcome(str(tmp_path / "old.yaml")) == (False, None)   # not said: replay to know
+    assert saved_outcome(str(tmp_path / "old.yaml")) == (False, None)  # not said: replay to know
 
 
-@pytest.mark.parametrize("bad, says", [
-    ("notes: 3", "notes must be a list"),
-    ("notes:\n  - {at: -1, text: hi}", "note 1: at must be a whole number of at least 0"),
-    ("notes:\n  - {at: 0}", "note 1: text must be"),
-    ("notes:\n  - hello", "note 1: must be a mapping"),
-    ("notes:\n  - {at: 0, text: hi, kind: 3}", "note 1: kind must be"),
-])
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        ("notes: 3", "notes must be a list"),
+        ("notes:\n  - {at: -1, text: hi}", "note 1: at must be a whole number of at least 0"),
+        ("notes:\n  - {at: 0}", "note 1: text must be"),
+        ("notes:\n  - hello", "note 1: must be a mapping"),
+        ("notes:\n  - {at: 0, text: hi, kind: 3}", "note 1: kind must be"),
+    ],
+)
 def test_bad_notes_in_a_save_say_where(tmp_path, bad, says):
     g = played()
     save_game(str(tmp_path / "s.yaml"), g)
@@ -174,8 +183,16 @@ def test_a_position_with_neutrals_an_event_brought_saves_and_loads(tmp_path):
     g = Game(sc)
     st = g.state
     red = st.units["red-sword-1"]
-    ghoul = dataclasses.replace(red, id="ghoul-1", name="Ghoul", warband=g.neutral_id, keywords=["neutral"],
-                                x=red.x + 1.3, engaged_with=["red-sword-1"], carrying=None)
+    ghoul = dataclasses.replace(
+        red,
+        id="ghoul-1",
+        name="Ghoul",
+        warband=g.neutral_id,
+        keywords=["neutral"],
+        x=red.x + 1.3,
+        engaged_with=["red-sword-1"],
+        carrying=None,
+    )
     st.units[ghoul.id] = ghoul
     red.engaged_with = ["ghoul-1"]
     out = tmp_path / "position.yaml"

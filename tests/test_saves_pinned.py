@@ -32,22 +32,31 @@ def other_grid(monkeypatch):
 
 @pytest.mark.parametrize("item", ITEMS, ids=[i["golden"] for i in ITEMS])
 def test_a_save_replays_to_the_same_state_with_another_grid_step(item, tmp_path, monkeypatch):
-    game = replay(load_scenario(os.path.join(ROOT, item["scenario"])), load_script(os.path.join(ROOT, item["script"])),
-                  history=True)
+    game = replay(
+        load_scenario(os.path.join(ROOT, item["scenario"])),
+        load_script(os.path.join(ROOT, item["script"])),
+        history=True,
+    )
     out = tmp_path / "save.yaml"
     save_game(str(out), game)
     original = mover_mod.Mover.__init__
-    monkeypatch.setattr(mover_mod.Mover, "__init__", lambda self, sc, board, cell=None: original(self, sc, board, cell=0.45))
+    monkeypatch.setattr(
+        mover_mod.Mover, "__init__", lambda self, sc, board, cell=None: original(self, sc, board, cell=0.45)
+    )
     back = load_game(str(out))
     assert back.mover.nav.cell == 0.45
     assert back.state.hash() == game.state.hash()
-    assert [e.to_json_line(i)["rolls"] for i, e in enumerate(back.log)] == \
-           [e.to_json_line(i)["rolls"] for i, e in enumerate(e for e in game.log if e.ok)]
+    assert [e.to_json_line(i)["rolls"] for i, e in enumerate(back.log)] == [
+        e.to_json_line(i)["rolls"] for i, e in enumerate(e for e in game.log if e.ok)
+    ]
 
 
 def test_every_move_in_a_save_carries_its_path_and_the_ruleset_is_embedded(tmp_path):
-    game = replay(load_scenario(os.path.join(ROOT, "tests/scripts/skirmish.yaml")),
-                  load_script(os.path.join(ROOT, "tests/scripts/skirmish-game.yaml")), history=True)
+    game = replay(
+        load_scenario(os.path.join(ROOT, "tests/scripts/skirmish.yaml")),
+        load_script(os.path.join(ROOT, "tests/scripts/skirmish-game.yaml")),
+        history=True,
+    )
     out = tmp_path / "save.yaml"
     save_game(str(out), game)
     data = yaml.safe_load(out.read_text())
@@ -62,10 +71,12 @@ def test_every_move_in_a_save_carries_its_path_and_the_ruleset_is_embedded(tmp_p
 def test_an_edited_ruleset_file_does_not_change_an_old_save(tmp_path):
     rules = tmp_path / "house.yaml"
     rules.write_text("name: house\nextends: speedheim\nrun_denial_range: 8\n")
-    scen = (tmp_path / "scen.yaml")
+    scen = tmp_path / "scen.yaml"
     text = open(os.path.join(ROOT, "tests/scripts/duel.yaml")).read()
     scen.write_text(text.replace("name: Duel", "name: Duel\nruleset: house.yaml"))
-    game = replay(load_scenario(str(scen)), load_script(os.path.join(ROOT, "tests/scripts/random-duel.yaml")), history=True)
+    game = replay(
+        load_scenario(str(scen)), load_script(os.path.join(ROOT, "tests/scripts/random-duel.yaml")), history=True
+    )
     save_game(str(tmp_path / "save.yaml"), game)
     rules.write_text("name: house\nextends: speedheim\nrun_denial_range: 30\n")  # the designers change it
     back = load_game(str(tmp_path / "save.yaml"))
@@ -76,9 +87,17 @@ def test_an_edited_ruleset_file_does_not_change_an_old_save(tmp_path):
 def test_an_old_save_with_to_moves_and_a_ruleset_name_still_loads(tmp_path):
     scen = yaml.safe_load(open(os.path.join(ROOT, "tests/scripts/skirmish.yaml")).read())
     scen["ruleset"] = "speedheim"
-    old = {"speedheim_save": 1, "scenario": scen, "seed": 3, "dice": [7, 20],
-           "actions": [{"end_phase": {}}, {"run": {"unit": "red-captain", "to": [9.01, 10]}},
-                       {"move": {"unit": "red-mage", "to": [8, 8]}}]}
+    old = {
+        "speedheim_save": 1,
+        "scenario": scen,
+        "seed": 3,
+        "dice": [7, 20],
+        "actions": [
+            {"end_phase": {}},
+            {"run": {"unit": "red-captain", "to": [9.01, 10]}},
+            {"move": {"unit": "red-mage", "to": [8, 8]}},
+        ],
+    }
     path = tmp_path / "old.yaml"
     path.write_text(yaml.safe_dump(old, sort_keys=False))
     game = load_game(str(path))
@@ -88,8 +107,10 @@ def test_an_old_save_with_to_moves_and_a_ruleset_name_still_loads(tmp_path):
 
 
 def test_an_embedded_ruleset_with_a_bad_value_is_reported_with_its_line(tmp_path):
-    game = replay(load_scenario(os.path.join(ROOT, "tests/scripts/duel.yaml")),
-                  load_script(os.path.join(ROOT, "tests/scripts/skirmish-game.yaml")))
+    game = replay(
+        load_scenario(os.path.join(ROOT, "tests/scripts/duel.yaml")),
+        load_script(os.path.join(ROOT, "tests/scripts/skirmish-game.yaml")),
+    )
     out = tmp_path / "save.yaml"
     save_game(str(out), game)
     text = out.read_text()

@@ -9,6 +9,7 @@ from game.engine.errors import LoadError
 from game.engine.scenario import load_scenario
 from tests.factories import GOOD_SCENARIO
 
+
 def problems_of(text, tmp_path):
     path = tmp_path / "map.yaml"
     path.write_text(text)
@@ -39,9 +40,24 @@ CASES = [
     ("unknown field", edit("    height: 3\n", "    height: 3\n    colour: red\n"), 7, "unknown field 'colour'"),
     ("nan", edit("height: 3\n", "height: .nan\n"), 6, "NaN"),
     ("infinite", edit("at: [6, 6]", "at: [.inf, 6]"), 21, "infinite"),
-    ("two-point polygon", edit("polygon: [[18, 2], [22, 2], [22, 6], [18, 6]]", "polygon: [[18, 2], [22, 2]]"), 14, "at least 3 points"),
-    ("self-intersecting", edit("[[10, 10], [14, 10], [14, 14], [10, 14]]", "[[10, 10], [14, 14], [14, 10], [10, 14]]"), 7, "self-intersecting"),
-    ("off the table", edit("[[18, 2], [22, 2], [22, 6], [18, 6]]", "[[18, 2], [26, 2], [26, 6], [18, 6]]"), 14, "off the table"),
+    (
+        "two-point polygon",
+        edit("polygon: [[18, 2], [22, 2], [22, 6], [18, 6]]", "polygon: [[18, 2], [22, 2]]"),
+        14,
+        "at least 3 points",
+    ),
+    (
+        "self-intersecting",
+        edit("[[10, 10], [14, 10], [14, 14], [10, 14]]", "[[10, 10], [14, 14], [14, 10], [10, 14]]"),
+        7,
+        "self-intersecting",
+    ),
+    (
+        "off the table",
+        edit("[[18, 2], [22, 2], [22, 6], [18, 6]]", "[[18, 2], [26, 2], [26, 6], [18, 6]]"),
+        14,
+        "off the table",
+    ),
     ("negative height", edit("height: 3\n", "height: -3\n"), 6, "negative"),
     ("unknown kind", edit("kind: wall", "kind: hedge"), 9, "unknown kind 'hedge'"),
     ("duplicate id", edit("id: pool", "id: tower"), 12, "duplicate id 'tower' (first used on line 4)"),
@@ -54,10 +70,30 @@ CASES = [
     ("unit in impassable", edit("at: [20, 20]", "at: [20, 4]"), 39, "inside impassable 'pool'"),
     ("straddles a height change", edit("at: [3, 3]", "at: [10, 12]"), 29, "straddles a height change of 3"),
     ("unknown status", edit("status: normal", "status: sleepy"), 33, "unknown status 'sleepy'"),
-    ("missing stats", edit("stats: {move: 5, agility: 9, morale: 12, defence: 12}", "stats: {move: 5, agility: 9, morale: 12}"), 41, "missing 'defence'"),
-    ("unknown ruleset parameter", edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nrules: {run_range: 8}\n"), 3, "unknown ruleset parameter 'run_range'"),
-    ("bad ruleset parameter", edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nrules: {run_denial_range: .nan}\n"), 3, "finite"),
-    ("unknown ruleset", edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nruleset: chess\n"), 3, "unknown ruleset 'chess'"),
+    (
+        "missing stats",
+        edit("stats: {move: 5, agility: 9, morale: 12, defence: 12}", "stats: {move: 5, agility: 9, morale: 12}"),
+        41,
+        "missing 'defence'",
+    ),
+    (
+        "unknown ruleset parameter",
+        edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nrules: {run_range: 8}\n"),
+        3,
+        "unknown ruleset parameter 'run_range'",
+    ),
+    (
+        "bad ruleset parameter",
+        edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nrules: {run_denial_range: .nan}\n"),
+        3,
+        "finite",
+    ),
+    (
+        "unknown ruleset",
+        edit("table: {width: 24, height: 24}\n", "table: {width: 24, height: 24}\nruleset: chess\n"),
+        3,
+        "unknown ruleset 'chess'",
+    ),
     ("duplicate key", edit("        base_mm: 40\n", "        base_mm: 40\n        base_mm: 32\n"), 41, "duplicate key"),
     ("unknown event", edit("event: none", "event: dragon"), 22, "event must be one of"),
     ("state phase", GOOD_SCENARIO + "state: {phase: dance}\n", 42, "unknown phase 'dance'"),
@@ -114,7 +150,10 @@ def test_misspelt_stat_is_named_with_did_you_mean(tmp_path, capsys):
     problems, path = problems_of(text, tmp_path)
     assert problems == [(line, "unit red-captain: unknown stat 'agilty' (did you mean 'agility'?)")]
     assert main(["check", path]) == 2
-    assert capsys.readouterr().err.strip() == f"{path}:{line}: unit red-captain: unknown stat 'agilty' (did you mean 'agility'?)"
+    assert (
+        capsys.readouterr().err.strip()
+        == f"{path}:{line}: unit red-captain: unknown stat 'agilty' (did you mean 'agility'?)"
+    )
     problems, _ = problems_of(edit("move: 6, agility: 12, ", "move: 6, "), tmp_path)
     assert problems == [(line, "unit red-captain: stats are missing 'agility'")]
 

@@ -16,15 +16,38 @@ from tests.factories import R25, SCRIPTS
 STATS = {"move": 6, "agility": 12, "morale": 10, "defence": 10}
 
 
-def shoot_game(blue_at=(5, 35), *, terrain=(), red_keywords=("crossbow",), blue_status="normal", red_status="normal",
-               dice=(), rules=None, phase="shoot", extra_blue=()):
-    red = [{"id": "red-x", "at": [5, 5], "base_mm": 25, "stats": STATS, "keywords": list(red_keywords), "status": red_status}]
+def shoot_game(
+    blue_at=(5, 35),
+    *,
+    terrain=(),
+    red_keywords=("crossbow",),
+    blue_status="normal",
+    red_status="normal",
+    dice=(),
+    rules=None,
+    phase="shoot",
+    extra_blue=(),
+):
+    red = [
+        {
+            "id": "red-x",
+            "at": [5, 5],
+            "base_mm": 25,
+            "stats": STATS,
+            "keywords": list(red_keywords),
+            "status": red_status,
+        }
+    ]
     blue = [{"id": "blue-o", "at": list(blue_at), "base_mm": 25, "stats": STATS, "keywords": [], "status": blue_status}]
     blue += list(extra_blue)
-    data = {"name": "range", "table": {"width": 40, "height": 48}, "rules": {"combat": "placeholder", **(rules or {})},
-            "terrain": list(terrain),
-            "warbands": [{"id": "red", "player": 1, "units": red}, {"id": "blue", "player": 2, "units": blue}],
-            "state": {"turn": 2, "player": 1, "phase": phase}}
+    data = {
+        "name": "range",
+        "table": {"width": 40, "height": 48},
+        "rules": {"combat": "placeholder", **(rules or {})},
+        "terrain": list(terrain),
+        "warbands": [{"id": "red", "player": 1, "units": red}, {"id": "blue", "player": 2, "units": blue}],
+        "state": {"turn": 2, "player": 1, "phase": phase},
+    }
     sc = load_scenario(os.path.join(SCRIPTS, "range.yaml"), text=yaml.safe_dump(data, sort_keys=False))
     return Game(sc, dice=Dice(seed=1, typed=list(dice)))
 
@@ -41,7 +64,7 @@ def test_range_exactly_at_the_limit_and_just_past_it():
     g = shoot_game(at_gap(30.0))
     assert g.why_illegal(SHOT) is None
     why = shoot_game(at_gap(30.01)).why_illegal(SHOT)
-    assert why.rule == "S1" and why.reason == "blue-o is 30.01\" away (crossbow range 30\")"
+    assert why.rule == "S1" and why.reason == 'blue-o is 30.01" away (crossbow range 30")'
 
 
 def test_beyond_half_range_gives_disadvantage_and_at_half_it_does_not():
@@ -50,7 +73,7 @@ def test_beyond_half_range_gives_disadvantage_and_at_half_it_does_not():
     assert r.rolls[0].mode == "normal"
     g = shoot_game(at_gap(15.01), dice=[5, 14])
     r = g.apply(SHOT)
-    assert r.rolls[0].mode == "disadvantage" and r.rolls[0].kept == 14 and "long range, beyond 15\"" in r.rolls[0].reason
+    assert r.rolls[0].mode == "disadvantage" and r.rolls[0].kept == 14 and 'long range, beyond 15"' in r.rolls[0].reason
 
 
 def test_a_tower_between_blocks_the_shot_and_a_low_block_does_not():
@@ -63,8 +86,12 @@ def test_a_tower_between_blocks_the_shot_and_a_low_block_does_not():
 
 def test_a_low_wall_next_to_the_target_is_cover():
     bx, by = at_gap(10)
-    wall = {"id": "fence", "kind": "wall", "height": 0.75,
-            "polygon": [[0, by - R25 - 0.6], [10, by - R25 - 0.6], [10, by - R25 - 0.5], [0, by - R25 - 0.5]]}
+    wall = {
+        "id": "fence",
+        "kind": "wall",
+        "height": 0.75,
+        "polygon": [[0, by - R25 - 0.6], [10, by - R25 - 0.6], [10, by - R25 - 0.5], [0, by - R25 - 0.5]],
+    }
     g = shoot_game((bx, by), terrain=[wall], dice=[3, 18])
     assert g.sight.between(g.state, "red-x", "blue-o").cover
     r = g.apply(SHOT)
@@ -74,7 +101,7 @@ def test_a_low_wall_next_to_the_target_is_cover():
 
 
 def test_a_dazed_target_gives_advantage_and_a_hit_wounds_it():
-    g = shoot_game(at_gap(5), blue_status="dazed", dice=[19, 2, 15])   # keep 2: hit; Defence 15 fails: out
+    g = shoot_game(at_gap(5), blue_status="dazed", dice=[19, 2, 15])  # keep 2: hit; Defence 15 fails: out
     r = g.apply(SHOT)
     assert r.rolls[0].mode == "advantage" and g.state.units["blue-o"].status == "incapacitated"
     assert g.state.lost["blue"] == 1 and r.to_json_line(0)["status"] == "incapacitated"
@@ -106,7 +133,7 @@ def test_a_crossbow_that_fired_must_reload_in_the_move_phase():
     g.apply(SHOT)
     assert g.why_illegal(SHOT).reason == "red-x has already shot this turn (1 shot per turn)"
     g.apply({"end_turn": {}})
-    g.apply({"end_turn": {}})   # red's next turn, engage phase
+    g.apply({"end_turn": {}})  # red's next turn, engage phase
     g.apply({"end_phase": {}})  # move
     g.apply({"end_phase": {}})  # shoot
     why = g.why_illegal(SHOT)

@@ -10,7 +10,6 @@ import random
 
 import pytest
 import shapely
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,10 +31,8 @@ def los(sc, a="a", b="b"):
     return Sight(sc).between(sc.state, a, b)
 
 
-
-
-
 # --- L1 blocking -------------------------------------------------------------------------------
+
 
 def test_a_3_inch_block_between_two_ground_units_hides_them():
     res = los(sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR))
@@ -70,12 +67,25 @@ def test_a_unit_on_a_4_inch_roof_sees_over_a_3_inch_block():
     """Eye at 5" on the roof (x = 8), target's eye at 1" (x = 30); the 3" block's far face is
     at x = 14: t = 6/22 there, the line is at 5 - 4 * 6/22 = 3.91" > 3" (and leaves the roof
     at 4.64" > 4"). Every line clears it, and the other way round too."""
-    sc = sight_scenario([ROOF, rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)], red=[("a", 8.0, 18.0)], blue=[("b", 30.0, 18.0)])
+    sc = sight_scenario(
+        [ROOF, rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)],
+        red=[("a", 8.0, 18.0)],
+        blue=[("b", 30.0, 18.0)],
+    )
     for a, b in (("a", "b"), ("b", "a")):
         res = los(sc, a, b)
         assert (res.visible, res.cover, res.clear_lines) == (True, False, 81)
     # from the ground (no roof) the same block hides the target
-    assert los(sight_scenario([rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)], red=[("a", 8.0, 18.0)], blue=[("b", 30.0, 18.0)])).visible is False
+    assert (
+        los(
+            sight_scenario(
+                [rect("shed", "block", 12.0, 10.0, 14.0, 26.0, height=3)],
+                red=[("a", 8.0, 18.0)],
+                blue=[("b", 30.0, 18.0)],
+            )
+        ).visible
+        is False
+    )
 
 
 def test_a_roof_unit_cannot_see_the_foot_of_its_own_wall_nor_just_behind_a_block():
@@ -114,6 +124,7 @@ def test_a_line_along_a_footprint_edge_only_touches_it(edge, visible):
 
 
 # --- L2 cover: low walls near the target ------------------------------------------------------------
+
 
 def wall_at(right_face, height=0.5):
     """A thin wall across the corridor whose face towards b is at x = right_face."""
@@ -161,6 +172,7 @@ def test_a_low_wall_near_the_viewer_gives_no_cover():
 
 # --- bases_block_los --------------------------------------------------------------------------------
 
+
 def test_bases_block_only_in_the_variant():
     """A 50 mm base (radius 0.98") between a and b covers the whole 0.98"-wide corridor."""
     units = dict(red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 18.0)])
@@ -175,13 +187,16 @@ def test_bases_block_only_in_the_variant():
 def test_bases_beside_the_lines_or_incapacitated_do_not_block():
     units = dict(red=[("a", 5.0, 18.0), ("side", 18.0, 20.0, 50)], blue=[("b", 31.0, 18.0)])
     assert los(sight_scenario(rules={"bases_block_los": True}, **units)).clear_lines == 81
-    sc = sight_scenario(rules={"bases_block_los": True}, red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 18.0)])
+    sc = sight_scenario(
+        rules={"bases_block_los": True}, red=[("a", 5.0, 18.0), ("big", 18.0, 18.0, 50)], blue=[("b", 31.0, 18.0)]
+    )
     state = sc.state.copy()
     state.units["big"].status = "incapacitated"
     assert Sight(sc).between(state, "a", "b").visible is True
 
 
 # --- symmetry, batches, samples -----------------------------------------------------------------------
+
 
 def _random_world(seed):
     rng = random.Random(seed)
@@ -194,8 +209,9 @@ def _random_world(seed):
         terrain.append(Terrain(f"t{i}", kind, [(x, y), (x + w, y), (x + w, y + h), (x, y + h)], height))
     units = {}
     for uid in ("a", "b"):
-        units[uid] = Unit(uid, uid, "red" if uid == "a" else "blue", rng.uniform(1, 35), rng.uniform(1, 35),
-                          25, R25, dict(STATS))
+        units[uid] = Unit(
+            uid, uid, "red" if uid == "a" else "blue", rng.uniform(1, 35), rng.uniform(1, 35), 25, R25, dict(STATS)
+        )
     return Board(36, 36, terrain), GameState(units=units)
 
 
@@ -217,8 +233,13 @@ def test_from_unit_agrees_with_between_on_the_default_map():
     assert set(many) == set(sc.state.units) - {"red-crossbow"}
     for uid, res in many.items():
         one = sight.between(sc.state, "red-crossbow", uid)
-        assert (one.visible, one.cover, one.clear_lines, one.blockers, one.cover_walls) == \
-               (res.visible, res.cover, res.clear_lines, res.blockers, res.cover_walls)
+        assert (one.visible, one.cover, one.clear_lines, one.blockers, one.cover_walls) == (
+            res.visible,
+            res.cover,
+            res.clear_lines,
+            res.blockers,
+            res.cover_walls,
+        )
     assert any(r.visible for r in many.values()) and any(not r.visible for r in many.values())
 
 
@@ -267,12 +288,14 @@ def test_los_samples_must_be_a_whole_number_of_at_least_1(value):
 
 # --- the unseen ground (visibility_region) ----------------------------------------------------------
 
+
 def _agrees(sight, state, uid, points):
     unit = state.units[uid]
     region = sight.visibility_region(state, uid)
     shapely.prepare(region)
-    walls = shapely.union_all([sight.board.polygons[i] for i, t in enumerate(sight.board.terrain) if t.kind == "wall"]
-                              or [shapely.Polygon()])
+    walls = shapely.union_all(
+        [sight.board.polygons[i] for i, t in enumerate(sight.board.terrain) if t.kind == "wall"] or [shapely.Polygon()]
+    )
     checked = 0
     for x, y in points:
         p = shapely.Point(x, y)
@@ -303,8 +326,8 @@ def test_the_unseen_ground_is_what_the_eye_line_calls_hidden():
 def test_the_unseen_ground_behind_a_block_by_hand():
     sc = sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], **PAIR)
     region = Sight(sc).visibility_region(sc.state, "a")
-    assert region.contains(shapely.Point(25, 18))      # right behind the house
-    assert not region.contains(shapely.Point(25, 2))   # off to the side
+    assert region.contains(shapely.Point(25, 18))  # right behind the house
+    assert not region.contains(shapely.Point(25, 2))  # off to the side
     assert not region.contains(shapely.Point(10, 18))  # in front of it
     # its roof: the line up to the 4" eye on it enters over the edge (x = 16) at
     # 1 + 3 * 11/13 = 3.54" > 3": seen
@@ -316,6 +339,7 @@ def test_the_unseen_ground_behind_a_block_by_hand():
 
 
 # --- speedheim los ----------------------------------------------------------------------------------
+
 
 def test_los_command(tmp_path, capsys):
     sc = sight_scenario([rect("house", "block", 16.0, 10.0, 20.0, 17.9, height=3)], tmp_path=tmp_path, **PAIR)

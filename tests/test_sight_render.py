@@ -15,8 +15,12 @@ from tests.factories import PAIR, WIDE_BLOCK, rect, sight_scenario
 
 
 def _scene(tmp_path):
-    return sight_scenario([rect("house", "block", *WIDE_BLOCK, height=3)], tmp_path=tmp_path,
-                red=PAIR["red"], blue=PAIR["blue"] + [("c", 10.0, 30.0)])
+    return sight_scenario(
+        [rect("house", "block", *WIDE_BLOCK, height=3)],
+        tmp_path=tmp_path,
+        red=PAIR["red"],
+        blue=PAIR["blue"] + [("c", 10.0, 30.0)],
+    )
 
 
 def _px(surface, camera, x, y):
@@ -36,8 +40,12 @@ def test_render_los_shades_the_hidden_ground_only(tmp_path):
     assert _dark(_px(shaded, cam, 25, 12)) < _dark(_px(plain, cam, 25, 12)) - 60
     assert _px(shaded, cam, 12, 24) == _px(plain, cam, 12, 24)
     # b is hidden: a red ring round it; c is seen in the open: a green ring and a clear line
-    near_b = [shaded.get_at((round(cam.to_px(31, 18)[0] - cam.length(sc.state.units["b"].r) - 4 + dx), round(cam.to_px(31, 18)[1])))[:3]
-              for dx in range(-2, 3)]
+    near_b = [
+        shaded.get_at(
+            (round(cam.to_px(31, 18)[0] - cam.length(sc.state.units["b"].r) - 4 + dx), round(cam.to_px(31, 18)[1]))
+        )[:3]
+        for dx in range(-2, 3)
+    ]
     assert theme.LOS_HIDDEN in near_b
     mid = _px(shaded, cam, 7.5, 24)  # on the line from a (5, 18) to c (10, 30)
     assert mid != _px(plain, cam, 7.5, 24)

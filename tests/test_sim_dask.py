@@ -14,8 +14,19 @@ from game.sim.results import GamesFile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "scripts", "duel.yaml")
-ARGS = [DUEL, "--turn-limit", "3", "--games", "3", "--swap", "--variant", "default", "--variant", "rout_threshold=2",
-        "--keep-logs"]
+ARGS = [
+    DUEL,
+    "--turn-limit",
+    "3",
+    "--games",
+    "3",
+    "--swap",
+    "--variant",
+    "default",
+    "--variant",
+    "rout_threshold=2",
+    "--keep-logs",
+]
 
 
 def _games(path) -> list[str]:
@@ -34,8 +45,12 @@ def test_local_cluster_gives_the_same_games_as_the_pool(tmp_path, capsys):
     assert main(["simulate", *PLANNER, "--workers", "2", "--out", str(tmp_path / "pool-planner")]) == 0
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         assert main(["simulate", *ARGS, "--cluster", cluster.scheduler_address, "--out", str(tmp_path / "dask")]) == 0
-        assert main(["simulate", *PLANNER, "--cluster", cluster.scheduler_address,
-                     "--out", str(tmp_path / "dask-planner")]) == 0
+        assert (
+            main(
+                ["simulate", *PLANNER, "--cluster", cluster.scheduler_address, "--out", str(tmp_path / "dask-planner")]
+            )
+            == 0
+        )
     planned = _games(tmp_path / "dask-planner")
     assert len(planned) == 1 and planned == _games(tmp_path / "pool-planner")
     assert all(json.loads(r)["illegal"] == 0 for r in planned)
@@ -43,7 +58,7 @@ def test_local_cluster_gives_the_same_games_as_the_pool(tmp_path, capsys):
     pool, dask = _games(tmp_path / "pool"), _games(tmp_path / "dask")
     assert len(pool) == 12 and pool == dask
     logs = sorted(p.relative_to(tmp_path / "dask") for p in (tmp_path / "dask" / "logs").rglob("*.yaml"))
-    assert len(logs) == 12   # the logs come back from the workers into DIR/logs
+    assert len(logs) == 12  # the logs come back from the workers into DIR/logs
     for log in logs:
         assert (tmp_path / "dask" / log).read_text() == (tmp_path / "pool" / log).read_text()
     assert (tmp_path / "dask" / "report.html").exists()

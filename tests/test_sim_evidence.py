@@ -17,11 +17,29 @@ from game.sim.stats import count_p, paired_counts, summarize
 
 def rec(label: str, index: int, seed: int, **kw) -> dict:
     """One game record with every key the report reads (red moves first unless swapped)."""
-    r = {"variant": label, "variant_index": index, "seed": seed, "swapped": False, "bots": ["utility", "utility"],
-         "winner": "red", "draw": False, "turns": 12, "seats": ["red", "blue"], "lost": {"red": 0, "blue": 0},
-         "treasure": {"red": 2, "blue": 1}, "rout_turn": None, "routed": [], "illegal": 0, "actions": 10,
-         "seconds": 0.1, "end": "turn_limit", "decided_by": "turn_limit", "rules_fired": {"U2": 1, "U6": 2},
-         "variant_rules": ["U2"] if index else [], "line": f"{label}-{seed}"}
+    r = {
+        "variant": label,
+        "variant_index": index,
+        "seed": seed,
+        "swapped": False,
+        "bots": ["utility", "utility"],
+        "winner": "red",
+        "draw": False,
+        "turns": 12,
+        "seats": ["red", "blue"],
+        "lost": {"red": 0, "blue": 0},
+        "treasure": {"red": 2, "blue": 1},
+        "rout_turn": None,
+        "routed": [],
+        "illegal": 0,
+        "actions": 10,
+        "seconds": 0.1,
+        "end": "turn_limit",
+        "decided_by": "turn_limit",
+        "rules_fired": {"U2": 1, "U6": 2},
+        "variant_rules": ["U2"] if index else [],
+        "line": f"{label}-{seed}",
+    }
     r.update(kw)
     return r
 
@@ -35,6 +53,7 @@ def report(tmp_path, records: list[dict], extra: str = "") -> dict:
 
 
 # --- exact tests for counts ------------------------------------------------------------------------
+
 
 def test_five_differing_count_pairs_of_sixteen_give_no_finding(tmp_path):
     """-4, -2, -2, -1, -1 and eleven ties: no exact test goes below p = 0.0625 on five pairs."""
@@ -68,25 +87,29 @@ def test_sentence_table_and_plot_give_the_same_numbers_with_the_same_sign(tmp_pa
     from game.sim.report import _matrix, _shown
 
     recs = [rec("default", 0, k, treasure={"red": 4, "blue": 1}, turns=12) for k in range(12)]
-    recs += [rec("rout-legacy", 1, k, treasure={"red": 3 if k < 9 else 4, "blue": 1}, turns=10 + k % 2)
-             for k in range(12)]
+    recs += [
+        rec("rout-legacy", 1, k, treasure={"red": 3 if k < 9 else 4, "blue": 1}, turns=10 + k % 2) for k in range(12)
+    ]
     s = report(tmp_path, recs)
     c = s["comparisons"][0]
     for d in (c["treasure"]["red"], c["turns"]):
         assert d["clear"] and d["mean"] < 0
-        numbers = _shown(d)                                 # what the plot writes above the interval
+        numbers = _shown(d)  # what the plot writes above the interval
         mean, rest = numbers.split("  ")
         low, high = rest.strip("[]").split(", ")
         assert mean.startswith("-") and low.startswith("-") and high.startswith("-")
         assert f"{mean} " in d["sentence"] and f"95% CI {low} to {high}," in d["sentence"]
-    assert "lowers the tokens held by red at the end: -0.75 tokens per game (95% CI " in c["treasure"]["red"]["sentence"]
+    assert (
+        "lowers the tokens held by red at the end: -0.75 tokens per game (95% CI " in c["treasure"]["red"]["sentence"]
+    )
     red = c["win_rate"]["red"]
     assert red["identical"]
     page = (tmp_path / "report.html").read_text()
     assert html.escape(c["turns"]["sentence"]) in page
     # the bots-by-variant table writes a win-rate difference as the plot does
-    moved = [rec("default", 0, k) for k in range(12)] + [rec("rout-legacy", 1, k, winner="blue" if k < 10 else "red")
-                                                         for k in range(12)]
+    moved = [rec("default", 0, k) for k in range(12)] + [
+        rec("rout-legacy", 1, k, winner="blue" if k < 10 else "red") for k in range(12)
+    ]
     s = summarize(moved)
     d = s["comparisons"][0]["win_rate"]["red"]
     assert d["clear"] and html.escape(_shown(d)) in _matrix(s)
@@ -95,12 +118,15 @@ def test_sentence_table_and_plot_give_the_same_numbers_with_the_same_sign(tmp_pa
 
 # --- lines: a repeated game counts once -----------------------------------------------------------
 
+
 def flips(lines_of) -> list[dict]:
     """100 paired games, red wins every baseline game and loses 30 under the variant;
     ``lines_of(k, label)`` names each game's line."""
     base = [rec("default", 0, k, line=lines_of(k, "default")) for k in range(100)]
-    other = [rec("rout-legacy", 1, k, winner="blue" if k < 30 else "red", line=lines_of(k, "rout-legacy"))
-             for k in range(100)]
+    other = [
+        rec("rout-legacy", 1, k, winner="blue" if k < 30 else "red", line=lines_of(k, "rout-legacy"))
+        for k in range(100)
+    ]
     return base + other
 
 
@@ -154,6 +180,7 @@ def test_a_rate_whose_games_repeat_says_its_interval_is_over_the_distinct_games(
 
 # --- how each win was decided ---------------------------------------------------------------------
 
+
 def test_twenty_flips_decided_by_the_turn_limit_name_the_turn_limit(tmp_path):
     base = [rec("default", 0, k, winner="red", decided_by="turn_limit") for k in range(40)]
     other = [rec("rout-legacy", 1, k, winner="blue" if k < 20 else "red", decided_by="turn_limit") for k in range(40)]
@@ -170,8 +197,17 @@ def test_twenty_flips_decided_by_the_turn_limit_name_the_turn_limit(tmp_path):
 
 def test_flips_won_by_routs_do_not_blame_the_turn_limit(tmp_path):
     base = [rec("default", 0, k, winner="red", decided_by="turn_limit") for k in range(40)]
-    other = [rec("rout-legacy", 1, k, winner="blue" if k < 20 else "red", end="rout" if k < 20 else "turn_limit",
-                 decided_by="rout" if k < 20 else "turn_limit") for k in range(40)]
+    other = [
+        rec(
+            "rout-legacy",
+            1,
+            k,
+            winner="blue" if k < 20 else "red",
+            end="rout" if k < 20 else "turn_limit",
+            decided_by="rout" if k < 20 else "turn_limit",
+        )
+        for k in range(40)
+    ]
     s = summarize(base + other)
     blue = s["comparisons"][0]["win_rate"]["blue"]
     assert blue["by_end"] == {"rout": [20, 0]} and "turn limit" not in blue["sentence"]
@@ -181,8 +217,17 @@ def test_flips_won_by_routs_do_not_blame_the_turn_limit(tmp_path):
 
 
 def test_who_wins_comes_first_with_how_each_win_was_decided(tmp_path):
-    recs = [rec("default", 0, k, winner="red" if k < 15 else "blue", end="rout" if k == 15 else "turn_limit",
-                decided_by="rout" if k == 15 else "turn_limit") for k in range(16)]
+    recs = [
+        rec(
+            "default",
+            0,
+            k,
+            winner="red" if k < 15 else "blue",
+            end="rout" if k == 15 else "turn_limit",
+            decided_by="rout" if k == 15 else "turn_limit",
+        )
+        for k in range(16)
+    ]
     page = render(recs)
     assert page.index("<h2>Who wins</h2>") < page.index("<h2>Findings</h2>") < page.index("<h2>Per variant</h2>")
     assert "15: 93.8%" in page and "15 at the turn limit" in page and "1 by rout" in page
@@ -190,35 +235,60 @@ def test_who_wins_comes_first_with_how_each_win_was_decided(tmp_path):
 
 # --- decisive coverage -------------------------------------------------------------------------------
 
+
 def denial(label: str, index: int, seed: int, distances: list[float], param_values) -> dict:
-    return rec(label, index, seed, variant_rules=["U6"] if index else [], rules_fired={"U6": len(distances)},
-               measured={"treasure_denial_range": distances},
-               params_changed={"treasure_denial_range": param_values} if index else {})
+    return rec(
+        label,
+        index,
+        seed,
+        variant_rules=["U6"] if index else [],
+        rules_fired={"U6": len(distances)},
+        measured={"treasure_denial_range": distances},
+        params_changed={"treasure_denial_range": param_values} if index else {},
+    )
 
 
 def test_a_pick_up_between_the_two_ranges_is_decisive_and_one_outside_is_not():
     d = [0.02, 1.6285, 3.58]
-    s = summarize([denial("default", 0, k, d, None) for k in range(4)]
-                  + [denial("treasure_denial_range=1", 1, k, d, [2, 1]) for k in range(4)]
-                  + [denial("treasure_denial_range=2.0001", 2, k, d, [2, 2.0001]) for k in range(4)])
+    s = summarize(
+        [denial("default", 0, k, d, None) for k in range(4)]
+        + [denial("treasure_denial_range=1", 1, k, d, [2, 1]) for k in range(4)]
+        + [denial("treasure_denial_range=2.0001", 2, k, d, [2, 2.0001]) for k in range(4)]
+    )
     one, tiny = s["comparisons"]
     assert (one["fired_pairs"], one["decisive_pairs"], one["tested"]) == (4, 4, True)
     assert (tiny["fired_pairs"], tiny["decisive_pairs"], tiny["tested"]) == (4, 0, False)
     assert tiny["decisive_by_parameter"] == {"treasure_denial_range": 0} and tiny["fallback"] == []
     assert "no decision would have gone the other way" in tiny["sentences"][0]
     # a pick-up at exactly 2" is decided the same under 2 and 2.0001 (both within, G3); 2.00005" is not
-    assert not summarize([denial("default", 0, 0, [2.0], None), denial("v", 1, 0, [2.0], [2, 2.0001])]
-                         )["comparisons"][0]["tested"]
-    assert summarize([denial("default", 0, 0, [2.00005], None), denial("v", 1, 0, [2.00005], [2, 2.0001])]
-                     )["comparisons"][0]["decisive_pairs"] == 1
+    assert not summarize([denial("default", 0, 0, [2.0], None), denial("v", 1, 0, [2.0], [2, 2.0001])])["comparisons"][
+        0
+    ]["tested"]
+    assert (
+        summarize([denial("default", 0, 0, [2.00005], None), denial("v", 1, 0, [2.00005], [2, 2.0001])])["comparisons"][
+            0
+        ]["decisive_pairs"]
+        == 1
+    )
 
 
 def test_a_rout_count_at_the_new_threshold_is_decisive():
     def r(label, index, counts, values):
-        return rec(label, index, 0, variant_rules=["U2"] if index else [], measured={"rout_threshold": counts},
-                   params_changed={"rout_threshold": values} if index else {})
-    assert summarize([r("default", 0, [0, 3, 5], None), r("rout_threshold=5", 1, [0, 3], [6, 5])]
-                     )["comparisons"][0]["decisive_pairs"] == 1
+        return rec(
+            label,
+            index,
+            0,
+            variant_rules=["U2"] if index else [],
+            measured={"rout_threshold": counts},
+            params_changed={"rout_threshold": values} if index else {},
+        )
+
+    assert (
+        summarize([r("default", 0, [0, 3, 5], None), r("rout_threshold=5", 1, [0, 3], [6, 5])])["comparisons"][0][
+            "decisive_pairs"
+        ]
+        == 1
+    )
     c = summarize([r("default", 0, [0, 3, 4], None), r("rout_threshold=5", 1, [0, 3, 4], [6, 5])])["comparisons"][0]
     assert c["decisive_pairs"] == 0 and not c["tested"] and c["fired_pairs"] == 1
 
@@ -239,8 +309,27 @@ def test_a_denial_range_of_2_0001_against_2_is_untested_on_a_real_map(tmp_path, 
     and 2.0001", so the variant is untested however often U6 fired."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = tmp_path / "run"
-    assert main(["simulate", os.path.join(root, scenario), "--games", "1", "--workers", "1", "--turn-limit", "6",
-                 "--variant", "default", "--variant", "treasure_denial_range=2.0001", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                os.path.join(root, scenario),
+                "--games",
+                "1",
+                "--workers",
+                "1",
+                "--turn-limit",
+                "6",
+                "--variant",
+                "default",
+                "--variant",
+                "treasure_denial_range=2.0001",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     s = json.loads((out / "summary.json").read_text())
     c = s["comparisons"][0]
     assert c["decisive_pairs"] == 0 and c["tested"] is False and c["fallback"] == []
@@ -251,6 +340,7 @@ def test_a_denial_range_of_2_0001_against_2_is_untested_on_a_real_map(tmp_path, 
 
 # --- a first screen that answers --------------------------------------------------------------------
 
+
 def test_variants_that_played_the_same_games_are_said_once(tmp_path):
     base = [rec("default", 0, k, turns=12, line=f"d{k}") for k in range(16)]
     legacy = [rec("rout-legacy", 1, k, turns=8, line=f"l{k}") for k in range(16)]
@@ -260,16 +350,19 @@ def test_variants_that_played_the_same_games_are_said_once(tmp_path):
     page = re.sub("</?b>", "", html.unescape((tmp_path / "report.html").read_text()))
     assert "rout-legacy and rout-breakpoint played move for move the same games in 15 of their 16 paired games" in page
     assert page.count("shortens games: -4.0 turns") == 1
-    assert ("rout-breakpoint: 1 finding(s) word for word the same as rout-legacy's (the two played move for move the "
-            "same games in 15 of 16 paired games).") in page
+    assert (
+        "rout-breakpoint: 1 finding(s) word for word the same as rout-legacy's (the two played move for move the "
+        "same games in 15 of 16 paired games)."
+    ) in page
 
 
 def test_every_pairing_shows_every_outcome():
     recs = []
     for pairing in (["utility", "utility"], ["greedy", "cautious"]):
         recs += [rec("default", 0, k, pairing=pairing, bots=pairing, line=f"{pairing[0]}d{k}") for k in range(6)]
-        recs += [rec("rout-legacy", 1, k, pairing=pairing, bots=pairing, turns=9, line=f"{pairing[0]}l{k}")
-                 for k in range(6)]
+        recs += [
+            rec("rout-legacy", 1, k, pairing=pairing, bots=pairing, turns=9, line=f"{pairing[0]}l{k}") for k in range(6)
+        ]
     page = html.unescape(render(recs))
     assert "greedy vs cautious: every outcome" in page and "utility vs utility: every outcome" in page
     assert page.count("difference: the tokens held by blue at the end") == 2
@@ -278,12 +371,25 @@ def test_every_pairing_shows_every_outcome():
 
 # --- stalls worth a look ---------------------------------------------------------------------------
 
+
 def test_stalls_are_the_longest_first_at_most_ten_each_with_its_own_folder():
     from game.sim.gaps import find_gaps
 
-    recs = [{"variant": v, "seed": k // 2, "swapped": False, "bots": ["utility", "utility"], "end": "turn_limit",
-             "quiet": {"turns": 3 + (k * 7) % 9, "from": 2}, "gaps": [], "turns": 12,
-             "scenario_file": f"scenarios/v{i}-{v}.yaml"} for k in range(24) for i, v in [(k % 2, ("default", "rl")[k % 2])]]
+    recs = [
+        {
+            "variant": v,
+            "seed": k // 2,
+            "swapped": False,
+            "bots": ["utility", "utility"],
+            "end": "turn_limit",
+            "quiet": {"turns": 3 + (k * 7) % 9, "from": 2},
+            "gaps": [],
+            "turns": 12,
+            "scenario_file": f"scenarios/v{i}-{v}.yaml",
+        }
+        for k in range(24)
+        for i, v in [(k % 2, ("default", "rl")[k % 2])]
+    ]
     g = find_gaps(recs, 3, root="run")
     quiet = [x["quiet_turns"] for x in g["stall_games"]]
     assert g["stalls"] == 24 and len(quiet) == 10 and quiet == sorted(quiet, reverse=True)
@@ -302,11 +408,30 @@ def test_every_stall_command_runs_and_replays_its_own_game(tmp_path, monkeypatch
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     monkeypatch.chdir(tmp_path)
-    assert main(["simulate", os.path.join(root, "tests", "scripts", "duel.yaml"), "--games", "1", "--swap",
-                 "--turn-limit", "3", "--workers", "1", "--variant", "default", "--variant", "rout_threshold=2",
-                 "--out", "run"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                os.path.join(root, "tests", "scripts", "duel.yaml"),
+                "--games",
+                "1",
+                "--swap",
+                "--turn-limit",
+                "3",
+                "--workers",
+                "1",
+                "--variant",
+                "default",
+                "--variant",
+                "rout_threshold=2",
+                "--out",
+                "run",
+            ]
+        )
+        == 0
+    )
     recs = list(GamesFile("run/games.jsonl").read())
-    listed = find_gaps(recs, 0, root="run")["stall_games"]       # every game is "quiet" for 0 turns or more
+    listed = find_gaps(recs, 0, root="run")["stall_games"]  # every game is "quiet" for 0 turns or more
     assert len(listed) == 4 and len({x["commands"][0] for x in listed}) == 4
     for x in listed:
         r = next(r for r in recs if (r["variant"], r["seed"], r["swapped"]) == (x["variant"], x["seed"], x["swapped"]))
@@ -324,11 +449,25 @@ def test_every_stall_command_runs_and_replays_its_own_game(tmp_path, monkeypatch
 
 # --- smaller ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("spec", ["rout_threshold=2.5", "shots_per_turn=1.5", "check_die=19.5"])
 def test_a_count_parameter_takes_whole_numbers_only(tmp_path, capsys, spec):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    assert main(["simulate", os.path.join(root, "tests", "scripts", "duel.yaml"), "--games", "1", "--variant", spec,
-                 "--out", str(tmp_path / "run")]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                os.path.join(root, "tests", "scripts", "duel.yaml"),
+                "--games",
+                "1",
+                "--variant",
+                spec,
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 2
+    )
     key, value = spec.split("=")
     assert f"{key} must be a whole number, not {value}" in capsys.readouterr().err
     assert not (tmp_path / "run" / "games.jsonl").exists()

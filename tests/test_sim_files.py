@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -36,23 +35,36 @@ def test_a_second_run_into_a_held_folder_exits_2_naming_the_first(tmp_path, caps
     err = capsys.readouterr().err
     assert f"pid {os.getpid()}" in err and "another simulate" in err
     assert not (out / "games.jsonl").exists() and not (out / "run.json").exists()
-    assert main(["simulate", *FAST, "--games", "1", "--out", str(out)]) == 0   # free again
+    assert main(["simulate", *FAST, "--games", "1", "--out", str(out)]) == 0  # free again
 
 
 def test_two_runs_started_together_into_one_folder_never_both_succeed(tmp_path):
     out = str(tmp_path / "run")
     env = {**os.environ, "PYTHONPATH": ROOT}
     cmd = [sys.executable, "-m", "game", "simulate", "--games", "2", "--out", out]
-    runs = [subprocess.Popen(cmd + [DUEL, "--turn-limit", "2", "--workers", "1"], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
-            subprocess.Popen(cmd + [os.path.join(ROOT, "tests", "scripts", "skirmish.yaml"), "--turn-limit", "2",
-                                    "--workers", "1"], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+    runs = [
+        subprocess.Popen(
+            cmd + [DUEL, "--turn-limit", "2", "--workers", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ),
+        subprocess.Popen(
+            cmd + [os.path.join(ROOT, "tests", "scripts", "skirmish.yaml"), "--turn-limit", "2", "--workers", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ),
+    ]
     codes = [(p.wait(timeout=300), p.stderr.read()) for p in runs]
     assert sorted(c for c, _ in codes) == [0, 2], codes
     assert any("another simulate" in e or "already holds" in e for c, e in codes if c == 2)
     recs = [json.loads(line) for line in open(os.path.join(out, "games.jsonl"))]
-    assert len(recs) == 2                                   # one run's games only
+    assert len(recs) == 2  # one run's games only
 
 
 def test_report_refuses_a_game_recorded_twice(tmp_path, capsys):
@@ -62,17 +74,25 @@ def test_report_refuses_a_game_recorded_twice(tmp_path, capsys):
     (d / "games.jsonl").write_text("\n".join(lines + lines[:1]) + "\n")
     assert main(["simulate", "--report", str(d)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"{d / 'games.jsonl'}:{len(lines) + 1}: game recorded twice (variant 'default', seed 0, bots "
-                   f"utility,utility; first on line 1): two runs wrote into one folder?")
+    assert err == (
+        f"{d / 'games.jsonl'}:{len(lines) + 1}: game recorded twice (variant 'default', seed 0, bots "
+        f"utility,utility; first on line 1): two runs wrote into one folder?"
+    )
     assert not (d / "summary.json").exists()
 
 
-@pytest.mark.parametrize("text,said", [
-    ("{}\n", ":1: not a game record: 'variant' must be"),
-    ('{"variant": "a", "seed": "x", "turns": 3}\n', ":1: not a game record: 'seed' must be a whole number"),
-    ('{"variant": "a", "seed": 1, "turns": NaN}\n{"variant": "a", "seed": 2, "turns": 1}\n', ":1: not a game record"),
-    ("", ":1: no game records in it"),
-])
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        ("{}\n", ":1: not a game record: 'variant' must be"),
+        ('{"variant": "a", "seed": "x", "turns": 3}\n', ":1: not a game record: 'seed' must be a whole number"),
+        (
+            '{"variant": "a", "seed": 1, "turns": NaN}\n{"variant": "a", "seed": 2, "turns": 1}\n',
+            ":1: not a game record",
+        ),
+        ("", ":1: no game records in it"),
+    ],
+)
 def test_report_on_json_that_is_no_game_is_one_line(tmp_path, capsys, text, said):
     d = tmp_path / "odd"
     d.mkdir()

@@ -5,7 +5,6 @@ three variants on seeds 0-4, both seats; ``same`` repeats ``default`` game for g
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 
@@ -47,7 +46,7 @@ def test_mcnemar_exact_known_values():
     assert four.flipped == (4, 0) and four.p == pytest.approx(0.125) and not four.clear
     assert four.mean == pytest.approx(0.004) and four.low < 0 < four.high
     twenty = mcnemar([True] * 20 + [False] * 980, base)
-    assert twenty.flipped == (20, 0) and twenty.p == pytest.approx(2 * 0.5 ** 20) and twenty.clear
+    assert twenty.flipped == (20, 0) and twenty.p == pytest.approx(2 * 0.5**20) and twenty.clear
     assert 0 < twenty.low < twenty.mean < twenty.high and twenty.mean == pytest.approx(0.02)
     # Newcombe's interval by hand for 4 of 1,000: the Wilson intervals of 4/1000 [0.001556, 0.010240] and
     # 0/1000 [0, 0.003827]; no pair has both, so the correlation term is 0:
@@ -67,7 +66,7 @@ def test_paired_counts_t_interval_and_wilcoxon():
     # differences 1..5: mean 3, sd sqrt(2.5), se 0.7071, t(0.975, 4) = 2.7764: 3 +- 1.9632
     d = paired_counts([1.0, 2.0, 3.0, 4.0, 5.0])
     assert d.mean == 3 and close(d.low, 1.0368) and close(d.high, 4.9632)
-    assert d.p == pytest.approx(0.0625) and not d.clear          # exact Wilcoxon, n = 5: 2 / 32
+    assert d.p == pytest.approx(0.0625) and not d.clear  # exact Wilcoxon, n = 5: 2 / 32
     six = paired_counts([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     assert six.p == pytest.approx(2 / 64) and six.clear
     assert paired_counts([0.0, 0.0, 0.0]).identical and not paired_counts([0.0, 0.0]).clear
@@ -83,7 +82,7 @@ def test_per_variant_numbers_by_hand(summary):
     assert d["draws"]["n"] == 2 and all(map(close, d["draws"]["ci"], (0.0567, 0.5098)))
     # seat 1 won 0 (red), 0 swapped (blue), 1 (red), 4 (red), 4 swapped (blue); seat 2 won 2, 2 swapped, 3 swapped
     assert d["first_seat"]["n"] == 5 and d["second_seat"]["n"] == 3
-    assert d["turns"]["mean"] == pytest.approx(8.2)   # (6+8+5+12+7+9+12+6+10+7) / 10
+    assert d["turns"]["mean"] == pytest.approx(8.2)  # (6+8+5+12+7+9+12+6+10+7) / 10
     assert d["turns"]["histogram"] == {"5": 1, "6": 2, "7": 2, "8": 1, "9": 1, "10": 1, "12": 2}
     assert d["rout_turn"]["games_with_rout"] == 8 and d["rout_turn"]["no_rout"] == 2
     assert d["treasure"]["red"] == {"mean": 0.5, "histogram": {"0": 5, "1": 5}}
@@ -104,9 +103,11 @@ def test_paired_differences_by_hand(summary):
     t = c["turns"]
     assert t["mean"] == pytest.approx(-3.0) and all(map(close, t["ci"], (-4.1184, -1.8816)))
     assert t["clear"] is True
-    assert t["p"] == pytest.approx(2 / 1024)       # the exact sign test: all ten pairs shorter
-    assert t["sentence"] == ("rout_threshold=3 shortens games: -3.0 turns (95% CI -4.1 to -1.9, p = 0.002, 0 pairs up "
-                             "and 10 down) compared with default, over 10 paired games.")
+    assert t["p"] == pytest.approx(2 / 1024)  # the exact sign test: all ten pairs shorter
+    assert t["sentence"] == (
+        "rout_threshold=3 shortens games: -3.0 turns (95% CI -4.1 to -1.9, p = 0.002, 0 pairs up "
+        "and 10 down) compared with default, over 10 paired games."
+    )
     # red: won seed 1 swapped only under rout_threshold=3: one pair flipped, none back: McNemar p = 1.
     # Newcombe: red wins 6/10 [0.3127, 0.8318] against 5/10 [0.2366, 0.7634]; pairs: 5 both, 1 + 0 flipped,
     # 4 neither: phi = (5*4 - 0) / sqrt(6*4*5*5) = 0.8165;
@@ -114,9 +115,11 @@ def test_paired_differences_by_hand(summary):
     red = c["win_rate"]["red"]
     assert red["flipped"] == [1, 0] and red["p"] == pytest.approx(1.0) and red["clear"] is False
     assert red["mean"] == pytest.approx(0.1) and all(map(close, red["ci"], (-0.0684, 0.2530)))
-    assert red["sentence"] == ("rout_threshold=3: no clear difference in the win rate of red: +10.0 points "
-                               "(95% CI -6.8 to +25.3, p = 1, 1 pair flipped up and 0 down) compared with default, "
-                               "over 10 paired games.")
+    assert red["sentence"] == (
+        "rout_threshold=3: no clear difference in the win rate of red: +10.0 points "
+        "(95% CI -6.8 to +25.3, p = 1, 1 pair flipped up and 0 down) compared with default, "
+        "over 10 paired games."
+    )
     # coverage: the variant changes U2, which fired (a rout) in all ten pairs
     assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 10, True, 10)
     same = summary["comparisons"][1]
@@ -130,19 +133,39 @@ def test_paired_differences_by_hand(summary):
 def test_untested_when_the_changed_rule_never_fires():
     """A variant whose rule cannot fire (U2 with a threshold no game reaches): "untested",
     never "no clear difference", even though its games differ by chance."""
+
     def recs(label, index, rules, turns):
-        return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": "red", "draw": False,
-                 "turns": t, "seats": ["red", "blue"], "lost": {"red": 0, "blue": 0}, "treasure": {"red": 1, "blue": 0},
-                 "rout_turn": None, "rules_fired": {"M2": 3, "U6": 2}, "variant_rules": rules, "end": "turn_limit",
-                 "bots": ["utility", "utility"]} for k, t in enumerate(turns)]
+        return [
+            {
+                "variant": label,
+                "variant_index": index,
+                "seed": k,
+                "swapped": False,
+                "winner": "red",
+                "draw": False,
+                "turns": t,
+                "seats": ["red", "blue"],
+                "lost": {"red": 0, "blue": 0},
+                "treasure": {"red": 1, "blue": 0},
+                "rout_turn": None,
+                "rules_fired": {"M2": 3, "U6": 2},
+                "variant_rules": rules,
+                "end": "turn_limit",
+                "bots": ["utility", "utility"],
+            }
+            for k, t in enumerate(turns)
+        ]
+
     s = summarize(recs("default", 0, [], [12] * 8) + recs("rout_threshold=99", 1, ["U2"], [12] * 7 + [11]))
     c = s["comparisons"][0]
     assert (c["rules_changed"], c["fired_pairs"], c["tested"], c["changed_pairs"]) == (["U2"], 0, False, 1)
     assert all(d["verdict"] == "untested" for d in c["win_rate"].values())
     assert c["turns"]["verdict"] == "untested"
-    assert c["sentences"] == ["rout_threshold=99: untested against default: the changed rule (U2) never came into "
-                              "play in any of the 8 paired games; its outcomes say nothing about the rule (1 of 8 "
-                              "paired games differ at all)."]
+    assert c["sentences"] == [
+        "rout_threshold=99: untested against default: the changed rule (U2) never came into "
+        "play in any of the 8 paired games; its outcomes say nothing about the rule (1 of 8 "
+        "paired games differ at all)."
+    ]
     from game.sim.report import render_html
 
     page = render_html(s)
@@ -150,30 +173,56 @@ def test_untested_when_the_changed_rule_never_fires():
 
 
 def _records(label: str, winners: list, turns: list[int], index: int) -> list[dict]:
-    return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": w, "draw": w is None,
-             "turns": t, "seats": ["red", "blue"], "lost": {"red": 0, "blue": 0}, "treasure": {"red": 0, "blue": 0},
-             "rout_turn": t if w else None, "illegal": 0, "actions": 1, "seconds": 0.1, "bots": ["utility", "utility"]}
-            for k, (w, t) in enumerate(zip(winners, turns))]
+    return [
+        {
+            "variant": label,
+            "variant_index": index,
+            "seed": k,
+            "swapped": False,
+            "winner": w,
+            "draw": w is None,
+            "turns": t,
+            "seats": ["red", "blue"],
+            "lost": {"red": 0, "blue": 0},
+            "treasure": {"red": 0, "blue": 0},
+            "rout_turn": t if w else None,
+            "illegal": 0,
+            "actions": 1,
+            "seconds": 0.1,
+            "bots": ["utility", "utility"],
+        }
+        for k, (w, t) in enumerate(zip(winners, turns))
+    ]
 
 
 def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
     n = 40
-    base_w = ["red" if k % 4 else "blue" for k in range(n)]            # red wins 30 of 40
-    base_t = [9 + (k % 3) for k in range(n)]                            # 9, 10, 11 ...
-    low_w = ["blue" if k % 4 else "red" for k in range(n)]             # rout_threshold=3: blue wins 30 of 40
-    low_t = [t - 3 - (k % 2) for k, t in enumerate(base_t)]            # 3 or 4 turns shorter
-    recs = (_records("rout_threshold=9", base_w, base_t, 0) + _records("rout_threshold=3", low_w, low_t, 1)
-            + _records("rout_threshold=9 again", base_w, base_t, 2))
+    base_w = ["red" if k % 4 else "blue" for k in range(n)]  # red wins 30 of 40
+    base_t = [9 + (k % 3) for k in range(n)]  # 9, 10, 11 ...
+    low_w = ["blue" if k % 4 else "red" for k in range(n)]  # rout_threshold=3: blue wins 30 of 40
+    low_t = [t - 3 - (k % 2) for k, t in enumerate(base_t)]  # 3 or 4 turns shorter
+    recs = (
+        _records("rout_threshold=9", base_w, base_t, 0)
+        + _records("rout_threshold=3", low_w, low_t, 1)
+        + _records("rout_threshold=9 again", base_w, base_t, 2)
+    )
     s = summarize(recs)
     differ, same = s["comparisons"]
     assert differ["turns"]["clear"] and differ["turns"]["ci"][1] < 0
-    assert differ["turns"]["sentence"].startswith("rout_threshold=3 shortens games: -3.5 turns (95% CI -3.7 to -3.3, p < 0.001")
+    assert differ["turns"]["sentence"].startswith(
+        "rout_threshold=3 shortens games: -3.5 turns (95% CI -3.7 to -3.3, p < 0.001"
+    )
     red = differ["win_rate"]["red"]
     assert red["clear"] and red["ci"][1] < 0 and red["mean"] == pytest.approx(-0.5)
     assert red["sentence"].startswith("rout_threshold=3 lowers the win rate of red: -50.0 points")
-    assert differ["win_rate"]["blue"]["sentence"].startswith("rout_threshold=3 raises the win rate of blue: +50.0 points")
+    assert differ["win_rate"]["blue"]["sentence"].startswith(
+        "rout_threshold=3 raises the win rate of blue: +50.0 points"
+    )
     assert not same["turns"]["clear"] and not any(w["clear"] for w in same["win_rate"].values())
-    assert same["turns"]["sentence"] == "rout_threshold=9 again: game length is identical in all 40 paired games with rout_threshold=9."
+    assert (
+        same["turns"]["sentence"]
+        == "rout_threshold=9 again: game length is identical in all 40 paired games with rout_threshold=9."
+    )
     # one game of forty that differs is not a clear difference either
     one_w = list(base_w)
     one_w[0] = "red"
@@ -184,7 +233,7 @@ def test_variants_that_differ_are_told_apart_and_identical_ones_are_not():
 def test_clear_needs_p_and_an_interval_that_leaves_out_zero():
     assert not Diff(10, 0.5, 0.0, 1.0, 0.01).clear and Diff(10, 0.5, 1e-9, 1.0, 0.01).clear
     assert not Diff(10, -0.5, -1.0, 0.0, 0.01).clear and Diff(10, -0.5, -1.0, -1e-9, 0.01).clear
-    assert not Diff(10, 0.5, 0.1, 1.0, 0.05).clear     # the interval alone is not enough
+    assert not Diff(10, 0.5, 0.1, 1.0, 0.05).clear  # the interval alone is not enough
     assert not paired_counts([1.0]).clear and paired_counts([]).n == 0
     # every pair moved the same way by the same amount: clear only with enough pairs (Wilcoxon 2 / 2^n)
     assert not paired_counts([1.0, 1.0]).clear and paired_counts([1.0] * 6).clear
@@ -194,16 +243,19 @@ def test_a_clear_interval_never_shows_a_bound_of_zero():
     # a bound of 0.004 units is no 0: "0.00" would read as an interval touching 0
     from game.sim.stats import sentence
 
-    text = sentence("v", "default", Diff(20, 0.3, 0.004, 0.7, 0.03), "units lost", "raises", "lowers", "units per game",
-                    digits=2)
+    text = sentence(
+        "v", "default", Diff(20, 0.3, 0.004, 0.7, 0.03), "units lost", "raises", "lowers", "units per game", digits=2
+    )
     assert "95% CI +0.004 to +0.70" in text
     assert "0.00 " not in text
-    down = sentence("v", "default", Diff(20, -0.3, -0.7, -0.004, 0.03), "units lost", "raises", "lowers",
-                    "units per game", digits=2)
+    down = sentence(
+        "v", "default", Diff(20, -0.3, -0.7, -0.004, 0.03), "units lost", "raises", "lowers", "units per game", digits=2
+    )
     assert "95% CI -0.70 to -0.004" in down
     # the same holds for a difference that is not clear: "CI -0.87 to -0.00" is never written
-    unclear = sentence("v", "default", Diff(20, -0.4, -0.87, -0.0004, 0.07), "tokens", "raises", "lowers", "tokens",
-                       digits=2)
+    unclear = sentence(
+        "v", "default", Diff(20, -0.4, -0.87, -0.0004, 0.07), "tokens", "raises", "lowers", "tokens", digits=2
+    )
     assert "no clear difference" in unclear and "-0.00 " not in unclear and "-0.0004" in unclear
 
 
@@ -228,7 +280,7 @@ def test_report_files_are_self_contained(report, summary):
     assert "http://" not in page and "https://" not in page and "<script" not in page
     assert "rout_threshold=3 shortens games: -3.0 turns (95% CI -4.1 to -1.9, p = 0.002" in page
     assert "same changes no rule of default" in page and "untested" in page
-    assert "50.0% <span class=ci>[23.7–76.3]</span>" in page   # red's wins under default
+    assert "50.0% <span class=ci>[23.7–76.3]</span>" in page  # red's wins under default
 
 
 def test_report_files_take_their_mode_from_the_umask(report, tmp_path):
@@ -274,18 +326,38 @@ def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
     from game.sim.gaps import find_gaps
 
     def rec(seed, quiet, gaps=(), end="turn_limit"):
-        return {"variant": "default", "seed": seed, "swapped": seed == 2, "bots": ["greedy", "utility"],
-                "quiet": {"turns": quiet, "from": 4}, "gaps": list(gaps), "end": end,
-                "scenario_file": "scenarios/v0-default" + ("-swapped" if seed == 2 else "") + ".yaml"}
-    g = find_gaps([rec(1, 2), rec(2, 5), rec(3, 0, [{"turn": 3, "reason": "internal error (KeyError)"}]),
-                   rec(4, 0, end="capped")], 3, root="runs/a")
+        return {
+            "variant": "default",
+            "seed": seed,
+            "swapped": seed == 2,
+            "bots": ["greedy", "utility"],
+            "quiet": {"turns": quiet, "from": 4},
+            "gaps": list(gaps),
+            "end": end,
+            "scenario_file": "scenarios/v0-default" + ("-swapped" if seed == 2 else "") + ".yaml",
+        }
+
+    g = find_gaps(
+        [
+            rec(1, 2),
+            rec(2, 5),
+            rec(3, 0, [{"turn": 3, "reason": "internal error (KeyError)"}]),
+            rec(4, 0, end="capped"),
+        ],
+        3,
+        root="runs/a",
+    )
     assert g["stalls"] == 1 and [x["seed"] for x in g["stall_games"]] == [2]
     assert g["stall_games"][0]["quiet_turns"] == 5 and g["stall_games"][0]["from_turn"] == 4
     play, replay = g["stall_games"][0]["commands"]
-    assert play == ("speedheim simulate runs/a/scenarios/v0-default-swapped.yaml --games 1 --seed 2 --bots greedy,utility "
-                    "--workers 1 --keep-logs --out sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility")
-    assert replay == ("speedheim replay runs/a/scenarios/v0-default-swapped.yaml "
-                      "sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility/logs/v0-default/seed-2.yaml")
+    assert play == (
+        "speedheim simulate runs/a/scenarios/v0-default-swapped.yaml --games 1 --seed 2 --bots greedy,utility "
+        "--workers 1 --keep-logs --out sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility"
+    )
+    assert replay == (
+        "speedheim replay runs/a/scenarios/v0-default-swapped.yaml "
+        "sim-out/replay/v0-default-swapped-seed-2-greedy-vs-utility/logs/v0-default/seed-2.yaml"
+    )
     assert g["rule_gaps"] == 2 and [x["seed"] for x in g["gap_games"]] == [3, 4]
     assert "internal error" in g["gap_games"][0]["problems"][0]["reason"]
 
@@ -293,16 +365,37 @@ def test_stalls_and_rule_gaps_are_listed_with_the_commands_that_replay_them():
 def test_a_tested_change_with_identical_games_is_written_out_not_drawn():
     """The changed rule fired, but every pair ended the same: "identical in all N pairs",
     never a zero-width interval, and never "untested"."""
+
     def recs(label, index, rules):
-        return [{"variant": label, "variant_index": index, "seed": k, "swapped": False, "winner": "red", "draw": False,
-                 "turns": 12, "seats": ["red", "blue"], "lost": {"red": 1, "blue": 0}, "treasure": {"red": 1, "blue": 0},
-                 "rout_turn": None, "rules_fired": {"U6": 2}, "variant_rules": rules, "end": "turn_limit",
-                 "bots": ["utility", "utility"]} for k in range(8)]
+        return [
+            {
+                "variant": label,
+                "variant_index": index,
+                "seed": k,
+                "swapped": False,
+                "winner": "red",
+                "draw": False,
+                "turns": 12,
+                "seats": ["red", "blue"],
+                "lost": {"red": 1, "blue": 0},
+                "treasure": {"red": 1, "blue": 0},
+                "rout_turn": None,
+                "rules_fired": {"U6": 2},
+                "variant_rules": rules,
+                "end": "turn_limit",
+                "bots": ["utility", "utility"],
+            }
+            for k in range(8)
+        ]
+
     s = summarize(recs("default", 0, []) + recs("treasure_denial_range=1", 1, ["U6"]))
     c = s["comparisons"][0]
     assert (c["tested"], c["fired_pairs"], c["changed_pairs"]) == (True, 8, 0)
     assert c["turns"]["verdict"] == "identical" and c["win_rate"]["red"]["verdict"] == "identical"
-    assert c["turns"]["sentence"] == "treasure_denial_range=1: game length is identical in all 8 paired games with default."
+    assert (
+        c["turns"]["sentence"]
+        == "treasure_denial_range=1: game length is identical in all 8 paired games with default."
+    )
     from game.sim.report import render_html
 
     page = render_html(s)

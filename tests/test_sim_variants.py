@@ -18,22 +18,32 @@ DUEL = os.path.join(ROOT, "tests", "scripts", "duel.yaml")
 
 
 def test_spec_parsing_ruleset_overrides_and_yaml_values():
-    v = parse_variant("rout-legacy,rout_threshold=5,treasure_denial_range=2.5,animals_use_ladders=true,"
-                      "break_point_dice=[2, 6],combat=placeholder")
+    v = parse_variant(
+        "rout-legacy,rout_threshold=5,treasure_denial_range=2.5,animals_use_ladders=true,"
+        "break_point_dice=[2, 6],combat=placeholder"
+    )
     assert v.ruleset == "rout-legacy"
-    assert v.overrides == {"rout_threshold": 5, "treasure_denial_range": 2.5, "animals_use_ladders": True,
-                           "break_point_dice": [2, 6], "combat": "placeholder"}
+    assert v.overrides == {
+        "rout_threshold": 5,
+        "treasure_denial_range": 2.5,
+        "animals_use_ladders": True,
+        "break_point_dice": [2, 6],
+        "combat": "placeholder",
+    }
     assert parse_variant("default").ruleset is None and parse_variant("default").overrides == {}
     assert split_top("a=[1, 2],b={x: 1, y: 2},c='p,q'") == ["a=[1, 2]", "b={x: 1, y: 2}", "c='p,q'"]
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("rout-legacy,rout-breakpoint", "two rulesets"),
-    ("rout_threshold=", "has no value"),
-    ("=5", "names no parameter"),
-    ("rout_threshold=1,rout_threshold=2", "given twice"),
-    ("a=1,,b=2", "empty item"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("rout-legacy,rout-breakpoint", "two rulesets"),
+        ("rout_threshold=", "has no value"),
+        ("=5", "names no parameter"),
+        ("rout_threshold=1,rout_threshold=2", "given twice"),
+        ("a=1,,b=2", "empty item"),
+    ],
+)
 def test_malformed_specs(spec, words):
     with pytest.raises(LoadError) as exc:
         parse_variant(spec)
@@ -47,11 +57,11 @@ def _variant(spec, **kw):
 def test_variant_bakes_rules_turn_limit_and_placeholder_combat():
     data, limit = _variant("rout_threshold=3")
     assert data["rules"]["rout_threshold"] == 3
-    assert data["rules"]["combat"] == "placeholder"      # the bundled ruleset says manual
+    assert data["rules"]["combat"] == "placeholder"  # the bundled ruleset says manual
     assert limit == DEFAULT_TURN_LIMIT == data["rules"]["turn_limit"]
     data, limit = _variant("rout-legacy", turn_limit=7)
     assert data["ruleset"] == "rout-legacy" and limit == 7 and data["rules"]["turn_limit"] == 7
-    data, limit = _variant("turn_limit=5")               # the variant's own T1
+    data, limit = _variant("turn_limit=5")  # the variant's own T1
     assert limit == 5
 
 
@@ -60,7 +70,7 @@ def test_variant_ruleset_file_is_embedded(tmp_path):
     rs.write_text("name: mine\nextends: speedheim\nrout_threshold: 4\nturn_limit: 9\n")
     data, limit = _variant(str(rs))
     assert isinstance(data["ruleset"], dict) and data["ruleset"]["rout_threshold"] == 4
-    assert limit == 9   # the ruleset's turn limit when the command gives none
+    assert limit == 9  # the ruleset's turn limit when the command gives none
 
 
 def test_swap_seats_exchanges_players_only():
@@ -71,14 +81,17 @@ def test_swap_seats_exchanges_players_only():
     assert [w["id"] for w in swapped["warbands"]] == [w["id"] for w in data["warbands"]]
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("rout_treshold=5", "unknown ruleset parameter 'rout_treshold' (did you mean 'rout_threshold'?)"),
-    ("rout_threshold=-1", "rout_threshold must be at least 0"),
-    ("rout_threshold=many", "rout_threshold must be a finite number"),
-    ("combat=magic", "combat must be one of manual, placeholder"),
-    ("turn_limit=0", "turn_limit must be a whole number"),
-    ("no-such-rules", "unknown ruleset 'no-such-rules'"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("rout_treshold=5", "unknown ruleset parameter 'rout_treshold' (did you mean 'rout_threshold'?)"),
+        ("rout_threshold=-1", "rout_threshold must be at least 0"),
+        ("rout_threshold=many", "rout_threshold must be a finite number"),
+        ("combat=magic", "combat must be one of manual, placeholder"),
+        ("turn_limit=0", "turn_limit must be a whole number"),
+        ("no-such-rules", "unknown ruleset 'no-such-rules'"),
+    ],
+)
 def test_bad_variant_exits_2_before_any_game(tmp_path, capsys, spec, words):
     out = tmp_path / "run"
     code = main(["simulate", DUEL, "--games", "2", "--variant", "default", "--variant", spec, "--out", str(out)])
@@ -97,19 +110,30 @@ def test_bad_options_exit_2(tmp_path, capsys):
     assert main(["simulate", "--resume", "--out", str(tmp_path / "d")]) == 2
     assert "no run here to resume" in capsys.readouterr().err
     lone = tmp_path / "lone.yaml"
-    lone.write_text("name: lone\ntable: {width: 10, height: 10}\nwarbands:\n  - id: a\n    player: 1\n    units:\n"
-                    "      - {id: u, name: U, at: [5, 5], base_mm: 25, stats: {move: 4, agility: 10, morale: 10, defence: 10}}\n")
+    lone.write_text(
+        "name: lone\ntable: {width: 10, height: 10}\nwarbands:\n  - id: a\n    player: 1\n    units:\n"
+        "      - {id: u, name: U, at: [5, 5], base_mm: 25, stats: {move: 4, agility: 10, morale: 10, defence: 10}}\n"
+    )
     assert main(["simulate", str(lone), "--out", str(tmp_path / "e")]) == 2
     assert f"{lone}:3: a game needs two warbands" in capsys.readouterr().err
 
 
 def test_study_file_and_command_line_override(tmp_path):
     study = tmp_path / "s.yaml"
-    study.write_text(f"scenario: {os.path.relpath(DUEL, tmp_path)}\ngames: 7\nvariants: [default, rout_threshold=2]\n"
-                     "bots: [random, utility]\nseed: 40\nswap: true\nturn_limit: 3\n")
+    study.write_text(
+        f"scenario: {os.path.relpath(DUEL, tmp_path)}\ngames: 7\nvariants: [default, rout_threshold=2]\n"
+        "bots: [random, utility]\nseed: 40\nswap: true\nturn_limit: 3\n"
+    )
     plan = load_study(str(study))
     assert (plan.scenario, plan.games, plan.variants, plan.bots, plan.seed, plan.swap, plan.turn_limit) == (
-        DUEL, 7, ["default", "rout_threshold=2"], [("random", "utility")], 40, True, 3)
+        DUEL,
+        7,
+        ["default", "rout_threshold=2"],
+        [("random", "utility")],
+        40,
+        True,
+        3,
+    )
     assert plan.out == os.path.join("sim-out", "s")
     spec, texts = resolve(plan)
     assert [v.label for v in spec.variants] == ["default", "rout_threshold=2"]
@@ -124,8 +148,10 @@ def test_study_lists_several_bot_pairings(tmp_path):
     """A study's ``bots`` may list pairings; every pairing plays every variant on the same
     seeds and seats, the first pairing's games first on each seed."""
     study = tmp_path / "s.yaml"
-    study.write_text(f"scenario: {os.path.relpath(DUEL, tmp_path)}\ngames: 2\nvariants: [default, rout_threshold=2]\n"
-                     "bots: [[utility, utility], [random, utility]]\nswap: true\n")
+    study.write_text(
+        f"scenario: {os.path.relpath(DUEL, tmp_path)}\ngames: 2\nvariants: [default, rout_threshold=2]\n"
+        "bots: [[utility, utility], [random, utility]]\nswap: true\n"
+    )
     plan = load_study(str(study))
     assert plan.bots == [("utility", "utility"), ("random", "utility")]
     spec, texts = resolve(plan)
@@ -133,7 +159,8 @@ def test_study_lists_several_bot_pairings(tmp_path):
     keys = list(spec.keys())
     assert len(set(keys)) == spec.total
     assert {(seed, swapped) for _, seed, swapped, p in keys if p == ("random", "utility")} == {
-        (seed, swapped) for _, seed, swapped, p in keys if p == ("utility", "utility")}
+        (seed, swapped) for _, seed, swapped, p in keys if p == ("utility", "utility")
+    }
     jobs = list(spec.jobs(texts, lambda slug, swapped: slug, set()))
     swapped = next(j for j in jobs if j.swapped and j.pairing == ("random", "utility"))
     assert swapped.bots == ("utility", "random") and swapped.log_sub == "random-vs-utility"

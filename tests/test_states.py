@@ -19,8 +19,10 @@ def test_check_refuses_a_state_in_which_every_warband_has_routed(capsys):
     path = os.path.join(DATA, "both-routed.yaml")
     assert main(["check", path]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"{path}:20: every warband has routed (blue, red) and no winner is set: no game can go on "
-                   "from this state (leave one out of routed, or set winner)")
+    assert err == (
+        f"{path}:20: every warband has routed (blue, red) and no winner is set: no game can go on "
+        "from this state (leave one out of routed, or set winner)"
+    )
 
 
 def test_one_routed_warband_is_still_a_game(tmp_path, capsys):

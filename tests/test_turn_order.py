@@ -17,8 +17,9 @@ BOT_RULES = {"combat": "placeholder", "turn_limit": 3, "turn_limit_winner": "tre
 def scenario(**rules):
     sc = load_scenario(MIRROR, playable=True)
     merged = {**BOT_RULES, **rules}
-    return dataclasses.replace(sc, ruleset=sc.ruleset.with_overrides(merged),
-                               rules_overrides={**sc.rules_overrides, **merged})
+    return dataclasses.replace(
+        sc, ruleset=sc.ruleset.with_overrides(merged), rules_overrides={**sc.rules_overrides, **merged}
+    )
 
 
 def game(seed=1, **rules) -> Game:
@@ -48,7 +49,9 @@ def test_the_bundled_ruleset_keeps_the_seeds_order():
     g = game()
     assert g.state.first == 1 and g.state.player == 1
     pass_until(g, 3)
-    firsts = [(e.turn, e.player) for e in g.log if any(a["text"].startswith(f"turn {e.turn}, player") for a in e.automatic)]
+    firsts = [
+        (e.turn, e.player) for e in g.log if any(a["text"].startswith(f"turn {e.turn}, player") for a in e.automatic)
+    ]
     assert firsts == [(1, 2), (2, 1), (2, 2), (3, 1)] and g.state.first == 1
 
 
@@ -62,7 +65,9 @@ def test_a_replayed_alternate_log_starts_turn_2_with_player_2_and_turn_3_with_pl
     for line in lines:
         first_of.setdefault(line["turn"], line["player"])
     assert first_of[2] == 2 and first_of[3] == 1
-    began = [a["text"] for line in lines for a in line.get("automatic", []) if "turn 2, player 2's turn begins" in a["text"]]
+    began = [
+        a["text"] for line in lines for a in line.get("automatic", []) if "turn 2, player 2's turn begins" in a["text"]
+    ]
     assert began and "went second in game turn 1" in began[0] and "O1" in began[0]
 
 
@@ -82,12 +87,12 @@ def test_roll_off_rolls_the_check_die_through_the_seeded_dice_and_logs_why():
 
 def test_a_roll_off_tie_goes_to_who_went_second_and_game_turn_1_rolls_again():
     g = Game(scenario(turn_order="roll_off"), dice=Dice(seed=0, typed=[7, 7, 4, 9]))
-    assert g.state.first == 2                       # 7-7 rolled again, then 4 against 9
+    assert g.state.first == 2  # 7-7 rolled again, then 4 against 9
     assert [r.kept for r in g.start.rolls if r.rule == "O1"] == [7, 7, 4, 9]
     g = Game(scenario(turn_order="roll_off"), dice=Dice(seed=0, typed=[3, 12] + [1] * 200 + [9, 9]))
     assert g.state.first == 2
     pass_until(g, 2)
-    assert g.state.first == 1 and g.state.player == 1   # the 9-9 tie: player 1 went second in turn 1
+    assert g.state.first == 1 and g.state.player == 1  # the 9-9 tie: player 1 went second in turn 1
     said = [a["text"] for e in g.log for a in e.automatic if "tie goes to player 1" in a["text"]]
     assert said
 
@@ -105,8 +110,8 @@ def test_behind_first_gives_the_first_turn_to_the_player_behind():
 
 def test_under_alternating_the_moves_of_a_game_turn_alternate_between_warbands():
     g = game(activation="alternating")
-    g.apply({"end_phase": {}})           # player 1 passes the rest of Engage
-    g.apply({"end_phase": {}})           # and player 2
+    g.apply({"end_phase": {}})  # player 1 passes the rest of Engage
+    g.apply({"end_phase": {}})  # and player 2
     assert g.state.phase == "move" and g.state.player == 1
     seen = []
     for k in range(6):
@@ -133,7 +138,7 @@ def test_under_alternating_the_activated_unit_holds_the_activation():
     assert why.rule == "O2" and "player 1's activation" in why.reason
     g.apply({"end_activation": {}})
     assert g.state.player == 2 and g.state.activated == [a]
-    g.apply({"end_phase": {}})          # player 2 passes the rest: player 1 activates the rest
+    g.apply({"end_phase": {}})  # player 2 passes the rest: player 1 activates the rest
     assert g.state.player == 1
     why = g.why_illegal({"move": {"unit": a, "to": [g.state.units[a].x, g.state.units[a].y + 0.5]}})
     assert why.rule == "O2" and "already been activated" in why.reason
@@ -161,7 +166,7 @@ def test_under_alternating_this_turn_means_the_game_turn():
         g.apply(g.legal_actions(uid).examples["move"])
         moved.append(uid)
         g.apply({"end_activation": {}})
-    assert all(g.state.units[u].moved for u in moved)   # player 2's move did not clear player 1's flags
+    assert all(g.state.units[u].moved for u in moved)  # player 2's move did not clear player 1's flags
     pass_until(g, 2)
     assert not any(g.state.units[u].moved for u in moved)
 
@@ -190,13 +195,17 @@ def test_first_turn_limits_no_run_binds_the_first_player_in_game_turn_1_only():
     assert "run" in g.legal_actions(units_of(g, 1)[0]).kinds
 
 
-@pytest.mark.parametrize("key,value,want", [
-    ("turn_order", "roll-off", "did you mean 'roll_off'"),
-    ("activation", "alternate", "did you mean 'alternating'"),
-    ("first_turn_limits", ["no_runs"], "did you mean 'no_run'"),
-])
+@pytest.mark.parametrize(
+    "key,value,want",
+    [
+        ("turn_order", "roll-off", "did you mean 'roll_off'"),
+        ("activation", "alternate", "did you mean 'alternating'"),
+        ("first_turn_limits", ["no_runs"], "did you mean 'no_run'"),
+    ],
+)
 def test_check_refuses_an_unknown_value_with_its_line_and_a_did_you_mean(tmp_path, key, value, want):
     from game.engine.errors import LoadError
+
     src = open(MIRROR, encoding="utf-8").read()
     path = tmp_path / "bad.yaml"
     text = json.dumps(value) if isinstance(value, list) else value
@@ -219,6 +228,7 @@ def test_first_turn_limits_no_engage_refuses_the_first_players_engage_with_o3():
 
 def test_check_names_the_line_of_a_bad_value_in_a_ruleset_file(tmp_path, capsys):
     from game.cli import main
+
     path = tmp_path / "rules.yaml"
     path.write_text("extends: speedheim\nname: try\nturn_order: roll-off\nfirst_turn_limits: [no_run, no_engag]\n")
     assert main(["check", str(path)]) == 2

@@ -15,12 +15,20 @@ from game.engine.scenario import load_scenario
 
 MIRROR = "maps/mirror.yaml"
 #: The default and the five variants of the seat-edge study (studies/seat-edge.yaml).
-VARIANTS = [{}, {"turn_order": "alternate"}, {"turn_order": "roll_off"}, {"activation": "alternating"},
-            {"first_turn_limits": "no_run"}, {"turn_order": "behind_first"}]
+VARIANTS = [
+    {},
+    {"turn_order": "alternate"},
+    {"turn_order": "roll_off"},
+    {"activation": "alternating"},
+    {"first_turn_limits": "no_run"},
+    {"turn_order": "behind_first"},
+]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules", VARIANTS, ids=[",".join(f"{k}={v}" for k, v in r.items()) or "default" for r in VARIANTS])
+@pytest.mark.parametrize(
+    "rules", VARIANTS, ids=[",".join(f"{k}={v}" for k, v in r.items()) or "default" for r in VARIANTS]
+)
 def test_utility_bots_play_whole_games_on_mirror_with_no_refused_action(rules):
     sc = load_scenario(MIRROR, playable=True)
     played = play_game(sc, {1: UtilityBot(), 2: UtilityBot()}, seed=4, rules=rules)
@@ -32,7 +40,9 @@ def test_utility_bots_play_whole_games_on_mirror_with_no_refused_action(rules):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules", [{"activation": "alternating", "turn_order": "roll_off"}, {"turn_order": "alternate"}])
+@pytest.mark.parametrize(
+    "rules", [{"activation": "alternating", "turn_order": "roll_off"}, {"turn_order": "alternate"}]
+)
 def test_the_planner_plays_the_real_order_with_no_refused_action(rules):
     sc = load_scenario(MIRROR, playable=True)
     played = play_game(sc, {1: UtilityBot(), 2: make_planner("planner:100ms")}, seed=2, rules=rules, turn_limit=2)
@@ -42,8 +52,11 @@ def test_the_planner_plays_the_real_order_with_no_refused_action(rules):
 
 
 def alternating_scenario(tmp_path) -> str:
-    text = open(MIRROR, encoding="utf-8").read().replace(
-        "ruleset: speedheim", "ruleset: speedheim\nrules: {activation: alternating, turn_order: alternate}", 1)
+    text = (
+        open(MIRROR, encoding="utf-8")
+        .read()
+        .replace("ruleset: speedheim", "ruleset: speedheim\nrules: {activation: alternating, turn_order: alternate}", 1)
+    )
     path = tmp_path / "mirror-alternating.yaml"
     path.write_text(text, encoding="utf-8")
     return str(path)
@@ -52,13 +65,15 @@ def alternating_scenario(tmp_path) -> str:
 def test_legal_answers_for_whoever_may_act_now_under_alternating(tmp_path, capsys):
     scenario = alternating_scenario(tmp_path)
     script = tmp_path / "script.yaml"
-    script.write_text("seed: 1\nactions:\n  - end_phase: {}\n  - end_phase: {}\n"
-                      "  - move: {unit: north-captain, to: [6, 5]}\n", encoding="utf-8")
+    script.write_text(
+        "seed: 1\nactions:\n  - end_phase: {}\n  - end_phase: {}\n  - move: {unit: north-captain, to: [6, 5]}\n",
+        encoding="utf-8",
+    )
     assert main(["legal", scenario, str(script), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     units = {line["unit"]: line for line in lines if "unit" in line}
     assert all(uid.startswith("north-") for uid in units)
-    assert units["north-captain"]["refused"]["move"].startswith("M1: ")     # its own rule, not the order
+    assert units["north-captain"]["refused"]["move"].startswith("M1: ")  # its own rule, not the order
     assert units["north-ogre"]["refused"]["move"].startswith("O2: player 1 is activating north-captain")
     assert main(["legal", scenario, str(script)]) == 0
     assert "player 1's activation (north-captain)" in capsys.readouterr().out
@@ -80,7 +95,9 @@ def test_advise_answers_for_the_player_whose_activation_it_is(tmp_path):
             assert d.unit.startswith("south-")
 
 
-@pytest.mark.parametrize("name,table", [("seat-edge.yaml", "mirror.yaml"), ("seat-edge-crossroads.yaml", "crossroads.yaml")])
+@pytest.mark.parametrize(
+    "name,table", [("seat-edge.yaml", "mirror.yaml"), ("seat-edge-crossroads.yaml", "crossroads.yaml")]
+)
 def test_the_seat_edge_studies_resolve_every_option_as_a_variant(name, table):
     """studies/seat-edge*.yaml: the default and the four fixes, both seats, the utility and
     planner pairings; each variant changes the rule it names (O1, O2, O3) and nothing else."""
@@ -92,14 +109,27 @@ def test_the_seat_edge_studies_resolve_every_option_as_a_variant(name, table):
     assert os.path.basename(plan.scenario) == table and plan.swap
     assert plan.bots == [("utility", "utility"), ("planner", "planner")]
     spec, texts = resolve(plan)
-    assert [v.label for v in spec.variants] == ["default", "turn_order=alternate", "turn_order=roll_off",
-                                               "activation=alternating", "first_turn_limits=no_run"]
+    assert [v.label for v in spec.variants] == [
+        "default",
+        "turn_order=alternate",
+        "turn_order=roll_off",
+        "activation=alternating",
+        "first_turn_limits=no_run",
+    ]
     assert [v.rules_changed for v in spec.variants] == [[], ["O1"], ["O1"], ["O2"], ["O3"]]
     assert len(texts) == 10
 
 
-@pytest.mark.parametrize("rules,rule", [({}, None), ({"turn_order": "alternate"}, "O1"), ({"turn_order": "roll_off"}, "O1"),
-                                        ({"activation": "alternating"}, "O2"), ({"first_turn_limits": "no_run"}, "O3")])
+@pytest.mark.parametrize(
+    "rules,rule",
+    [
+        ({}, None),
+        ({"turn_order": "alternate"}, "O1"),
+        ({"turn_order": "roll_off"}, "O1"),
+        ({"activation": "alternating"}, "O2"),
+        ({"first_turn_limits": "no_run"}, "O3"),
+    ],
+)
 def test_rules_fired_counts_the_turn_order_a_variant_changes(rules, rule):
     """A study's comparison is "tested" only when the changed rule fired in its games
     (game.sim.coverage): each option fires its own rule id, the default none of them."""
@@ -114,11 +144,16 @@ def test_rules_fired_counts_the_turn_order_a_variant_changes(rules, rule):
         counts.update(fired(entry))
     assert {r for r in ("O1", "O2", "O3") if counts[r]} == ({rule} if rule else set())
     if rule == "O1":
-        assert counts["O1"] >= 2      # game turns 1 and 2 each chose their first player
+        assert counts["O1"] >= 2  # game turns 1 and 2 each chose their first player
 
 
-@pytest.mark.parametrize("rules", [{"activation": "alternating", "turn_order": "roll_off"},
-                                   {"turn_order": "behind_first", "first_turn_limits": ["no_run", "no_engage"]}])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"activation": "alternating", "turn_order": "roll_off"},
+        {"turn_order": "behind_first", "first_turn_limits": ["no_run", "no_engage"]},
+    ],
+)
 def test_random_bots_play_under_other_orders_with_no_refused_action(rules):
     from game.bots.random_bot import RandomBot
 

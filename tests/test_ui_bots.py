@@ -18,6 +18,7 @@ from game.ui.scenes.play.bot_play import INCHES_PER_S, Animation
 from game.ui.scenes.play.words import build_log
 from tests.factories import PLACEHOLDER, R25, game, key, open_game, run_frames, thread_spy, two_sides, unit
 
+
 def test_the_bot_plays_its_side_off_the_frame_with_its_reasons_in_the_log(tmp_path, datadir, monkeypatch):
     threads = thread_spy(monkeypatch, ask, "bot_think")
     g = two_sides()
@@ -138,8 +139,14 @@ def test_a_side_handed_over_in_a_manual_combat_game_says_the_bot_cannot_shoot(tm
 
 def test_the_neutrals_are_played_by_the_bot(tmp_path, datadir):
     red = [unit("red-captain", [10 - 2 * R25, 10])]
-    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "event"}], dice=[12],
-             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules={"neutral_act": "bot", **PLACEHOLDER})
+    g = game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        [{"id": "t1", "at": [10, 10], "event": "event"}],
+        dice=[12],
+        state={"turn": 2, "player": 1, "phase": "upkeep"},
+        rules={"neutral_act": "bot", **PLACEHOLDER},
+    )
     g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})  # an Event: Neutrals appear
     g.apply({"end_turn": {}})
     g.apply({"end_turn": {}})
@@ -179,7 +186,7 @@ def test_play_cli_refuses_an_unknown_bot(tmp_path, datadir, capsys):
     from game.ui.launch import play_cli
 
     assert play_cli(bundled_map("default.yaml"), bots=(2,), bot_name="no-such-bot") == 2
-    assert play_cli(bundled_map("default.yaml"), bot_name="no-such-bot") == 2   # hot-seat: the hint's bot
+    assert play_cli(bundled_map("default.yaml"), bot_name="no-such-bot") == 2  # hot-seat: the hint's bot
     assert "--bot-name no-such-bot" in capsys.readouterr().err
 
 
@@ -199,8 +206,13 @@ def test_a_demo_game_between_two_bots_reaches_its_end(tmp_path, datadir):
 
 def test_what_a_bots_action_set_off_is_noted_not_a_dialog_that_holds_the_bot_up(tmp_path, datadir):
     red = [unit("red-captain", [10 - 2 * R25, 10])]
-    g = game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "plague"}],
-             state={"turn": 2, "player": 1, "phase": "upkeep"}, rules=PLACEHOLDER)
+    g = game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        [{"id": "t1", "at": [10, 10], "event": "plague"}],
+        state={"turn": 2, "player": 1, "phase": "upkeep"},
+        rules=PLACEHOLDER,
+    )
     assert g.pending is not None and g.pending.kind == "pick_up"
     app, scene = open_game(g, tmp_path)
     scene.bot.set_seat(1, "utility")

@@ -81,7 +81,7 @@ def test_the_card_gives_the_allowance_across_difficult_ground(tmp_path):
     app, scene = make_scene(tmp_path, RUBBLE)
     info = scene.unit_info("red-sword")
     assert info["walk"] == 6 and info["run"] == 9
-    assert info["walk_difficult"] == 4 and info["run_difficult"] == 7   # the engine's M12 totals
+    assert info["walk_difficult"] == 4 and info["run_difficult"] == 7  # the engine's M12 totals
     assert difficult_line(info) == 'across difficult ground (M12): Move 4.00"   Run 7.00"'
     assert difficult_line({"walk": 6.0, "walk_difficult": 6.0, "run": 9.0, "run_difficult": 9.0}) == ""
 
@@ -89,7 +89,7 @@ def test_the_card_gives_the_allowance_across_difficult_ground(tmp_path):
 def test_a_dragged_move_marks_the_difficult_ground_it_crosses(tmp_path):
     app, scene = make_scene(tmp_path, RUBBLE)
     app.settings["handover"] = False
-    a, b = px(scene, 9, 11), px(scene, 10.5, 7)     # around the rubble first: nothing marked
+    a, b = px(scene, 9, 11), px(scene, 10.5, 7)  # around the rubble first: nothing marked
     down(app, a)
     for k in range(1, 7):
         motion(app, (a[0] + (b[0] - a[0]) * k // 6, a[1] + (b[1] - a[1]) * k // 6))
@@ -98,14 +98,14 @@ def test_a_dragged_move_marks_the_difficult_ground_it_crosses(tmp_path):
     p = scene.drag_tool.drag.preview
     assert p.kind == "move" and p.difficult == [] and p.walk == 6
     assert band_pixels(app.screen) == 0
-    c = px(scene, 12.8, 11)                           # then into it: the stretch is marked
+    c = px(scene, 12.8, 11)  # then into it: the stretch is marked
     motion(app, c)
     scene.drag_tool.flush()
     app.frame(0.016, flip=False)
     p = scene.drag_tool.drag.preview
     assert p.kind == "move" and len(p.difficult) == 1
-    assert p.walk == 4 and p.run == 7                 # the allowances this path has (M12)
-    motion(app, px(scene, 14, 11))                    # 5" with 4" to walk across rubble: a Run
+    assert p.walk == 4 and p.run == 7  # the allowances this path has (M12)
+    motion(app, px(scene, 14, 11))  # 5" with 4" to walk across rubble: a Run
     scene.drag_tool.flush()
     app.frame(0.016, flip=False)
     assert scene.drag_tool.drag.preview.kind == "run"
@@ -113,7 +113,7 @@ def test_a_dragged_move_marks_the_difficult_ground_it_crosses(tmp_path):
     scene.drag_tool.flush()
     app.frame(0.016, flip=False)
     p = scene.drag_tool.drag.preview
-    assert band_pixels(app.screen) > 20               # the band is drawn along it
+    assert band_pixels(app.screen) > 20  # the band is drawn along it
 
 
 def band_pixels(surface) -> int:
@@ -122,12 +122,15 @@ def band_pixels(surface) -> int:
 
 
 def test_the_engage_preview_marks_the_difficult_ground_on_its_way(tmp_path):
-    near = (RUBBLE.replace("phase: move", "phase: engage").replace("at: [24, 11]", "at: [17.2, 11]")
-            .replace("at: [9, 11]", "at: [10.5, 11]"))
+    near = (
+        RUBBLE.replace("phase: move", "phase: engage")
+        .replace("at: [24, 11]", "at: [17.2, 11]")
+        .replace("at: [9, 11]", "at: [10.5, 11]")
+    )
     app, scene = make_scene(tmp_path, near)
     p = scene.engage_tool.compute("red-sword", "blue-boss")
     assert p.difficult, p
     assert p.difficult[0][0][0] < 12 < p.difficult[0][-1][0]
-    assert p.kind is None and p.error.rule == "M12"   # 5.72" to contact: within 6", not the 4" across rubble
+    assert p.kind is None and p.error.rule == "M12"  # 5.72" to contact: within 6", not the 4" across rubble
     assert "difficult ground -2" in p.error.reason
     app.frame(0.016, flip=False)

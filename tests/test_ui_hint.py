@@ -36,12 +36,14 @@ def test_the_hint_shows_the_bots_three_best_actions_as_arrows(tmp_path, datadir)
     assert moves, [d.action for d in options]
     pts = scene.hint_tool.targets(moves[0])
     u = scene.state.units[moves[0].unit]
-    assert pts[0] == (u.x, u.y) and len(pts) >= 2   # the arrow runs from the unit along its path
+    assert pts[0] == (u.x, u.y) and len(pts) >= 2  # the arrow runs from the unit along its path
     # the arrow is drawn on the table, in the first option's colour, near the path's end
     surface = app.screen
     scene.draw(surface)
     end = scene.camera.to_px(*pts[-1])
-    colours = {tuple(surface.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)}
+    colours = {
+        tuple(surface.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)
+    }
     assert any(c in colours for c in hints.COLOURS)
     key(app, "hint")
     assert not scene.hint_tool.on and scene.hint_tool.key() is None
@@ -51,7 +53,7 @@ def test_the_hint_follows_the_game(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     key(app, "hint")
     first = shown(app, scene)
-    scene.act(first[0].action)   # play the first option: the hint is worked out again
+    scene.act(first[0].action)  # play the first option: the hint is worked out again
     app.frame(0.016, flip=False)
     again = shown(app, scene)
     assert again is not None and all(scene.game.why_illegal(d.action) is None for d in again)
@@ -68,7 +70,7 @@ def test_a_failing_hint_is_shown_not_raised(tmp_path, datadir, monkeypatch):
     key(app, "hint")
     answer = shown(app, scene)
     assert isinstance(answer, hints.HintFailure) and "the bot fell over" in answer.text
-    scene.draw(app.screen)   # drawn as a line of the list, no exception
+    scene.draw(app.screen)  # drawn as a line of the list, no exception
 
 
 def test_the_frame_does_not_wait_for_the_hint(tmp_path, datadir, monkeypatch):
@@ -85,9 +87,9 @@ def test_the_frame_does_not_wait_for_the_hint(tmp_path, datadir, monkeypatch):
     monkeypatch.setattr(hints.ask, "advise", slow)
     key(app, "hint")
     for _ in range(3):
-        app.frame(0.016, flip=False)   # frames go on while the worker thinks
+        app.frame(0.016, flip=False)  # frames go on while the worker thinks
     assert scene.hint_tool.current() is None
-    scene.draw(app.screen)   # "thinking..."
+    scene.draw(app.screen)  # "thinking..."
     gate.set()
     assert shown(app, scene)
     pygame.event.clear()
@@ -107,16 +109,16 @@ def test_with_only_the_phase_to_end_the_hint_shows_what_follows(tmp_path, datadi
     assert next(iter(options[0].extra["then"])) in ("move", "run") and len(scene.hint_tool.targets(options[0])) >= 2
     then = options[1:]
     assert then and all(d.reason.startswith("then: ") for d in then)
-    assert scene.state.phase == "engage"                  # worked out on a copy
+    assert scene.state.phase == "engage"  # worked out on a copy
     scene.draw(app.screen)
 
 
 def test_on_a_players_own_side_the_hint_asks_the_bot_the_table_plays_against(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
-    assert scene.hint_tool.bot_name() == "utility"          # nobody plays a bot
-    scene.bot.seats[2] = "random"                              # player 2 is the bot
+    assert scene.hint_tool.bot_name() == "utility"  # nobody plays a bot
+    scene.bot.seats[2] = "random"  # player 2 is the bot
     assert scene.game.turn_player() == 1 and scene.hint_tool.bot_name() == "random"
-    scene.bot.seats[1] = "utility:cautious"                    # both seats: each its own
+    scene.bot.seats[1] = "utility:cautious"  # both seats: each its own
     assert scene.hint_tool.bot_name() == "utility:cautious"
 
 
@@ -125,7 +127,7 @@ def test_at_a_hot_seat_table_the_hint_asks_the_bot_named_with_bot_name(tmp_path,
     app, scene = make_scene(tmp_path)
     scene.bot.chosen = "planner"
     assert not scene.bot.seats and scene.hint_tool.bot_name() == "planner"
-    scene.bot.seats[2] = "random"                              # a bot at the table: its name
+    scene.bot.seats[2] = "random"  # a bot at the table: its name
     assert scene.hint_tool.bot_name() == "random"
 
 
@@ -142,12 +144,18 @@ def test_when_only_the_phase_can_end_every_value_listed_comes_from_one_search(tm
     u, v = [x for x in scene.state.units.values() if x.on_table][:2]
     move = {"move": {"unit": u.id, "to": [u.x + 1.0, u.y]}}
     other = {"move": {"unit": v.id, "to": [v.x, v.y + 1.0]}}
-    first = Decision({"end_phase": {}}, f"ends the phase, then {u.id} moves; worth -3.7", score=-3.7,
-                     extra={"then": move})
+    first = Decision(
+        {"end_phase": {}}, f"ends the phase, then {u.id} moves; worth -3.7", score=-3.7, extra={"then": move}
+    )
     monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: [first])
-    monkeypatch.setattr(hints.ask, "advise_after", lambda *_a, **_k: [
-        Decision(other, "then: the other moves; worth -5.0", unit=v.id, score=-5.0),
-        Decision(move, "then: it moves; worth -5.3", unit=u.id, score=-5.3)])
+    monkeypatch.setattr(
+        hints.ask,
+        "advise_after",
+        lambda *_a, **_k: [
+            Decision(other, "then: the other moves; worth -5.0", unit=v.id, score=-5.0),
+            Decision(move, "then: it moves; worth -5.3", unit=u.id, score=-5.3),
+        ],
+    )
     key(app, "hint")
     options = shown(app, scene)
     assert [d.action for d in options] == [{"end_phase": {}}, move]
@@ -194,8 +202,10 @@ def _advised(tmp_path, monkeypatch, reason):
 
     app, scene = make_scene(tmp_path)
     u = [x for x in scene.state.units.values() if x.on_table][0]
-    opts = [Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, reason(i, u), unit=u.id,
-                     score=-float(i)) for i in range(3)]
+    opts = [
+        Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, reason(i, u), unit=u.id, score=-float(i))
+        for i in range(3)
+    ]
     monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: opts)
     drawn = []
     real = hints.label
@@ -240,8 +250,11 @@ def test_a_tall_list_finds_the_clear_stretch_down_the_edge():
     units += [SimpleNamespace(x=x, y=15.5, r=hints.ARROW_MARK, on_table=True) for x in (6.0, 30.0)]
     w, h = round(cam.length(20)), round(cam.length(12))
     place = clear_place(cam, (36, 36), units, (w, h))
-    hit = [(u.x, u.y) for u in units
-           if place.inflate(2 * (cam.length(u.r) + 8), 2 * (cam.length(u.r) + 8)).collidepoint(cam.to_px(u.x, u.y))]
+    hit = [
+        (u.x, u.y)
+        for u in units
+        if place.inflate(2 * (cam.length(u.r) + 8), 2 * (cam.length(u.r) + 8)).collidepoint(cam.to_px(u.x, u.y))
+    ]
     assert not hit, (hit, cam.to_in(place.x, place.y))
 
 
@@ -263,7 +276,7 @@ def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, m
         return [w for w, _b in rows], sum(b.height for _w, b in rows)
 
     assert PLAY.label("hint_brief") == "Shift+I"
-    key(app, "hint_brief")            # from off: on, short
+    key(app, "hint_brief")  # from off: on, short
     assert scene.hint_tool.on and scene.hint_tool.short
     short, short_h = listed()
     assert short == [f"{i + 1}. {does(i, u)}  [value {-float(i):.2f}]" for i in range(3)]
@@ -271,9 +284,11 @@ def test_shift_i_shortens_the_list_to_what_each_option_does(tmp_path, datadir, m
     assert heads and "Shift+I: with reasons" in heads[0]
     # the arrows stay: the first one's colour near its end
     end = scene.camera.to_px(*scene.hint_tool.targets(opts[0])[-1])
-    colours = {tuple(app.screen.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)}
+    colours = {
+        tuple(app.screen.get_at((int(end[0]) + dx, int(end[1]) + dy)))[:3] for dx in range(-6, 7) for dy in range(-6, 7)
+    }
     assert any(c in colours for c in hints.COLOURS)
-    key(app, "hint_brief")            # the reasons again, still on
+    key(app, "hint_brief")  # the reasons again, still on
     assert scene.hint_tool.on and not scene.hint_tool.short
     full, full_h = listed()
     assert all("what it weighed" in words for words in full) and full_h > 2 * short_h
@@ -288,8 +303,12 @@ def test_the_short_line_is_the_action_cut_to_its_length():
     out = hints.brief(long + "; why")
     assert len(out) <= hints.BRIEF_CHARS and out.endswith(" and...") and long.startswith(out[:-3])
     # cut after a whole clause
-    said = 'then: Captain Aldric runs 5.8" to [9.3, 7.8]: towards t-tower (3.9" to go), risk 0.1, nearest enemy 25.6" away'
-    assert hints.brief(said + "; the utility bot's choice") == \
-        'then: Captain Aldric runs 5.8" to [9.3, 7.8]: towards t-tower (3.9" to go), risk 0.1...'
+    said = (
+        'then: Captain Aldric runs 5.8" to [9.3, 7.8]: towards t-tower (3.9" to go), risk 0.1, nearest enemy 25.6" away'
+    )
+    assert (
+        hints.brief(said + "; the utility bot's choice")
+        == 'then: Captain Aldric runs 5.8" to [9.3, 7.8]: towards t-tower (3.9" to go), risk 0.1...'
+    )
     said = "ends the engage phase, then War Hound runs to [19.4, 15.9], towards t-granary (deny)"
     assert hints.brief(said + "; War Hound denies t-granary: level 0-0") == said

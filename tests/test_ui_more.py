@@ -134,8 +134,9 @@ def test_play_cli_rejects_a_bad_scenario_with_file_and_line(tmp_path, datadir, c
 
 def test_rout_check_dialog_voluntary_rout_and_winner_screen(tmp_path, datadir):
     # Blue has lost 6: its upkeep makes a Rout Check on the Ogre's Morale 12; a typed 1 passes.
-    text = UI_SCENARIO.replace("state: {turn: 1, player: 1, phase: move}",
-                            "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
+    text = UI_SCENARIO.replace(
+        "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}"
+    )
     app, scene = make_scene(tmp_path, text, typed=[1])
     key(app, "end_step")  # melee ends: player 2's turn, upkeep runs, the Rout Check passes
     from game.ui.scenes.overlays import HandoverScene, WinnerScene
@@ -261,8 +262,9 @@ def test_picking_up_an_event_token_reveals_it_and_brings_neutrals(tmp_path, data
 def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
     # Two red units within 5" of t1 when Blue routs: Red chooses which one takes it (U4).
     text = UI_SCENARIO.replace("at: [4, 4], base_mm: 25", "at: [8, 4], base_mm: 25")
-    text = text.replace("state: {turn: 1, player: 1, phase: move}",
-                        "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}")
+    text = text.replace(
+        "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: melee, lost: {red: 0, blue: 6}}"
+    )
     app, scene = make_scene(tmp_path, text, typed=[1])
     key(app, "end_step")  # player 2's upkeep: the Rout Check passes
     key(app, "end_step")  # past the hand-over screen
@@ -273,7 +275,9 @@ def test_post_rout_grab_asks_the_winner_which_unit_tries(tmp_path, datadir):
     assert pending is not None and pending.kind == "grab"
     dlg = app.modal
     choice = {"grab": {"unit": "red-captain", "token": "t1"}}
-    assert choice in list(dlg.buttons.values()) and {"grab": {"unit": "red-second", "token": "t1"}} in list(dlg.buttons.values())
+    assert choice in list(dlg.buttons.values()) and {"grab": {"unit": "red-second", "token": "t1"}} in list(
+        dlg.buttons.values()
+    )
     dlg.choose(choice)
     st = scene.state
     assert st.treasure["t1"].carried_by == "red-captain"  # the winner alone within 5": no check
@@ -295,8 +299,10 @@ def test_log_panel_renders_only_new_entries(tmp_path, datadir):
 def test_the_unit_menu_offers_what_the_engine_allows_with_targets(tmp_path, datadir):
     """Kinds the menu has no item of its own for (attack here) come from legal_actions."""
     text = UI_SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40")
-    text = text.replace("state: {turn: 1, player: 1, phase: move}",
-                        "rules: {combat: placeholder}\nstate: {turn: 1, player: 1, phase: engage}")
+    text = text.replace(
+        "state: {turn: 1, player: 1, phase: move}",
+        "rules: {combat: placeholder}\nstate: {turn: 1, player: 1, phase: engage}",
+    )
     app, scene = make_scene(tmp_path, text)
     assert scene.act({"engage": {"unit": "red-captain", "target": "blue-ogre"}})
     scene.menus.open_menu("red-captain", (200, 200))

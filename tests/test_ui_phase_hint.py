@@ -30,8 +30,14 @@ def bot_game(size: int, phase: str = "engage", player: int = 1):
     """A bot game as ``make play BOT=2`` plays it: placeholder combat, the bot on player 2."""
     red = [unit("red-captain", [3, 3]), unit("red-sword", [6, 3], keywords=())]
     blue = [unit("blue-boss", [size - 4, size - 4]), unit("blue-archer", [size - 8, size - 4], keywords=("bow",))]
-    return build_game(red, blue, [], state={"turn": 1, "player": player, "phase": phase},
-                      rules={"combat": "placeholder", "turn_limit": 10}, size=size)
+    return build_game(
+        red,
+        blue,
+        [],
+        state={"turn": 1, "player": player, "phase": phase},
+        rules={"combat": "placeholder", "turn_limit": 10},
+        size=size,
+    )
 
 
 def open_scene(g, tmp_path, size=(1280, 800), bot=True):
@@ -51,13 +57,13 @@ def test_the_first_bot_game_shows_the_whole_phase_hint_beside_the_pills(tmp_path
     hint = scene.sidebar.hint_line()
     assert "right-click to Engage" in hint and hint.endswith("Space ends the phase")
     shown = scene.sidebar.hint_bar.shown
-    assert " ".join(shown) == hint, shown           # whole, on one or two lines
+    assert " ".join(shown) == hint, shown  # whole, on one or two lines
     assert len(shown) <= 2
     if window[0] >= 1280:  # (the smallest window's banner has no room for the pills)
         pills = scene.sidebar.banner.shown
         assert "placeholder combat" in pills and any(p.startswith("bot P2") for p in pills)
     strip = HintBar.rect(app.size, 40, 350)
-    assert scene.view_rect.top >= strip.bottom      # the table never draws over the strip
+    assert scene.view_rect.top >= strip.bottom  # the table never draws over the strip
 
 
 @pytest.mark.parametrize("phase", ["upkeep", "engage", "move", "shoot", "melee"])
@@ -91,7 +97,7 @@ def test_the_turn_card_shows_once_in_the_first_game_and_any_key_closes_it(tmp_pa
     box, lines = card.box(app.size)
     assert box.height <= app.size[1] and len(lines) > len(card.lines)
     app.dispatch(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_x, mod=0, unicode="x", scancode=0))
-    assert app.top is scene and scene.state.phase == "engage"   # the key closed the card, nothing more
+    assert app.top is scene and scene.state.phase == "engage"  # the key closed the card, nothing more
     saved = json.loads((datadir / userdata.SETTINGS).read_text())
     assert saved[CARD_SEEN] is True
     app2, scene2 = open_scene(bot_game(36), tmp_path)
@@ -123,7 +129,7 @@ def test_the_placeholder_combat_badge_explains_itself_on_hover_and_k_opens_its_r
     assert scene.rule_tips.shown() == "placeholder combat"
     text = " ".join(t for t, _s in tip_lines("placeholder combat"))
     assert "S1, S2 and F1" in text and "not written" in text
-    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=at, button=1))   # a click keeps it open
+    app.dispatch(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=at, button=1))  # a click keeps it open
     away = (at[0], 400)
     app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=away, rel=(0, 0), buttons=(0, 0, 0)))
     assert scene.rule_tips.shown() == "placeholder combat"

@@ -22,6 +22,7 @@ from game.ui.launch import start  # noqa: E402
 from game.ui.scenes.play.words import build_log  # noqa: E402
 from tests.factories import UI_SCENARIO, down, drag, key, make_scene, motion, px, up  # noqa: E402,F401
 
+
 def test_click_selects_a_unit_and_empty_ground_deselects(tmp_path, datadir):
     app, scene = make_scene(tmp_path)
     p = px(scene, 4, 4)

@@ -67,8 +67,9 @@ def test_tip_text_is_the_rule_wrapped_to_the_panel():
     lines = tip_lines("M2")
     assert lines[0] == ("M2  Running", "title")
     body = " ".join(t for t, style in lines if style == "body")
-    assert "run_multiplier (1.5)" in body and "run_denial_range (8\")" in body
+    assert "run_multiplier (1.5)" in body and 'run_denial_range (8")' in body
     from game.ui.widgets import text as T
+
     assert max(T.font(13).size(t)[0] for t, _ in lines[1:]) <= 420  # every line fits the panel
     assert "K: every rule" in " ".join(t for t, style in lines if style == "foot")
     assert tip_lines("Z9") == []

@@ -82,8 +82,11 @@ def test_l_shades_exactly_the_ground_the_selected_unit_cannot_see(tmp_path, data
     after = app.screen.get_at(behind), app.screen.get_at(open_ground)
     assert sum(after[0][:3]) < sum(before[0][:3]) - 60  # shaded
     assert after[1] == before[1]  # in sight: untouched
-    assert {k: r.status for k, r in layer.results.items()} == {"blue-ogre": "hidden", "blue-far": "visible",
-                                                                "blue-brute": layer.results["blue-brute"].status}
+    assert {k: r.status for k, r in layer.results.items()} == {
+        "blue-ogre": "hidden",
+        "blue-far": "visible",
+        "blue-brute": layer.results["blue-brute"].status,
+    }
     key(app, "sight")  # L again: off
     app.frame(0.016, flip=False)
     assert app.screen.get_at(behind) == before[0]
@@ -266,7 +269,8 @@ def test_the_winner_screen_and_banner_report_a_draw_at_the_turn_limit(tmp_path, 
 
 # --- E1: the engage path before it is confirmed ----------------------------------------------------
 ENGAGE = UI_SCENARIO.replace("at: [20, 21], base_mm: 40", "at: [9, 9], base_mm: 40").replace(
-    "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}")
+    "state: {turn: 1, player: 1, phase: move}", "state: {turn: 1, player: 1, phase: engage}"
+)
 
 
 def test_hovering_an_enemy_in_the_engage_phase_previews_the_engage_path(tmp_path, datadir):
@@ -472,6 +476,9 @@ def test_an_engage_up_a_tower_too_high_is_refused_with_the_cheapest_cost(tmp_pat
     app, scene = make_scene(tmp_path, TOWER_WALL)
     p = engage_preview(app, scene, "a", "b")
     assert p.kind is None and p.error.rule == "E1"
-    assert p.error.reason.startswith("the cheapest way into contact with b is ") and "(a may engage up to 6\")" in p.error.reason
+    assert (
+        p.error.reason.startswith("the cheapest way into contact with b is ")
+        and '(a may engage up to 6")' in p.error.reason
+    )
     scene.menus.action_chosen({"engage": {"unit": "a", "target": "b"}})
     assert scene.refusal[0] == "E1" and scene.game.log == [] and app.modal is None

@@ -37,9 +37,11 @@ from tests.factories import key, open_game as open_ui_game  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MAP = os.path.join(HERE, "maps", "default.yaml")
-LONG_REFUSAL = ("M5: no legal path for red-captain from [2.31, 9.21] to [5.00, 10.50] (M5: the 32 mm base of "
-                "red-captain does not fit past block townhall (0.00\" from its centre line, needs 0.63\") on the "
-                "straight line, and a_path_name_with_no_spaces_at_all_that_is_longer_than_any_line_of_the_box)")
+LONG_REFUSAL = (
+    "M5: no legal path for red-captain from [2.31, 9.21] to [5.00, 10.50] (M5: the 32 mm base of "
+    'red-captain does not fit past block townhall (0.00" from its centre line, needs 0.63") on the '
+    "straight line, and a_path_name_with_no_spaces_at_all_that_is_longer_than_any_line_of_the_box)"
+)
 
 
 #: Settings, autosaves and the crash log go to a scratch folder of each test (conftest.datadir).
@@ -67,11 +69,20 @@ def drag(app, scene, a, b, steps=6):
 
 
 def two_sides(phase="move", player=1, turn=2, **kw):
-    red = [unit("red-captain", [6, 6]), unit("red-sword", [10, 6], keywords=()),
-           unit("red-xbow", [14, 6], keywords=("crossbow",))]
+    red = [
+        unit("red-captain", [6, 6]),
+        unit("red-sword", [10, 6], keywords=()),
+        unit("red-xbow", [14, 6], keywords=("crossbow",)),
+    ]
     blue = [unit("blue-boss", [30, 30]), unit("blue-archer", [26, 30], keywords=("bow",))]
-    return build_game(red, blue, [], state={"turn": turn, "player": player, "phase": phase},
-                      rules={"combat": "placeholder", "turn_limit": 4}, **kw)
+    return build_game(
+        red,
+        blue,
+        [],
+        state={"turn": turn, "player": player, "phase": phase},
+        rules={"combat": "placeholder", "turn_limit": 4},
+        **kw,
+    )
 
 
 # --- wrapping -----------------------------------------------------------------------------------
@@ -107,7 +118,7 @@ def test_a_move_line_gives_start_end_and_length_and_the_save_keeps_the_path(tmp_
     app, scene = open_game(g, tmp_path)
     line = next(s for s, kind in build_log(scene) if kind == "action" and "red-captain" in s)
     taken = ask.path_taken(result)
-    assert "from [6.00, 6.00] to [6.00, 9.60]" in line and '3.' in line and " long" in line
+    assert "from [6.00, 6.00] to [6.00, 9.60]" in line and "3." in line and " long" in line
     assert line.count("[") == 2, line  # not a dozen waypoints
     assert line.count(" -> ") == 0 and len(taken) >= 2
     assert g.log[-1].action["move"]["path"] == path  # the full path is in the log the save writes
@@ -115,7 +126,7 @@ def test_a_move_line_gives_start_end_and_length_and_the_save_keeps_the_path(tmp_
 
 def test_a_long_waypoint_path_refused_is_logged_short():
     words = action_words({"run": {"unit": "u", "path": [[0, 0]] + [[k, k % 2] for k in range(1, 14)]}})
-    assert words == 'run u from [0.00, 0.00] to [13.00, 1.00] (12 bends), ' + words.split(", ")[-1]
+    assert words == "run u from [0.00, 0.00] to [13.00, 1.00] (12 bends), " + words.split(", ")[-1]
     assert words.endswith(" long") and words.count("[") == 2
 
 
@@ -128,8 +139,18 @@ def test_the_banner_keeps_the_phase_with_wide_pills_and_never_cuts_the_hint():
     banner.draw(surface, rect, 1, 1, "Crimson Lanterns", (200, 50, 40), "engage", None, hint, ())
     assert "Engage phase" in banner.shown and " ".join(s.strip() for s in banner.shown[3:]) == hint
     tags = [("bot P2: waiting for the dialog 8x", (150, 200, 255)), ("placeholder combat", (255, 200, 90))]
-    banner.draw(surface, rect, 1, 1, "The Very Long Named Crimson Lanterns", (200, 50, 40), "melee", None,
-                "P pauses the bot, . speeds it up, S skips", tags)
+    banner.draw(
+        surface,
+        rect,
+        1,
+        1,
+        "The Very Long Named Crimson Lanterns",
+        (200, 50, 40),
+        "melee",
+        None,
+        "P pauses the bot, . speeds it up, S skips",
+        tags,
+    )
     assert "Turn 1" in banner.shown and "Melee phase" in banner.shown
     assert not any(s.endswith("...") or s.endswith("…") for s in banner.shown)
 
@@ -152,8 +173,11 @@ def test_every_tool_bar_caption_fits_its_button_resume_too(tmp_path):
 # --- the end of the game ------------------------------------------------------------------------
 def test_the_winner_box_wraps_its_lines_inside_the_box():
     app = App((1280, 800))
-    lines = ["Turns played: 10", "How: the turn limit (10 game turns, T1): most treasure held (1), then fewer units "
-             "lost (0)", "Crimson Lanterns: 0 unit(s) lost, treasure held: 2 (t-square, t-tower)"]
+    lines = [
+        "Turns played: 10",
+        "How: the turn limit (10 game turns, T1): most treasure held (1), then fewer units lost (0)",
+        "Crimson Lanterns: 0 unit(s) lost, treasure held: 2 (t-square, t-tower)",
+    ]
     w = WinnerScene(app, "Crimson Lanterns wins!", lines, (200, 50, 40), lambda v: None)
     box = w._box(app.size)
     wrapped = w._wrapped(box.width)
@@ -177,7 +201,7 @@ def test_after_the_game_ends_the_banner_says_so_and_the_end_button_is_gone(tmp_p
     assert not scene.sidebar.end_button.visible
     shown = scene.sidebar.banner.shown
     assert "Game over" in shown and not any(s.endswith(" phase") for s in shown)
-    assert "Ctrl+Z" in " ".join(scene.sidebar.hint_bar.shown)   # the hint strip says how it ended
+    assert "Ctrl+Z" in " ".join(scene.sidebar.hint_bar.shown)  # the hint strip says how it ended
 
 
 # --- the ruler and the sight key ----------------------------------------------------------------
@@ -185,8 +209,15 @@ def test_a_box_placed_below_another_never_covers_it():
     surface = pygame.Surface((800, 600))
     for y in (100, 300, 580):  # the last near the bottom: the second box goes above
         first = label(surface, '28.18"  (red-ogre to blue-troll)', (400, y - 12), (0, 0, 0), size=15)
-        second = label(surface, "line of sight red-ogre to blue-troll: visible, in the open: 81 of 81 sight lines "
-                       "clear, 28.18\" away", (400, y + 14), (0, 0, 0), size=13, max_width=420, below=first)
+        second = label(
+            surface,
+            'line of sight red-ogre to blue-troll: visible, in the open: 81 of 81 sight lines clear, 28.18" away',
+            (400, y + 14),
+            (0, 0, 0),
+            size=13,
+            max_width=420,
+            below=first,
+        )
         assert not first.colliderect(second), (y, first, second)
 
 
@@ -273,8 +304,14 @@ def test_ctrl_q_quits_the_editor_and_f1_lists_it(tmp_path):
 def test_the_editor_prints_no_pygame_banner():
     env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
     env["PYTHONPATH"] = HERE
-    out = subprocess.run([sys.executable, "-c", "import game.editor.app, game.editor.scene"], env=env,
-                         capture_output=True, text=True, timeout=120, cwd=HERE)
+    out = subprocess.run(
+        [sys.executable, "-c", "import game.editor.app, game.editor.scene"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=HERE,
+    )
     assert out.returncode == 0, out.stderr
     assert "pygame" not in out.stdout
 
@@ -282,9 +319,13 @@ def test_the_editor_prints_no_pygame_banner():
 def test_a_bot_games_end_shows_who_won_and_how_whole_under_the_banner(tmp_path):
     red = [unit("red-captain", [6, 6], carrying="t1"), unit("red-sword", [10, 6], keywords=())]
     blue = [unit("blue-boss", [30, 30])]
-    g = build_game(red, blue, [{"id": "t1", "at": [6, 6], "event": "none"}],
-                   state={"turn": 4, "player": 2, "phase": "melee"},
-                   rules={"combat": "placeholder", "turn_limit": 4, "turn_limit_winner": "treasure"})
+    g = build_game(
+        red,
+        blue,
+        [{"id": "t1", "at": [6, 6], "event": "none"}],
+        state={"turn": 4, "player": 2, "phase": "melee"},
+        rules={"combat": "placeholder", "turn_limit": 4, "turn_limit_winner": "treasure"},
+    )
     app, scene = open_game(g, tmp_path)
     scene.bot.set_seat(1, "utility")
     scene.bot.set_seat(2, "utility")
@@ -303,9 +344,11 @@ def test_a_bot_games_end_shows_who_won_and_how_whole_under_the_banner(tmp_path):
 
 def test_a_hint_with_no_room_shows_whole_clauses_or_nothing():
     surface = pygame.Surface((300, 40))
-    hint = ("red wins, by a lot (the turn limit (4 game turns, T1): most treasure held (1), then fewer units lost (0), "
-            "then the most units standing (7), then the fewest Routs (0)), Ctrl+Z takes the last action back, "
-            "N starts a new game on the same table, Ctrl+Q quits")
+    hint = (
+        "red wins, by a lot (the turn limit (4 game turns, T1): most treasure held (1), then fewer units lost (0), "
+        "then the most units standing (7), then the fewest Routs (0)), Ctrl+Z takes the last action back, "
+        "N starts a new game on the same table, Ctrl+Q quits"
+    )
     shown = " ".join(Banner._hint(surface, hint, pygame.Rect(0, 0, 330, 40)))
     assert shown and shown != hint  # too long for three lines here: the first clauses only
     assert shown.count("(") == shown.count(")") and hint.startswith(shown)

@@ -14,10 +14,12 @@ from tests.factories import UI_SCENARIO, drag, key, make_scene, up  # noqa: E402
 
 from game.ui.scenes.overlays import HandoverScene  # noqa: E402
 
-ALTERNATING = UI_SCENARIO.replace("name: UI test table\n",
-                               "name: UI test table\nrules: {activation: alternating, combat: placeholder}\n")
+ALTERNATING = UI_SCENARIO.replace(
+    "name: UI test table\n", "name: UI test table\nrules: {activation: alternating, combat: placeholder}\n"
+)
 ROLL_OFF = UI_SCENARIO.replace("name: UI test table\n", "name: UI test table\nrules: {turn_order: roll_off}\n").replace(
-    "state: {turn: 1, player: 1, phase: move}\n", "")
+    "state: {turn: 1, player: 1, phase: move}\n", ""
+)
 
 
 def shown(app, scene) -> list[str]:
@@ -33,13 +35,13 @@ def test_alternating_banner_end_button_and_hand_over_per_activation(tmp_path, da
     assert scene.state.units["red-captain"].moved and scene.state.activation == "red-captain"
     assert any("activating red-captain" in t for t in shown(app, scene))
     assert scene.sidebar.end_button.text == "End activation (Space)"
-    key(app, "end_step")              # Space ends the activation: player 2's
+    key(app, "end_step")  # Space ends the activation: player 2's
     assert scene.state.player == 2 and scene.game.log[-1].action == {"end_activation": {}}
     assert isinstance(app.top, HandoverScene) and app.top.title == "Player 2: your activation"
     assert app.top.skip_button is not None
-    key(app, "handover")              # we share the table: no more hand-over screens
+    key(app, "handover")  # we share the table: no more hand-over screens
     assert app.top is scene and app.settings["handover"] is False
-    key(app, "end_step")              # player 2 passes the rest of the phase: player 1 again
+    key(app, "end_step")  # player 2 passes the rest of the phase: player 1 again
     assert scene.state.player == 1 and app.top is scene
 
 
@@ -68,16 +70,23 @@ def test_a_bot_side_plays_one_activation_then_hands_back_to_the_player(tmp_path,
     from game.engine.game import Game
 
     sc = two_sides(state={"turn": 1, "player": 1, "phase": "move"}).scenario
-    g = Game(dataclasses.replace(sc, ruleset=sc.ruleset.with_overrides({"activation": "alternating"})), dice=Dice(seed=1))
+    g = Game(
+        dataclasses.replace(sc, ruleset=sc.ruleset.with_overrides({"activation": "alternating"})), dice=Dice(seed=1)
+    )
     app, scene = open_game(g, tmp_path)
     scene.bot.set_seat(2, "utility")
     scene.bot.speed = 8
     uid = "red-captain"
     g.apply(g.legal_actions(uid).examples["move"])
-    key(app, "end_step")                      # Space: player 1's activation ends
+    key(app, "end_step")  # Space: player 1's activation ends
     assert g.state.player == 2
     run_frames(app, scene, lambda: g.state.player == 1)
     mine = [e for e in g.log if e.player == 2 or (e.action and "end_activation" in e.action)]
-    units = {e.action[k]["unit"] for e in g.log for k in e.action if k in ("move", "run") and e.action[k]["unit"].startswith("blue")}
-    assert mine and len(units) == 1 and all(e.ok for e in g.log)   # one unit of the bot's side, one activation
+    units = {
+        e.action[k]["unit"]
+        for e in g.log
+        for k in e.action
+        if k in ("move", "run") and e.action[k]["unit"].startswith("blue")
+    }
+    assert mine and len(units) == 1 and all(e.ok for e in g.log)  # one unit of the bot's side, one activation
     assert app.top is scene

@@ -41,15 +41,20 @@ def test_failed_rout_check_removes_the_warband_and_the_other_wins():
 
 
 def test_rout_check_uses_the_best_hero_that_is_not_incapacitated():
-    red = [unit("red-captain", [4, 4], status="incapacitated"), unit("red-mage", [6, 4], morale=11),
-           unit("red-brute", [8, 4], morale=18, keywords=[])]
+    red = [
+        unit("red-captain", [4, 4], status="incapacitated"),
+        unit("red-mage", [6, 4], morale=11),
+        unit("red-brute", [8, 4], morale=18, keywords=[]),
+    ]
     g = game(red, FAR_BLUE, state={**UPKEEP2, "lost": {"red": 6}}, dice=[12])
     (roll,) = rolls(g, "U2")
     assert roll.unit == "red-mage" and roll.target == 11 and roll.success is False
     assert g.winner == "blue"
 
 
-@pytest.mark.parametrize("rule, routed, rolled", [("auto_fail", True, False), ("pass", False, False), ("best_morale", False, True)])
+@pytest.mark.parametrize(
+    "rule, routed, rolled", [("auto_fail", True, False), ("pass", False, False), ("best_morale", False, True)]
+)
 def test_no_hero_rule_is_a_ruleset_choice(rule, routed, rolled):
     red = [unit("red-brute", [8, 4], morale=18, keywords=[])]
     g = game(red, FAR_BLUE, state={**UPKEEP2, "lost": {"red": 6}}, dice=[10], rules={"rout_no_hero": rule})
@@ -144,7 +149,11 @@ def test_grab_reveals_plague_but_not_events():
 
 # --- U5 recover -------------------------------------------------------------------------
 def test_recover_only_the_current_players_units():
-    red = [unit("red-a", [4, 4], status="stunned"), unit("red-b", [6, 4], status="dazed"), unit("red-c", [8, 4], status="staggered")]
+    red = [
+        unit("red-a", [4, 4], status="stunned"),
+        unit("red-b", [6, 4], status="dazed"),
+        unit("red-c", [8, 4], status="staggered"),
+    ]
     blue = [unit("blue-a", [30, 30], status="stunned")]
     g = game(red, blue, state=UPKEEP2)
     st = g.state.units
@@ -165,7 +174,7 @@ def test_pick_up_denied_by_an_opponent_within_2(gap, denied):
     if denied:
         assert g.pending is None  # nothing to decide: the step ran by itself
         g2 = _treasure_game(red, blue, [{"id": "t1", "at": [10, 10]}], state={**UPKEEP2, "step": "treasure"})
-        assert any("pick-up denied: blue-boss is 2.00\"" in a["text"] for a in g2.start.automatic)
+        assert any('pick-up denied: blue-boss is 2.00"' in a["text"] for a in g2.start.automatic)
     else:
         assert g.pending.kind == "pick_up"
         assert g.pending.options == (("red-captain", "t1"),)
@@ -179,7 +188,7 @@ def test_pick_up_needs_contact():
     g = _treasure_game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10]}])
     assert g.pending.options == (("red-b", "t1"),)
     r = g.try_apply({"pick_up": {"unit": "red-captain", "token": "t1"}})
-    assert not r.ok and r.rule == "U6" and "0.06\"" in r.reason and "not in contact" in r.reason
+    assert not r.ok and r.rule == "U6" and '0.06"' in r.reason and "not in contact" in r.reason
 
 
 def test_animals_cannot_pick_up_but_deny():
@@ -207,8 +216,12 @@ def test_one_token_per_unit():
 def test_treasure_step_skipped_in_the_first_players_first_turn_only():
     red = [unit("red-captain", [10 - 2 * R25, 10])]
     tokens = [{"id": "t1", "at": [10, 10]}]
-    first = _treasure_game(red, [unit("blue-boss", [30, 30])], tokens, state={"turn": 1, "player": 1, "phase": "upkeep"})
-    assert first.pending is None and any("skipped in the first player's first turn" in a["text"] for a in first.start.automatic)
+    first = _treasure_game(
+        red, [unit("blue-boss", [30, 30])], tokens, state={"turn": 1, "player": 1, "phase": "upkeep"}
+    )
+    assert first.pending is None and any(
+        "skipped in the first player's first turn" in a["text"] for a in first.start.automatic
+    )
     blue = [unit("blue-boss", [10 - 2 * R25, 10])]
     second = _treasure_game([unit("red-captain", [30, 30])], blue, tokens, state=BLUE_UPKEEP)
     assert second.pending.kind == "pick_up"
@@ -241,8 +254,13 @@ def test_engaged_unit_that_incapacitates_takes_the_token_ignoring_denial():
 # --- U7 events and plague ----------------------------------------------------------------------
 def test_event_token_rolls_the_event_table_and_neutrals_act_in_the_triggering_turn():
     red = [unit("red-captain", [10 - 2 * R25, 10])]
-    g = _treasure_game(red, [unit("blue-boss", [30, 30])], [{"id": "t1", "at": [10, 10], "event": "event"}], dice=[12],
-                       rules={"neutral_act": "manual"})
+    g = _treasure_game(
+        red,
+        [unit("blue-boss", [30, 30])],
+        [{"id": "t1", "at": [10, 10], "event": "event"}],
+        dice=[12],
+        rules={"neutral_act": "manual"},
+    )
     g.apply({"pick_up": {"unit": "red-captain", "token": "t1"}})
     (ev,) = rolls(g, "U7")
     assert ev.sides == 20 and ev.kept == 12

@@ -4,9 +4,14 @@ import pytest
 
 from tests.factories import game, unit
 
-RED = [unit("red-captain", [4, 4], morale=14), unit("red-mage", [6, 4], morale=11),
-       unit("red-c", [8, 4], morale=10, keywords=[]), unit("red-d", [10, 4], morale=10, keywords=[]),
-       unit("red-lost1", [4, 8], on_table=False, keywords=[]), unit("red-lost2", [6, 8], on_table=False, keywords=[])]
+RED = [
+    unit("red-captain", [4, 4], morale=14),
+    unit("red-mage", [6, 4], morale=11),
+    unit("red-c", [8, 4], morale=10, keywords=[]),
+    unit("red-d", [10, 4], morale=10, keywords=[]),
+    unit("red-lost1", [4, 8], on_table=False, keywords=[]),
+    unit("red-lost2", [6, 8], on_table=False, keywords=[]),
+]
 BLUE = [unit("blue-boss", [30, 30], carrying="t1"), unit("blue-thug", [26, 30], keywords=[])]
 TOKENS = [{"id": "t1", "at": [30, 30]}]
 STATE = {"turn": 2, "player": 1, "phase": "upkeep", "lost": {"red": 2}}
@@ -38,7 +43,11 @@ def test_break_point_every_unit_rolls_on_the_unit_morale_table():
     g = position("rout-breakpoint", [1, 1, 6, 6, 3, 3, 4, 4])
     rolls = g.dice.log
     assert [(r.unit, r.count if hasattr(r, "count") else len(r.values)) for r in rolls] == [
-        ("red-captain", 2), ("red-mage", 2), ("red-c", 2), ("red-d", 2)]
+        ("red-captain", 2),
+        ("red-mage", 2),
+        ("red-c", 2),
+        ("red-d", 2),
+    ]
     assert [r.modifier for r in rolls] == [1, -1, -1, -1]
     st = g.state.units
     assert not st["red-captain"].on_table  # 2 + 1 = 3: flee
@@ -63,5 +72,5 @@ def test_break_point_needs_a_new_loss_to_roll_again():
 
 @pytest.mark.parametrize("ruleset, decided", [(None, None), ("rout-legacy", "blue"), ("rout-breakpoint", None)])
 def test_same_position_three_decisions(ruleset, decided):
-    g = position(ruleset, [20, 1, 1, 6, 6, 3, 3, 4, 4][(0 if ruleset != "rout-breakpoint" else 1):])
+    g = position(ruleset, [20, 1, 1, 6, 6, 3, 3, 4, 4][(0 if ruleset != "rout-breakpoint" else 1) :])
     assert g.winner == decided

@@ -28,8 +28,11 @@ def test_the_editor_opens_edits_and_saves_a_merged_map_keeping_the_merge(tmp_pat
     doc = Document.open(MERGED)
     assert not doc.validate()
     units = doc.sc.state.units
-    assert [(u.id, u.name, u.x) for u in units.values()] == [("red-1", "Soldier", 4), ("red-2", "Soldier", 8),
-                                                            ("blue-1", "Raider", 30)]
+    assert [(u.id, u.name, u.x) for u in units.values()] == [
+        ("red-1", "Soldier", 4),
+        ("red-2", "Soldier", 8),
+        ("blue-1", "Raider", 30),
+    ]
     doc.add_rect("block", (10, 10), (12, 12), height=1)
     out = tmp_path / "edited.yaml"
     doc.save(str(out))
@@ -37,11 +40,17 @@ def test_the_editor_opens_edits_and_saves_a_merged_map_keeping_the_merge(tmp_pat
     assert main(["check", str(out)]) == 0
 
 
-@pytest.mark.parametrize("text,want", [
-    ("b: &b {id: x, move: 6}\nu: {<<: *b, id: y}\n", {"id": "y", "move": 6}),
-    ("b: &b {id: x}\nu:\n  id: y\n  <<: *b\n", {"id": "y"}),                       # own key wins wherever it is
-    ("b: &b {id: x, m: 1}\nc: &c {id: q, d: 2}\nu:\n  <<: [*b, *c]\n", {"id": "x", "m": 1, "d": 2}),  # earlier map wins
-])
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("b: &b {id: x, move: 6}\nu: {<<: *b, id: y}\n", {"id": "y", "move": 6}),
+        ("b: &b {id: x}\nu:\n  id: y\n  <<: *b\n", {"id": "y"}),  # own key wins wherever it is
+        (
+            "b: &b {id: x, m: 1}\nc: &c {id: q, d: 2}\nu:\n  <<: [*b, *c]\n",
+            {"id": "x", "m": 1, "d": 2},
+        ),  # earlier map wins
+    ],
+)
 def test_merge_keys_follow_yaml(text, want):
     assert load_yaml(text, "m.yaml").data["u"] == want
 

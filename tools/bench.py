@@ -61,6 +61,7 @@ def met(ok) -> str:
 
 # --- arguments ----------------------------------------------------------------------------------
 
+
 @dataclass
 class Options:
     areas: list[str]
@@ -72,7 +73,7 @@ class Options:
 
 def all_areas(folder: pathlib.Path = HERE) -> list[str]:
     """Every area: the ``bench_AREA.py`` files of ``folder``, sorted."""
-    return sorted(p.stem[len("bench_"):] for p in folder.glob("bench_*.py"))
+    return sorted(p.stem[len("bench_") :] for p in folder.glob("bench_*.py"))
 
 
 def parse_args(argv: list[str], known: list[str] | None = None) -> Options:
@@ -93,11 +94,17 @@ def parse_args(argv: list[str], known: list[str] | None = None) -> Options:
     rounds = args.rounds if args.rounds is not None else 1 if args.quick else ROUNDS
     if rounds < 1:
         ap.error("--rounds must be at least 1")
-    return Options(areas=args.areas or known, base=None if args.no_base else args.base, rounds=rounds,
-                   quick=args.quick, out=args.out)
+    return Options(
+        areas=args.areas or known,
+        base=None if args.no_base else args.base,
+        rounds=rounds,
+        quick=args.quick,
+        out=args.out,
+    )
 
 
 # --- the two trees ------------------------------------------------------------------------------
+
 
 def git(*args: str, repo: pathlib.Path = ROOT) -> str:
     out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
@@ -113,8 +120,9 @@ def describe_head(repo: pathlib.Path = ROOT) -> str:
 
 
 @contextlib.contextmanager
-def baseline_tree(rev: str, repo: pathlib.Path = ROOT,
-                  paths: tuple[str, ...] = CODE) -> Iterator[tuple[pathlib.Path, str]]:
+def baseline_tree(
+    rev: str, repo: pathlib.Path = ROOT, paths: tuple[str, ...] = CODE
+) -> Iterator[tuple[pathlib.Path, str]]:
     """(folder, short commit): ``paths`` of commit ``rev`` exported into a temporary folder,
     removed when the block ends, however it ends."""
     commit = git("rev-parse", "--short", "--verify", f"{rev}^{{commit}}", repo=repo)
@@ -124,7 +132,7 @@ def baseline_tree(rev: str, repo: pathlib.Path = ROOT,
     folder = pathlib.Path(tempfile.mkdtemp(prefix=f"speedheim-bench-{commit}-"))
     try:
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            if hasattr(tarfile, "data_filter"):   # Python 3.11.4 and later
+            if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
                 tar.extractall(folder, filter="data")
             else:
                 tar.extractall(folder)
@@ -142,7 +150,7 @@ def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = Fa
     child = (
         "import json, sys, importlib.util\n"
         f"spec = importlib.util.spec_from_file_location({path.stem!r}, {str(path)!r})\n"
-        "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m\n"   # dataclasses look it up
+        "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m\n"  # dataclasses look it up
         "spec.loader.exec_module(m)\n"
         "rows = m.run()\n"
         "rows += [{'note': m.PAGE_NOTE}] if getattr(m, 'PAGE_NOTE', None) else []\n"
@@ -158,7 +166,7 @@ def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = Fa
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, cwd=code)
     for line in out.stdout.splitlines():
         if line.startswith("BENCH-ROWS "):
-            got = json.loads(line[len("BENCH-ROWS "):])
+            got = json.loads(line[len("BENCH-ROWS ") :])
             where = pathlib.Path(got["game"]).resolve()
             if code.resolve() not in where.parents:
                 raise RuntimeError(f"measured the game package at {where.parent}, not the one in {code}")
@@ -168,13 +176,15 @@ def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = Fa
 
 # --- figures ------------------------------------------------------------------------------------
 
+
 @dataclass
 class Figure:
     """One row of an area over its rounds on one tree."""
+
     name: str
     unit: str
     target: str
-    value: object            # the median of the rounds' values, or the last run's text
+    value: object  # the median of the rounds' values, or the last run's text
     low: float | None = None
     high: float | None = None
     ok: object = True
@@ -184,6 +194,7 @@ class Figure:
 @dataclass
 class Measured:
     """An area's runs on each tree (``runs[tree]``: one list of rows a round) and failures."""
+
     runs: dict[str, list[list[dict]]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     #: The last run's PAGE_NOTE of each tree.
@@ -207,11 +218,22 @@ def combine(runs: list[list[dict]]) -> list[Figure]:
         if numbers and len(numbers) == len(rows):
             ordered = sorted(numbers, key=lambda r: r["value"])
             values = [r["value"] for r in ordered]
-            figures.append(Figure(last["name"], last["unit"], str(last["target"]), statistics.median(values),
-                                  min(values), max(values), ordered[(len(ordered) - 1) // 2]["ok"], len(rows)))
+            figures.append(
+                Figure(
+                    last["name"],
+                    last["unit"],
+                    str(last["target"]),
+                    statistics.median(values),
+                    min(values),
+                    max(values),
+                    ordered[(len(ordered) - 1) // 2]["ok"],
+                    len(rows),
+                )
+            )
         else:
-            figures.append(Figure(last["name"], last["unit"], str(last["target"]), last["value"], ok=last["ok"],
-                                  rounds=len(rows)))
+            figures.append(
+                Figure(last["name"], last["unit"], str(last["target"]), last["value"], ok=last["ok"], rounds=len(rows))
+            )
     return figures
 
 
@@ -259,8 +281,11 @@ def area_table(now: list[Figure], base: list[Figure] | None, failed: dict[str, s
     baseline's, their ratio, the target and whether this tree meets it. ``base`` None: no
     baseline columns. ``failed``: the tree ("this", "base") whose run failed, and why."""
     failed = failed or {}
-    head = ["figure", "this tree", "baseline", "ratio", "target", "met"] if base is not None else \
-        ["figure", "this tree", "target", "met"]
+    head = (
+        ["figure", "this tree", "baseline", "ratio", "target", "met"]
+        if base is not None
+        else ["figure", "this tree", "target", "met"]
+    )
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i in range(max(len(now), len(base or []))):
         f = now[i] if i < len(now) else None
@@ -272,12 +297,14 @@ def area_table(now: list[Figure], base: list[Figure] | None, failed: dict[str, s
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     for tree, why in failed.items():
         label = "this tree" if tree == "this" else "the baseline"
-        lines.append("| " + " | ".join(_cell(c) for c in [f"(failed to run on {label})", why]
-                                       + [""] * (len(head) - 2)) + " |")
+        lines.append(
+            "| " + " | ".join(_cell(c) for c in [f"(failed to run on {label})", why] + [""] * (len(head) - 2)) + " |"
+        )
     return "\n".join(lines)
 
 
 # --- the page -----------------------------------------------------------------------------------
+
 
 def machine() -> str:
     """CPU model, cores, Python and OS: what a reader needs to compare figures."""
@@ -321,11 +348,17 @@ def area_body(area: str, m: Measured, stamp: str, this: str, base: str | None, r
     then = combine(m.runs.get("base", [])) if base else None
     notes = [f"This tree:\n\n{m.notes['this']}"] if "this" in m.notes else []
     notes += [f"Baseline:\n\n{m.notes['base']}"] if base and "base" in m.notes else []
-    return "\n\n".join([f"*{stamp}: {this} (this tree){against}; {rounds} round(s) a tree, alternating; "
-                        f"`tools/bench_{area}.py`.*", area_table(now, then, m.failed)] + notes)
+    return "\n\n".join(
+        [
+            f"*{stamp}: {this} (this tree){against}; {rounds} round(s) a tree, alternating; `tools/bench_{area}.py`.*",
+            area_table(now, then, m.failed),
+        ]
+        + notes
+    )
 
 
 # --- running ------------------------------------------------------------------------------------
+
 
 def area_rounds(path: pathlib.Path, rounds: int) -> int:
     """``rounds``, or fewer when the bench file says its figures do not vary from run to run
@@ -339,8 +372,9 @@ def area_rounds(path: pathlib.Path, rounds: int) -> int:
     return rounds
 
 
-def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool,
-            folder: pathlib.Path = HERE) -> Measured:
+def measure(
+    area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool, folder: pathlib.Path = HERE
+) -> Measured:
     """Run one area ``rounds`` times on each tree (fewer if the area says so: area_rounds),
     swapping the order every round; a tree whose run fails is not run again."""
     m = Measured()
@@ -362,8 +396,9 @@ def measure(area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool,
     return m
 
 
-def run_bench(opts: Options, trees: dict[str, pathlib.Path], this: str,
-              base: str | None) -> tuple[dict[str, str], bool]:
+def run_bench(
+    opts: Options, trees: dict[str, pathlib.Path], this: str, base: str | None
+) -> tuple[dict[str, str], bool]:
     """(the page's blocks, whether this tree ran every area)."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     blocks, whole = {}, True
@@ -374,9 +409,11 @@ def run_bench(opts: Options, trees: dict[str, pathlib.Path], this: str,
         blocks[area] = area_body(area, m, stamp, this, base, max(map(len, m.runs.values()), default=0))
         print(f"\n## {area}\n\n{blocks[area]}\n")
     against = f"**baseline** {base}" if base else "no baseline"
-    blocks["header"] = (f"Last run: {stamp}; **this tree** {this}; {against}; areas {', '.join(opts.areas)}; "
-                        f"{opts.rounds} round(s){' (quick)' if opts.quick else ''}.\n\n"
-                        f"Machine: {machine()}; load average {start_load} at the start, {load()} at the end.")
+    blocks["header"] = (
+        f"Last run: {stamp}; **this tree** {this}; {against}; areas {', '.join(opts.areas)}; "
+        f"{opts.rounds} round(s){' (quick)' if opts.quick else ''}.\n\n"
+        f"Machine: {machine()}; load average {start_load} at the start, {load()} at the end."
+    )
     return blocks, whole
 
 

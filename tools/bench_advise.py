@@ -34,7 +34,7 @@ TARGET_MS = 1000.0
 
 def times(turns: int = TURNS, seed: int = 3) -> dict[str, list[float]]:
     g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps", "default.yaml"))), dice=Dice(seed=seed))
-    mover = Mover(g.scenario, g.board)   # the worker's own, built once (as the hint's)
+    mover = Mover(g.scenario, g.board)  # the worker's own, built once (as the hint's)
     bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
     out: dict[str, list[float]] = {"utility": [], "random": []}
     while not g.is_over() and g.state.turn <= turns:
@@ -50,13 +50,29 @@ def run() -> list[dict]:
     rows = []
     for name, ms in times().items():
         med, worst = statistics.median(ms), max(ms)
-        rows.append({"name": f"advise --bot {name} --top 3, median ({len(ms)} decisions, default.yaml, {TURNS} turns)",
-                     "value": round(med, 1), "unit": "ms", "target": f"<= {TARGET_MS:g}", "ok": med <= TARGET_MS})
-        rows.append({"name": f"advise --bot {name} --top 3, worst", "value": round(worst, 1), "unit": "ms",
-                     "target": f"<= {TARGET_MS:g}", "ok": worst <= TARGET_MS})
+        rows.append(
+            {
+                "name": f"advise --bot {name} --top 3, median ({len(ms)} decisions, default.yaml, {TURNS} turns)",
+                "value": round(med, 1),
+                "unit": "ms",
+                "target": f"<= {TARGET_MS:g}",
+                "ok": med <= TARGET_MS,
+            }
+        )
+        rows.append(
+            {
+                "name": f"advise --bot {name} --top 3, worst",
+                "value": round(worst, 1),
+                "unit": "ms",
+                "target": f"<= {TARGET_MS:g}",
+                "ok": worst <= TARGET_MS,
+            }
+        )
     return rows
 
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<80} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}")
+        print(
+            f"{row['name']:<80} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}"
+        )

@@ -56,27 +56,60 @@ def run() -> list[dict]:
     secs, refused = bench_decisions()
     xs = sorted(1000 * s for s in secs)
     med, p95 = statistics.median(xs), xs[int(0.95 * (len(xs) - 1))]
-    rows.append({"name": f"utility decision, median (stress.yaml, {len(xs)} decisions)", "value": round(med, 1),
-                 "unit": "ms", "target": "<= 150", "ok": med <= 150})
-    rows.append({"name": "utility decision, 95th percentile (stress.yaml)", "value": round(p95, 1), "unit": "ms",
-                 "target": "<= 500", "ok": p95 <= 500})
+    rows.append(
+        {
+            "name": f"utility decision, median (stress.yaml, {len(xs)} decisions)",
+            "value": round(med, 1),
+            "unit": "ms",
+            "target": "<= 150",
+            "ok": med <= 150,
+        }
+    )
+    rows.append(
+        {
+            "name": "utility decision, 95th percentile (stress.yaml)",
+            "value": round(p95, 1),
+            "unit": "ms",
+            "target": "<= 500",
+            "ok": p95 <= 500,
+        }
+    )
     vs = evaluate(os.path.join(ROOT, "maps", "default.yaml"), "utility", "random", GAMES)
     s = vs.summary("utility", "random")
     lo, hi = s["a_win_ci"]
-    rows.append({"name": f"utility beats random (default.yaml, both seats, {GAMES} games; 95% CI {lo:.0%}-{hi:.0%})",
-                 "value": round(100 * s["a_win_rate"], 1), "unit": "% won", "target": ">= 90",
-                 "ok": judged(vs.a_wins, vs.games, 0.9)})
+    rows.append(
+        {
+            "name": f"utility beats random (default.yaml, both seats, {GAMES} games; 95% CI {lo:.0%}-{hi:.0%})",
+            "value": round(100 * s["a_win_rate"], 1),
+            "unit": "% won",
+            "target": ">= 90",
+            "ok": judged(vs.a_wins, vs.games, 0.9),
+        }
+    )
     refused += vs.refused
     me = evaluate(os.path.join(ROOT, "maps", "mirror.yaml"), "utility", "utility", GAMES)
     m = me.summary("utility", "utility")
     flo, fhi = m["first_seat_ci"]
-    rows.append({"name": f"utility vs utility, first seat wins of games won (mirror.yaml, {GAMES} games, {m['draws']} draws; "
-                         f"95% CI {flo:.0%}-{fhi:.0%})",
-                 "value": round(100 * m["first_seat_win_rate"], 1), "unit": "%", "target": "CI holds 50",
-                 "ok": flo <= 0.5 <= fhi})
+    rows.append(
+        {
+            "name": f"utility vs utility, first seat wins of games won (mirror.yaml, {GAMES} games, {m['draws']} draws; "
+            f"95% CI {flo:.0%}-{fhi:.0%})",
+            "value": round(100 * m["first_seat_win_rate"], 1),
+            "unit": "%",
+            "target": "CI holds 50",
+            "ok": flo <= 0.5 <= fhi,
+        }
+    )
     refused += me.refused
-    rows.append({"name": "refused bot actions (every game above)", "value": refused, "unit": "actions", "target": "0",
-                 "ok": refused == 0})
+    rows.append(
+        {
+            "name": "refused bot actions (every game above)",
+            "value": refused,
+            "unit": "actions",
+            "target": "0",
+            "ok": refused == 0,
+        }
+    )
     return rows
 
 

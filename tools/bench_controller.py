@@ -92,15 +92,49 @@ def bench_undo_redo(samples: int = 300) -> tuple[float, float]:
 def run() -> list[dict]:
     rows = []
     rate = bench_replay(history=False)
-    rows.append({"name": "replay 10,000 non-move actions", "value": round(rate, 1), "unit": "actions/s", "target": ">= 5000", "ok": rate >= 5000})
+    rows.append(
+        {
+            "name": "replay 10,000 non-move actions",
+            "value": round(rate, 1),
+            "unit": "actions/s",
+            "target": ">= 5000",
+            "ok": rate >= 5000,
+        }
+    )
     rate_h = bench_replay(history=True)
-    rows.append({"name": "apply 10,000 non-move actions with undo stack", "value": round(rate_h, 1), "unit": "actions/s", "target": "(info)", "ok": True})
+    rows.append(
+        {
+            "name": "apply 10,000 non-move actions with undo stack",
+            "value": round(rate_h, 1),
+            "unit": "actions/s",
+            "target": "(info)",
+            "ok": True,
+        }
+    )
     undo_ms, redo_ms = bench_undo_redo()
-    rows.append({"name": "undo one action (median, stress.yaml)", "value": round(undo_ms, 4), "unit": "ms", "target": "<= 1", "ok": undo_ms <= 1})
-    rows.append({"name": "redo one action (median, stress.yaml)", "value": round(redo_ms, 4), "unit": "ms", "target": "<= 1", "ok": redo_ms <= 1})
+    rows.append(
+        {
+            "name": "undo one action (median, stress.yaml)",
+            "value": round(undo_ms, 4),
+            "unit": "ms",
+            "target": "<= 1",
+            "ok": undo_ms <= 1,
+        }
+    )
+    rows.append(
+        {
+            "name": "redo one action (median, stress.yaml)",
+            "value": round(redo_ms, 4),
+            "unit": "ms",
+            "target": "<= 1",
+            "ok": redo_ms <= 1,
+        }
+    )
     return rows
 
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<50} {row['value']:>12} {row['unit']:<10} target {row['target']:<8} {'ok' if row['ok'] else 'SLOW'}")
+        print(
+            f"{row['name']:<50} {row['value']:>12} {row['unit']:<10} target {row['target']:<8} {'ok' if row['ok'] else 'SLOW'}"
+        )

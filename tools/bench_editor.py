@@ -92,15 +92,32 @@ def run() -> list[dict]:
     fps = _drag_fps()
     med, worst = _validation_ms()
     return [
-        {"name": "editor: drag a piece on stress.yaml", "value": round(fps, 1), "unit": "fps",
-         "target": f">= {FPS_TARGET:g} fps", "ok": fps >= FPS_TARGET},
-        {"name": "editor: validation after an edit (median)", "value": round(med, 2), "unit": "ms",
-         "target": f"<= {VALIDATE_TARGET_MS:g} ms", "ok": med <= VALIDATE_TARGET_MS},
-        {"name": "editor: validation after an edit (worst of 20)", "value": round(worst, 2), "unit": "ms",
-         "target": f"<= {VALIDATE_TARGET_MS:g} ms", "ok": worst <= VALIDATE_TARGET_MS},
+        {
+            "name": "editor: drag a piece on stress.yaml",
+            "value": round(fps, 1),
+            "unit": "fps",
+            "target": f">= {FPS_TARGET:g} fps",
+            "ok": fps >= FPS_TARGET,
+        },
+        {
+            "name": "editor: validation after an edit (median)",
+            "value": round(med, 2),
+            "unit": "ms",
+            "target": f"<= {VALIDATE_TARGET_MS:g} ms",
+            "ok": med <= VALIDATE_TARGET_MS,
+        },
+        {
+            "name": "editor: validation after an edit (worst of 20)",
+            "value": round(worst, 2),
+            "unit": "ms",
+            "target": f"<= {VALIDATE_TARGET_MS:g} ms",
+            "ok": worst <= VALIDATE_TARGET_MS,
+        },
     ]
 
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<50} {row['value']:>9} {row['unit']:<4} target {row['target']:<12} {'ok' if row['ok'] else 'SLOW'}")
+        print(
+            f"{row['name']:<50} {row['value']:>9} {row['unit']:<4} target {row['target']:<12} {'ok' if row['ok'] else 'SLOW'}"
+        )

@@ -9,7 +9,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:   # tools/bench.py may put another tree's game first
+if str(ROOT) not in sys.path:  # tools/bench.py may put another tree's game first
     sys.path.insert(0, str(ROOT))
 
 from game.bundled import bundled_map  # noqa: E402
@@ -38,7 +38,15 @@ def run() -> list[dict]:
     rows = []
     if os.path.exists(default):
         load_scenario(default)
-        rows.append(row("load + validate default.yaml (median)", statistics.median(timed(lambda: load_scenario(default), 15)), "ms", "", 150))
+        rows.append(
+            row(
+                "load + validate default.yaml (median)",
+                statistics.median(timed(lambda: load_scenario(default), 15)),
+                "ms",
+                "",
+                150,
+            )
+        )
     sc = load_scenario(stress)
     board = Board(sc.width, sc.height, sc.terrain)
     units = [u for u in sc.state.units.values() if u.on_table]
@@ -48,7 +56,15 @@ def run() -> list[dict]:
     for _ in range(n):
         board.distance(a, b)
     rows.append(row("one unit-to-unit measurement", (time.perf_counter() - t0) / n, "us", "", 20))
-    rows.append(row(f"{len(units)}x{len(units)} all-pairs table, stress.yaml (median)", statistics.median(timed(lambda: board.distance_table(units), 50)), "ms", "", 5))
+    rows.append(
+        row(
+            f"{len(units)}x{len(units)} all-pairs table, stress.yaml (median)",
+            statistics.median(timed(lambda: board.distance_table(units), 50)),
+            "ms",
+            "",
+            5,
+        )
+    )
     pts = [(x * 0.73 % sc.width, x * 1.37 % sc.height) for x in range(5000)]
     t0 = time.perf_counter()
     for x, y in pts:

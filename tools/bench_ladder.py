@@ -64,6 +64,7 @@ def settings(env: dict | None = None) -> tuple[int, tuple[str, ...], tuple[str, 
 class Cell:
     """One pairing's games from ``bot``'s side: won, lost, drawn, and how the wins and
     losses were decided."""
+
     won: int = 0
     lost: int = 0
     drawn: int = 0
@@ -108,6 +109,7 @@ def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
     for name in maps:
         plan = Plan(scenario=os.path.join(ROOT, "maps", f"{name}.yaml"), games=games, bots=pairs, swap=True)
         spec, texts = resolve(plan)
+
         def path_of(slug: str, swapped: bool, name: str = name) -> str:
             return f"{name}-{slug}{'-swapped' if swapped else ''}.yaml"
 
@@ -115,8 +117,9 @@ def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
     return jobs
 
 
-def play_ladder(maps: tuple[str, ...], bots: tuple[str, ...], games: int,
-                workers: int | None = None) -> dict[tuple[str, str, str], Cell]:
+def play_ladder(
+    maps: tuple[str, ...], bots: tuple[str, ...], games: int, workers: int | None = None
+) -> dict[tuple[str, str, str], Cell]:
     """``{(map, bot, opponent): Cell}`` for every map and ordered pair of bots."""
     jobs = plan_jobs(maps, bots, games)
     map_of = {job.scenario_file: name for name, job in jobs}
@@ -142,11 +145,13 @@ def pooled(cells: dict[tuple[str, str, str], Cell], bot: str, other: str, maps: 
 
 
 def describe(cell: Cell) -> str:
-    """"won 5, lost 2, drawn 1 of 8; 95% CI 36-92%; by rout 3, turn limit 4"."""
+    """ "won 5, lost 2, drawn 1 of 8; 95% CI 36-92%; by rout 3, turn limit 4"."""
     lo, hi = wilson(cell.won, cell.decided)
     how = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cell.how.items())) or "none decided"
-    return (f"won {cell.won}, lost {cell.lost}, drawn {cell.drawn} of {cell.games}; "
-            f"95% CI {100 * lo:.0f}-{100 * hi:.0f}%; decided by {how}")
+    return (
+        f"won {cell.won}, lost {cell.lost}, drawn {cell.drawn} of {cell.games}; "
+        f"95% CI {100 * lo:.0f}-{100 * hi:.0f}%; decided by {how}"
+    )
 
 
 def share(cell: Cell) -> float:
@@ -156,23 +161,42 @@ def share(cell: Cell) -> float:
 
 def row(label: str, bot: str, other: str, cell: Cell) -> dict:
     target = TARGETS.get((bot, other))
-    return {"name": f"{bot} vs {other}, {label}: {describe(cell)}", "value": round(share(cell), 1),
-            "unit": "% of decided", "target": f">= {100 * target:.0f}" if target else "(information)",
-            "ok": judged(cell.won, cell.decided, target) if target else True}
+    return {
+        "name": f"{bot} vs {other}, {label}: {describe(cell)}",
+        "value": round(share(cell), 1),
+        "unit": "% of decided",
+        "target": f">= {100 * target:.0f}" if target else "(information)",
+        "ok": judged(cell.won, cell.decided, target) if target else True,
+    }
 
 
-def rows_of(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps: tuple[str, ...],
-            games: int) -> list[dict]:
+def rows_of(
+    cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps: tuple[str, ...], games: int
+) -> list[dict]:
     """The rows: each pairing (stronger bot first) over every map, then map by map, then the
     refused bot actions."""
-    pairs = [(b, a) for a, b in itertools.combinations(bots, 2)]      # (stronger, weaker) by BOTS order
-    rows = [row(f"{len(maps)} map{'s' if len(maps) != 1 else ''} ({4 * games * len(maps)} games)", b, a, pooled(cells, b, a, maps))
-            for b, a in pairs]
+    pairs = [(b, a) for a, b in itertools.combinations(bots, 2)]  # (stronger, weaker) by BOTS order
+    rows = [
+        row(
+            f"{len(maps)} map{'s' if len(maps) != 1 else ''} ({4 * games * len(maps)} games)",
+            b,
+            a,
+            pooled(cells, b, a, maps),
+        )
+        for b, a in pairs
+    ]
     for name in maps:
         rows += [row(f"{name}.yaml ({4 * games} games)", b, a, cells.get((name, b, a), Cell())) for b, a in pairs]
     refused = sum(c.refused for (m, bot, other), c in cells.items() if bots.index(bot) < bots.index(other))
-    rows.append({"name": "refused bot actions (every ladder game)", "value": refused, "unit": "actions",
-                 "target": "0", "ok": refused == 0})
+    rows.append(
+        {
+            "name": "refused bot actions (every ladder game)",
+            "value": refused,
+            "unit": "actions",
+            "target": "0",
+            "ok": refused == 0,
+        }
+    )
     return rows
 
 
@@ -188,8 +212,11 @@ def matrix(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps:
                 continue
             c = pooled(cells, bot, other, maps)
             lo, hi = wilson(c.won, c.decided)
-            out.append(f"{share(c):.0f}% ({100 * lo:.0f}-{100 * hi:.0f}) of {c.decided}, {c.drawn} drawn"
-                       if c.decided else f"none decided, {c.drawn} drawn")
+            out.append(
+                f"{share(c):.0f}% ({100 * lo:.0f}-{100 * hi:.0f}) of {c.decided}, {c.drawn} drawn"
+                if c.decided
+                else f"none decided, {c.drawn} drawn"
+            )
         lines.append(f"| {bot} | " + " | ".join(out) + " |")
     return "\n".join(lines)
 
@@ -198,9 +225,11 @@ def run() -> list[dict]:
     games, bots, maps, workers = settings()
     global PAGE_NOTE
     cells = play_ladder(maps, bots, games, workers)
-    PAGE_NOTE = (f"Win matrix over {', '.join(maps)} (the row bot's share of the decided games against the column "
-                 f"bot, its 95% interval, the decided games and the draws; {4 * games * len(maps)} games a pairing):"
-                 f"\n\n{matrix(cells, bots, maps)}")
+    PAGE_NOTE = (
+        f"Win matrix over {', '.join(maps)} (the row bot's share of the decided games against the column "
+        f"bot, its 95% interval, the decided games and the draws; {4 * games * len(maps)} games a pairing):"
+        f"\n\n{matrix(cells, bots, maps)}"
+    )
     return rows_of(cells, bots, maps, games)
 
 

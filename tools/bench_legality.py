@@ -75,7 +75,7 @@ def first_turn() -> tuple[float, list[float]]:
     sc = load_scenario(MAP)
     runs = []
     for _ in range(REPEATS):
-        nav._MAPS.clear()   # as in a fresh process: no game has prepared this map
+        nav._MAPS.clear()  # as in a fresh process: no game has prepared this map
         g = Game(sc, dice=Dice(seed=0), history=False)
         while g.state.phase != "engage":
             g.apply({"end_phase": {}})
@@ -97,8 +97,9 @@ def nav_build() -> float:
     return min(times)
 
 
-def game_phases(turns: int = TURNS, seed: int = 3, why: bool = False,
-                map_path: str = MAP) -> tuple[list[float], list[float], list[int]]:
+def game_phases(
+    turns: int = TURNS, seed: int = 3, why: bool = False, map_path: str = MAP
+) -> tuple[list[float], list[float], list[int]]:
     """ms per unit of every Engage phase of a utility game, the memo emptied before each
     call: the first time it is asked in the game (``cold``: what the game's own questions
     have worked out and kept stays, as in play), and asked again at once (``again``: what
@@ -124,7 +125,9 @@ def game_phases(turns: int = TURNS, seed: int = 3, why: bool = False,
                         for o in enemies:
                             g.mover.nav.forget()
                             got = []
-                            cold.append(_ms(lambda: got.append(g.why_illegal({"engage": {"unit": uid, "target": o.id}}))))
+                            cold.append(
+                                _ms(lambda: got.append(g.why_illegal({"engage": {"unit": uid, "target": o.id}})))
+                            )
                             _sound(got[0])
                         continue
                     g.mover.nav.forget()
@@ -175,8 +178,12 @@ def tail_figures(times: list[float]) -> dict:
     """The tail of per-call times (ms): median, 95th percentile (nearest rank), worst, and
     how many calls are over the target."""
     ordered = sorted(times)
-    return {"median": statistics.median(ordered), "p95": ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)],
-            "worst": ordered[-1], "over": sum(t > TARGET_MS for t in ordered)}
+    return {
+        "median": statistics.median(ordered),
+        "p95": ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)],
+        "worst": ordered[-1],
+        "over": sum(t > TARGET_MS for t in ordered),
+    }
 
 
 def _row(name: str, ms: float) -> dict:
@@ -188,41 +195,80 @@ def run() -> list[dict]:
     rows = [
         _row("Engage legal_actions, cold process, first unit (default.yaml turn 1; no path search)", first),
         _row(f"Engage legal_actions per unit, cold, worst of {len(rest)} more (default.yaml turn 1)", max(rest)),
-        {"name": "build of the map's navigation structures, once per map and process (the first path search pays it)",
-         "value": round(nav_build(), 1), "unit": "ms", "target": "info", "ok": True},
+        {
+            "name": "build of the map's navigation structures, once per map and process (the first path search pays it)",
+            "value": round(nav_build(), 1),
+            "unit": "ms",
+            "target": "info",
+            "ok": True,
+        },
     ]
     times, again, reach = game_phases()
     searched = sum(n > 0 for n in reach)
     tail = tail_figures(times)
-    rows.append(_row(f"Engage legal_actions per unit, first asked in the game, median ({len(times)} calls over {TURNS} "
-                     f"turns of a utility game on default.yaml, {searched} with an enemy in reach)", tail["median"]))
-    rows.append(_row("Engage legal_actions per unit, first asked in the game, 95th percentile (the same calls)", tail["p95"]))
+    rows.append(
+        _row(
+            f"Engage legal_actions per unit, first asked in the game, median ({len(times)} calls over {TURNS} "
+            f"turns of a utility game on default.yaml, {searched} with an enemy in reach)",
+            tail["median"],
+        )
+    )
+    rows.append(
+        _row("Engage legal_actions per unit, first asked in the game, 95th percentile (the same calls)", tail["p95"])
+    )
     rows.append(_row("Engage legal_actions per unit, first asked in the game, worst (the same calls)", tail["worst"]))
-    rows.append({"name": f"Engage legal_actions, first asked in the game: calls over {TARGET_MS:g} ms (of {len(times)})",
-                 "value": tail["over"], "unit": "", "target": "0", "ok": tail["over"] == 0})
+    rows.append(
+        {
+            "name": f"Engage legal_actions, first asked in the game: calls over {TARGET_MS:g} ms (of {len(times)})",
+            "value": tail["over"],
+            "unit": "",
+            "target": "0",
+            "ok": tail["over"] == 0,
+        }
+    )
     why = game_phases(why=True)[0]
     asked = tail_figures(why)
-    rows.append({"name": f"Engage why_illegal per unit and enemy, first asked in the game ({len(why)} calls, the same "
-                         f"phases): median, 95th percentile, worst, over {TARGET_MS:g} ms",
-                 "value": f"{asked['median']:.2f} / {asked['p95']:.1f} / {asked['worst']:.1f} / {asked['over']}",
-                 "unit": "ms", "target": f"<= {TARGET_MS:g}", "ok": asked["over"] == 0})
+    rows.append(
+        {
+            "name": f"Engage why_illegal per unit and enemy, first asked in the game ({len(why)} calls, the same "
+            f"phases): median, 95th percentile, worst, over {TARGET_MS:g} ms",
+            "value": f"{asked['median']:.2f} / {asked['p95']:.1f} / {asked['worst']:.1f} / {asked['over']}",
+            "unit": "ms",
+            "target": f"<= {TARGET_MS:g}",
+            "ok": asked["over"] == 0,
+        }
+    )
     warm = tail_figures(again)
-    rows.append({"name": "the same calls asked again at once (memo emptied; what the first call kept helps): "
-                         "95th percentile, worst, over 16 ms",
-                 "value": f"{warm['p95']:.1f} / {warm['worst']:.1f} / {warm['over']}", "unit": "ms", "target": "info",
-                 "ok": True})
+    rows.append(
+        {
+            "name": "the same calls asked again at once (memo emptied; what the first call kept helps): "
+            "95th percentile, worst, over 16 ms",
+            "value": f"{warm['p95']:.1f} / {warm['worst']:.1f} / {warm['over']}",
+            "unit": "ms",
+            "target": "info",
+            "ok": True,
+        }
+    )
     crowd, _again, reach = game_phases(seed=0, map_path=CROWDED)
     c = tail_figures(crowd)
     many = sorted(n for n in reach if n)
     how_many = f", {statistics.median(many):g} at the median, up to {many[-1]}" if many else ""
-    rows.append({"name": f"for information, a crowded table: Engage legal_actions per unit, first asked in the game, on "
-                         f"stress.yaml (40 units; {len(crowd)} calls over {TURNS} turns of a utility game, {len(many)} with "
-                         f"enemies in reach{how_many}): median, 95th percentile, worst, over {TARGET_MS:g} ms",
-                 "value": f"{c['median']:.2f} / {c['p95']:.1f} / {c['worst']:.1f} / {c['over']}", "unit": "ms",
-                 "target": "info", "ok": True})
+    rows.append(
+        {
+            "name": f"for information, a crowded table: Engage legal_actions per unit, first asked in the game, on "
+            f"stress.yaml (40 units; {len(crowd)} calls over {TURNS} turns of a utility game, {len(many)} with "
+            f"enemies in reach{how_many}): median, 95th percentile, worst, over {TARGET_MS:g} ms",
+            "value": f"{c['median']:.2f} / {c['p95']:.1f} / {c['worst']:.1f} / {c['over']}",
+            "unit": "ms",
+            "target": "info",
+            "ok": True,
+        }
+    )
     return rows
 
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<120} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}")
+        print(
+            f"{row['name']:<120} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}"
+        )

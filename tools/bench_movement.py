@@ -22,7 +22,7 @@ import time
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:   # tools/bench.py may put another tree's game first
+if str(ROOT) not in sys.path:  # tools/bench.py may put another tree's game first
     sys.path.insert(0, str(ROOT))
 
 from game.bundled import bundled_map  # noqa: E402
@@ -50,7 +50,10 @@ def _synthetic():
     units = {"red": [], "blue": []}
     placed = []
     from game.engine.model import Terrain
-    tb = Board(48, 48, [Terrain(t["id"], t["kind"], [tuple(p) for p in t["polygon"]], t.get("height", 0)) for t in terrain])
+
+    tb = Board(
+        48, 48, [Terrain(t["id"], t["kind"], [tuple(p) for p in t["polygon"]], t.get("height", 0)) for t in terrain]
+    )
     while sum(len(v) for v in units.values()) < 40:
         x, y = rng.uniform(1, 47), rng.uniform(1, 47)
         if tb.pieces_touching_disc(x, y, 0.6, ("block", "wall", "impassable")) or tb.piece_at(x, y):
@@ -59,11 +62,25 @@ def _synthetic():
             continue
         placed.append((x, y))
         side = "red" if len(units["red"]) < 20 else "blue"
-        units[side].append({"id": f"{side}-{len(units[side])}", "name": "u", "at": [x, y], "base_mm": rng.choice([25, 25, 32, 40]),
-                            "stats": {"move": 6, "agility": 12, "morale": 10, "defence": 10}})
+        units[side].append(
+            {
+                "id": f"{side}-{len(units[side])}",
+                "name": "u",
+                "at": [x, y],
+                "base_mm": rng.choice([25, 25, 32, 40]),
+                "stats": {"move": 6, "agility": 12, "morale": 10, "defence": 10},
+            }
+        )
     del board
-    doc = {"name": "synthetic stress", "table": {"width": 48, "height": 48}, "terrain": terrain,
-           "warbands": [{"id": "red", "player": 1, "units": units["red"]}, {"id": "blue", "player": 2, "units": units["blue"]}]}
+    doc = {
+        "name": "synthetic stress",
+        "table": {"width": 48, "height": 48},
+        "terrain": terrain,
+        "warbands": [
+            {"id": "red", "player": 1, "units": units["red"]},
+            {"id": "blue", "player": 2, "units": units["blue"]},
+        ],
+    }
     return load_scenario("synthetic-stress.yaml", text=json.dumps(doc))
 
 
@@ -122,7 +139,9 @@ def _hop_cases(mover, state, units, rng, want: int = 30):
         finally:
             u.x, u.y = old
         kinds = [t.kind for t in plan.checks]
-        walls = [t for t in plan.checks if t.piece in board.by_id and board.terrain[board.by_id[t.piece]].kind == "wall"]
+        walls = [
+            t for t in plan.checks if t.piece in board.by_id and board.terrain[board.by_id[t.piece]].kind == "wall"
+        ]
         if "jump_gap" in kinds or walls:
             out.append((u.id, start, to, run))
     return out
@@ -164,7 +183,7 @@ def run() -> list[dict]:
     rows = []
     prep = []
     for _ in range(REPEATS):
-        nav._MAPS.clear()   # a map no game has prepared yet (games on one map share them)
+        nav._MAPS.clear()  # a map no game has prepared yet (games on one map share them)
         t0 = time.perf_counter()
         mover = Mover(sc, board)
         mover.nav.prepare([u.r for u in sc.state.units.values()])
@@ -230,7 +249,11 @@ def run() -> list[dict]:
             u.x, u.y = start
             times.append(_timed(lambda: mover.plan(state, uid, to=to, run=run), mover))
             u.x, u.y = old
-        rows.append(_row(f"cheapest path with a gap jump or wall climb, {len(hops)} cases (median)", statistics.median(times), 10))
+        rows.append(
+            _row(
+                f"cheapest path with a gap jump or wall climb, {len(hops)} cases (median)", statistics.median(times), 10
+            )
+        )
         rows.append(_row("cheapest path with a gap jump or wall climb (95th percentile)", _p(times, 0.95), 16))
 
     times = []
@@ -277,8 +300,12 @@ def _engage_rows(mover, state, units, rng) -> list[dict]:
             e.x, e.y = old
     if not times:
         return []
-    return [_row(f"engage with its path search, {len(times)} cases, {found} accepted (median)", statistics.median(times), 10),
-            _row("engage with its path search (95th percentile)", _p(times, 0.95), 16)]
+    return [
+        _row(
+            f"engage with its path search, {len(times)} cases, {found} accepted (median)", statistics.median(times), 10
+        ),
+        _row("engage with its path search (95th percentile)", _p(times, 0.95), 16),
+    ]
 
 
 def flat_rows(queries: int = 40) -> list[dict]:
@@ -290,13 +317,22 @@ def flat_rows(queries: int = 40) -> list[dict]:
     try:
         from extremitypathfinder import PolygonEnvironment
     except ImportError:  # pragma: no cover - a dev dependency
-        return [{"name": "long flat queries vs extremitypathfinder", "value": float("nan"), "unit": "ratio",
-                 "target": "< 1", "ok": False}]
+        return [
+            {
+                "name": "long flat queries vs extremitypathfinder",
+                "value": float("nan"),
+                "unit": "ratio",
+                "target": "< 1",
+                "ok": False,
+            }
+        ]
     import shapely
 
     rects, (w, h) = issue_map()
-    terrain = [{"id": f"r{k}", "kind": "impassable", "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
-               for k, (x0, y0, x1, y1) in enumerate(rects)]
+    terrain = [
+        {"id": f"r{k}", "kind": "impassable", "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
+        for k, (x0, y0, x1, y1) in enumerate(rects)
+    ]
     rng = random.Random(41)
     r = 25 / 25.4 / 2
     starts = []
@@ -305,16 +341,34 @@ def flat_rows(queries: int = 40) -> list[dict]:
         if all(shapely.distance(shapely.box(*b), shapely.Point(p)) > r + 0.05 for b in rects):
             starts.append(p)
     pairs = [(a, b) for a, b in zip(starts[::2], starts[1::2]) if math.dist(a, b) >= 24]
-    while len(pairs) < queries:   # long queries only: more random pairs until there are enough
+    while len(pairs) < queries:  # long queries only: more random pairs until there are enough
         a = (rng.uniform(1, w - 1), rng.uniform(1, h - 1))
         b = (rng.uniform(1, w - 1), rng.uniform(1, h - 1))
-        if math.dist(a, b) >= 24 and all(shapely.distance(shapely.box(*q), shapely.Point(p)) > r + 0.05
-                                         for q in rects for p in (a, b)):
+        if math.dist(a, b) >= 24 and all(
+            shapely.distance(shapely.box(*q), shapely.Point(p)) > r + 0.05 for q in rects for p in (a, b)
+        ):
             pairs.append((a, b))
-    doc = {"name": "issue 13", "table": {"width": w, "height": h}, "terrain": terrain,
-           "warbands": [{"id": "red", "player": 1, "units": [{"id": "a", "name": "a", "at": list(pairs[0][0]), "base_mm": 25,
-                                                               "stats": {"move": 500, "agility": 10, "morale": 10, "defence": 10}}]},
-                        {"id": "blue", "player": 2, "units": []}]}
+    doc = {
+        "name": "issue 13",
+        "table": {"width": w, "height": h},
+        "terrain": terrain,
+        "warbands": [
+            {
+                "id": "red",
+                "player": 1,
+                "units": [
+                    {
+                        "id": "a",
+                        "name": "a",
+                        "at": list(pairs[0][0]),
+                        "base_mm": 25,
+                        "stats": {"move": 500, "agility": 10, "morale": 10, "defence": 10},
+                    }
+                ],
+            },
+            {"id": "blue", "player": 2, "units": []},
+        ],
+    }
     sc = load_scenario("issue13.yaml", text=json.dumps(doc))
     t0 = time.perf_counter()
     mover = Mover(sc, Board(sc.width, sc.height, sc.terrain))
@@ -348,13 +402,34 @@ def flat_rows(queries: int = 40) -> list[dict]:
         shorter += cost <= length + 1e-9
     mo, mt = statistics.median(ours), statistics.median(theirs)
     return [
-        {"name": f"long flat query, 48\" table, 45 obstacles, {len(ours)} queries (median)", "value": round(mo, 3),
-         "unit": "ms", "target": "-", "ok": True},
-        {"name": "extremitypathfinder, the same queries (median)", "value": round(mt, 3), "unit": "ms", "target": "-", "ok": True},
-        {"name": f"long flat queries: ours / extremitypathfinder (ours no longer in {shorter} of {len(ours)})",
-         "value": round(mo / mt, 3), "unit": "ratio", "target": "< 1", "ok": mo / mt < 1},
-        {"name": "long flat map: preparing ours / extremitypathfinder's",
-         "value": round(ours_prep / their_prep, 4), "unit": "ratio", "target": "-", "ok": True},
+        {
+            "name": f'long flat query, 48" table, 45 obstacles, {len(ours)} queries (median)',
+            "value": round(mo, 3),
+            "unit": "ms",
+            "target": "-",
+            "ok": True,
+        },
+        {
+            "name": "extremitypathfinder, the same queries (median)",
+            "value": round(mt, 3),
+            "unit": "ms",
+            "target": "-",
+            "ok": True,
+        },
+        {
+            "name": f"long flat queries: ours / extremitypathfinder (ours no longer in {shorter} of {len(ours)})",
+            "value": round(mo / mt, 3),
+            "unit": "ratio",
+            "target": "< 1",
+            "ok": mo / mt < 1,
+        },
+        {
+            "name": "long flat map: preparing ours / extremitypathfinder's",
+            "value": round(ours_prep / their_prep, 4),
+            "unit": "ratio",
+            "target": "-",
+            "ok": True,
+        },
     ]
 
 

@@ -67,8 +67,15 @@ def run() -> list[dict]:
     rows = []
     secs, refused = bench_turns()
     med = statistics.median(secs)
-    rows.append({"name": f"planner player-turn at the default budget, median (default.yaml, {len(secs)} turns)",
-                 "value": round(med, 2), "unit": "s", "target": "<= 1.5", "ok": med <= 1.5})
+    rows.append(
+        {
+            "name": f"planner player-turn at the default budget, median (default.yaml, {len(secs)} turns)",
+            "value": round(med, 2),
+            "unit": "s",
+            "target": "<= 1.5",
+            "ok": med <= 1.5,
+        }
+    )
     for spec, cap in (("planner:250ms", 0.25), ("planner:2s", 2.0)):
         more, r = bench_turns(bot=spec)
         refused += r
@@ -77,24 +84,50 @@ def run() -> list[dict]:
         # of a decision; the wall clock of a loaded one stretches it (2026-11-25, planner:2s:
         # 2.05 s median over 16 turns of calibrate_planner at load 1.8, 2.31 s here at 2.8).
         limit = 1.25 * cap
-        rows.append({"name": f"{spec} player-turn, median (default.yaml, {len(more)} turns)",
-                     "value": round(med, 2), "unit": "s", "target": f"<= {limit:.2f}", "ok": med <= limit})
+        rows.append(
+            {
+                "name": f"{spec} player-turn, median (default.yaml, {len(more)} turns)",
+                "value": round(med, 2),
+                "unit": "s",
+                "target": f"<= {limit:.2f}",
+                "ok": med <= limit,
+            }
+        )
     for name in ("default", "mirror"):
         t = evaluate(os.path.join(ROOT, "maps", f"{name}.yaml"), "planner", "utility", GAMES)
         decided = t.games - t.draws
         lo, hi = wilson(t.a_wins, decided)
         share = t.a_wins / decided if decided else 0.0
-        rows.append({"name": f"planner beats utility, {name}.yaml, both seats ({GAMES} games, {t.draws} drawn; "
-                             f"95% CI {lo:.0%}-{hi:.0%} of the decided)",
-                     "value": round(100 * share, 1), "unit": "% won", "target": ">= 75",
-                     "ok": judged(t.a_wins, decided, 0.75)})
+        rows.append(
+            {
+                "name": f"planner beats utility, {name}.yaml, both seats ({GAMES} games, {t.draws} drawn; "
+                f"95% CI {lo:.0%}-{hi:.0%} of the decided)",
+                "value": round(100 * share, 1),
+                "unit": "% won",
+                "target": ">= 75",
+                "ok": judged(t.a_wins, decided, 0.75),
+            }
+        )
         dlo, dhi = wilson(t.draws, t.games)
-        rows.append({"name": f"planner vs utility draws, {name}.yaml ({GAMES} games; 95% CI {dlo:.0%}-{dhi:.0%})",
-                     "value": round(100 * t.draws / t.games, 1), "unit": "%", "target": "<= 20",
-                     "ok": judged(t.draws, t.games, 0.2, at_most=True)})
+        rows.append(
+            {
+                "name": f"planner vs utility draws, {name}.yaml ({GAMES} games; 95% CI {dlo:.0%}-{dhi:.0%})",
+                "value": round(100 * t.draws / t.games, 1),
+                "unit": "%",
+                "target": "<= 20",
+                "ok": judged(t.draws, t.games, 0.2, at_most=True),
+            }
+        )
         refused += t.refused
-    rows.append({"name": "refused planner-game actions (every game above)", "value": refused, "unit": "actions",
-                 "target": "0", "ok": refused == 0})
+    rows.append(
+        {
+            "name": "refused planner-game actions (every game above)",
+            "value": refused,
+            "unit": "actions",
+            "target": "0",
+            "ok": refused == 0,
+        }
+    )
     return rows
 
 

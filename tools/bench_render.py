@@ -55,15 +55,32 @@ def run() -> list[dict]:
     frame = _median_ms(lambda: painter.draw(screen, cam, sc.state, selected="north-01"), 30)
     os.unlink(out)
     return [
-        {"name": "render: full PNG of stress.yaml (1600 px)", "value": round(full, 1), "unit": "ms",
-         "target": f"<= {TARGET_MS:g} ms", "ok": full <= TARGET_MS},
-        {"name": "render: picture of stress.yaml, no PNG encode", "value": round(surface_only, 1), "unit": "ms",
-         "target": f"<= {TARGET_MS:g} ms", "ok": surface_only <= TARGET_MS},
-        {"name": "render: one play-window frame of stress.yaml (cached terrain)", "value": round(frame, 2), "unit": "ms",
-         "target": f"<= {FRAME_TARGET_MS:.1f} ms (60 fps)", "ok": frame <= FRAME_TARGET_MS},
+        {
+            "name": "render: full PNG of stress.yaml (1600 px)",
+            "value": round(full, 1),
+            "unit": "ms",
+            "target": f"<= {TARGET_MS:g} ms",
+            "ok": full <= TARGET_MS,
+        },
+        {
+            "name": "render: picture of stress.yaml, no PNG encode",
+            "value": round(surface_only, 1),
+            "unit": "ms",
+            "target": f"<= {TARGET_MS:g} ms",
+            "ok": surface_only <= TARGET_MS,
+        },
+        {
+            "name": "render: one play-window frame of stress.yaml (cached terrain)",
+            "value": round(frame, 2),
+            "unit": "ms",
+            "target": f"<= {FRAME_TARGET_MS:.1f} ms (60 fps)",
+            "ok": frame <= FRAME_TARGET_MS,
+        },
     ]
 
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']:<64} {row['value']:>9.2f} {row['unit']:<4} target {row['target']:<22} {'ok' if row['ok'] else 'SLOW'}")
+        print(
+            f"{row['name']:<64} {row['value']:>9.2f} {row['unit']:<4} target {row['target']:<22} {'ok' if row['ok'] else 'SLOW'}"
+        )

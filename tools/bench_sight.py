@@ -16,7 +16,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:   # tools/bench.py may put another tree's game first
+if str(ROOT) not in sys.path:  # tools/bench.py may put another tree's game first
     sys.path.insert(0, str(ROOT))
 
 from game.bundled import bundled_map  # noqa: E402
@@ -51,9 +51,27 @@ def run() -> list[dict]:
     pairs = [tuple(rng.sample(ids, 2)) for _ in range(100)]
     sight.visibility_region(state, ids[0])  # builds the overlay's structures once
     rows = [row("prepare Sight for stress.yaml (once per map)", prep, 100)]
-    rows.append(row("LOS between two units, 81 lines (median)", statistics.median(fastest(lambda: sight.between(state, a, b)) for a, b in pairs), 0.2))
-    rows.append(row(f"LOS one unit to all {len(ids) - 1} others (median)", statistics.median(fastest(lambda: sight.from_unit(state, a)) for a in ids), 3))
-    rows.append(row("unseen ground of one unit, L overlay (median)", statistics.median(fastest(lambda: sight.visibility_region(state, a)) for a in ids), 16))
+    rows.append(
+        row(
+            "LOS between two units, 81 lines (median)",
+            statistics.median(fastest(lambda: sight.between(state, a, b)) for a, b in pairs),
+            0.2,
+        )
+    )
+    rows.append(
+        row(
+            f"LOS one unit to all {len(ids) - 1} others (median)",
+            statistics.median(fastest(lambda: sight.from_unit(state, a)) for a in ids),
+            3,
+        )
+    )
+    rows.append(
+        row(
+            "unseen ground of one unit, L overlay (median)",
+            statistics.median(fastest(lambda: sight.visibility_region(state, a)) for a in ids),
+            16,
+        )
+    )
     # viewers on roofs: move each unit in turn onto a block top
     roofs = [(t, sight.board.polygons[i]) for i, t in enumerate(sight.board.terrain) if t.kind == "block"]
     high = state.copy()

@@ -55,7 +55,7 @@ def cluster_rate(workers: int, n: int) -> float:
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        rate(workers + 1, cluster=cluster.scheduler_address)      # workers warm: imports, scenario parsed
+        rate(workers + 1, cluster=cluster.scheduler_address)  # workers warm: imports, scenario parsed
         return rate(n, cluster=cluster.scheduler_address)[0]
 
 
@@ -90,9 +90,20 @@ def report_seconds(record: dict, repeats: int = 3) -> float:
             f.write(json.dumps(record) + "\n")
         times = []
         for _ in range(repeats):
-            out = subprocess.run([sys.executable, "-c", _REPORT, games, os.path.join(folder, "summary.json"),
-                                  os.path.join(folder, "report.html")], capture_output=True, text=True, env=env,
-                                 check=True)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    _REPORT,
+                    games,
+                    os.path.join(folder, "summary.json"),
+                    os.path.join(folder, "report.html"),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
             times.append(float(out.stdout.strip().splitlines()[-1]))
     return statistics.median(times)
 
@@ -104,35 +115,107 @@ def run() -> list[dict]:
         t0 = time.perf_counter()
         record = play_job(job)
         times.append(time.perf_counter() - t0)
-    median = statistics.median(times[1:])   # the first parses the map
-    rows.append({"name": "one game, utility vs utility, default map (median of 6)", "value": median, "unit": "s",
-                 "target": "<= 1 s per core", "ok": median <= 1.0})
+    median = statistics.median(times[1:])  # the first parses the map
+    rows.append(
+        {
+            "name": "one game, utility vs utility, default map (median of 6)",
+            "value": median,
+            "unit": "s",
+            "target": "<= 1 s per core",
+            "ok": median <= 1.0,
+        }
+    )
     report = report_seconds(record)
-    rows.append({"name": "report.html of a one-game run, after the game (fresh process, median of 3)", "value": report,
-                 "unit": "s", "target": "< one game (the row above)", "ok": report < median})
+    rows.append(
+        {
+            "name": "report.html of a one-game run, after the game (fresh process, median of 3)",
+            "value": report,
+            "unit": "s",
+            "target": "< one game (the row above)",
+            "ok": report < median,
+        }
+    )
     (r1, start1), (r2, start2) = rate(8, workers=1), rate(16, workers=2)
-    rows.append({"name": "games/s, --workers 1 (8 games)", "value": r1, "unit": "games/s",
-                 "target": "(information)", "ok": True})
-    rows.append({"name": "games/s, --workers 2 (16 games)", "value": r2, "unit": "games/s",
-                 "target": "(information)", "ok": True})
-    rows.append({"name": "local pool start to the first finished game, --workers 2", "value": start2, "unit": "s",
-                 "target": "(information)", "ok": True})
+    rows.append(
+        {
+            "name": "games/s, --workers 1 (8 games)",
+            "value": r1,
+            "unit": "games/s",
+            "target": "(information)",
+            "ok": True,
+        }
+    )
+    rows.append(
+        {
+            "name": "games/s, --workers 2 (16 games)",
+            "value": r2,
+            "unit": "games/s",
+            "target": "(information)",
+            "ok": True,
+        }
+    )
+    rows.append(
+        {
+            "name": "local pool start to the first finished game, --workers 2",
+            "value": start2,
+            "unit": "s",
+            "target": "(information)",
+            "ok": True,
+        }
+    )
     thousand = (start2 + 1000 / r2) / 60
-    rows.append({"name": "1,000 games, --workers 2 (pool start + 1,000 / rate)", "value": thousand, "unit": "min",
-                 "target": "<= 10 min", "ok": thousand <= 10})
+    rows.append(
+        {
+            "name": "1,000 games, --workers 2 (pool start + 1,000 / rate)",
+            "value": thousand,
+            "unit": "min",
+            "target": "<= 10 min",
+            "ok": thousand <= 10,
+        }
+    )
     c1, c2 = cluster_rate(1, 8), cluster_rate(2, 16)
-    rows.append({"name": "games/s, Dask LocalCluster, 1 worker process", "value": c1, "unit": "games/s",
-                 "target": "(information)", "ok": True})
-    rows.append({"name": "games/s, Dask LocalCluster, 2 worker processes", "value": c2, "unit": "games/s",
-                 "target": "(information)", "ok": True})
-    rows.append({"name": "LocalCluster scaling, 2 workers / 1 worker", "value": c2 / c1, "unit": "x",
-                 "target": "(information; 2 cores)", "ok": True})
+    rows.append(
+        {
+            "name": "games/s, Dask LocalCluster, 1 worker process",
+            "value": c1,
+            "unit": "games/s",
+            "target": "(information)",
+            "ok": True,
+        }
+    )
+    rows.append(
+        {
+            "name": "games/s, Dask LocalCluster, 2 worker processes",
+            "value": c2,
+            "unit": "games/s",
+            "target": "(information)",
+            "ok": True,
+        }
+    )
+    rows.append(
+        {
+            "name": "LocalCluster scaling, 2 workers / 1 worker",
+            "value": c2 / c1,
+            "unit": "x",
+            "target": "(information; 2 cores)",
+            "ok": True,
+        }
+    )
     small, big = main_memory(10), main_memory(40)
-    rows.append({"name": "main process peak memory, 40 games minus 10 games", "value": big - small, "unit": "MB",
-                 "target": "flat (<= 5 MB)", "ok": big - small <= 5})
+    rows.append(
+        {
+            "name": "main process peak memory, 40 games minus 10 games",
+            "value": big - small,
+            "unit": "MB",
+            "target": "flat (<= 5 MB)",
+            "ok": big - small <= 5,
+        }
+    )
     return rows
 
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['name']}: {row['value']:.3g} {row['unit']} (target {row['target']}) {'ok' if row['ok'] else 'NOT MET'}")
+        print(
+            f"{row['name']}: {row['value']:.3g} {row['unit']} (target {row['target']}) {'ok' if row['ok'] else 'NOT MET'}"
+        )

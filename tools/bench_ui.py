@@ -74,7 +74,9 @@ def _frames(n: int = 120) -> tuple[float, float, str]:
     u = movers[len(movers) // 2]
     scene.selected = u.id
     other = next(o for o in game.state.units.values() if o.warband != u.warband and o.active)
-    scene.ruler_tool.ruler = Ruler(Anchor(u.x, u.y, u.r, u.id), Anchor(other.x, other.y, other.r, other.id), dragging=False)
+    scene.ruler_tool.ruler = Ruler(
+        Anchor(u.x, u.y, u.r, u.id), Anchor(other.x, other.y, other.r, other.id), dragging=False
+    )
     scene.hover_token = next(iter(game.state.treasure), None)
     app.frame(0.016, flip=False)  # warm caches: static layer, reach
     scene.engine.ready()  # wait for the movement engine (prepared in a thread after the first frame)
@@ -82,7 +84,9 @@ def _frames(n: int = 120) -> tuple[float, float, str]:
     start = scene.camera.to_px(u.x, u.y)
     scene.drag_tool.drag = Drag(u.id, (int(start[0]), int(start[1])), (u.x, u.y), (u.x, u.y), active=True)
     first = scene.camera.to_px(u.x + 1, u.y + 0.5)
-    app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=(int(first[0]), int(first[1])), rel=(1, 1), buttons=(1, 0, 0)))
+    app.dispatch(
+        pygame.event.Event(pygame.MOUSEMOTION, pos=(int(first[0]), int(first[1])), rel=(1, 1), buttons=(1, 0, 0))
+    )
     scene.drag_tool.flush()  # the first plan builds the engine's caches for this base size
     assert scene.drag_tool.drag.preview is not None, "no path preview to draw"
     times = []
@@ -148,8 +152,9 @@ def _sight_frames(n: int = 120) -> tuple[float, float, float]:
             foes = [u for u in units if u.warband != me.warband]
             f = foes[(i // 5) % len(foes)]
             pos = scene.camera.to_px(f.x, f.y)
-            app.dispatch(pygame.event.Event(pygame.MOUSEMOTION, pos=(int(pos[0]), int(pos[1])), rel=(1, 1),
-                                            buttons=(0, 0, 0)))
+            app.dispatch(
+                pygame.event.Event(pygame.MOUSEMOTION, pos=(int(pos[0]), int(pos[1])), rel=(1, 1), buttons=(0, 0, 0))
+            )
         t0 = time.perf_counter()
         app.frame(0.016)
         spent = time.perf_counter() - t0
@@ -200,8 +205,13 @@ def _startup() -> float:
     best = []
     for _ in range(3):
         t = time.time()
-        out = subprocess.run([sys.executable, "-c", _CHILD, repr(t), STRESS, ROOT, data], capture_output=True,
-                             text=True, env=env, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, repr(t), STRESS, ROOT, data],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         if out.returncode != 0:
             raise RuntimeError(out.stderr[-2000:])
         best.append(float(out.stdout.strip().splitlines()[-1]))
@@ -217,30 +227,82 @@ def run() -> list[dict]:
     bots = importlib.util.find_spec("game.bots") is not None  # the bots branch (issue 11) is merged
     b_median, b_p95, b_worst, b_decisions = _bot_frames() if bots else (0.0, 0.0, 0.0, 0)
     startup = _startup()
-    return [
-        {"name": f"ui: median frame, stress.yaml 1280x800, overlays on, drag in progress ({uid})",
-         "value": round(median, 2), "unit": "ms", "target": f"<= {FRAME_TARGET_MS:g} ms", "ok": median <= FRAME_TARGET_MS},
-        {"name": "ui: 95th percentile frame, same", "value": round(p95, 2), "unit": "ms",
-         "target": "(info) <= 16.7 ms", "ok": p95 <= 1000 / 60},
-        {"name": f"ui: path preview planning (off the frame; {shown} previews shown in 120 frames)",
-         "value": round(plan, 2), "unit": "ms", "target": "(info) <= 50 ms", "ok": plan <= 50 and shown > 10},
-        {"name": "ui: median frame with the L line of sight overlay (stress.yaml, viewer changes every 30 frames, "
-                 "hover every 5)", "value": round(l_median, 2), "unit": "ms", "target": f"<= {FRAME_TARGET_MS:g} ms",
-         "ok": l_median <= FRAME_TARGET_MS},
-        {"name": "ui: 95th percentile frame with the L overlay", "value": round(l_p95, 2), "unit": "ms",
-         "target": "(info) <= 16.7 ms", "ok": l_p95 <= 1000 / 60},
-        {"name": "ui: line of sight overlay worked out off the frame (region and marks of one unit)",
-         "value": round(l_region, 2), "unit": "ms", "target": "(info) <= 16 ms", "ok": l_region <= 16},
-    ] + ([
-        {"name": f"ui: median frame while two bots play stress.yaml ({b_decisions} decisions in 30 s, 8x)",
-         "value": round(b_median, 2), "unit": "ms", "target": f"<= {FRAME_TARGET_MS:g} ms",
-         "ok": b_median <= FRAME_TARGET_MS},
-        {"name": "ui: 95th percentile / worst frame while the bots play (they think off the frame)",
-         "value": f"{b_p95:.1f} / {b_worst:.0f}", "unit": "ms", "target": "(info) p95 <= 50 ms", "ok": b_p95 <= 50},
-    ] if bots else []) + [
-        {"name": "ui: start-up to first frame (stress.yaml, fresh process)", "value": round(startup * 1000, 0),
-         "unit": "ms", "target": f"<= {STARTUP_TARGET_S * 1000:g} ms", "ok": startup <= STARTUP_TARGET_S},
-    ]
+    return (
+        [
+            {
+                "name": f"ui: median frame, stress.yaml 1280x800, overlays on, drag in progress ({uid})",
+                "value": round(median, 2),
+                "unit": "ms",
+                "target": f"<= {FRAME_TARGET_MS:g} ms",
+                "ok": median <= FRAME_TARGET_MS,
+            },
+            {
+                "name": "ui: 95th percentile frame, same",
+                "value": round(p95, 2),
+                "unit": "ms",
+                "target": "(info) <= 16.7 ms",
+                "ok": p95 <= 1000 / 60,
+            },
+            {
+                "name": f"ui: path preview planning (off the frame; {shown} previews shown in 120 frames)",
+                "value": round(plan, 2),
+                "unit": "ms",
+                "target": "(info) <= 50 ms",
+                "ok": plan <= 50 and shown > 10,
+            },
+            {
+                "name": "ui: median frame with the L line of sight overlay (stress.yaml, viewer changes every 30 frames, "
+                "hover every 5)",
+                "value": round(l_median, 2),
+                "unit": "ms",
+                "target": f"<= {FRAME_TARGET_MS:g} ms",
+                "ok": l_median <= FRAME_TARGET_MS,
+            },
+            {
+                "name": "ui: 95th percentile frame with the L overlay",
+                "value": round(l_p95, 2),
+                "unit": "ms",
+                "target": "(info) <= 16.7 ms",
+                "ok": l_p95 <= 1000 / 60,
+            },
+            {
+                "name": "ui: line of sight overlay worked out off the frame (region and marks of one unit)",
+                "value": round(l_region, 2),
+                "unit": "ms",
+                "target": "(info) <= 16 ms",
+                "ok": l_region <= 16,
+            },
+        ]
+        + (
+            [
+                {
+                    "name": f"ui: median frame while two bots play stress.yaml ({b_decisions} decisions in 30 s, 8x)",
+                    "value": round(b_median, 2),
+                    "unit": "ms",
+                    "target": f"<= {FRAME_TARGET_MS:g} ms",
+                    "ok": b_median <= FRAME_TARGET_MS,
+                },
+                {
+                    "name": "ui: 95th percentile / worst frame while the bots play (they think off the frame)",
+                    "value": f"{b_p95:.1f} / {b_worst:.0f}",
+                    "unit": "ms",
+                    "target": "(info) p95 <= 50 ms",
+                    "ok": b_p95 <= 50,
+                },
+            ]
+            if bots
+            else []
+        )
+        + [
+            {
+                "name": "ui: start-up to first frame (stress.yaml, fresh process)",
+                "value": round(startup * 1000, 0),
+                "unit": "ms",
+                "target": f"<= {STARTUP_TARGET_S * 1000:g} ms",
+                "ok": startup <= STARTUP_TARGET_S,
+            },
+        ]
+    )
 
 
 if __name__ == "__main__":

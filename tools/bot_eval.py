@@ -63,20 +63,46 @@ class Tally:
         lo, hi = wilson(self.a_wins, self.games)
         decided = self.games - self.draws
         flo, fhi = wilson(self.first_seat_wins, decided)
-        out = {"games": self.games, "a": a, "b": b, "a_wins": self.a_wins, "b_wins": self.b_wins, "draws": self.draws,
-               "a_win_rate": self.a_wins / self.games if self.games else 0.0, "a_win_ci": [lo, hi],
-               "first_seat_win_rate": self.first_seat_wins / decided if decided else 0.0,
-               "first_seat_ci": [flo, fhi], "refused": self.refused, "capped": self.capped, "ends": self.reasons}
+        out = {
+            "games": self.games,
+            "a": a,
+            "b": b,
+            "a_wins": self.a_wins,
+            "b_wins": self.b_wins,
+            "draws": self.draws,
+            "a_win_rate": self.a_wins / self.games if self.games else 0.0,
+            "a_win_ci": [lo, hi],
+            "first_seat_win_rate": self.first_seat_wins / decided if decided else 0.0,
+            "first_seat_ci": [flo, fhi],
+            "refused": self.refused,
+            "capped": self.capped,
+            "ends": self.reasons,
+        }
         for side in ("a", "b"):
             xs = sorted(self.seconds[side])
             if xs:
-                out[f"{side}_decision_ms"] = {"median": 1000 * statistics.median(xs), "p95": 1000 * xs[int(0.95 * (len(xs) - 1))],
-                                              "max": 1000 * xs[-1], "n": len(xs)}
+                out[f"{side}_decision_ms"] = {
+                    "median": 1000 * statistics.median(xs),
+                    "p95": 1000 * xs[int(0.95 * (len(xs) - 1))],
+                    "max": 1000 * xs[-1],
+                    "n": len(xs),
+                }
         return out
 
 
-def evaluate(map_path: str, a: str, b: str, games: int, *, seats: str = "both", turn_limit: int | None = None,
-             first_seed: int = 0, rules: dict | None = None, log=None, jsonl=None) -> Tally:
+def evaluate(
+    map_path: str,
+    a: str,
+    b: str,
+    games: int,
+    *,
+    seats: str = "both",
+    turn_limit: int | None = None,
+    first_seed: int = 0,
+    rules: dict | None = None,
+    log=None,
+    jsonl=None,
+) -> Tally:
     """Play ``games`` games of bot ``a`` against bot ``b`` on ``map_path``."""
     sc = bot_scenario(load_scenario(map_path), turn_limit, rules)
     mover = Mover(sc, board_for(sc))
@@ -109,8 +135,16 @@ def evaluate(map_path: str, a: str, b: str, games: int, *, seats: str = "both", 
         t.reasons[end] = t.reasons.get(end, 0) + 1
         st = bg.game.state
         held = {t.id: st.units[t.carried_by].warband for t in st.treasure.values() if t.carried_by}
-        row = {"i": i, "seed": seed, "a_seat": a_seat, "winner": winner, **bg.counts(), "held": held,
-               "lost": dict(st.lost), "seconds": round(wall, 2)}
+        row = {
+            "i": i,
+            "seed": seed,
+            "a_seat": a_seat,
+            "winner": winner,
+            **bg.counts(),
+            "held": held,
+            "lost": dict(st.lost),
+            "seconds": round(wall, 2),
+        }
         if log is not None:
             print(json.dumps(row), file=log, flush=True)
         if jsonl is not None:
@@ -128,8 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seats", choices=("both", "first", "second"), default="both")
     ap.add_argument("--turn-limit", type=int, default=None)
     ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--rule", action="append", default=[], metavar="KEY=YAML",
-                    help="a ruleset override for these games, e.g. --rule run_denial_range=0")
+    ap.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=YAML",
+        help="a ruleset override for these games, e.g. --rule run_denial_range=0",
+    )
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -139,8 +178,18 @@ def main(argv: list[str] | None = None) -> int:
         rules[key.strip()] = yaml.safe_load(value)
     jsonl = open(args.jsonl, "w") if args.jsonl else None
     try:
-        t = evaluate(args.map, args.a, args.b, args.games, seats=args.seats, turn_limit=args.turn_limit,
-                     first_seed=args.first_seed, rules=rules, log=None if args.quiet else sys.stdout, jsonl=jsonl)
+        t = evaluate(
+            args.map,
+            args.a,
+            args.b,
+            args.games,
+            seats=args.seats,
+            turn_limit=args.turn_limit,
+            first_seed=args.first_seed,
+            rules=rules,
+            log=None if args.quiet else sys.stdout,
+            jsonl=jsonl,
+        )
     except LoadError as exc:
         return exc.report()
     finally:
@@ -150,9 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"summary": s}))
     lo, hi = s["a_win_ci"]
     flo, fhi = s["first_seat_ci"]
-    print(f"{args.a} vs {args.b} on {os.path.basename(args.map)}: {s['a_wins']} wins, {s['draws']} draws, "
-          f"{s['b_wins']} losses in {s['games']} games ({s['a_win_rate']:.1%}, 95% CI {lo:.1%}-{hi:.1%}); "
-          f"first seat wins {s['first_seat_win_rate']:.1%} (95% CI {flo:.1%}-{fhi:.1%}); refused {s['refused']}")
+    print(
+        f"{args.a} vs {args.b} on {os.path.basename(args.map)}: {s['a_wins']} wins, {s['draws']} draws, "
+        f"{s['b_wins']} losses in {s['games']} games ({s['a_win_rate']:.1%}, 95% CI {lo:.1%}-{hi:.1%}); "
+        f"first seat wins {s['first_seat_win_rate']:.1%} (95% CI {flo:.1%}-{fhi:.1%}); refused {s['refused']}"
+    )
     return 0
 
 

@@ -60,6 +60,7 @@ class _Meter:
                     meter.cpu += time.process_time() - c0
                     meter.steps += self.steps - s0
                     meter.rollouts += self.used + self.screens - u0
+
             return timed
 
         portfolio.Searcher.score, portfolio.Searcher.screen = wrap(orig[0]), wrap(orig[1])
@@ -99,9 +100,16 @@ def measure(map_name: str, bot: str, turns: int, seeds: list[int]) -> list[dict]
                 t0, tc0 = me.seconds, me.cpu
                 steps = play_turn(g, bots)
                 if any(s.player == seat for s in steps):
-                    rows.append({"turn": me.seconds - t0, "turn_cpu": me.cpu - tc0,
-                                 "rollout": meter.seconds - r0, "rollout_cpu": meter.cpu - c0,
-                                 "steps": meter.steps - s0, "rollouts": meter.rollouts - n0})
+                    rows.append(
+                        {
+                            "turn": me.seconds - t0,
+                            "turn_cpu": me.cpu - tc0,
+                            "rollout": meter.seconds - r0,
+                            "rollout_cpu": meter.cpu - c0,
+                            "steps": meter.steps - s0,
+                            "rollouts": meter.rollouts - n0,
+                        }
+                    )
     finally:
         portfolio.Searcher.score, portfolio.Searcher.screen = orig
     return rows
@@ -136,12 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     for m in a.maps:
         s = summary(measure(m, bot, a.turns, a.seeds))
         lo, hi = s["turn_s_range"]
-        print(f"{m}.yaml {bot}: {s['turns']} player-turns; rollout decision {s['step_ms']:.2f} ms "
-              f"(median a turn {s['step_ms_median']:.2f}); outside rollouts {s['overhead_ms_median']:.0f} ms median "
-              f"(max {s['overhead_ms_max']:.0f}); player-turn median {s['turn_s_median']:.2f} s ({lo:.2f}-{hi:.2f}); "
-              f"{s['steps_median']:.0f} decisions, {s['rollouts_median']:.0f} rollouts a turn (median)\n"
-              f"    CPU time: rollout decision {s['step_cpu_ms']:.2f} ms, outside rollouts {s['overhead_cpu_ms_median']:.0f} ms, "
-              f"player-turn median {s['turn_cpu_s_median']:.2f} s")
+        print(
+            f"{m}.yaml {bot}: {s['turns']} player-turns; rollout decision {s['step_ms']:.2f} ms "
+            f"(median a turn {s['step_ms_median']:.2f}); outside rollouts {s['overhead_ms_median']:.0f} ms median "
+            f"(max {s['overhead_ms_max']:.0f}); player-turn median {s['turn_s_median']:.2f} s ({lo:.2f}-{hi:.2f}); "
+            f"{s['steps_median']:.0f} decisions, {s['rollouts_median']:.0f} rollouts a turn (median)\n"
+            f"    CPU time: rollout decision {s['step_cpu_ms']:.2f} ms, outside rollouts {s['overhead_cpu_ms_median']:.0f} ms, "
+            f"player-turn median {s['turn_cpu_s_median']:.2f} s"
+        )
     return 0
 
 

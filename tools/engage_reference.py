@@ -98,8 +98,10 @@ def main(argv=None) -> int:
             for line in found:
                 print(line, flush=True)
             bad += found
-    print(f"{tables} tables ({last - first} crowded, {len(jobs) - (last - first)} stress games), {units} units asked, "
-          f"{targets} targets in reach: {len(bad)} disagreements ({time.perf_counter() - t0:.0f} s)")
+    print(
+        f"{tables} tables ({last - first} crowded, {len(jobs) - (last - first)} stress games), {units} units asked, "
+        f"{targets} targets in reach: {len(bad)} disagreements ({time.perf_counter() - t0:.0f} s)"
+    )
     return 1 if bad else 0
 
 

@@ -44,8 +44,17 @@ class ForcedGoal:
         return self.base.choose(view)
 
 
-def run(map_path: str, seat: int, unit: str, goal: str, turns: int, games: int, first_seed: int = 0,
-        turn_limit: int | None = None, out=sys.stdout) -> dict:
+def run(
+    map_path: str,
+    seat: int,
+    unit: str,
+    goal: str,
+    turns: int,
+    games: int,
+    first_seed: int = 0,
+    turn_limit: int | None = None,
+    out=sys.stdout,
+) -> dict:
     sc = bot_scenario(load_scenario(map_path), turn_limit)
     kind, _, target = goal.partition(":")
     if kind not in KINDS:
@@ -58,12 +67,17 @@ def run(map_path: str, seat: int, unit: str, goal: str, turns: int, games: int, 
         bots = {seat: ForcedGoal(Goal(kind, unit, target or None), turns), 3 - seat: make_bot("utility")}
         bg = play_game(sc, bots, seed=seed)
         st = bg.game.state
-        held = {w: sum(1 for u in st.units.values() if u.warband == w and u.carrying and u.on_table) for w in bands.values()}
+        held = {
+            w: sum(1 for u in st.units.values() if u.warband == w and u.carrying and u.on_table) for w in bands.values()
+        }
         res = "drawn" if bg.winner is None else ("won" if bg.winner == bands[seat] else "lost")
         tally[res] += 1
         print(f"seed {seed}: {res} (winner {bg.winner}; held {held}; refused {bg.refused})", file=out)
-    print(f"seat {seat} with {unit} pursuing {goal} for {turns} turns: {tally['won']} won, {tally['drawn']} drawn, "
-          f"{tally['lost']} lost of {games}", file=out)
+    print(
+        f"seat {seat} with {unit} pursuing {goal} for {turns} turns: {tally['won']} won, {tally['drawn']} drawn, "
+        f"{tally['lost']} lost of {games}",
+        file=out,
+    )
     return tally
 
 

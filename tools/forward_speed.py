@@ -84,7 +84,7 @@ def figure(name: str) -> float:
 
         from game.bots import driver
 
-        driver.time = types.SimpleNamespace(perf_counter=time.process_time)   # its steps' seconds in CPU time
+        driver.time = types.SimpleNamespace(perf_counter=time.process_time)  # its steps' seconds in CPU time
         secs, _refused = bench_planner.bench_turns()
 
         return statistics.median(secs)
@@ -93,8 +93,14 @@ def figure(name: str) -> float:
 
 def _run(checkout: str, name: str) -> float:
     env = dict(os.environ, PYTHONPATH=checkout, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    out = subprocess.run([sys.executable, os.path.join(checkout, "tools", "forward_speed.py"), name],
-                         cwd=checkout, env=env, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, os.path.join(checkout, "tools", "forward_speed.py"), name],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode:
         raise SystemExit(f"{checkout} {name}: {out.stderr[-2000:]}")
     return float(json.loads(out.stdout.strip().splitlines()[-1])[name])
@@ -110,8 +116,11 @@ def compare(base: str, names: list[str], runs: int) -> None:
             theirs.append(_run(base, name))
             mine.append(_run(ROOT, name))
         a, b = statistics.median(mine), statistics.median(theirs)
-        print(f"{name:<8} this {a:9.4f}  base {b:9.4f}  ratio {a / b:5.2f}   "
-              f"(this {' '.join(f'{v:.3f}' for v in mine)}; base {' '.join(f'{v:.3f}' for v in theirs)})", flush=True)
+        print(
+            f"{name:<8} this {a:9.4f}  base {b:9.4f}  ratio {a / b:5.2f}   "
+            f"(this {' '.join(f'{v:.3f}' for v in mine)}; base {' '.join(f'{v:.3f}' for v in theirs)})",
+            flush=True,
+        )
 
 
 def main(argv=None) -> int:

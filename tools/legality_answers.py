@@ -53,8 +53,14 @@ def _plan(g: Game, uid: str, tid: str):
         p = g.mover.plan_engage(g.state, uid, tid)
     except IllegalAction as exc:
         return f"{exc.rule}: {exc.reason}"
-    return [[list(map(float, q)) for q in p.points], float(p.cost), float(p.allowance), repr(p.transitions),
-            p.difficult, float(p.length)]
+    return [
+        [list(map(float, q)) for q in p.points],
+        float(p.cost),
+        float(p.allowance),
+        repr(p.transitions),
+        p.difficult,
+        float(p.length),
+    ]
 
 
 def phase_answers(g: Game, where: list) -> tuple[list, list[float]]:
@@ -129,7 +135,9 @@ def main(argv=None) -> int:
     ap.add_argument("out", help="where to write the answers (JSON)")
     ap.add_argument("--compare", metavar="BASE", help="answers recorded before, to compare with")
     ap.add_argument("--maps", default=",".join(MAPS), help="maps/ files, comma-separated (default: %(default)s)")
-    ap.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="game seeds, comma-separated (default: %(default)s)")
+    ap.add_argument(
+        "--seeds", default=",".join(map(str, SEEDS)), help="game seeds, comma-separated (default: %(default)s)"
+    )
     ap.add_argument("--crowded", type=int, default=len(CROWDED), help="crowded random tables (default: %(default)s)")
     args = ap.parse_args(argv)
     try:
@@ -140,8 +148,10 @@ def main(argv=None) -> int:
     with open(args.out, "w") as f:
         json.dump(answers, f)
     ts = sorted(times)
-    print(f"{len(answers)} answers; {len(ts)} legal_actions calls: median {ts[len(ts) // 2]:.2f} ms, "
-          f"p95 {ts[max(0, math.ceil(0.95 * len(ts)) - 1)]:.2f} ms, worst {ts[-1]:.2f} ms (one run each, first calls cold)")
+    print(
+        f"{len(answers)} answers; {len(ts)} legal_actions calls: median {ts[len(ts) // 2]:.2f} ms, "
+        f"p95 {ts[max(0, math.ceil(0.95 * len(ts)) - 1)]:.2f} ms, worst {ts[-1]:.2f} ms (one run each, first calls cold)"
+    )
     if args.compare:
         with open(args.compare) as f:
             base = json.load(f)

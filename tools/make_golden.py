@@ -80,10 +80,17 @@ def random_script(scenario_path: str, seed: int, n: int) -> dict:
             act = {"pick_up": {"unit": unit, "token": token}}
         elif kind == "engage" and mine:
             u = rng.choice(mine)
-            others = sorted((o for o in everyone if o.warband != u.warband), key=lambda o: game.board.distance(u, o))[:2]
+            others = sorted((o for o in everyone if o.warband != u.warband), key=lambda o: game.board.distance(u, o))[
+                :2
+            ]
             act = {"engage": {"unit": u.id, "target": rng.choice(others).id}} if others else {"end_phase": {}}
         elif kind == "set_status" and everyone:
-            act = {"set_status": {"unit": rng.choice(everyone).id, "status": rng.choice(["staggered", "dazed", "stunned", "normal"])}}
+            act = {
+                "set_status": {
+                    "unit": rng.choice(everyone).id,
+                    "status": rng.choice(["staggered", "dazed", "stunned", "normal"]),
+                }
+            }
         elif kind == "incapacitate" and everyone and rng.random() < 0.3:
             act = {"incapacitate": {"unit": rng.choice(everyone).id}}
         elif kind == "check" and everyone:
@@ -132,9 +139,14 @@ def main() -> int:
             if args.only and args.only not in script:
                 continue
             data = random_script(os.path.join(ROOT, scen), seed, n)
-            lines = [f"# Random actions on {scen} (tools/make_golden.py --random); legal or not, for the golden replays.",
-                     f"seed: {data['seed']}", "actions:"]
-            lines += ["  - " + yaml.safe_dump(a, default_flow_style=True, width=10_000).strip() for a in data["actions"]]
+            lines = [
+                f"# Random actions on {scen} (tools/make_golden.py --random); legal or not, for the golden replays.",
+                f"seed: {data['seed']}",
+                "actions:",
+            ]
+            lines += [
+                "  - " + yaml.safe_dump(a, default_flow_style=True, width=10_000).strip() for a in data["actions"]
+            ]
             with open(os.path.join(ROOT, script), "w", encoding="utf-8") as fh:
                 fh.write("\n".join(lines) + "\n")
             print("wrote", script)

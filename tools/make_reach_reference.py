@@ -106,14 +106,23 @@ def main(argv: list[str]) -> int:
             for layer, old, new in zip(LAYERS, before.get((m, uid), ()), geoms):
                 g, s = moved(old, new)
                 grow, shrink = max(grow, (g, (m, uid, layer))), max(shrink, (s, (m, uid, layer)))
-            lines.append(json.dumps({"map": m, "unit": uid,
-                                     "regions": [shapely.to_wkt(g, rounding_precision=5, trim=True) for g in geoms]}))
+            lines.append(
+                json.dumps(
+                    {
+                        "map": m,
+                        "unit": uid,
+                        "regions": [shapely.to_wkt(g, rounding_precision=5, trim=True) for g in geoms],
+                    }
+                )
+            )
     with gzip.open(args.out, "wt", encoding="utf-8", compresslevel=9) as fh:
         fh.write("\n".join(lines) + "\n")
     print(f"{len(lines)} units -> {args.out}")
     if before:
-        print(f"against the file it replaces: grew by up to {grow[0]:.4f}\" {grow[1]}, "
-              f"shrank by up to {shrink[0]:.4f}\" {shrink[1]}")
+        print(
+            f'against the file it replaces: grew by up to {grow[0]:.4f}" {grow[1]}, '
+            f'shrank by up to {shrink[0]:.4f}" {shrink[1]}'
+        )
     return 0
 
 

@@ -44,7 +44,9 @@ def opening(scenario, bots: tuple[str, str], seed: int) -> tuple[str, int]:
     return json.dumps(actions, sort_keys=True), refused
 
 
-def count(path: str, bots: tuple[str, str], seeds: range, out=None) -> tuple[collections.Counter, dict[str, list[int]], int]:
+def count(
+    path: str, bots: tuple[str, str], seeds: range, out=None
+) -> tuple[collections.Counter, dict[str, list[int]], int]:
     """(openings by how often they came, the seeds of each, refused bot actions); ``out``
     gets a line per seed as it is played (the seed and a short hash of its opening)."""
     sc = bot_scenario(load_scenario(path))
@@ -74,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--bots takes two names, player 1's and player 2's")
     seeds = range(args.first, args.first + args.seeds)
     seen, which, refused = count(args.map, bots, seeds, sys.stdout if args.each else None)
-    print(f"{os.path.basename(args.map)}, {bots[0]} vs {bots[1]}, seeds {seeds.start}-{seeds.stop - 1}: "
-          f"{len(seen)} distinct openings in {len(seeds)} games; refused bot actions {refused}")
+    print(
+        f"{os.path.basename(args.map)}, {bots[0]} vs {bots[1]}, seeds {seeds.start}-{seeds.stop - 1}: "
+        f"{len(seen)} distinct openings in {len(seeds)} games; refused bot actions {refused}"
+    )
     for key, n in seen.most_common(3):
         print(f"  {n} games: seeds {which[key][:10]}{' ...' if n > 10 else ''}")
     return 0

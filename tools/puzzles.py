@@ -78,16 +78,32 @@ def load_puzzle(path: str) -> Puzzle:
     for key in ("any_of", "none_of"):
         for cond in answer.get(key, []) or []:
             if not isinstance(cond, dict) or len(cond) != 1 or next(iter(cond)) not in CONDITIONS:
-                raise LoadError([Problem(path, src.line_of(("answer", key)) if hasattr(src, "line_of") else 1,
-                                         f"{key}: a condition is one of {', '.join(CONDITIONS)}, not {cond!r}")])
+                raise LoadError(
+                    [
+                        Problem(
+                            path,
+                            src.line_of(("answer", key)) if hasattr(src, "line_of") else 1,
+                            f"{key}: a condition is one of {', '.join(CONDITIONS)}, not {cond!r}",
+                        )
+                    ]
+                )
     sc = load_scenario(path, dump_yaml(d["scenario"]))
-    return Puzzle(path, str(d["name"]), int(d["side"]), answer, sc, int(d.get("turn_limit", 10)), int(d.get("seed", 1)),
-                  int(d.get("turns", 1)))
+    return Puzzle(
+        path,
+        str(d["name"]),
+        int(d["side"]),
+        answer,
+        sc,
+        int(d.get("turn_limit", 10)),
+        int(d.get("seed", 1)),
+        int(d.get("turns", 1)),
+    )
 
 
 def start(pz: Puzzle, seed: int | None = None) -> Game:
-    return Game(bot_scenario(pz.scenario, pz.turn_limit), dice=Dice(seed=pz.seed if seed is None else seed),
-                history=False)
+    return Game(
+        bot_scenario(pz.scenario, pz.turn_limit), dice=Dice(seed=pz.seed if seed is None else seed), history=False
+    )
 
 
 def _gap(a, b) -> float:
@@ -96,12 +112,17 @@ def _gap(a, b) -> float:
 
 def holds(game: Game, turn_log: list, side: int, cond: dict[str, Any]) -> bool:
     """Does the condition hold after the side's turn (``turn_log``: its log entries)?"""
-    (kind, arg), = cond.items()
+    ((kind, arg),) = cond.items()
     st, rs = game.state, game.rs
     if kind == "engage":
-        n = sum(1 for e in turn_log if isinstance(e.action, dict) and "engage" in e.action
-                and e.action["engage"].get("target") == arg["target"]
-                and (arg.get("unit") is None or e.action["engage"].get("unit") == arg["unit"]))
+        n = sum(
+            1
+            for e in turn_log
+            if isinstance(e.action, dict)
+            and "engage" in e.action
+            and e.action["engage"].get("target") == arg["target"]
+            and (arg.get("unit") is None or e.action["engage"].get("unit") == arg["unit"])
+        )
         return n >= int(arg.get("count", 1))
     if kind == "near":
         u = st.units[arg["unit"]]
@@ -152,8 +173,9 @@ def solve(pz: Puzzle, bot_name: str, seed: int | None = None, opponent: str = "u
     return True, steps, f"solved: {good[0] if good else 'avoided every wrong move'}"
 
 
-def solve_in_turns(pz: Puzzle, bot_name: str, seed: int | None = None,
-                   opponent: str = "utility") -> tuple[bool, int, list, str]:
+def solve_in_turns(
+    pz: Puzzle, bot_name: str, seed: int | None = None, opponent: str = "utility"
+) -> tuple[bool, int, list, str]:
     """Play up to ``pz.turns`` of the side's turns (``opponent`` plays the other side):
     (solved, the side's turns it took, the side's steps, why). A refused action or a
     condition of ``none_of`` fails it."""

@@ -8,8 +8,17 @@ applies its decisions. See docs/bots.md.
 from __future__ import annotations
 
 from game.bots.base import BOT_KINDS, Bot, Decision
-from game.bots.driver import (BotGame, Step, bot_scenario, decision_path, play_game, play_turn, snapshot, think,
-                              with_neutrals)
+from game.bots.driver import (
+    BotGame,
+    Step,
+    bot_scenario,
+    decision_path,
+    play_game,
+    play_turn,
+    snapshot,
+    think,
+    with_neutrals,
+)
 from game.bots.personality import BUNDLED, Personality, load_personality
 from game.bots.random_bot import RandomBot
 from game.bots.utility import UtilityBot
@@ -53,6 +62,27 @@ def make_bot(spec: str) -> Bot:
     return UtilityBot(spec)
 
 
-__all__ = ["BOT_KINDS", "Bot", "BotGame", "Decision", "HIDDEN", "NAMES", "Personality", "RandomBot", "Step",
-           "UtilityBot", "View", "bot_scenario", "decision_path", "is_bot_name", "load_personality", "make_bot", "play_game",
-           "play_turn", "snapshot", "think", "view", "with_neutrals"]
+__all__ = [
+    "BOT_KINDS",
+    "Bot",
+    "BotGame",
+    "Decision",
+    "HIDDEN",
+    "NAMES",
+    "Personality",
+    "RandomBot",
+    "Step",
+    "UtilityBot",
+    "View",
+    "bot_scenario",
+    "decision_path",
+    "is_bot_name",
+    "load_personality",
+    "make_bot",
+    "play_game",
+    "play_turn",
+    "snapshot",
+    "think",
+    "view",
+    "with_neutrals",
+]

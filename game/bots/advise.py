@@ -47,14 +47,28 @@ def make_advisor(name: str):
     try:
         return make_bot(name)
     except LoadError as exc:
-        raise LoadError([ArgProblem("--bot", 0, f"unknown bot {name!r} (known: {', '.join(NAMES)}, "
-                                                f"a personality file): {exc.problems[0].message if exc.problems else exc}")])
+        raise LoadError(
+            [
+                ArgProblem(
+                    "--bot",
+                    0,
+                    f"unknown bot {name!r} (known: {', '.join(NAMES)}, "
+                    f"a personality file): {exc.problems[0].message if exc.problems else exc}",
+                )
+            ]
+        )
     except (ValueError, KeyError, TypeError) as exc:
         raise LoadError([ArgProblem("--bot", 0, f"bad bot {name!r}: {exc}")])
 
 
-def advise(game: Game, bot_name: str = DEFAULT_BOT, top: int = DEFAULT_TOP, seed: int | None = None,
-           bot: Any = None, mover: Any = None) -> list[Decision]:
+def advise(
+    game: Game,
+    bot_name: str = DEFAULT_BOT,
+    top: int = DEFAULT_TOP,
+    seed: int | None = None,
+    bot: Any = None,
+    mover: Any = None,
+) -> list[Decision]:
     """The bot's ``top`` best next actions for the side to act now, best first (an empty
     list when the game is over). The bot thinks on a copy of ``game`` (its own movement
     engine, so a worker thread may call this; the copy's seed is ``seed`` when given, for
@@ -76,7 +90,7 @@ def advise(game: Game, bot_name: str = DEFAULT_BOT, top: int = DEFAULT_TOP, seed
     ask = getattr(bot, "options", None)
     try:
         found = list(ask(view, k)) if callable(ask) else [bot.choose(view)]
-    except TypeError:   # an ``options`` of another shape (not the Advisor's)
+    except TypeError:  # an ``options`` of another shape (not the Advisor's)
         found = [bot.choose(view)]
     out: list[Decision] = []
     for d in found:
@@ -108,8 +122,13 @@ def where(game: Game) -> str:
     return f"turn {st.turn}, {side}, {st.phase}" + (f"/{st.step}" if st.step else "") + (f" ({whose})" if whose else "")
 
 
-def advise_cli(scenario_path: str, actions_path: str | None = None, bot: str = DEFAULT_BOT, top: int = DEFAULT_TOP,
-               as_json: bool = False) -> int:
+def advise_cli(
+    scenario_path: str,
+    actions_path: str | None = None,
+    bot: str = DEFAULT_BOT,
+    top: int = DEFAULT_TOP,
+    as_json: bool = False,
+) -> int:
     """The command (see the module's docstring); 2 on bad input, FILE:LINE on stderr."""
     from game.engine.replay import dice_for, load_pair
 
@@ -130,18 +149,29 @@ def advise_cli(scenario_path: str, actions_path: str | None = None, bot: str = D
     game = Game(scenario, dice=dice_for(script) if script else Dice(seed=0), history=False)
     if script:
         for i, result in game.replay(script.actions):
-            if not result.ok:   # replay logs it and goes on; say so, the advice is for what stands
-                print(f"{actions_path}:{script.lines[i]}: refused, skipped: {result.rule}: {result.reason}", file=sys.stderr)
+            if not result.ok:  # replay logs it and goes on; say so, the advice is for what stands
+                print(
+                    f"{actions_path}:{script.lines[i]}: refused, skipped: {result.rule}: {result.reason}",
+                    file=sys.stderr,
+                )
     try:
         options = advise(game, bot, top, bot=advisor)
-    except IllegalAction as exc:   # a bot's bug: never a crash
+    except IllegalAction as exc:  # a bot's bug: never a crash
         print(f"{bot}: the bot failed: {exc.rule}: {exc.reason}", file=sys.stderr)
         return 1
     out = sys.stdout
     outcome = game.outcome()
     if as_json:
-        print(json.dumps({"player": game.turn_player(), "bot": bot,   # the --bot NAME given (FORMATS.md)
-                          "options": [option_json(d) for d in options]}), file=out)
+        print(
+            json.dumps(
+                {
+                    "player": game.turn_player(),
+                    "bot": bot,  # the --bot NAME given (FORMATS.md)
+                    "options": [option_json(d) for d in options],
+                }
+            ),
+            file=out,
+        )
         return 0
     if outcome is not None:
         print(f"game over: {outcome.winner or 'a draw'}; nothing to advise", file=out)

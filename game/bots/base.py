@@ -16,8 +16,21 @@ from typing import Any, Protocol, runtime_checkable
 #: check, cast, end_spell) are the players' hands on a manual phase: a bot never uses
 #: them, since with placeholder combat the rules give every result. ``end_turn`` is left
 #: out too: a bot ends each phase in turn.
-BOT_KINDS = ("move", "run", "reload", "engage", "shoot", "attack", "pick_up", "grab", "rout", "play_on",
-             "end_step", "end_phase", "end_activation")
+BOT_KINDS = (
+    "move",
+    "run",
+    "reload",
+    "engage",
+    "shoot",
+    "attack",
+    "pick_up",
+    "grab",
+    "rout",
+    "play_on",
+    "end_step",
+    "end_phase",
+    "end_activation",
+)
 #: Kinds that act with one unit (``unit:`` in the action).
 UNIT_KINDS = ("move", "run", "reload", "engage", "shoot", "attack", "pick_up", "grab")
 

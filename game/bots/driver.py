@@ -37,8 +37,12 @@ DEFAULT_TURN_LIMIT = 10
 DEFAULT_MAX_DECISIONS = 20_000
 
 
-def bot_rules(scenario: Scenario, turn_limit: int | None = None, rules: Mapping[str, Any] | None = None,
-              default_limit: int = DEFAULT_TURN_LIMIT) -> dict[str, Any]:
+def bot_rules(
+    scenario: Scenario,
+    turn_limit: int | None = None,
+    rules: Mapping[str, Any] | None = None,
+    default_limit: int = DEFAULT_TURN_LIMIT,
+) -> dict[str, Any]:
     """The ruleset overrides a bot game plays with (see the module's docstring): placeholder
     combat where the ruleset leaves combat to the players, the Neutrals played by a bot,
     and a turn limit (``default_limit`` where the ruleset sets none, then won on treasure).
@@ -69,8 +73,9 @@ def bot_scenario(scenario: Scenario, turn_limit: int | None = None, rules: Mappi
     good, problems = check_overrides(scenario.ruleset, src.data, src, ())
     if problems:
         raise LoadError(problems)
-    return dataclasses.replace(scenario, ruleset=scenario.ruleset.with_overrides(good),
-                               rules_overrides={**scenario.rules_overrides, **good})
+    return dataclasses.replace(
+        scenario, ruleset=scenario.ruleset.with_overrides(good), rules_overrides={**scenario.rules_overrides, **good}
+    )
 
 
 @dataclass
@@ -82,7 +87,7 @@ class Step:
     decision: Decision
     result: ActionResult | None
     seconds: float
-    refused: str | None = None   # "RULE: reason" when the game refused it (a bug)
+    refused: str | None = None  # "RULE: reason" when the game refused it (a bug)
 
 
 @dataclass
@@ -115,9 +120,15 @@ class BotGame:
 
     def counts(self) -> dict[str, Any]:
         o = self.outcome
-        return {"decisions": self.decisions, "refused": self.refused, "actions": len(self.game.log),
-                "turn": self.game.state.turn, "winner": o.winner if o else None,
-                "end": o.reason if o else "stopped", "capped": self.capped}
+        return {
+            "decisions": self.decisions,
+            "refused": self.refused,
+            "actions": len(self.game.log),
+            "turn": self.game.state.turn,
+            "winner": o.winner if o else None,
+            "end": o.reason if o else "stopped",
+            "capped": self.capped,
+        }
 
 
 def with_neutrals(bots: Mapping[int, Bot]) -> dict[int, Bot]:
@@ -142,7 +153,7 @@ def step(game: Game, bots: Mapping[int, Bot], on_step: Callable[[Step], None] | 
     seconds = time.perf_counter() - t0
     try:
         rec = Step(player, bot.name, decision, game.apply(decision.action), seconds)
-    except IllegalAction as why:   # apply runs the very checks of why_illegal, first
+    except IllegalAction as why:  # apply runs the very checks of why_illegal, first
         rec = Step(player, bot.name, decision, None, seconds, f"{why.rule}: {why.reason}")
         fallback = end_decision(view_of(game, player), "the bot's action was refused")
         if game.why_illegal(fallback.action) is None:
@@ -152,8 +163,13 @@ def step(game: Game, bots: Mapping[int, Bot], on_step: Callable[[Step], None] | 
     return rec
 
 
-def play_turn(game: Game, bots: Mapping[int, Bot], *, max_decisions: int = DEFAULT_MAX_DECISIONS,
-              on_step: Callable[[Step], None] | None = None) -> list[Step]:
+def play_turn(
+    game: Game,
+    bots: Mapping[int, Bot],
+    *,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    on_step: Callable[[Step], None] | None = None,
+) -> list[Step]:
     """Play until the turn passes to the next player (or the game ends)."""
     start = (game.state.turn, game.state.player)
     bots = with_neutrals(bots)
@@ -163,9 +179,18 @@ def play_turn(game: Game, bots: Mapping[int, Bot], *, max_decisions: int = DEFAU
     return steps
 
 
-def play_game(scenario: Scenario, bots: Mapping[int, Bot], seed: int = 0, *, turn_limit: int | None = None,
-              rules: Mapping[str, Any] | None = None, max_decisions: int = DEFAULT_MAX_DECISIONS,
-              on_step: Callable[[Step], None] | None = None, game: Game | None = None, mover: Any = None) -> BotGame:
+def play_game(
+    scenario: Scenario,
+    bots: Mapping[int, Bot],
+    seed: int = 0,
+    *,
+    turn_limit: int | None = None,
+    rules: Mapping[str, Any] | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    on_step: Callable[[Step], None] | None = None,
+    game: Game | None = None,
+    mover: Any = None,
+) -> BotGame:
     """Play a whole game: ``bots`` maps a player (1, 2; 0 for the Neutrals, optional) to
     its bot. The scenario plays under :func:`bot_scenario` (``turn_limit`` and ``rules``
     override). ``game`` continues a game already under way instead; ``mover`` shares a
@@ -184,6 +209,7 @@ def play_game(scenario: Scenario, bots: Mapping[int, Bot], seed: int = 0, *, tur
 
 
 # --- the window: thinking on a copy -------------------------------------------------------------
+
 
 def snapshot(game: Game, mover: Any = None) -> Game:
     """A copy of ``game`` for a bot to think on in another thread (take it on the thread

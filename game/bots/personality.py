@@ -41,7 +41,10 @@ WEIGHTS: dict[str, tuple[float, str]] = {
     "hunt": (0.3, "share of an attack's expected value for closing on an enemy"),
     "support": (0.4, "value of each friend close by when enemies are near (ganging up)"),
     "engage_min": (0.5, "an engage is made when its net value is at least this"),
-    "melee_rounds": (3.0, "Melee phases an engagement is expected to last (its attacks and blows back count this often)"),
+    "melee_rounds": (
+        3.0,
+        "Melee phases an engagement is expected to last (its attacks and blows back count this often)",
+    ),
     "check_risk": (2.0, "value lost for each movement check expected to fail (climbs, jumps)"),
     "min_gain": (0.2, "a unit moves only when its best move beats standing still by this much"),
     "reload": (1.0, "value of reloading a weapon that has fired"),
@@ -83,15 +86,24 @@ def parse_personality(text: str, file: str) -> Personality:
     data = src.data
     problems: list[Problem] = []
     if not isinstance(data, dict):
-        raise LoadError([src.problem((), f"a personality must be a mapping with name and weights, not {describe_value(data)}")])
+        raise LoadError(
+            [src.problem((), f"a personality must be a mapping with name and weights, not {describe_value(data)}")]
+        )
     for key in data:
         if key not in KEYS:
             close = difflib.get_close_matches(str(key), KEYS, n=1)
-            problems.append(src.problem((key,), f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close
-                                                                           else f" (known: {', '.join(KEYS)})")))
+            problems.append(
+                src.problem(
+                    (key,),
+                    f"unknown key {key!r}"
+                    + (f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(KEYS)})"),
+                )
+            )
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
-        problems.append(src.problem(("name",) if "name" in data else (), f"name must be text, not {describe_value(name)}"))
+        problems.append(
+            src.problem(("name",) if "name" in data else (), f"name must be text, not {describe_value(name)}")
+        )
     description = data.get("description", "")
     if not isinstance(description, str):
         problems.append(src.problem(("description",), f"description must be text, not {describe_value(description)}"))
@@ -100,14 +112,22 @@ def parse_personality(text: str, file: str) -> Personality:
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        problems.append(src.problem(("weights",), f"weights must be a mapping of weight: number, not {describe_value(raw)}"))
+        problems.append(
+            src.problem(("weights",), f"weights must be a mapping of weight: number, not {describe_value(raw)}")
+        )
         raw = {}
     for key, value in raw.items():
         if key not in WEIGHTS:
             close = difflib.get_close_matches(str(key), WEIGHTS, n=1)
-            problems.append(src.problem(("weights", key), f"unknown weight {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")))
+            problems.append(
+                src.problem(
+                    ("weights", key), f"unknown weight {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                )
+            )
         elif isinstance(value, bool) or not is_finite_number(value):
-            problems.append(src.problem(("weights", key), f"weight {key} must be a number, not {describe_value(value)}"))
+            problems.append(
+                src.problem(("weights", key), f"weight {key} must be a number, not {describe_value(value)}")
+            )
         elif value < 0:
             problems.append(src.problem(("weights", key), f"weight {key} must be 0 or more, not {value}"))
         else:
@@ -121,8 +141,16 @@ def load_personality(name_or_path: str = DEFAULT) -> Personality:
     """A bundled personality by name, or a personality file; raises LoadError (FILE:LINE)."""
     path = personality_path(name_or_path)
     if path != name_or_path and not os.path.exists(path):
-        raise LoadError([Problem(name_or_path, 1, f"unknown personality {name_or_path!r} (bundled: {', '.join(BUNDLED)}; "
-                                                  f"or give the path of a personality file)")])
+        raise LoadError(
+            [
+                Problem(
+                    name_or_path,
+                    1,
+                    f"unknown personality {name_or_path!r} (bundled: {', '.join(BUNDLED)}; "
+                    f"or give the path of a personality file)",
+                )
+            ]
+        )
     try:
         return parse_personality(read_text(path), path)
     except LoadError:

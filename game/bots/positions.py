@@ -34,12 +34,12 @@ MAX_POINTS = 500
 #: Candidates planned by the movement engine per unit (the best by score first).
 REFINE = 3
 TRIES = 10
-RING = 8          # contact points around a token
-HUNTED = 5        # the nearest enemies a unit weighs closing on
-URGENT = 2.0      # denying a token an enemy touches now is worth this many times more
+RING = 8  # contact points around a token
+HUNTED = 5  # the nearest enemies a unit weighs closing on
+URGENT = 2.0  # denying a token an enemy touches now is worth this many times more
 SUPPORT_RANGE = 3.0
 NEAR_AREA = 0.02  # a point this close to the reachable area counts as in it (its edge is exact to ~0.002")
-HORIZON = 3       # tokens within this many moves (straight, with climbs) are gone for along a route
+HORIZON = 3  # tokens within this many moves (straight, with climbs) are gone for along a route
 
 
 @dataclass
@@ -47,7 +47,7 @@ class Option:
     """A place to end the move: the point, the action kind, its score and why."""
 
     point: tuple[float, float]
-    kind: str              # "hold" | "move" | "run"
+    kind: str  # "hold" | "move" | "run"
     score: float
     terms: dict[str, float] = field(default_factory=dict)
     plan: object = None
@@ -64,26 +64,26 @@ class PositionScorer:
         self.move = float(u.stats.get("move", 0)) or 1.0
         self.free_h = float(rs.free_height)
         self.board = sense.view.board
-        self.span = self.move * float(rs.run_multiplier)   # the furthest it may end this move
+        self.span = self.move * float(rs.run_multiplier)  # the furthest it may end this move
         self.threats = sense.threats_to(u, self.span)
         self.carrying = bool(u.carrying)
         self.picker = sense.can_pick_up(u)
         tv = sense.token_value()
-        self.tokens = []   # (token, value, factor, denier or None, pickers)
+        self.tokens = []  # (token, value, factor, denier or None, pickers)
         allies = [a for a in sense.mine if a.id != u.id and sense.can_pick_up(a)]
         for tok in sense.free_tokens:
             if self.board.height_at(tok.x, tok.y) - self.board.height_at(u.x, u.y) >= self.span - 0.25:
-                continue   # too high to climb to in one Run: never reachable for this unit
+                continue  # too high to climb to in one Run: never reachable for this unit
             factor = 1.0
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
-                factor = 0.15   # a friend stands at it already
+                factor = 0.15  # a friend stands at it already
             self.tokens.append((tok, tv, factor, sense.denied(tok), sense.pickers_near(tok)))
         #: token id (or "unit:" and an enemy's id) -> its Route, for the goals whose way
         #: differs from the straight line (a ladder, a climb, round a wall): their
         #: approach is scored along it
         self.routes: dict[str, Route] = {}
-        self.route_upto: dict[str, float] = {}   # how far along each route this move goes
-        self.beyond: dict[str, float] = {}       # token id -> inches it is at least (no route within HORIZON moves)
+        self.route_upto: dict[str, float] = {}  # how far along each route this move goes
+        self.beyond: dict[str, float] = {}  # token id -> inches it is at least (no route within HORIZON moves)
         self.offense = []  # (enemy, value of our attack on it next turn)
         my_next = sense.engage_reach(u, _next(u.status))
         self.reach = my_next
@@ -126,13 +126,16 @@ class PositionScorer:
             tok, value, factor, denier = entry[:4]
             worth = value * factor * (0.3 if denier is not None else 1.0)
             flat = gap(u.x, u.y, u.r, tok)
-            if (flat <= s.contact and straight <= flat + 1e-9) or straight > HORIZON * later \
-                    or self._approach(straight, first) * worth <= best:
+            if (
+                (flat <= s.contact and straight <= flat + 1e-9)
+                or straight > HORIZON * later
+                or self._approach(straight, first) * worth <= best
+            ):
                 keep.append(entry)
                 continue
             within = HORIZON * later + u.r + tok.r
             route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later, within)
-            if turns != turns:   # not known (a planner's sandbox): the straight line
+            if turns != turns:  # not known (a planner's sandbox): the straight line
                 keep.append(entry)
                 continue
             if route is None:
@@ -142,7 +145,7 @@ class PositionScorer:
                 self.beyond[tok.id] = within - first - u.r - tok.r
                 keep.append(entry)
                 continue
-            if route is None:   # not known beside it either: the straight line
+            if route is None:  # not known beside it either: the straight line
                 keep.append(entry)
                 continue
             if turns == math.inf:
@@ -188,8 +191,9 @@ class PositionScorer:
         a0 = math.atan2(u.y - tok.y, u.x - tok.x)
         for k in range(4):
             a = a0 + math.pi * k / 2
-            route, turns = s.book.routes.best(s.view, u, (tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)),
-                                              first, later, within)
+            route, turns = s.book.routes.best(
+                s.view, u, (tok.x + ring * math.cos(a), tok.y + ring * math.sin(a)), first, later, within
+            )
             if route is not None or turns != turns:
                 return route, turns
         return None, math.inf
@@ -217,8 +221,12 @@ class PositionScorer:
         """Points (n x 2), whether each needs a Run (bool) and whether a check (bool)."""
         u = self.u
         pts, run, chk = [], [], []
-        regions = [(reach.walk_free, False, False), (reach.walk_check, False, True),
-                   (reach.run_free, True, False), (reach.run_check, True, True)]
+        regions = [
+            (reach.walk_free, False, False),
+            (reach.walk_check, False, True),
+            (reach.run_free, True, False),
+            (reach.run_check, True, True),
+        ]
         seen = set()
         for region, is_run, is_chk in regions:
             for x, y in _grid_points(region):
@@ -242,13 +250,16 @@ class PositionScorer:
             fx, fy = lad.foot
             if math.hypot(fx - u.x, fy - u.y) <= top + u.r + 1:
                 special.append((fx, fy))
-        area = shapely.union_all([r for r, *_ in regions if r is not None and not r.is_empty]) if any(
-            r is not None and not r.is_empty for r, *_ in regions) else None
+        area = (
+            shapely.union_all([r for r, *_ in regions if r is not None and not r.is_empty])
+            if any(r is not None and not r.is_empty for r, *_ in regions)
+            else None
+        )
         if area is not None and special:
             # only those the unit can reach (a token's ring may hang off a roof, a Run may be denied)
             S = np.array(special, float)
             special = [tuple(p) for p in S[shapely.dwithin(area, shapely.points(S), NEAR_AREA)].tolist()]
-        for x, y in (special if area is not None else ()):
+        for x, y in special if area is not None else ():
             pts.append((x, y)), run.append(not _in_walk(reach, x, y)), chk.append(False)
         for x, y, is_run, is_chk in self.route_points(reach.walk_allowance, reach.run_allowance):
             pts.append((x, y)), run.append(is_run), chk.append(is_chk)
@@ -281,7 +292,7 @@ class PositionScorer:
             flat = np.hypot(X - tok.x, Y - tok.y) - u.r - tok.r
             dz = np.abs(tz - Z)
             route = self.routes.get(tok.id)
-            if route is not None:   # what is left of the way along the route (its checks priced)
+            if route is not None:  # what is left of the way along the route (its checks priced)
                 cost = np.maximum(route.to_go(X, Y, Z, self.route_upto[tok.id]) - u.r - tok.r, 0.0)
             else:
                 cost = np.maximum(flat, 0.0) + np.where(dz > self.free_h, dz, 0.0)
@@ -291,7 +302,7 @@ class PositionScorer:
                 touching = (flat <= s.contact) & (dz <= self.free_h)
                 f = factor * (0.3 if denier is not None else 1.0)
                 val = np.where(touching, p.contact, p.approach * self.move / (self.move + cost)) * value * f
-                if route is not None:   # the way left along the route where it is the best token
+                if route is not None:  # the way left along the route where it is the best token
                     better = val > treasure
                     routed = np.where(better, cost, routed)
                     routed_tok = np.where(better, float(s.free_tokens.index(tok)), routed_tok)
@@ -323,7 +334,7 @@ class PositionScorer:
             if value <= 0:
                 continue
             route = self.routes.get(_unit_key(e.id))
-            if route is not None:   # an enemy up on a roof (or down below): the way there
+            if route is not None:  # an enemy up on a roof (or down below): the way there
                 d = route.to_go(X, Y, Z, self.route_upto[_unit_key(e.id)]) - u.r - e.r - self.reach
             else:
                 d = np.hypot(X - e.x, Y - e.y) - u.r - e.r - self.reach
@@ -357,7 +368,7 @@ class PositionScorer:
         r = walk * (float(rs.run_multiplier) if runs else 1.0)
         xs = np.arange(-r, r + 1e-9, STEP)
         gx, gy = np.meshgrid(xs, xs)
-        inside = gx ** 2 + gy ** 2 <= r * r
+        inside = gx**2 + gy**2 <= r * r
         pts = [np.column_stack([u.x + gx[inside], u.y + gy[inside]])]
         for tok, *_ in self.tokens:
             ring = u.r + tok.r + self.s.contact * 0.4
@@ -377,7 +388,7 @@ class PositionScorer:
         """(the best option, standing still): both scored; the best may be the hold.
         ``reach_of()`` gives the unit's reachable area (asked only when a move could pay)."""
         u, view = self.u, self.s.view
-        self.find_routes()   # before standing still is scored: the foot of a wall is no place to wait
+        self.find_routes()  # before standing still is scored: the foot of a wall is no place to wait
         here = np.array([[u.x, u.y]])
         h_score, h_terms = self.score(here)
         hold = Option((u.x, u.y), "hold", float(h_score[0]), _row(h_terms, 0))
@@ -399,7 +410,7 @@ class PositionScorer:
                 break
             if not self.may_win(float(scores[i]), bool(chk[i]), bool(run[i]), hold, found):
                 weighed += 1
-                continue   # even at its best once planned it could not win: spare the path search
+                continue  # even at its best once planned it could not win: spare the path search
             x, y = float(P[i, 0]), float(P[i, 1])
             kinds = ("run",) if run[i] else ("move", "run")
             for kind in kinds:
@@ -439,15 +450,18 @@ class PositionScorer:
         static = opt.score + (0.5 * p.check_risk if opt.terms.get("_check") else 0.0)
         score = chance * static + (1 - chance) * (hold.score - p.check_risk)
         end = plan.end if plan is not None else opt.point
-        shooters = [(e, loss) for e, reach, loss, how in self.threats
-                    if how == "shoot" and math.hypot(end[0] - e.x, end[1] - e.y) - u.r - e.r <= reach]
+        shooters = [
+            (e, loss)
+            for e, reach, loss, how in self.threats
+            if how == "shoot" and math.hypot(end[0] - e.x, end[1] - e.y) - u.r - e.r <= reach
+        ]
         if shooters:
             with s.view.what_if() as st:
                 st.units[u.id].x, st.units[u.id].y = end
                 for e, loss in shooters:
                     seen = s.view.sight(e.id, u.id, st)
                     if seen is not None and not seen.visible:
-                        score += 0.5 * p.threat * loss   # the static score counted it
+                        score += 0.5 * p.threat * loss  # the static score counted it
                     elif seen is not None and getattr(seen, "cover", False):
                         score += 0.25 * p.threat * loss  # Disadvantage: about half the hits
         if opt.kind == "run" and s.weapon(u) is not None:
@@ -462,7 +476,9 @@ def _unit_key(uid: str) -> str:
 
 
 def _in_walk(reach, x: float, y: float) -> bool:
-    return any(r is not None and not r.is_empty and shapely.contains_xy(r, x, y) for r in (reach.walk_free, reach.walk_check))
+    return any(
+        r is not None and not r.is_empty and shapely.contains_xy(r, x, y) for r in (reach.walk_free, reach.walk_check)
+    )
 
 
 def _row(terms: dict[str, np.ndarray], i: int) -> dict[str, float]:

@@ -50,8 +50,11 @@ def random_move(view: Any, uid: str, kind: str, rng: random.Random) -> dict | No
     if reach is None:
         return None
     parts = (reach.walk_free, reach.walk_check) if kind == "move" else (reach.run_free, reach.run_check)
-    region = shapely.union_all([p for p in parts if p is not None and not p.is_empty]) if any(
-        p is not None and not p.is_empty for p in parts) else None
+    region = (
+        shapely.union_all([p for p in parts if p is not None and not p.is_empty])
+        if any(p is not None and not p.is_empty for p in parts)
+        else None
+    )
     for _ in range(POINT_TRIES):
         p = random_point(region, rng)
         if p is None:
@@ -90,13 +93,19 @@ class RandomBot:
             if "shoot" in kinds:
                 w = weapon_of(SimpleNamespace(rs=rs), u)
                 if w is not None:
-                    out += [("shoot", {"shoot": {"unit": uid, "target": o.id}}) for o in foes
-                            if gap(u.x, u.y, u.r, o) <= float(w[1]["range"]) + 0.1]
+                    out += [
+                        ("shoot", {"shoot": {"unit": uid, "target": o.id}})
+                        for o in foes
+                        if gap(u.x, u.y, u.r, o) <= float(w[1]["range"]) + 0.1
+                    ]
             if "attack" in kinds:
                 out += [("attack", {"attack": {"unit": uid, "target": t}}) for t in u.engaged_with]
             if "pick_up" in kinds:
-                out += [("pick_up", {"pick_up": {"unit": uid, "token": t.id}}) for t in st.treasure.values()
-                        if not t.carried_by and gap(u.x, u.y, u.r, t) <= float(rs.contact_tolerance) + 0.1]
+                out += [
+                    ("pick_up", {"pick_up": {"unit": uid, "token": t.id}})
+                    for t in st.treasure.values()
+                    if not t.carried_by and gap(u.x, u.y, u.r, t) <= float(rs.contact_tolerance) + 0.1
+                ]
             if "grab" in kinds and isinstance(pending, Grab) and uid in pending.units:
                 out.append(("grab", {"grab": {"unit": uid, "token": pending.token}}))
         for kind in ("rout", "play_on"):
@@ -120,8 +129,11 @@ class RandomBot:
                 if action is None:
                     continue
                 to = action[kind]["to"]
-                yield Decision(action, f"{detail} {'runs' if kind == 'run' else 'moves'} to "
-                                       f"[{to[0]:.1f}, {to[1]:.1f}] (random)", unit=detail)
+                yield Decision(
+                    action,
+                    f"{detail} {'runs' if kind == 'run' else 'moves'} to [{to[0]:.1f}, {to[1]:.1f}] (random)",
+                    unit=detail,
+                )
             elif view.why_illegal(detail) is None:
                 body = detail[kind]
                 yield Decision(detail, f"{kind.replace('_', ' ')} (random)", unit=body.get("unit"))

@@ -56,9 +56,9 @@ class Route:
 
     plan: object
     goal: tuple[float, float]
-    r: float           # the unit's base radius
-    free_h: float      # M4's free height: a step this high is no change of level
-    check_inches: tuple = ()   # per transition: inches a check's expected failures cost (RouteBook.best)
+    r: float  # the unit's base radius
+    free_h: float  # M4's free height: a step this high is no change of level
+    check_inches: tuple = ()  # per transition: inches a check's expected failures cost (RouteBook.best)
 
     @property
     def cost(self) -> float:
@@ -156,8 +156,9 @@ class Route:
         xy = np.array([self.point(s) for s in S])
         pen = self.check_inches or (0.0,) * len(self.plan.transitions)
         total = self.cost + sum(pen)
-        rem = np.array([total - self.cost_at(s) - sum(c for t, c in zip(self.plan.transitions, pen) if t.s < s)
-                        for s in S])
+        rem = np.array(
+            [total - self.cost_at(s) - sum(c for t, c in zip(self.plan.transitions, pen) if t.s < s) for s in S]
+        )
         z0 = self.plan.points[0][2] if self.plan.points else 0.0
         Z = np.full(len(S), float(z0))
         for t in sorted(self.plan.transitions, key=lambda t: t.s):
@@ -236,11 +237,15 @@ class Route:
         tail = self.at(float(S[k]))
         shift = float(leg.length)
         plan = tail.plan
-        joined = replace(plan, points=tuple(leg.points) + tuple(plan.points[1:]),
-                         cum=tuple(leg.cum) + tuple(shift + c for c in plan.cum[1:]),
-                         transitions=tuple(replace(t, s=t.s + shift) for t in plan.transitions),
-                         cost=float(leg.cost) + tail.cost, allowance=float(leg.cost) + tail.cost,
-                         length=shift + float(plan.length))
+        joined = replace(
+            plan,
+            points=tuple(leg.points) + tuple(plan.points[1:]),
+            cum=tuple(leg.cum) + tuple(shift + c for c in plan.cum[1:]),
+            transitions=tuple(replace(t, s=t.s + shift) for t in plan.transitions),
+            cost=float(leg.cost) + tail.cost,
+            allowance=float(leg.cost) + tail.cost,
+            length=shift + float(plan.length),
+        )
         return Route(joined, self.goal, self.r, self.free_h, tail.check_inches)
 
     def _from(self, i: int, p: tuple[float, float], s: float) -> "Route":
@@ -253,8 +258,7 @@ class Route:
         cum = (0.0,) + tuple(c - s for c in plan.cum[i:])
         trans = tuple(replace(t, s=t.s - s) for t in plan.transitions if t.s >= s - 1e-9)
         cost = self.cost - self.cost_at(s)
-        new = replace(plan, points=pts3, cum=cum, transitions=trans, cost=cost, allowance=cost,
-                      length=float(cum[-1]))
+        new = replace(plan, points=pts3, cum=cum, transitions=trans, cost=cost, allowance=cost, length=float(cum[-1]))
         pen = tuple(c for t, c in zip(plan.transitions, self.check_inches) if t.s >= s - 1e-9)
         return Route(new, self.goal, self.r, self.free_h, pen)
 
@@ -273,8 +277,15 @@ class RouteBook:
         if view.board is not self._board:
             self._board = view.board
             self._routes.clear()
-        key = (u.id, u.r, u.status, round(goal[0], 3), round(goal[1], 3), checks,
-               None if within is None else round(within, 3))
+        key = (
+            u.id,
+            u.r,
+            u.status,
+            round(goal[0], 3),
+            round(goal[1], 3),
+            checks,
+            None if within is None else round(within, 3),
+        )
         here = key + (round(u.x, 4), round(u.y, 4))
         if here in self._routes:
             return self._routes[here]
@@ -288,14 +299,15 @@ class RouteBook:
             plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within)
             found = None if isinstance(plan, IllegalAction) else Route(plan, goal, u.r, float(view.rules.free_height))
         if len(self._routes) >= KEEP:
-            for k in list(self._routes)[:KEEP // 4]:
+            for k in list(self._routes)[: KEEP // 4]:
                 del self._routes[k]
         self._routes[key] = found if found is not None else old
         self._routes[here] = found
         return found
 
-    def best(self, view, u, goal: tuple[float, float], first: float, per_turn: float,
-             within: float | None = None) -> tuple[Route | None, float]:
+    def best(
+        self, view, u, goal: tuple[float, float], first: float, per_turn: float, within: float | None = None
+    ) -> tuple[Route | None, float]:
         """The route for ``u`` to ``goal`` (of at most ``within`` inches) that takes the
         fewest turns (a failed check costs a turn): the cheapest, or the cheapest without
         checks; and its turns (nan: not known, on a sandbox with no route kept)."""
@@ -360,6 +372,10 @@ def route_move(sense, u, goal: tuple[float, float], short: float, why: str, min_
         if view.why_illegal(action) is None:
             verb = "runs" if kind == "run" else "moves"
             left = route.cost - route.cost_at(t)
-            return Decision(action, f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}] along its route, {why} "
-                                    f"({left:.1f}\" to go, {turns:.0f} turn(s) in all)", unit=u.id)
+            return Decision(
+                action,
+                f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}] along its route, {why} "
+                f'({left:.1f}" to go, {turns:.0f} turn(s) in all)',
+                unit=u.id,
+            )
     return None

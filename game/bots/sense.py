@@ -82,7 +82,7 @@ class OddsBook:
             with view.what_if((a.id, t.id)) as st:
                 st.phase, st.step, st.pending = "melee", None, None
                 st.player = view.warband_player(a.warband)
-                st.activation, st.activated, st.passed = None, [], []   # a fresh phase (O2)
+                st.activation, st.activated, st.passed = None, [], []  # a fresh phase (O2)
                 A, T = st.units[a.id], st.units[t.id]
                 A.status, A.attacks, T.status = status, 0, t_status
                 A.engaged_with, T.engaged_with = [t.id], [a.id]
@@ -121,15 +121,20 @@ class Sense:
         self.free_tokens = [t for t in st.treasure.values() if not t.carried_by]
         self.contact = float(rs.contact_tolerance)
         self.threshold = float(rs.rout_threshold)
-        self._wctx = SimpleNamespace(rs=rs)   # what the rules helpers read (weapon_of, can_pick_up)
+        self._wctx = SimpleNamespace(rs=rs)  # what the rules helpers read (weapon_of, can_pick_up)
         self.neutral = view.neutral_id
 
     # --- the rout count (U2) and what things are worth ------------------------------------------
     def rout_count(self, wid: str) -> int:
         """U2: units lost + tokens held by the opponent's units."""
         st = self.state
-        held = sum(1 for t in st.treasure.values() if t.carried_by and st.units[t.carried_by].on_table
-                   and st.units[t.carried_by].warband not in (wid, self.neutral))
+        held = sum(
+            1
+            for t in st.treasure.values()
+            if t.carried_by
+            and st.units[t.carried_by].on_table
+            and st.units[t.carried_by].warband not in (wid, self.neutral)
+        )
         return st.lost.get(wid, 0) + held
 
     def rout_value(self, wid: str) -> float:
@@ -226,8 +231,9 @@ class Sense:
         if odds is None:
             return 0.0
         now = self.share(u.status)
-        return worth * sum(float(c) * max(0.0, self.share(r) - now) for r, c in odds.results.items()
-                           if r not in (MISS, NO_EFFECT))
+        return worth * sum(
+            float(c) * max(0.0, self.share(r) - now) for r, c in odds.results.items() if r not in (MISS, NO_EFFECT)
+        )
 
     def pickers_near(self, tok: Token) -> list[Unit]:
         """Enemies that could reach contact with ``tok`` in their next move (a Run)."""

@@ -54,14 +54,18 @@ class UtilityBot:
         side = self._side(view)
         if side is not None:
             sense = Sense(view, side, self.personality, self.book)
-            for kind, act in (("attack", self._melee), ("shoot", self._shoot), ("engage", self._engage),
-                              ("move", self._move)):
+            for kind, act in (
+                ("attack", self._melee),
+                ("shoot", self._shoot),
+                ("engage", self._engage),
+                ("move", self._move),
+            ):
                 if kind in kinds:
                     d = act(sense)
                     if d is not None:
                         return d
         st = view.state
-        if st.activation is not None:   # O2 alternating: the activated unit is done
+        if st.activation is not None:  # O2 alternating: the activated unit is done
             return end_decision(view, f"ends {st.activation}'s activation: nothing more worth doing")
         return end_decision(view, f"ends the {st.phase} phase: nothing more worth doing")
 
@@ -81,7 +85,7 @@ class UtilityBot:
                 break
             if all(d.action != o.action for o in out):
                 out.append(d)
-        return out[:max(1, k)]
+        return out[: max(1, k)]
 
     @staticmethod
     def _side(view) -> str | None:
@@ -101,8 +105,12 @@ class UtilityBot:
             action = {"pick_up": {"unit": uid, "token": tid}}
             if view.why_illegal(action) is None:
                 u = st.units[uid]
-                return Decision(action, f"{u.name or uid} picks up {tid}: free treasure, no enemy within "
-                                        f"{rs.treasure_denial_range:g}\" (best {stat} for a Plague check)", unit=uid)
+                return Decision(
+                    action,
+                    f"{u.name or uid} picks up {tid}: free treasure, no enemy within "
+                    f'{rs.treasure_denial_range:g}" (best {stat} for a Plague check)',
+                    unit=uid,
+                )
         return end_decision(view, "no token can be picked up")
 
     def _grab(self, view, p: Grab) -> Decision:
@@ -125,8 +133,14 @@ class UtilityBot:
         """U1: the Neutrals go for whoever is nearest and weakest: engage, else close in."""
         done = acted_now(view)
         sense = Sense(view, view.neutral_id, self.personality, self.book)
-        units = [view.state.units[uid] for uid in p.units if uid not in done and uid in view.state.units
-                 and view.state.units[uid].active and not view.state.units[uid].engaged_with]
+        units = [
+            view.state.units[uid]
+            for uid in p.units
+            if uid not in done
+            and uid in view.state.units
+            and view.state.units[uid].active
+            and not view.state.units[uid].engaged_with
+        ]
         d = self._best_engage(sense, units, opportunity=False)
         if d is not None:
             return d
@@ -138,8 +152,15 @@ class UtilityBot:
 
     # --- Engage (E1) ---------------------------------------------------------------------------------
     def _engage(self, sense: Sense) -> Decision | None:
-        units = [u for u in sense.mine if not u.engage_attempted and not u.moved and u.used <= 0
-                 and u.status not in ("stunned", "dazed") and not u.engaged_with]
+        units = [
+            u
+            for u in sense.mine
+            if not u.engage_attempted
+            and not u.moved
+            and u.used <= 0
+            and u.status not in ("stunned", "dazed")
+            and not u.engaged_with
+        ]
         return self._best_engage(sense, units, opportunity=True)
 
     def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
@@ -157,10 +178,15 @@ class UtilityBot:
     @staticmethod
     def _engage_decision(u, t, net: float, odds, friends, joining) -> Decision:
         what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-        gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (f"; {len(joining)} more can join" if joining else "")
-        return Decision({"engage": {"unit": u.id, "target": t.id}},
-                        f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
-                        unit=u.id, score=net)
+        gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (
+            f"; {len(joining)} more can join" if joining else ""
+        )
+        return Decision(
+            {"engage": {"unit": u.id, "target": t.id}},
+            f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
+            unit=u.id,
+            score=net,
+        )
 
     def _engage_options(self, sense: Sense, units: list, opportunity: bool) -> list[tuple]:
         """(net worth, unit, target, odds, friends on it, friends that may join) of every
@@ -169,18 +195,21 @@ class UtilityBot:
         options = []
         for u in units:
             reach = sense.engage_reach(u)
-            if reach <= 0 or u.engaged_with:   # an Engaged unit fights where it stands
+            if reach <= 0 or u.engaged_with:  # an Engaged unit fights where it stands
                 continue
             give_up = self._opportunity(sense, u) if opportunity else 0.0
             for t in sense.enemies:
-                if not sense.may_engage(u, t):   # beyond any path: the engine's own bound
+                if not sense.may_engage(u, t):  # beyond any path: the engine's own bound
                     continue
                 mine = sense.book.melee(view, u, t)
                 gain = sense.attack_value(mine, t)
                 friends = [a for a in sense.mine if a.id != u.id and t.id in a.engaged_with]
                 # Friends that may still join it this phase (ganging up).
-                joining = [a for a in units if a.id != u.id and a not in friends and not a.engaged_with
-                           and sense.may_engage(a, t)]
+                joining = [
+                    a
+                    for a in units
+                    if a.id != u.id and a not in friends and not a.engaged_with and sense.may_engage(a, t)
+                ]
                 gang = len(friends) + len(joining)
                 back = sense.book.melee(view, t, u, next_status(t.status))
                 survive = 1.0 - sense.incap_chance(mine)
@@ -215,7 +244,7 @@ class UtilityBot:
         order = sorted(sense.mine, key=lambda u: (self._urgency(sense, u), view.unit_order(u.id)))
         ids = [u.id for u in order]
         last = max((ids.index(uid) for uid in done if uid in ids), default=-1)
-        for u in order[last + 1:]:
+        for u in order[last + 1 :]:
             if u.id in done or u.engaged_with or u.moved or u.used > 0 or u.engage_attempted or u.reloaded:
                 continue
             d = self._move_unit(sense, u, picker=None)
@@ -253,8 +282,9 @@ class UtilityBot:
         action = {"reload": {"unit": u.id}}
         if sense.view.why_illegal(action) is not None:
             return None
-        return Decision(action, f"{u.name or u.id} reloads its {w[0]} instead of moving (M11)", unit=u.id,
-                        score=sense.p.reload)
+        return Decision(
+            action, f"{u.name or u.id} reloads its {w[0]} instead of moving (M11)", unit=u.id, score=sense.p.reload
+        )
 
     def _move_decision(self, sense: Sense, u, opt: Option) -> Decision | None:
         x, y = opt.point
@@ -270,8 +300,9 @@ class UtilityBot:
         cost = plan.cost if plan is not None else 0.0
         verb = "runs" if opt.kind == "run" else "moves"
         where, why = self._describe(sense, u, opt)
-        return Decision(action, f"{u.name or u.id} {verb} {cost:.1f}\" to {where}: {why}", unit=u.id, path=path,
-                        score=opt.score)
+        return Decision(
+            action, f'{u.name or u.id} {verb} {cost:.1f}" to {where}: {why}', unit=u.id, path=path, score=opt.score
+        )
 
     @staticmethod
     def _describe(sense: Sense, u, opt: Option) -> tuple[str, str]:
@@ -285,12 +316,12 @@ class UtilityBot:
             left = t.get("_route_left", float("nan"))
             if g <= sense.contact:
                 where, _ = near_tok.id, why.append("free token")
-            elif left == left:    # a route over several moves (ladders, round walls)
+            elif left == left:  # a route over several moves (ladders, round walls)
                 k = int(t.get("_route_tok", -1))
                 tid = sense.free_tokens[k].id if 0 <= k < len(sense.free_tokens) else "a token"
-                why.append(f"along the route to {tid} ({left:.1f}\" to go)")
+                why.append(f'along the route to {tid} ({left:.1f}" to go)')
             else:
-                why.append(f"towards {near_tok.id} ({g:.1f}\" to go)")
+                why.append(f'towards {near_tok.id} ({g:.1f}" to go)')
         if t.get("deny", 0) > 0:
             why.append("denies a token")
         if t.get("hunt", 0) > 0.5 and not why:
@@ -302,12 +333,12 @@ class UtilityBot:
         if t.get("run_zone", 0) < 0:
             why.append("inside Run denial range")
         elif t.get("_run_kept"):
-            why.append(f"keeps out of {sense.rs.run_denial_range:g}\" to Run next turn")
+            why.append(f'keeps out of {sense.rs.run_denial_range:g}" to Run next turn')
         if opt.note:
             why.append(opt.note)
         nearest = t.get("_nearest")
         if nearest is not None and nearest != float("inf"):
-            why.append(f"nearest enemy {nearest:.1f}\" away")
+            why.append(f'nearest enemy {nearest:.1f}" away')
         return where, ", ".join(why) or "a better place"
 
     # --- Shoot (S1) and Melee (F1) ---------------------------------------------------------------------
@@ -326,9 +357,12 @@ class UtilityBot:
         if best is None or best[0] <= 0:
             return None
         value, u, t, odds, weapon = best
-        return Decision({"shoot": {"unit": u.id, "target": t.id}},
-                        f"{u.name or u.id} shoots {t.name or t.id} with its {weapon}: {odds_text(odds)}, worth {value:.1f}",
-                        unit=u.id, score=value)
+        return Decision(
+            {"shoot": {"unit": u.id, "target": t.id}},
+            f"{u.name or u.id} shoots {t.name or t.id} with its {weapon}: {odds_text(odds)}, worth {value:.1f}",
+            unit=u.id,
+            score=value,
+        )
 
     def _melee(self, sense: Sense) -> Decision | None:
         view = sense.view
@@ -349,6 +383,9 @@ class UtilityBot:
             return None
         value, u, t, odds = best
         what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-        return Decision({"attack": {"unit": u.id, "target": t.id}},
-                        f"{u.name or u.id} attacks {t.name or t.id}{what}: {odds_text(odds)}, worth {value:.1f}",
-                        unit=u.id, score=value)
+        return Decision(
+            {"attack": {"unit": u.id, "target": t.id}},
+            f"{u.name or u.id} attacks {t.name or t.id}{what}: {odds_text(odds)}, worth {value:.1f}",
+            unit=u.id,
+            score=value,
+        )

@@ -20,13 +20,25 @@ def candidates(bot, view) -> list[Decision]:
     if isinstance(p, PickUp):
         for uid, tid in p.options:
             u = view.state.units[uid]
-            out.append(Decision({"pick_up": {"unit": uid, "token": tid}}, f"{u.name or uid} picks up {tid}",
-                                unit=uid, score=float(u.stats.get(view.rules.plague_stat, 0))))
+            out.append(
+                Decision(
+                    {"pick_up": {"unit": uid, "token": tid}},
+                    f"{u.name or uid} picks up {tid}",
+                    unit=uid,
+                    score=float(u.stats.get(view.rules.plague_stat, 0)),
+                )
+            )
     elif isinstance(p, Grab):
         for uid in p.units:
             u = view.state.units[uid]
-            out.append(Decision({"grab": {"unit": uid, "token": p.token}}, f"{u.name or uid} tries for {p.token}",
-                                unit=uid, score=float(u.stats.get("morale", 0))))
+            out.append(
+                Decision(
+                    {"grab": {"unit": uid, "token": p.token}},
+                    f"{u.name or uid} tries for {p.token}",
+                    unit=uid,
+                    score=float(u.stats.get("morale", 0)),
+                )
+            )
     elif p is None:
         kinds = set(view.legal_action_kinds())
         side = bot._side(view)
@@ -55,8 +67,14 @@ def scored_attacks(sense: Sense) -> list[Decision]:
                 continue
             odds = sense.view.odds(action)
             value = sense.attack_value(odds, t)
-            out.append(Decision(action, f"{u.name or u.id} attacks {t.name or t.id}: {odds_text(odds)}, "
-                                        f"worth {value:.1f}", unit=u.id, score=value))
+            out.append(
+                Decision(
+                    action,
+                    f"{u.name or u.id} attacks {t.name or t.id}: {odds_text(odds)}, worth {value:.1f}",
+                    unit=u.id,
+                    score=value,
+                )
+            )
     return out
 
 
@@ -69,14 +87,27 @@ def scored_shots(sense: Sense) -> list[Decision]:
         for t, action in legal_targets(sense, u, "shoot", float(w[1]["range"])):
             odds = sense.view.odds(action)
             value = sense.attack_value(odds, t) * sense.p.shoot
-            out.append(Decision(action, f"{u.name or u.id} shoots {t.name or t.id} with its {w[0]}: "
-                                        f"{odds_text(odds)}, worth {value:.1f}", unit=u.id, score=value))
+            out.append(
+                Decision(
+                    action,
+                    f"{u.name or u.id} shoots {t.name or t.id} with its {w[0]}: {odds_text(odds)}, worth {value:.1f}",
+                    unit=u.id,
+                    score=value,
+                )
+            )
     return out
 
 
 def scored_engages(bot, sense: Sense) -> list[Decision]:
-    units = [u for u in sense.mine if not u.engage_attempted and not u.moved and u.used <= 0
-             and u.status not in ("stunned", "dazed") and not u.engaged_with]
+    units = [
+        u
+        for u in sense.mine
+        if not u.engage_attempted
+        and not u.moved
+        and u.used <= 0
+        and u.status not in ("stunned", "dazed")
+        and not u.engaged_with
+    ]
     out = []
     for net, u, t, odds, friends, joining in bot._engage_options(sense, units, opportunity=True):
         d = bot._engage_decision(u, t, net, odds, friends, joining)
@@ -103,6 +134,9 @@ def scored_moves(bot, sense: Sense) -> list[Decision]:
         d = bot._move_decision(sense, u, best)
         if d is not None:
             gain = best.score - hold.score
-            out.append(Decision(d.action, d.reason + f" (gain {gain:.1f} over standing still)", unit=d.unit,
-                                path=d.path, score=gain))
+            out.append(
+                Decision(
+                    d.action, d.reason + f" (gain {gain:.1f} over standing still)", unit=d.unit, path=d.path, score=gain
+                )
+            )
     return out

@@ -180,8 +180,14 @@ class View:
         (a route's search)."""
         return self._game in _SANDBOXES
 
-    def route(self, uid: str, to: tuple[float, float], checks: bool = True, units: Iterable[str] | None = None,
-              within: float | None = None):
+    def route(
+        self,
+        uid: str,
+        to: tuple[float, float],
+        checks: bool = True,
+        units: Iterable[str] | None = None,
+        within: float | None = None,
+    ):
         """The movement engine's cheapest path to ``to`` over any number of moves
         (:func:`game.engine.movement.route.route`: ladders, climbs, jumps down, round walls; no allowance), or the
         refusal. ``units``: only these bases are on the table for the question (a route for

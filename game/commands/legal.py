@@ -46,6 +46,9 @@ def legal_cli(scenario_path: str, actions_path: str | None = None, as_json: bool
         whose = game.whose()
         if whose:
             where += f" ({whose})"
-        print(f"{where}; pending: {pending['kind'] if pending else 'none'}"
-              + (f"; game over: {outcome.winner or 'a draw'}" if outcome else ""), file=out)
+        print(
+            f"{where}; pending: {pending['kind'] if pending else 'none'}"
+            + (f"; game over: {outcome.winner or 'a draw'}" if outcome else ""),
+            file=out,
+        )
     return 0

@@ -43,8 +43,13 @@ def replay_cli(scenario_path: str, actions_path: str, as_json: bool = False, sav
         st = game.state
         outcome = game.outcome()
         result = (outcome.winner or f"a draw ({outcome.reason})") if outcome else "none yet"
-        print(f"final: turn {st.turn}, player {st.player}, {st.phase}" + (f"/{st.step}" if st.step else "")
-              + f"; winner: {result}; lost: " + ", ".join(f"{k} {v}" for k, v in st.lost.items()), file=out)
+        print(
+            f"final: turn {st.turn}, player {st.player}, {st.phase}"
+            + (f"/{st.step}" if st.step else "")
+            + f"; winner: {result}; lost: "
+            + ", ".join(f"{k} {v}" for k, v in st.lost.items()),
+            file=out,
+        )
         bad = sum(1 for e in game.log if not e.ok)
         if bad:
             print(f"{bad} illegal action(s) were skipped", file=out)

@@ -31,12 +31,15 @@ def open_editor(app: App, doc: Document) -> EditorScene:
     gc.collect()
     gc.freeze()
     if doc.unread:
-        scene.say(f"{len(doc.unread)} problem(s) in items the editor cannot read: they are listed on the right "
-                  "and kept as written when you save", bad=True)
+        scene.say(
+            f"{len(doc.unread)} problem(s) in items the editor cannot read: they are listed on the right "
+            "and kept as written when you save",
+            bad=True,
+        )
     elif doc.opened_with:
         scene.say(f"opened with {len(doc.opened_with)} problem(s): see the list on the right", bad=True)
     elif doc.path and not os.path.exists(doc.path):
-        scene.say(f"new map {doc.sc.width:g}\" x {doc.sc.height:g}\": Ctrl+S asks its name, then saves it to {doc.path}")
+        scene.say(f'new map {doc.sc.width:g}" x {doc.sc.height:g}": Ctrl+S asks its name, then saves it to {doc.path}')
     return scene
 
 

@@ -20,12 +20,29 @@ TOOLBAR_W = 118
 STATUS_H = 26
 
 #: (tool, caption); the caption shows the tool's key from the keymap.
-TOOLS = (("select", "Select"), ("rect", "Rect"), ("poly", "Polygon"), ("wall", "Wall"), ("ladder", "Ladder"),
-         ("treasure", "Treasure"), ("zone", "Zone"), ("unit", "Units"))
+TOOLS = (
+    ("select", "Select"),
+    ("rect", "Rect"),
+    ("poly", "Polygon"),
+    ("wall", "Wall"),
+    ("ladder", "Ladder"),
+    ("treasure", "Treasure"),
+    ("zone", "Zone"),
+    ("unit", "Units"),
+)
 KIND_BUTTONS = (("block", "block"), ("wall", "wall"), ("difficult", "difficult"), ("impassable", "impass."))
-ACTION_BUTTONS = (("undo", "Undo"), ("redo", "Redo"), ("rotate", "Rot +15"), ("rotate_back", "Rot -15"),
-                  ("duplicate", "Duplicate"), ("delete", "Delete"), ("snap", "Snap"), ("roster", "Roster..."),
-                  ("save", "Save"), ("play", "Play"))
+ACTION_BUTTONS = (
+    ("undo", "Undo"),
+    ("redo", "Redo"),
+    ("rotate", "Rot +15"),
+    ("rotate_back", "Rot -15"),
+    ("duplicate", "Duplicate"),
+    ("delete", "Delete"),
+    ("snap", "Snap"),
+    ("roster", "Roster..."),
+    ("save", "Save"),
+    ("play", "Play"),
+)
 
 
 class EditorChrome:
@@ -41,8 +58,9 @@ class EditorChrome:
         return None
 
     def _button(self, surface, r: pygame.Rect, text: str, on: bool, cmd: str, enabled: bool = True) -> None:
-        pygame.draw.rect(surface, theme.BUTTON_ON if on else (theme.BUTTON if enabled else theme.CHROME), r,
-                         border_radius=4)
+        pygame.draw.rect(
+            surface, theme.BUTTON_ON if on else (theme.BUTTON if enabled else theme.CHROME), r, border_radius=4
+        )
         img = get_font(13, "bold").render(text, True, theme.BUTTON_TEXT if enabled else theme.BUTTON_OFF_TEXT)
         surface.blit(img, img.get_rect(center=r.center))
         self.buttons.append((r, cmd))
@@ -60,13 +78,18 @@ class EditorChrome:
             y += 32
         y += 8
         for kind, text in KIND_BUTTONS:
-            self._button(surface, pygame.Rect(6, y, w, 24), f"{EDITOR.label(f'kind_{kind}')} {text}", scene.kind == kind,
-                         f"kind_{kind}")
+            self._button(
+                surface,
+                pygame.Rect(6, y, w, 24),
+                f"{EDITOR.label(f'kind_{kind}')} {text}",
+                scene.kind == kind,
+                f"kind_{kind}",
+            )
             y += 27
         y += 8
         for cmd, text in ACTION_BUTTONS:
             if cmd == "snap":
-                text = f"Snap {fmt(doc.snap_step)}\"" if doc.snap_step else "Snap off"
+                text = f'Snap {fmt(doc.snap_step)}"' if doc.snap_step else "Snap off"
             enabled = not ((cmd == "undo" and not doc.can_undo) or (cmd == "redo" and not doc.can_redo))
             self._button(surface, pygame.Rect(6, y, w, 24), text, False, cmd, enabled)
             y += 27
@@ -79,8 +102,10 @@ class EditorChrome:
         surface.fill(theme.STATUS_BG, r)
         mx, my = scene.to_in(scene.mouse_px)
         s = doc.snap_step
-        left = (f"{scene.tool} | {scene.kind} | snap {fmt(s) + chr(34) if s else 'off'} | "
-                f"x {mx:6.2f}\" y {my:6.2f}\" | {'*' if doc.dirty else ''}{os.path.basename(doc.path or 'untitled')}")
+        left = (
+            f"{scene.tool} | {scene.kind} | snap {fmt(s) + chr(34) if s else 'off'} | "
+            f'x {mx:6.2f}" y {my:6.2f}" | {"*" if doc.dirty else ""}{os.path.basename(doc.path or "untitled")}'
+        )
         font = get_font(13, "regular")
         colour = theme.STATUS_BAD if scene.message_bad else theme.STATUS_TEXT
         lines, size, x = self.message_lines(scene.message, w)

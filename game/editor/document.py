@@ -53,8 +53,6 @@ class Finding:
         return str(self.problem)
 
 
-
-
 class Document(TerrainCommands, ItemCommands, PieceCommands):
     """A scenario under edit, with undo/redo, snapping, validation and saving."""
 
@@ -287,8 +285,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]
         if min(xs) < -1e-6 or min(ys) < -1e-6 or max(xs) > self.sc.width + 1e-6 or max(ys) > self.sc.height + 1e-6:
-            raise EditError(f"{what} would go off the {self.sc.width:g}\" x {self.sc.height:g}\" table "
-                            f"(it spans x {min(xs):g}..{max(xs):g}, y {min(ys):g}..{max(ys):g})")
+            raise EditError(
+                f'{what} would go off the {self.sc.width:g}" x {self.sc.height:g}" table '
+                f"(it spans x {min(xs):g}..{max(xs):g}, y {min(ys):g}..{max(ys):g})"
+            )
 
     def _check_polygon(self, points: list[Point], what: str) -> list[Point]:
         pts = [(rnd(x), rnd(y)) for x, y in points]
@@ -303,7 +303,6 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
             raise EditError(f"{what} has no area (its points are in a line)")
         self._check_on_table(pts, what)
         return pts
-
 
     # --- file data, validation, saving ------------------------------------------------
     def to_dict(self) -> dict:
@@ -329,7 +328,9 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         try:
             data = self.to_dict()
             path = self.path or "untitled.yaml"
-            findings = [Finding(self._on_file(p, data), ref_of(data, p.where)) for p in self.validator.check(path, data)]
+            findings = [
+                Finding(self._on_file(p, data), ref_of(data, p.where)) for p in self.validator.check(path, data)
+            ]
         finally:
             if paused:
                 gc.enable()
@@ -365,8 +366,10 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         tree, self.file_tree = self.file_tree, None  # merged into below: read again after the save
         if tree is None:
             if path is None or os.path.abspath(path) == os.path.abspath(self.path or ""):
-                raise EditError(f"cannot save over {os.path.basename(self.path or '')}: its layout cannot be kept "
-                                f"({self.keep_error}); save under a new name")
+                raise EditError(
+                    f"cannot save over {os.path.basename(self.path or '')}: its layout cannot be kept "
+                    f"({self.keep_error}); save under a new name"
+                )
             return dump_yaml(new)  # a new file: the old one stays as it was
         return dump(tree, merge(tree.data, self.base, new, self.renames))
 
@@ -417,5 +420,3 @@ def ref_of(data: dict, where: str) -> Ref | None:
     except (KeyError, IndexError, ValueError, TypeError):
         return None
     return None
-
-

@@ -37,8 +37,10 @@ class Driver:
             raise RuntimeError(self.app.errors[-1])
 
     def key(self, key: int, mod: int = 0, unicode: str = "") -> None:
-        self.frame(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod, unicode=unicode, scancode=0),
-                   pygame.event.Event(pygame.KEYUP, key=key, mod=mod, unicode=unicode, scancode=0))
+        self.frame(
+            pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod, unicode=unicode, scancode=0),
+            pygame.event.Event(pygame.KEYUP, key=key, mod=mod, unicode=unicode, scancode=0),
+        )
         self.frame()
 
     def ctrl(self, key: int) -> None:

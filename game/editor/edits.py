@@ -48,11 +48,14 @@ def wall_polygon(p0: Point, p1: Point, thickness: float) -> list[Point]:
     if length <= 1e-9:
         raise EditError("a wall needs two different points")
     if thickness <= 0:
-        raise EditError(f"a wall needs a thickness more than 0, not {thickness:g}\"")
+        raise EditError(f'a wall needs a thickness more than 0, not {thickness:g}"')
     nx, ny = -dy / length * thickness / 2, dx / length * thickness / 2
-    return [(rnd(p0[0] + nx), rnd(p0[1] + ny)), (rnd(p1[0] + nx), rnd(p1[1] + ny)),
-            (rnd(p1[0] - nx), rnd(p1[1] - ny)), (rnd(p0[0] - nx), rnd(p0[1] - ny))]
-
+    return [
+        (rnd(p0[0] + nx), rnd(p0[1] + ny)),
+        (rnd(p1[0] + nx), rnd(p1[1] + ny)),
+        (rnd(p1[0] - nx), rnd(p1[1] - ny)),
+        (rnd(p0[0] - nx), rnd(p0[1] - ny)),
+    ]
 
 
 def rotate_points(points: Iterable[Point], centre: Point, degrees: float) -> list[Point]:
@@ -67,13 +70,12 @@ def check_table_size(width: float, height: float) -> None:
     hi_w, hi_h = TABLE_MAX
     w, h = max(width, height), min(width, height)
     if not (lo_w <= w <= hi_w and lo_h <= h <= hi_h):
-        raise EditError(f"table {width:g}\" x {height:g}\" is outside {lo_w:g}x{lo_h:g} to {hi_w:g}x{hi_h:g} inches")
+        raise EditError(f'table {width:g}" x {height:g}" is outside {lo_w:g}x{lo_h:g} to {hi_w:g}x{hi_h:g} inches')
 
 
 def check_id(ident: str) -> None:
     if not isinstance(ident, str) or not ident.strip() or any(c.isspace() for c in ident):
         raise EditError(f"id {ident!r} must be one word with no spaces")
-
 
 
 def stem(uid: str) -> str:

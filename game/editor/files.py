@@ -59,8 +59,9 @@ class EditorFiles:
             scene.say(f"could not save: {exc}", bad=True)
             return False
         if findings:
-            scene.say(f"saved {doc.path} WITH {len(findings)} PROBLEM(S): it will not play until they are fixed",
-                      bad=True)
+            scene.say(
+                f"saved {doc.path} WITH {len(findings)} PROBLEM(S): it will not play until they are fixed", bad=True
+            )
         else:
             scene.say(f"saved {doc.path}")
         return True
@@ -87,9 +88,17 @@ class EditorFiles:
             if value and self.save_as_chosen(value[0].strip(), value[2].strip()) and then is not None:
                 then()
 
-        app.open_dialog(TextPrompt(app.ui, "Save the map as", "The map's name, and its file (Tab: the other field):",
-                                   initial, chosen,
-                                   [("Save", "save"), ("Cancel", None)], name=doc.sc.name))
+        app.open_dialog(
+            TextPrompt(
+                app.ui,
+                "Save the map as",
+                "The map's name, and its file (Tab: the other field):",
+                initial,
+                chosen,
+                [("Save", "save"), ("Cancel", None)],
+                name=doc.sc.name,
+            )
+        )
 
     def save_as_chosen(self, path: str, name: str | None = None) -> bool:
         """Save under a file name (and map name) typed in the save-as prompt (another
@@ -110,15 +119,19 @@ class EditorFiles:
         stem, ext = os.path.splitext(target)
         choices = [("Save under a new name...", "new"), ("Cancel", None)]
         if not doc.keeps_file:
-            message = (f"{name} cannot be saved over: its layout cannot be kept ({doc.keep_error}), so its "
-                       "comments and what the editor could not read would be lost. Save under a new name: "
-                       f"{name} stays as it is.")
+            message = (
+                f"{name} cannot be saved over: its layout cannot be kept ({doc.keep_error}), so its "
+                "comments and what the editor could not read would be lost. Save under a new name: "
+                f"{name} stays as it is."
+            )
         else:
             first = doc.unread[0]
-            message = (f"{name} holds {len(doc.unread)} problem(s) in what the editor could not read, listed on "
-                       f"the right (first: line {first.line}: {first.message}).\n"
-                       "Saving keeps those items exactly as written, with every comment; only your edits change. "
-                       "Fix them by hand in the file.")
+            message = (
+                f"{name} holds {len(doc.unread)} problem(s) in what the editor could not read, listed on "
+                f"the right (first: line {first.line}: {first.message}).\n"
+                "Saving keeps those items exactly as written, with every comment; only your edits change. "
+                "Fix them by hand in the file."
+            )
             choices.insert(0, (f"Save over {name}, keeping them", "over"))
 
         def chosen(value) -> None:
@@ -131,8 +144,9 @@ class EditorFiles:
                 scene.say("not saved", bad=True)
 
         app = scene.app
-        return app.open_dialog(ChoiceDialog(app.ui, f"Save over {name}?", message,
-                                            choices, chosen, width=560, default="new"))
+        return app.open_dialog(
+            ChoiceDialog(app.ui, f"Save over {name}?", message, choices, chosen, width=560, default="new")
+        )
 
     def play(self) -> None:
         scene, doc = self.scene, self.scene.doc
@@ -141,7 +155,7 @@ class EditorFiles:
             scene.say(f"cannot play: the map has {len(findings)} problem(s) (see the list on the right)", bad=True)
             return
         if self.needs_name():
-            self.save_as(then=self.play)   # its name and file first; it plays once saved
+            self.save_as(then=self.play)  # its name and file first; it plays once saved
             return
         if (doc.dirty or not os.path.exists(doc.path)) and not self.save():
             return
@@ -158,8 +172,17 @@ class EditorFiles:
     def roster_dialog(self) -> None:
         app = self.scene.app
         files = [(os.path.basename(f), f) for f in sorted(glob.glob(os.path.join(self.roster_dir, "*.yaml")))]
-        app.open_dialog(FileDialog(app.ui, "Load a roster", f"Rosters in {self.roster_dir}:", files, self.roster_dir,
-                                   lambda path: path and self.load_roster_file(path), action="Load"))
+        app.open_dialog(
+            FileDialog(
+                app.ui,
+                "Load a roster",
+                f"Rosters in {self.roster_dir}:",
+                files,
+                self.roster_dir,
+                lambda path: path and self.load_roster_file(path),
+                action="Load",
+            )
+        )
 
     def load_roster_file(self, path: str) -> str | None:
         scene = self.scene

@@ -60,9 +60,19 @@ class UndoStack:
     def snapshot(self) -> Snapshot:
         doc = self.doc
         sc = doc.sc
-        return Snapshot(sc.name, sc.width, sc.height, copy.deepcopy(sc.terrain), copy.deepcopy(sc.ladders),
-                        copy.deepcopy(sc.deployment), copy.deepcopy(sc.warbands), copy.deepcopy(sc.state.units),
-                        copy.deepcopy(sc.state.treasure), list(sc.unit_order), dict(doc.rosters))
+        return Snapshot(
+            sc.name,
+            sc.width,
+            sc.height,
+            copy.deepcopy(sc.terrain),
+            copy.deepcopy(sc.ladders),
+            copy.deepcopy(sc.deployment),
+            copy.deepcopy(sc.warbands),
+            copy.deepcopy(sc.state.units),
+            copy.deepcopy(sc.state.treasure),
+            list(sc.unit_order),
+            dict(doc.rosters),
+        )
 
     def restore(self, s: Snapshot) -> None:
         doc = self.doc

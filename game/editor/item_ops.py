@@ -76,7 +76,6 @@ class ItemCommands:
             for ref, pts in moved:
                 self._set_points(ref, pts)
 
-
     def rotate(self, refs: Iterable[Ref], steps: int = 1) -> None:
         """Rotate terrain and zones by ``steps`` x 15 degrees around their common centre."""
         refs = [r for r in self.with_attached(refs) if r[0] in ("terrain", "zone", "ladder")]
@@ -109,7 +108,7 @@ class ItemCommands:
         nx0, nx1 = sorted((nx0, nx1))
         ny0, ny1 = sorted((ny0, ny1))
         if nx1 - nx0 < 0.05 or ny1 - ny0 < 0.05:
-            raise EditError(f"too small: {nx1 - nx0:.2f}\" x {ny1 - ny0:.2f}\" (at least 0.05\" each way)")
+            raise EditError(f'too small: {nx1 - nx0:.2f}" x {ny1 - ny0:.2f}" (at least 0.05" each way)')
         sx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
         sy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
         pts = [(nx0 + (x - x0) * sx, ny0 + (y - y0) * sy) for x, y in self.points_of(ref)]
@@ -136,8 +135,15 @@ class ItemCommands:
                     out.append(("treasure", self.add_treasure((t.x + offset[0], t.y + offset[1]), t.event, t.size_mm)))
                 elif kind == "unit":
                     u = self.unit(key)
-                    nid = self.place_unit(u.warband, (u.x + offset[0], u.y + offset[1]), name=u.name, base_mm=u.base_mm,
-                                          stats=dict(u.stats), keywords=list(u.keywords), stem=stem(u.id))
+                    nid = self.place_unit(
+                        u.warband,
+                        (u.x + offset[0], u.y + offset[1]),
+                        name=u.name,
+                        base_mm=u.base_mm,
+                        stats=dict(u.stats),
+                        keywords=list(u.keywords),
+                        stem=stem(u.id),
+                    )
                     out.append(("unit", nid))
         return out
 
@@ -177,7 +183,6 @@ class ItemCommands:
                     sc.state.lost.pop(key, None)
                     self.rosters.pop(key, None)
 
-
     def item_at(self, p: Point, slack: float = 0.0) -> Ref | None:
         """The topmost item under a point: units, tokens, ladders, terrain (smallest first), zones."""
         x, y = p
@@ -199,4 +204,3 @@ class ItemCommands:
             if Polygon(zone).distance(pt) <= slack + 1e-9:
                 return ("zone", wid)
         return None
-

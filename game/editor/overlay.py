@@ -59,8 +59,15 @@ class EditorOverlay:
                 r = cam.length(d.sc.ruleset.radius(size) if size else 0.4)
                 pygame.draw.circle(surface, theme.PROBLEM, (cx, cy), max(3, r), 2)
                 cy -= max(3, r) + 8
-            text_at(surface, f"not read: {name}", (cx, cy), 11, theme.PROBLEM, box_colour=(255, 240, 240),
-                    box_edge=theme.PROBLEM)
+            text_at(
+                surface,
+                f"not read: {name}",
+                (cx, cy),
+                11,
+                theme.PROBLEM,
+                box_colour=(255, 240, 240),
+                box_edge=theme.PROBLEM,
+            )
 
     def _poly_px(self, pts, dx=0.0, dy=0.0):
         return self.scene.camera.points_px([(x + dx, y + dy) for x, y in pts])
@@ -75,7 +82,7 @@ class EditorOverlay:
             pygame.draw.polygon(surface, theme.SELECT_EDGE, pts, width + 2)
             pygame.draw.polygon(surface, colour, pts, width)
         else:
-            (x, y), = d.points_of(ref)
+            ((x, y),) = d.points_of(ref)
             r = {"unit": lambda: d.unit(key).r, "treasure": lambda: d.token(key).r}.get(kind, lambda: 0.3)()
             cx, cy = cam.to_px(x + dx, y + dy)
             pygame.draw.circle(surface, theme.SELECT_EDGE, (cx, cy), cam.length(r) + 5, width + 2)
@@ -88,13 +95,17 @@ class EditorOverlay:
         for kind, key in d.with_attached(scene.selection):
             if kind == "terrain":
                 t = d.terrain(key)
-                fill = {"wall": theme.WALL_HIGH, "difficult": theme.DIFFICULT_FILL,
-                        "impassable": theme.IMPASSABLE_FILL}.get(t.kind, theme.HEIGHT_STOPS[3][1])
+                fill = {
+                    "wall": theme.WALL_HIGH,
+                    "difficult": theme.DIFFICULT_FILL,
+                    "impassable": theme.IMPASSABLE_FILL,
+                }.get(t.kind, theme.HEIGHT_STOPS[3][1])
                 draw_geometry(surface, cam, Polygon([(x + dx, y + dy) for x, y in t.polygon]), fill=fill, alpha=200)
             elif kind == "unit":
                 u = d.unit(key)
-                pygame.draw.circle(surface, scene.painter.warband_colour(u.warband), cam.to_px(u.x + dx, u.y + dy),
-                                   cam.length(u.r))
+                pygame.draw.circle(
+                    surface, scene.painter.warband_colour(u.warband), cam.to_px(u.x + dx, u.y + dy), cam.length(u.r)
+                )
             elif kind == "treasure":
                 tok = d.token(key)
                 pygame.draw.circle(surface, theme.TOKEN_GOLD, cam.to_px(tok.x + dx, tok.y + dy), cam.length(tok.r))
@@ -106,7 +117,7 @@ class EditorOverlay:
         if tools.drag is not None and tools.drag["mode"] == "resize":
             x0, y0, x1, y1 = tools.resized()
             pygame.draw.polygon(surface, theme.DRAFT, self._poly_px(rect((x0, y0), (x1, y1))), 2)
-            self.label_at(surface, f"{fmt(abs(x1 - x0))}\" x {fmt(abs(y1 - y0))}\"")
+            self.label_at(surface, f'{fmt(abs(x1 - x0))}" x {fmt(abs(y1 - y0))}"')
         for cx, cy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)):
             px, py = scene.camera.to_px(cx, cy)
             r = pygame.Rect(0, 0, HANDLE_PX * 2, HANDLE_PX * 2)
@@ -123,17 +134,20 @@ class EditorOverlay:
         if dr and dr["mode"] == "rect":
             pygame.draw.polygon(surface, theme.DRAFT, self._poly_px(rect(dr["start"], dr["cur"])), 2)
             (ax, ay), (bx, by) = dr["start"], dr["cur"]
-            self.label_at(surface, f"[{fmt(bx)}, {fmt(by)}]  {fmt(abs(bx - ax))}\" x {fmt(abs(by - ay))}\"")
+            self.label_at(surface, f'[{fmt(bx)}, {fmt(by)}]  {fmt(abs(bx - ax))}" x {fmt(abs(by - ay))}"')
         elif dr and dr["mode"] == "wall":
             if dr["start"] != dr["cur"]:
                 pts = wall_polygon(dr["start"], dr["cur"], scene.wall_thickness)
                 pygame.draw.polygon(surface, theme.DRAFT, self._poly_px(pts), 2)
-            self.label_at(surface, f"[{fmt(dr['cur'][0])}, {fmt(dr['cur'][1])}]  "
-                                   f"{fmt(math.dist(dr['start'], dr['cur']))}\" long")
+            self.label_at(
+                surface, f'[{fmt(dr["cur"][0])}, {fmt(dr["cur"][1])}]  {fmt(math.dist(dr["start"], dr["cur"]))}" long'
+            )
         elif dr and dr["mode"] == "move" and dr["moved"]:
             self.label_at(surface, f"move [{fmt(dx)}, {fmt(dy)}]")
         if tools.points:
-            colour = scene.painter.warband_colour(scene.warband) if scene.tool == "zone" and scene.warband else theme.DRAFT
+            colour = (
+                scene.painter.warband_colour(scene.warband) if scene.tool == "zone" and scene.warband else theme.DRAFT
+            )
             pygame.draw.lines(surface, colour, False, self._poly_px(tools.points + [snap_in]), 2)
             for q in tools.points:
                 pygame.draw.circle(surface, colour, cam.to_px(*q), 4)

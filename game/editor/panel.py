@@ -34,8 +34,10 @@ class PropertiesPanel:
 
     # --- events -----------------------------------------------------------------------------
     def handle_ui_event(self, event) -> bool:
-        if event.type in (pygame_gui.UI_TEXT_ENTRY_FINISHED, pygame_gui.UI_DROP_DOWN_MENU_CHANGED) \
-                and event.ui_element in self.fields:
+        if (
+            event.type in (pygame_gui.UI_TEXT_ENTRY_FINISHED, pygame_gui.UI_DROP_DOWN_MENU_CHANGED)
+            and event.ui_element in self.fields
+        ):
             self.fields[event.ui_element](event.text)
             self._key = None
             if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED:
@@ -86,8 +88,12 @@ class PropertiesPanel:
             elif kind == "treasure":
                 tok = d.token(key)
                 self.choice("hides", EVENT_KINDS, tok.event, lambda v, k=key: scene.attempt(d.set_treasure, k, event=v))
-                self.entry("size (mm)", fmt(tok.size_mm), lambda v, k=key: self.number(v, lambda n: d.set_treasure(k, size_mm=n)),
-                           numbers=True)
+                self.entry(
+                    "size (mm)",
+                    fmt(tok.size_mm),
+                    lambda v, k=key: self.number(v, lambda n: d.set_treasure(k, size_mm=n)),
+                    numbers=True,
+                )
             elif kind == "unit":
                 self.unit_fields(key)
             elif kind == "ladder":
@@ -95,11 +101,17 @@ class PropertiesPanel:
             elif kind in ("zone", "warband"):
                 w = d.warband(key)
                 self.entry("warband", w.name, lambda v, k=key: scene.attempt(d.set_warband, k, name=v))
-                self.entry("player", str(w.player), lambda v, k=key: self.number(v, lambda n: d.set_warband(k, player=int(n))),
-                           numbers=True)
+                self.entry(
+                    "player",
+                    str(w.player),
+                    lambda v, k=key: self.number(v, lambda n: d.set_warband(k, player=int(n))),
+                    numbers=True,
+                )
         elif not sel:
             self.entry("map name", d.sc.name, lambda v: scene.attempt(d.set_name, v))
-            self.entry("wall (in)", fmt(scene.wall_thickness), lambda v: self.number(v, self.set_thickness), numbers=True)
+            self.entry(
+                "wall (in)", fmt(scene.wall_thickness), lambda v: self.number(v, self.set_thickness), numbers=True
+            )
             if scene.warband:
                 w = d.warband(scene.warband)
                 self.entry("warband", w.name, lambda v, k=w.id: scene.attempt(d.set_warband, k, name=v))
@@ -115,8 +127,12 @@ class PropertiesPanel:
         except EditError:
             self.info("up to", f"{lad.top} (not on the map)")
         for axis, name in enumerate(("foot x", "foot y")):
-            self.entry(name, fmt(lad.foot[axis]),
-                       lambda v, a=axis: self.number(v, lambda n: self.move_foot(key, a, n)), numbers=True)
+            self.entry(
+                name,
+                fmt(lad.foot[axis]),
+                lambda v, a=axis: self.number(v, lambda n: self.move_foot(key, a, n)),
+                numbers=True,
+            )
 
     def move_foot(self, key: str, axis: int, value: float) -> None:
         foot = self.scene.doc.ladder(key).foot
@@ -135,13 +151,22 @@ class PropertiesPanel:
         self.entry("name", u.name, lambda v: scene.attempt(d.set_unit, key, name=v))
         self.choice("status", STATUSES, u.status, lambda v: scene.attempt(d.set_unit, key, status=v))
         for stat, value in u.stats.items():
-            self.entry(stat, fmt(value), lambda v, s=stat: self.number(v, lambda n: d.set_unit(key, stats={s: n})),
-                       numbers=True)
-        self.entry("base (mm)", fmt(u.base_mm), lambda v: self.number(v, lambda n: d.set_unit(key, base_mm=n)),
-                   numbers=True)
-        self.entry("keywords", ", ".join(u.keywords),
-                   lambda v: scene.attempt(d.set_unit, key, keywords=[s.strip() for s in v.replace(",", " ").split()
-                                                                      if s.strip()]))
+            self.entry(
+                stat,
+                fmt(value),
+                lambda v, s=stat: self.number(v, lambda n: d.set_unit(key, stats={s: n})),
+                numbers=True,
+            )
+        self.entry(
+            "base (mm)", fmt(u.base_mm), lambda v: self.number(v, lambda n: d.set_unit(key, base_mm=n)), numbers=True
+        )
+        self.entry(
+            "keywords",
+            ", ".join(u.keywords),
+            lambda v: scene.attempt(
+                d.set_unit, key, keywords=[s.strip() for s in v.replace(",", " ").split() if s.strip()]
+            ),
+        )
 
     def _add(self, element, apply: Callable[[str], None] | None = None) -> None:
         self.elements.append(element)
@@ -164,8 +189,9 @@ class PropertiesPanel:
 
     def choice(self, text: str, options: tuple[str, ...], value: str, apply: Callable[[str], None]) -> None:
         self._label(text)
-        el = UIDropDownMenu(list(options), value, pygame.Rect(self._x + LABEL_W, self._y, self._w - LABEL_W, 28),
-                            self.scene.app.ui)
+        el = UIDropDownMenu(
+            list(options), value, pygame.Rect(self._x + LABEL_W, self._y, self._w - LABEL_W, 28), self.scene.app.ui
+        )
         self._add(el, apply)
         self._y += ROW_H
 
@@ -174,7 +200,7 @@ class PropertiesPanel:
         if n <= 0:
             raise EditError(f"a wall needs a thickness more than 0, not {n:g}")
         self.scene.wall_thickness = n
-        self.scene.say(f"walls are {fmt(n)}\" thick")
+        self.scene.say(f'walls are {fmt(n)}" thick')
 
     def number(self, text: str, fn: Callable[[float], Any]) -> None:
         try:
@@ -186,7 +212,9 @@ class PropertiesPanel:
             return
         self.scene.attempt(fn, n)
 
-    def set_terrain(self, tid: str, kind: str | None = None, height: str | None = None, new_id: str | None = None) -> None:
+    def set_terrain(
+        self, tid: str, kind: str | None = None, height: str | None = None, new_id: str | None = None
+    ) -> None:
         scene = self.scene
         h = None
         if height is not None:

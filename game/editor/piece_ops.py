@@ -56,7 +56,9 @@ class PieceCommands:
         return nxt
 
     # --- warbands, zones, rosters, units ----------------------------------------------
-    def add_warband(self, wid: str, player: int | None = None, name: str | None = None, colour: str | None = None) -> str:
+    def add_warband(
+        self, wid: str, player: int | None = None, name: str | None = None, colour: str | None = None
+    ) -> str:
         check_id(wid)
         if wid in self.all_ids():
             raise EditError(f"id {wid!r} is already used")
@@ -115,11 +117,29 @@ class PieceCommands:
             e = roster.entry(entry_key)
         except KeyError:
             raise EditError(f"roster {roster.name} has no unit {entry_key!r}") from None
-        return self.place_unit(wid, at, name=e.name, base_mm=e.base_mm, stats=dict(e.stats), keywords=list(e.keywords),
-                               stem=f"{wid}-{e.stem}")
+        return self.place_unit(
+            wid,
+            at,
+            name=e.name,
+            base_mm=e.base_mm,
+            stats=dict(e.stats),
+            keywords=list(e.keywords),
+            stem=f"{wid}-{e.stem}",
+        )
 
-    def place_unit(self, wid: str, at: Point, *, name: str, base_mm: float, stats: dict, keywords: list[str] | None = None,
-                   stem: str | None = None, uid: str | None = None, slide: bool = True) -> str:
+    def place_unit(
+        self,
+        wid: str,
+        at: Point,
+        *,
+        name: str,
+        base_mm: float,
+        stats: dict,
+        keywords: list[str] | None = None,
+        stem: str | None = None,
+        uid: str | None = None,
+        slide: bool = True,
+    ) -> str:
         """Place a base; inside the warband's zone if it has one; slid out of overlaps."""
         w = self.warband(wid)
         r = self.sc.ruleset.radius(base_mm)
@@ -128,14 +148,17 @@ class PieceCommands:
             raise EditError(f"[{at[0]:.2f}, {at[1]:.2f}] is outside {w.id}'s deployment zone: place units inside it")
         spot = free_spot(self, at, r, zone=zone) if slide else at
         if spot is None:
-            raise EditError(f"no room for a {base_mm:g} mm base near [{at[0]:.2f}, {at[1]:.2f}] "
-                            "(bases may not overlap or stand in walls or impassable ground)")
+            raise EditError(
+                f"no room for a {base_mm:g} mm base near [{at[0]:.2f}, {at[1]:.2f}] "
+                "(bases may not overlap or stand in walls or impassable ground)"
+            )
         uid = uid or self.new_id(stem or f"{wid}-{slug(name)}")
         if uid in self.all_ids():
             raise EditError(f"id {uid!r} is already used")
         with self.edit(f"place {uid}"):
-            self.sc.state.units[uid] = Unit(uid, name, wid, rnd(spot[0]), rnd(spot[1]), float(base_mm), r, dict(stats),
-                                            list(keywords or []))
+            self.sc.state.units[uid] = Unit(
+                uid, name, wid, rnd(spot[0]), rnd(spot[1]), float(base_mm), r, dict(stats), list(keywords or [])
+            )
             self.sc.unit_order.append(uid)
         return uid
 
@@ -148,8 +171,16 @@ class PieceCommands:
         self.move([("unit", uid)], spot[0] - u.x, spot[1] - u.y)
         return (u.x, u.y)
 
-    def set_unit(self, uid: str, *, name: str | None = None, stats: dict | None = None, status: str | None = None,
-                 keywords: list[str] | None = None, base_mm: float | None = None) -> None:
+    def set_unit(
+        self,
+        uid: str,
+        *,
+        name: str | None = None,
+        stats: dict | None = None,
+        status: str | None = None,
+        keywords: list[str] | None = None,
+        base_mm: float | None = None,
+    ) -> None:
         u = self.unit(uid)
         if status is not None and status not in STATUSES:
             raise EditError(f"unknown status {status!r} (one of {', '.join(STATUSES)})")

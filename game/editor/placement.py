@@ -30,6 +30,7 @@ class PlacementDoc(Protocol):
     sc: Scenario
     board: Board
 
+
 EPS = 1e-6
 #: A pushed base stops this far clear of what it touched (float safety), inches.
 CLEARANCE = 1e-3

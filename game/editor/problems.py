@@ -86,8 +86,10 @@ class ProblemsPanel:
         f = get_font(12, "regular")
         unread = sum(1 for fd in findings if fd.unread)
         if unread:
-            note = (f"{unread} of them in items the editor could not read (marked 'not read'): saving keeps "
-                    "them as written; fix them by hand in the file")
+            note = (
+                f"{unread} of them in items the editor could not read (marked 'not read'): saving keeps "
+                "them as written; fix them by hand in the file"
+            )
             for ln in wrap(note, f, p.w - 24):
                 surface.blit(f.render(ln, True, theme.INK_SOFT), (x, y))
                 y += 16
@@ -96,8 +98,14 @@ class ProblemsPanel:
         name = os.path.basename(d.path or "untitled.yaml")
         for i, fd in enumerate(findings):
             if y > p.bottom - 36:
-                self._text(surface, f"... and {len(findings) - i} more (speedheim check {name} lists all)", (x, y), 12,
-                           PROBLEM_TEXT, bold=True)
+                self._text(
+                    surface,
+                    f"... and {len(findings) - i} more (speedheim check {name} lists all)",
+                    (x, y),
+                    12,
+                    PROBLEM_TEXT,
+                    bold=True,
+                )
                 break
             mark = "not read: " if fd.unread else ""
             lines = wrap(f"{name}:{fd.problem.line}: {mark}{fd.message}", f, p.w - 24)
@@ -118,11 +126,29 @@ class ProblemsPanel:
             n = len(d.sc.state.units_of(w.id))
             zone = "zone" if w.id in d.sc.deployment else "no zone"
             mark = ">" if w.id == scene.warband else " "
-            y += self._text(surface, f"{mark} {w.id} (player {w.player}): {n} units, {zone}", (x, y), 13,
-                            scene.painter.warband_colour(w.id), bold=w.id == scene.warband) + 2
+            y += (
+                self._text(
+                    surface,
+                    f"{mark} {w.id} (player {w.player}): {n} units, {zone}",
+                    (x, y),
+                    13,
+                    scene.painter.warband_colour(w.id),
+                    bold=w.id == scene.warband,
+                )
+                + 2
+            )
         if scene.warband and scene.tool == "unit":
             for i, (e, left) in enumerate(d.to_place(scene.warband)):
                 mark = ">" if i == scene.entry else " "
-                y += self._text(surface, f"   {mark} {e.name} {e.base_mm:g}mm  {left} left", (x, y), 12,
-                                theme.INK if left else theme.INK_SOFT, bold=i == scene.entry) + 1
+                y += (
+                    self._text(
+                        surface,
+                        f"   {mark} {e.name} {e.base_mm:g}mm  {left} left",
+                        (x, y),
+                        12,
+                        theme.INK if left else theme.INK_SOFT,
+                        bold=i == scene.entry,
+                    )
+                    + 1
+                )
         return y + 6

@@ -73,7 +73,11 @@ def parse_roster(src: Source) -> Roster:
     for key in data:
         if key not in ROSTER_KEYS:
             close = difflib.get_close_matches(str(key), ROSTER_KEYS, n=1)
-            bad((key,), f"unknown field {key!r} in the roster" + (f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(ROSTER_KEYS)})"))
+            bad(
+                (key,),
+                f"unknown field {key!r} in the roster"
+                + (f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(ROSTER_KEYS)})"),
+            )
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         bad(("name",) if "name" in data else (), "the roster needs a name (text)")
@@ -101,7 +105,11 @@ def parse_roster(src: Source) -> Roster:
         for key in item:
             if key not in ENTRY_KEYS:
                 close = difflib.get_close_matches(str(key), ENTRY_KEYS, n=1)
-                bad(path + (key,), f"unknown field {key!r} in unit entry #{i + 1}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+                bad(
+                    path + (key,),
+                    f"unknown field {key!r} in unit entry #{i + 1}"
+                    + (f" (did you mean {close[0]!r}?)" if close else ""),
+                )
                 ok = False
         uname = item.get("name")
         if not isinstance(uname, str) or not uname.strip():
@@ -119,7 +127,10 @@ def parse_roster(src: Source) -> Roster:
             stems[stem] = src.line(path)
         base = item.get("base_mm")
         if not is_finite_number(base) or base <= 0:
-            bad(path + ("base_mm",) if "base_mm" in item else path, f"{what}: base_mm must be a number of mm more than 0, not {base!r}")
+            bad(
+                path + ("base_mm",) if "base_mm" in item else path,
+                f"{what}: base_mm must be a number of mm more than 0, not {base!r}",
+            )
             ok = False
         count = item.get("count", 1)
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -127,7 +138,10 @@ def parse_roster(src: Source) -> Roster:
             ok = False
         stats = item.get("stats")
         if not isinstance(stats, dict):
-            bad(path + ("stats",) if "stats" in item else path, f"{what}: stats must be a mapping like {{move: 6, agility: 12, morale: 14, defence: 10}}")
+            bad(
+                path + ("stats",) if "stats" in item else path,
+                f"{what}: stats must be a mapping like {{move: 6, agility: 12, morale: 14, defence: 10}}",
+            )
             ok, stats = False, {}
         for key in REQUIRED_STATS:
             if key not in stats:
@@ -142,7 +156,9 @@ def parse_roster(src: Source) -> Roster:
             bad(path + ("keywords",), f"{what}: keywords must be a list of words, like [hero, caster]")
             ok, keywords = False, []
         if ok:
-            entries.append(RosterEntry(uname, stem, float(base), {str(k): v for k, v in stats.items()}, tuple(keywords), count))
+            entries.append(
+                RosterEntry(uname, stem, float(base), {str(k): v for k, v in stats.items()}, tuple(keywords), count)
+            )
     if problems:
         raise LoadError(problems)
     return Roster(name, rid, colour, entries, src.file)
@@ -156,4 +172,6 @@ def load_roster(path: str, text: str | None = None) -> Roster:
     except LoadError:
         raise
     except Exception as exc:  # a bug of ours must not become a traceback for the user
-        raise LoadError([Problem(path, 1, f"internal error while loading the roster ({type(exc).__name__}: {exc})")]) from exc
+        raise LoadError(
+            [Problem(path, 1, f"internal error while loading the roster ({type(exc).__name__}: {exc})")]
+        ) from exc

@@ -61,7 +61,7 @@ def _exact_float(representer, data: ScalarFloat):
     node = RoundTripRepresenter.represent_scalar_float(representer, data)
     try:
         same = float(node.value.replace("_", "")) == float(data)
-    except ValueError:   # .inf, .nan
+    except ValueError:  # .inf, .nan
         return node
     if not same:
         text = repr(float(data))
@@ -135,13 +135,17 @@ class Tree:
 
 # --- applying the edits ---------------------------------------------------------------------
 
+
 def to_rt(value: Any) -> Any:
     """Plain data as round-trip nodes, in the layout ``dump_yaml`` uses (points and small
     numeric mappings in flow style)."""
     if isinstance(value, dict):
         m = CommentedMap((k, to_rt(v)) for k, v in value.items())
-        if value and len(value) <= 8 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                             for v in value.values()):
+        if (
+            value
+            and len(value) <= 8
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+        ):
             m.fa.set_flow_style()
         return m
     if isinstance(value, list):
@@ -169,8 +173,12 @@ def _set(node: CommentedMap, key: Any, value: Any, order: list) -> None:
 
 def _ident(node: Any) -> str | None:
     """The id an item has for the loader (which refuses yes/no and null as an id)."""
-    if isinstance(node, dict) and "id" in node and node["id"] is not None \
-            and not isinstance(node["id"], (dict, list, bool)):
+    if (
+        isinstance(node, dict)
+        and "id" in node
+        and node["id"] is not None
+        and not isinstance(node["id"], (dict, list, bool))
+    ):
         return str(node["id"])
     return None
 
@@ -186,19 +194,30 @@ def merge(tree: CommentedMap, base: dict, new: dict, renames: dict[str, str] | N
     return changed
 
 
-def _merge_map(node: CommentedMap, base: dict, new: dict, changed: set[int], renames: dict[str, str],
-               top: bool = False) -> bool:
+def _merge_map(
+    node: CommentedMap, base: dict, new: dict, changed: set[int], renames: dict[str, str], top: bool = False
+) -> bool:
     touched = False
     order = list(new)
     for key, value in new.items():
         old = base.get(key, _MISSING)
         if old == value:
             continue
-        if (top or key == "units") and (key in ITEM_LISTS or key == "units") and isinstance(node.get(key), list) \
-                and isinstance(value, list) and isinstance(old, list):
+        if (
+            (top or key == "units")
+            and (key in ITEM_LISTS or key == "units")
+            and isinstance(node.get(key), list)
+            and isinstance(value, list)
+            and isinstance(old, list)
+        ):
             touched |= _merge_items(node[key], old, value, changed, renames)
-        elif key in NAMED_MAPS and top and isinstance(node.get(key), dict) and isinstance(value, dict) \
-                and isinstance(old, dict):
+        elif (
+            key in NAMED_MAPS
+            and top
+            and isinstance(node.get(key), dict)
+            and isinstance(value, dict)
+            and isinstance(old, dict)
+        ):
             touched |= _merge_named(node[key], old, value, changed)
         else:
             _set(node, key, value, order)
@@ -241,8 +260,11 @@ def _merge_items(seq: CommentedSeq, base: list, new: list, changed: set[int], re
     nodes: dict[str, Any] = {k: seq[i] for k, i in where.items() if k in base_by_id}
     # A renamed item (a new id where the model had one it no longer has) stays the same
     # node: its comments and the keys the model does not hold go with it.
-    renamed = {k: old for k, old in renames.items()
-               if k in new_ids and k not in base_by_id and old in nodes and old not in new_ids}
+    renamed = {
+        k: old
+        for k, old in renames.items()
+        if k in new_ids and k not in base_by_id and old in nodes and old not in new_ids
+    }
     for key, node in nodes.items():
         if key not in new_ids and key not in renamed.values():
             del seq[next(i for i, n in enumerate(seq) if n is node)]  # this node, not an equal one
@@ -258,8 +280,11 @@ def _merge_items(seq: CommentedSeq, base: list, new: list, changed: set[int], re
                 touched = True
         else:
             node = to_rt(item)
-            pos = next((i + 1 for i, n in enumerate(seq) if n is prev), len(seq)) if prev is not None else \
-                _first_model_index(seq, nodes)
+            pos = (
+                next((i + 1 for i, n in enumerate(seq) if n is prev), len(seq))
+                if prev is not None
+                else _first_model_index(seq, nodes)
+            )
             seq.insert(pos, node)
             changed.add(id(node))
             touched = True
@@ -285,6 +310,7 @@ _MISSING = _Missing()
 
 
 # --- writing ------------------------------------------------------------------------------------
+
 
 def dump(tree: Tree, changed: set[int]) -> str:
     """The text of the merged tree; untouched list items keep their original lines."""
@@ -425,6 +451,7 @@ def _splice(tree: Tree, text: str, spans: dict, changed: set[int]) -> str:
 
 # --- where things are in the file -----------------------------------------------------------------
 
+
 def file_line(tree: CommentedMap, data: dict, where: str) -> int | None:
     """The line of the file (1-based) a problem's ``where`` path (into the model's file
     data ``data``) names, following items by id; None when the file does not hold it
@@ -473,8 +500,11 @@ def item_ids(tree: CommentedMap) -> set[str]:
 
 
 def _point(value: Any) -> tuple[float, float] | None:
-    if isinstance(value, list) and len(value) == 2 and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+    ):
         return (float(value[0]), float(value[1]))
     return None
 
@@ -503,7 +533,9 @@ def unread_shapes(tree: CommentedMap, model_ids: set[str]) -> list[tuple[str, st
             else:
                 at = _point(node.get("foot") if what == "ladders" else node.get("at"))
                 size = node.get("base_mm") if what == "unit" else node.get("size_mm")
-                size = float(size) if isinstance(size, (int, float)) and not isinstance(size, bool) and size > 0 else None
+                size = (
+                    float(size) if isinstance(size, (int, float)) and not isinstance(size, bool) and size > 0 else None
+                )
                 if at:
                     out.append((label(node, what, i), "disc", (at[0], at[1], size)))
     return out

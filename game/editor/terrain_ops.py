@@ -12,8 +12,19 @@ from shapely.geometry import Point as ShPoint
 from shapely.geometry import Polygon
 from shapely.ops import nearest_points
 
-from game.editor.edits import (DEFAULT_HEIGHT, DEFAULT_WALL_THICKNESS, LADDER_FOOT_OUT, LADDER_PICK, EditError, Point,
-                               check_id, rect, rnd, seg_dist, wall_polygon)
+from game.editor.edits import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WALL_THICKNESS,
+    LADDER_FOOT_OUT,
+    LADDER_PICK,
+    EditError,
+    Point,
+    check_id,
+    rect,
+    rnd,
+    seg_dist,
+    wall_polygon,
+)
 from game.engine.model import TERRAIN_KINDS, Ladder, Terrain
 
 
@@ -25,9 +36,9 @@ class TerrainCommands:
             raise EditError(f"unknown terrain kind {kind!r} (one of {', '.join(TERRAIN_KINDS)})")
         h = DEFAULT_HEIGHT[kind] if height is None else float(height)
         if kind in ("block", "wall") and h <= 0:
-            raise EditError(f"a {kind} needs a height more than 0, not {h:g}\"")
+            raise EditError(f'a {kind} needs a height more than 0, not {h:g}"')
         if h < 0:
-            raise EditError(f"height must not be negative ({h:g}\")")
+            raise EditError(f'height must not be negative ({h:g}")')
         tid = tid or self.new_id(kind)
         if tid in self.all_ids():
             raise EditError(f"id {tid!r} is already used")
@@ -39,11 +50,19 @@ class TerrainCommands:
     def add_rect(self, kind: str, p0: Point, p1: Point, height: float | None = None) -> str:
         return self.add_terrain(kind, rect(p0, p1), height)
 
-    def add_wall(self, p0: Point, p1: Point, thickness: float = DEFAULT_WALL_THICKNESS, height: float | None = None,
-                 kind: str = "wall") -> str:
+    def add_wall(
+        self,
+        p0: Point,
+        p1: Point,
+        thickness: float = DEFAULT_WALL_THICKNESS,
+        height: float | None = None,
+        kind: str = "wall",
+    ) -> str:
         return self.add_terrain(kind, wall_polygon(p0, p1, thickness), height)
 
-    def set_terrain(self, tid: str, kind: str | None = None, height: float | None = None, new_id: str | None = None) -> str:
+    def set_terrain(
+        self, tid: str, kind: str | None = None, height: float | None = None, new_id: str | None = None
+    ) -> str:
         t = self.terrain(tid)
         if kind is not None and kind not in TERRAIN_KINDS:
             raise EditError(f"unknown terrain kind {kind!r} (one of {', '.join(TERRAIN_KINDS)})")
@@ -54,7 +73,7 @@ class TerrainCommands:
         if k in ("block", "wall") and h <= 0:
             h = DEFAULT_HEIGHT[k] if height is None else h
             if h <= 0:
-                raise EditError(f"a {k} needs a height more than 0, not {h:g}\"")
+                raise EditError(f'a {k} needs a height more than 0, not {h:g}"')
         if new_id is not None and new_id != tid:
             check_id(new_id)
             if new_id in self.all_ids():
@@ -114,7 +133,9 @@ class TerrainCommands:
         """A ladder on the block edge nearest ``at``: foot on the ground just outside it."""
         block = self.terrain(top) if top else self.block_edge_near(at)
         if block is None:
-            raise EditError(f"no block edge within {LADDER_PICK:g}\" of [{at[0]:.2f}, {at[1]:.2f}]: click on a block's edge")
+            raise EditError(
+                f"no block edge within {LADDER_PICK:g}\" of [{at[0]:.2f}, {at[1]:.2f}]: click on a block's edge"
+            )
         if block.kind != "block":
             raise EditError(f"{block.id} is a {block.kind}; ladders reach the top of a block")
         foot = self._ladder_foot(block, at, snap=True)
@@ -122,8 +143,10 @@ class TerrainCommands:
             raise EditError(f"the ladder's foot [{foot[0]:.2f}, {foot[1]:.2f}] would be off the table")
         below = self.board.height_at(*foot)
         if below >= block.height:
-            raise EditError(f"the ladder's foot [{foot[0]:.2f}, {foot[1]:.2f}] would stand on something {below:g}\" high, "
-                            f"not lower than {block.id} ({block.height:g}\")")
+            raise EditError(
+                f"the ladder's foot [{foot[0]:.2f}, {foot[1]:.2f}] would stand on something {below:g}\" high, "
+                f'not lower than {block.id} ({block.height:g}")'
+            )
         lid = lid or self.new_id(f"{block.id}-ladder")
         with self.edit(f"add ladder {lid}"):
             self.sc.ladders.append(Ladder(lid, foot, block.id))

@@ -81,8 +81,14 @@ class BoardTools:
         d = scene.doc
         handle = self.handle_at(pos)
         if handle is not None:
-            self.drag = {"mode": "resize", "ref": handle[0], "corner": handle[1], "start": p_raw,
-                         "bounds": d.bounds(handle[0]), "cur": p_raw}
+            self.drag = {
+                "mode": "resize",
+                "ref": handle[0],
+                "corner": handle[1],
+                "start": p_raw,
+                "bounds": d.bounds(handle[0]),
+                "cur": p_raw,
+            }
             return
         hit = d.item_at(p_raw, scene.camera.inches(PICK_PX))
         shift = bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT) or bool(pygame.key.get_mods() & pygame.KMOD_SHIFT)
@@ -91,7 +97,9 @@ class BoardTools:
                 scene.select([])
             return
         if shift:
-            scene.select([r for r in scene.selection if r != hit] if hit in scene.selection else scene.selection + [hit])
+            scene.select(
+                [r for r in scene.selection if r != hit] if hit in scene.selection else scene.selection + [hit]
+            )
             return
         if hit not in scene.selection:
             scene.select([hit])
@@ -202,8 +210,12 @@ class BoardTools:
             return
         self._follow(pos)
         try:
-            {"move": self._release_move, "resize": self._release_resize, "rect": self._release_rect,
-             "wall": self._release_wall}[dr["mode"]]()
+            {
+                "move": self._release_move,
+                "resize": self._release_resize,
+                "rect": self._release_rect,
+                "wall": self._release_wall,
+            }[dr["mode"]]()
         finally:
             self.drag = None
 
@@ -229,7 +241,7 @@ class BoardTools:
         scene.attempt(d.resize, ref, self.resized())
         if not scene.failed:
             b = d.bounds(ref)
-            scene.say(f"{ref[1]} is {fmt(b[2] - b[0])}\" x {fmt(b[3] - b[1])}\"")
+            scene.say(f'{ref[1]} is {fmt(b[2] - b[0])}" x {fmt(b[3] - b[1])}"')
 
     def _release_rect(self) -> None:
         scene, d, dr = self.scene, self.scene.doc, self.drag
@@ -240,7 +252,7 @@ class BoardTools:
         tid = scene.attempt(d.add_rect, scene.kind, dr["start"], dr["cur"])
         if tid:
             scene.select([("terrain", tid)])
-            scene.say(f"{scene.kind} {tid}: {fmt(abs(bx - ax))}\" x {fmt(abs(by - ay))}\"")
+            scene.say(f'{scene.kind} {tid}: {fmt(abs(bx - ax))}" x {fmt(abs(by - ay))}"')
 
     def _release_wall(self) -> None:
         scene, d, dr = self.scene, self.scene.doc, self.drag
@@ -251,7 +263,7 @@ class BoardTools:
         if tid:
             scene.select([("terrain", tid)])
             length = math.dist(dr["start"], dr["cur"])
-            scene.say(f"wall {tid}: {fmt(length)}\" long, {fmt(scene.wall_thickness)}\" thick")
+            scene.say(f'wall {tid}: {fmt(length)}" long, {fmt(scene.wall_thickness)}" thick')
 
     def finish_polygon(self) -> None:
         scene = self.scene

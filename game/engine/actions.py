@@ -47,8 +47,15 @@ SPECS: dict[str, dict[str, Field]] = {
     "set_status": {"unit": _UNIT, "status": Field("status", True)},
     "incapacitate": {"unit": _UNIT, "by": Field("unit")},
     "roll": {"sides": Field("sides", True), "count": Field("count"), "reason": Field("text"), "unit": Field("unit")},
-    "check": {"unit": _UNIT, "stat": Field("text", True), "advantage": Field("bool"), "disadvantage": Field("bool"),
-              "modifier": Field("int"), "reason": Field("text"), "rule": Field("text")},
+    "check": {
+        "unit": _UNIT,
+        "stat": Field("text", True),
+        "advantage": Field("bool"),
+        "disadvantage": Field("bool"),
+        "modifier": Field("int"),
+        "reason": Field("text"),
+        "rule": Field("text"),
+    },
     "cast": {"unit": _UNIT, "spell": Field("text", True), "ongoing": Field("bool")},
     # Placeholder combat (RULES.md S1, F1; combat: placeholder)
     "shoot": {"unit": _UNIT, "target": Field("unit", True)},
@@ -58,7 +65,7 @@ SPECS: dict[str, dict[str, Field]] = {
     "end_step": {},
     "end_phase": {},
     "end_turn": {},
-    "end_activation": {},      # O2 alternating: the unit being activated is done
+    "end_activation": {},  # O2 alternating: the unit being activated is done
 }
 MOVE_KINDS = ("move", "run", "reload")
 DESCENDS = ("climb", "jump")
@@ -115,7 +122,11 @@ def _check_field(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
             return None, f"{what} must be at most 1000, not {value}"
         return value, None
     if kind == "bool":
-        return (value, None) if isinstance(value, bool) else (None, f"{what} must be true or false, not {describe_value(value)}")
+        return (
+            (value, None)
+            if isinstance(value, bool)
+            else (None, f"{what} must be true or false, not {describe_value(value)}")
+        )
     if kind == "status":
         if value in STATUSES:
             return value, None
@@ -137,7 +148,7 @@ def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
     if not isinstance(raw, dict) or len(raw) != 1:
         what = f"a mapping with {len(raw)} keys" if isinstance(raw, dict) else describe_value(raw)
         return None, [((), f"an action must be one mapping like {{end_phase: {{}}}}, not {what}")]
-    (name, body), = raw.items()
+    ((name, body),) = raw.items()
     if name not in SPECS:
         close = difflib.get_close_matches(str(name), SPECS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(SPECS)})"
@@ -146,12 +157,21 @@ def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
     if body is None:
         body = {}
     if not isinstance(body, dict):
-        return None, [((name,), f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec) }}}, not {describe_value(body)}")]
+        return None, [
+            (
+                (name,),
+                f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec)}}}, not {describe_value(body)}",
+            )
+        ]
     args: dict[str, Any] = {}
     for key, value in body.items():
         if key not in spec:
             close = difflib.get_close_matches(str(key), spec, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else (f" (fields: {', '.join(spec)})" if spec else " (it takes no fields)")
+            hint = (
+                f" (did you mean {close[0]!r}?)"
+                if close
+                else (f" (fields: {', '.join(spec)})" if spec else " (it takes no fields)")
+            )
             problems.append(((name, key), f"{name}: unknown field {key!r}{hint}"))
             continue
         if value is None and not spec[key].required:
@@ -178,7 +198,7 @@ def normalize(raw: Any) -> Any:
     if isinstance(raw, str):
         return {raw: {}}
     if isinstance(raw, dict) and len(raw) == 1:
-        (name, body), = raw.items()
+        ((name, body),) = raw.items()
         return {name: {} if body is None else body}
     return raw
 
@@ -218,12 +238,23 @@ def parse_script(src: Source, prefix: tuple = ()) -> Script:
     for key in prefix:
         data = data[key]
     if not isinstance(data, dict):
-        raise LoadError([src.problem(prefix, f"an action script must be a mapping with seed, dice and actions, not {describe_value(data)}")])
+        raise LoadError(
+            [
+                src.problem(
+                    prefix,
+                    f"an action script must be a mapping with seed, dice and actions, not {describe_value(data)}",
+                )
+            ]
+        )
     script = Script(src.file)
     for key in data:
         if key not in SCRIPT_KEYS:
             close = difflib.get_close_matches(str(key), SCRIPT_KEYS, n=1)
-            bad((key,), f"unknown key {key!r} in an action script" + (f" (did you mean {close[0]!r}?)" if close else " (known: seed, dice, actions)"))
+            bad(
+                (key,),
+                f"unknown key {key!r} in an action script"
+                + (f" (did you mean {close[0]!r}?)" if close else " (known: seed, dice, actions)"),
+            )
     seed = data.get("seed")
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -270,7 +301,9 @@ def load_script(path: str, text: str | None = None) -> Script:
     except RecursionError:
         raise LoadError([Problem(path, 1, "the file nests too deeply")]) from None
     except Exception as exc:  # a bug of ours must not become a traceback
-        raise LoadError([Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]) from exc
+        raise LoadError(
+            [Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]
+        ) from exc
 
 
 def _xy(p) -> str:
@@ -282,7 +315,7 @@ def describe(action: dict[str, Any]) -> str:
     """A short human text of an action dict: ``move red-captain to [10, 4]``."""
     if not isinstance(action, dict) or len(action) != 1:
         return repr(action)
-    (name, body), = action.items()
+    ((name, body),) = action.items()
     if not body:
         return str(name)
     if not isinstance(body, dict):
@@ -295,7 +328,9 @@ def describe(action: dict[str, Any]) -> str:
         if key in ("unit", "player"):
             continue
         if isinstance(value, list) and value and isinstance(value[0], list):
-            value = " -> ".join(_xy(p) if len(p) == 2 and all(isinstance(c, (int, float)) for c in p) else str(p) for p in value)
+            value = " -> ".join(
+                _xy(p) if len(p) == 2 and all(isinstance(c, (int, float)) for c in p) else str(p) for p in value
+            )
         elif isinstance(value, list) and len(value) == 2 and all(isinstance(c, (int, float)) for c in value):
             value = _xy(value)
         parts.append(f"{key} {value}")

@@ -27,8 +27,11 @@ class Decision:
         """The JSON form (``speedheim legal``, saves of the window): ``kind`` first."""
         d: dict[str, Any] = {"kind": self.kind}
         for key, value in asdict(self).items():
-            d[key] = [dict(v) if isinstance(v, tuple) and v and isinstance(v[0], tuple) else v for v in value] \
-                if isinstance(value, tuple) else value
+            d[key] = (
+                [dict(v) if isinstance(v, tuple) and v and isinstance(v[0], tuple) else v for v in value]
+                if isinstance(value, tuple)
+                else value
+            )
         return d
 
 
@@ -39,12 +42,18 @@ class PickUp(Decision):
     kind: ClassVar[str] = "pick_up"
     actions: ClassVar[tuple[str, ...]] = ("pick_up", "roll", "check") + _DECLINE
 
-    options: tuple[tuple[str, str], ...] = ()   # (unit, token) pairs that may be picked up now
-    denied: tuple[str, ...] = ()                 # sentences on the pairs in contact that may not
+    options: tuple[tuple[str, str], ...] = ()  # (unit, token) pairs that may be picked up now
+    denied: tuple[str, ...] = ()  # sentences on the pairs in contact that may not
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "player": self.player, "rule": self.rule, "prompt": self.prompt,
-                "options": [{"unit": u, "token": t} for u, t in self.options], "denied": list(self.denied)}
+        return {
+            "kind": self.kind,
+            "player": self.player,
+            "rule": self.rule,
+            "prompt": self.prompt,
+            "options": [{"unit": u, "token": t} for u, t in self.options],
+            "denied": list(self.denied),
+        }
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,7 @@ class Grab(Decision):
     token: str = ""
     warband: str = ""
     units: tuple[str, ...] = ()
-    check: bool = False   # the chosen unit makes a Morale check
+    check: bool = False  # the chosen unit makes a Morale check
 
 
 @dataclass(frozen=True)
@@ -76,8 +85,16 @@ class NeutralsAct(Decision):
     with ``neutral_act: bot``, the Neutrals' own side does: ``player`` is then 0."""
 
     kind: ClassVar[str] = "neutrals"
-    actions: ClassVar[tuple[str, ...]] = ("move", "run", "engage", "disengage", "set_status", "incapacitate",
-                                          "roll", "check") + _DECLINE
+    actions: ClassVar[tuple[str, ...]] = (
+        "move",
+        "run",
+        "engage",
+        "disengage",
+        "set_status",
+        "incapacitate",
+        "roll",
+        "check",
+    ) + _DECLINE
 
     units: tuple[str, ...] = ()
 

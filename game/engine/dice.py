@@ -35,7 +35,11 @@ class Roll:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        return {k: v for k, v in d.items() if v is not None and not (k == "modifier" and v == 0) and not (k == "mode" and v == NORMAL)}
+        return {
+            k: v
+            for k, v in d.items()
+            if v is not None and not (k == "modifier" and v == 0) and not (k == "mode" and v == NORMAL)
+        }
 
     def __str__(self) -> str:
         who = f"{self.unit} " if self.unit else ""
@@ -102,15 +106,28 @@ class Dice:
             return max(1, min(sides, int(self.prompt(sides, reason))))
         return self._rng.randint(1, sides)
 
-    def roll(self, sides: int, reason: str, *, rule: str | None = None, unit: str | None = None, count: int = 1) -> Roll:
+    def roll(
+        self, sides: int, reason: str, *, rule: str | None = None, unit: str | None = None, count: int = 1
+    ) -> Roll:
         """A free roll of ``count`` dice of ``sides``; kept is the sum."""
         values = [self._one(sides, reason) for _ in range(count)]
         roll = Roll(sides, list(values), sum(values), reason, rule, unit)
         self.log.append(roll)
         return roll
 
-    def check(self, ruleset: Ruleset, stat_value: float, *, reason: str, rule: str, unit: str | None = None,
-              stat: str | None = None, advantage: bool = False, disadvantage: bool = False, modifier: int = 0) -> Roll:
+    def check(
+        self,
+        ruleset: Ruleset,
+        stat_value: float,
+        *,
+        reason: str,
+        rule: str,
+        unit: str | None = None,
+        stat: str | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        modifier: int = 0,
+    ) -> Roll:
         """A d20 check against a stat (success per ``check_success``), logged."""
         sides = int(ruleset.check_die)
         mode = check_mode(advantage, disadvantage)

@@ -48,6 +48,7 @@ class Note(Event):
 
 # --- automatic steps --------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Automatic(Event):
     """A step or check the controller ran by itself (``automatic`` in the log)."""
@@ -117,6 +118,7 @@ class TreasureDenied(Automatic):
 
 # --- units and tokens ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class StatusChanged(Event):
     unit: str
@@ -137,7 +139,11 @@ class Incapacitated(Event):
     lost: int
 
     def text(self) -> str:
-        return f"{self.unit} is Incapacitated" + (f" by {self.by}" if self.by else "") + f" ({self.warband} has lost {self.lost})"
+        return (
+            f"{self.unit} is Incapacitated"
+            + (f" by {self.by}" if self.by else "")
+            + f" ({self.warband} has lost {self.lost})"
+        )
 
 
 @dataclass(frozen=True)
@@ -199,7 +205,9 @@ class EventTriggered(Event):
     placeholder: bool
 
     def text(self) -> str:
-        return f"Event {self.roll} on the d{self.die}: {self.name}" + (" (placeholder table)" if self.placeholder else "")
+        return f"Event {self.roll} on the d{self.die}: {self.name}" + (
+            " (placeholder table)" if self.placeholder else ""
+        )
 
 
 @dataclass(frozen=True)
@@ -215,6 +223,7 @@ class NeutralAppeared(Event):
 
 
 # --- routs and the end --------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Routed(Event):
@@ -271,6 +280,7 @@ class Measured(Event):
 
 # --- actions of the phases ---------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Moved(Event):
     """A move, Run or Engage resolved by the movement engine (the line's extras say more)."""
@@ -312,7 +322,9 @@ class Engaged(Event):
     allowance: float
 
     def text(self) -> str:
-        return f"{self.unit} engages {self.target} (from {_xy(self.start)}, {self.distance:.2f}\" of {self.allowance:g}\")"
+        return (
+            f'{self.unit} engages {self.target} (from {_xy(self.start)}, {self.distance:.2f}" of {self.allowance:g}")'
+        )
 
 
 @dataclass(frozen=True)
@@ -335,8 +347,10 @@ class ContactEnded(Event):
     rule: ClassVar[str] = RuleId.E2
 
     def text(self) -> str:
-        return (f"{self.unit} and {self.other} are no longer in base contact ({self.gap:.2f}\" apart): "
-                f"no longer Engaged (E2)")
+        return (
+            f'{self.unit} and {self.other} are no longer in base contact ({self.gap:.2f}" apart): '
+            f"no longer Engaged (E2)"
+        )
 
 
 @dataclass(frozen=True)

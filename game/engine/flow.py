@@ -43,7 +43,7 @@ class PhaseSpec:
     actions: tuple[str, ...]
     steps: tuple[str, ...] = ()
     manual: bool = False
-    end: str = "player"   # "steps" | "player"
+    end: str = "player"  # "steps" | "player"
 
 
 def phase_specs(rs: Any) -> list[PhaseSpec]:
@@ -72,8 +72,14 @@ class Flow:
     ``decline`` ends a pending decision unanswered, ``turn_begins`` readies a player's units,
     ``game_turn_ends`` says whether the game ends with the game turn (T1)."""
 
-    def __init__(self, rs: Any, steps: dict[str, StepFn], decline: Callable[[Ctx], None],
-                 turn_begins: Callable[[Ctx], None], game_turn_ends: Callable[[Ctx], bool]):
+    def __init__(
+        self,
+        rs: Any,
+        steps: dict[str, StepFn],
+        decline: Callable[[Ctx], None],
+        turn_begins: Callable[[Ctx], None],
+        game_turn_ends: Callable[[Ctx], bool],
+    ):
         self.phases = phase_specs(rs)
         self.names = [p.name for p in self.phases]
         self._by_name = {p.name: p for p in self.phases}
@@ -120,15 +126,25 @@ class Flow:
         if at_start and not self.fixed:
             first, why = turnorder.choose_first(ctx, 1)
             st.first = st.player = first
-            ctx.auto(RuleId.O1, f"game turn 1: player {first} goes first" + (f" ({why})" if why else ""),
-                     FirstPlayer if why else TurnBegan, turn=1, player=first, **({"how": self.how} if why else {}))
+            ctx.auto(
+                RuleId.O1,
+                f"game turn 1: player {first} goes first" + (f" ({why})" if why else ""),
+                FirstPlayer if why else TurnBegan,
+                turn=1,
+                player=first,
+                **({"how": self.how} if why else {}),
+            )
             if self.alternating and not spec.steps:
                 self._open_phase(ctx)
         limits = turnorder.first_turn_limits(ctx.rs)
         if at_start and limits:
-            ctx.auto(RuleId.O3, f"player {st.first} goes first and plays game turn 1 under "
-                                                 f"{', '.join(limits)} (first_turn_limits)",
-                     TurnLimits, player=st.first, limits=tuple(limits))
+            ctx.auto(
+                RuleId.O3,
+                f"player {st.first} goes first and plays game turn 1 under {', '.join(limits)} (first_turn_limits)",
+                TurnLimits,
+                player=st.first,
+                limits=tuple(limits),
+            )
         if spec.steps and fresh:
             self.enter_phase(ctx, st.phase)
         self.advance(ctx)
@@ -204,8 +220,14 @@ class Flow:
         self._turn_begins(ctx)
         self.enter_phase(ctx, self.names[0])
         said = "; ".join(w for w in (reason, why) if w)
-        ctx.auto(RuleId.TURN, f"turn {st.turn}, player {st.player}'s turn begins" + (f" ({said})" if said else ""),
-                 FirstPlayer if why else TurnBegan, turn=st.turn, player=st.player, **({"how": self.how} if why else {}))
+        ctx.auto(
+            RuleId.TURN,
+            f"turn {st.turn}, player {st.player}'s turn begins" + (f" ({said})" if said else ""),
+            FirstPlayer if why else TurnBegan,
+            turn=st.turn,
+            player=st.player,
+            **({"how": self.how} if why else {}),
+        )
 
     # --- activations (O2 alternating) ------------------------------------------------------
     def _next_game_turn(self, ctx: Ctx) -> None:
@@ -222,8 +244,14 @@ class Flow:
             self._turn_begins(ctx)
         st.player = first
         self.enter_phase(ctx, self.names[0])
-        ctx.auto(RuleId.TURN, f"game turn {st.turn} begins: player {first} goes first" + (f" ({why})" if why else ""),
-                 FirstPlayer if why else TurnBegan, turn=st.turn, player=first, **({"how": self.how} if why else {}))
+        ctx.auto(
+            RuleId.TURN,
+            f"game turn {st.turn} begins: player {first} goes first" + (f" ({why})" if why else ""),
+            FirstPlayer if why else TurnBegan,
+            turn=st.turn,
+            player=first,
+            **({"how": self.how} if why else {}),
+        )
         if self.activating(ctx):
             self._open_phase(ctx)
 

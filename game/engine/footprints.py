@@ -95,13 +95,13 @@ class Parts:
 
     def __init__(self, parts: list, pieces: int):
         size = max(len(r) for r, _k, _o in parts)
-        v = np.stack([np.vstack([r] + [r[-1:]] * (size - len(r))) for r, _k, _o in parts])   # (n, k, 2)
+        v = np.stack([np.vstack([r] + [r[-1:]] * (size - len(r))) for r, _k, _o in parts])  # (n, k, 2)
         nxt = np.roll(v, -1, axis=1)
         self.vx, self.vy = np.ascontiguousarray(v[..., 0].T), np.ascontiguousarray(v[..., 1].T)
         self.nx = np.ascontiguousarray((nxt[..., 1] - v[..., 1]).T)
         self.ny = np.ascontiguousarray((v[..., 0] - nxt[..., 0]).T)
         self.length = np.hypot(self.nx, self.ny)
-        self.packed = np.vstack([self.nx, self.ny, self.vx, self.vy])   # one gather for the clipping
+        self.packed = np.vstack([self.nx, self.ny, self.vx, self.vy])  # one gather for the clipping
         outer = [list(o) + [False] * (size - len(o)) for _r, _k, o in parts]
         self.outer = np.ascontiguousarray(np.array(outer, dtype=bool).T) & (self.length > 0)
         self.owner = np.array([k for _r, k, _o in parts], dtype=np.int64)
@@ -127,8 +127,9 @@ class Footprints:
         whole = [(ring, k, outer) for k, i in enumerate(pieces) for ring, outer in convex_parts(board, i)]
         self.pieces = np.array(pieces, dtype=np.int64)
         self.height = np.array([float(board.terrain[i].height) for i in pieces])
-        self.high_wall = np.array([board.terrain[i].kind == "wall" and board.terrain[i].height > free + EPS for i in pieces],
-                                  dtype=bool)
+        self.high_wall = np.array(
+            [board.terrain[i].kind == "wall" and board.terrain[i].height > free + EPS for i in pieces], dtype=bool
+        )
         self.convex = Parts(whole, len(pieces)) if whole else None
         quads = [(q, k, o) for ring, k, outer in whole for q, o in _quads(ring, outer)]
         self.parts = Parts(quads, len(pieces)) if quads else None
@@ -147,21 +148,27 @@ class Footprints:
         if not len(self.pieces) or not len(A):
             return none, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), none
         bx0, by0, bx1, by1 = self.pbox
-        ends = np.concatenate([A.T, B.T])                 # (4, segments): ax, ay, bx, by
+        ends = np.concatenate([A.T, B.T])  # (4, segments): ax, ay, bx, by
         Ax, Ay, Bx, By = ends
         if pairs is None:
             # Pairs whose bounding boxes meet (numpy: cheaper than building line geometries).
             sx0, sx1 = np.minimum(Ax, Bx), np.maximum(Ax, Bx)
             sy0, sy1 = np.minimum(Ay, By), np.maximum(Ay, By)
-            si, pi = np.nonzero((sx0[:, None] <= bx1[None, :]) & (sx1[:, None] >= bx0[None, :])
-                                & (sy0[:, None] <= by1[None, :]) & (sy1[:, None] >= by0[None, :]))
+            si, pi = np.nonzero(
+                (sx0[:, None] <= bx1[None, :])
+                & (sx1[:, None] >= bx0[None, :])
+                & (sy0[:, None] <= by1[None, :])
+                & (sy1[:, None] >= by0[None, :])
+            )
         else:
             si, pi = pairs
         if len(si) > _MANY:
             # ... and whose line does not leave the whole box on one side (separating axis).
             ax, ay = Ax[si], Ay[si]
             dx, dy = Bx[si] - ax, By[si] - ay
-            side = np.stack([dx * (cy[pi] - ay) - dy * (cx[pi] - ax) for cx, cy in ((bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1))])
+            side = np.stack(
+                [dx * (cy[pi] - ay) - dy * (cx[pi] - ax) for cx, cy in ((bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1))]
+            )
             meet = ~((side > 0).all(axis=0) | (side < 0).all(axis=0))
             si, pi = si[meet], pi[meet]
         seg, t0, t1, piece = self._clip(si, pi, ends, touching)
@@ -179,8 +186,8 @@ class Footprints:
         ax, ay, bx, by = ends.take(si, axis=1)
         dx, dy = bx - ax, by - ay
         k = grp.size
-        edges = grp.packed.take(part, axis=1)                                  # (4 k, m)
-        nx, ny, vx, vy = edges[:k], edges[k:2 * k], edges[2 * k:3 * k], edges[3 * k:]
+        edges = grp.packed.take(part, axis=1)  # (4 k, m)
+        nx, ny, vx, vy = edges[:k], edges[k : 2 * k], edges[2 * k : 3 * k], edges[3 * k :]
         p = nx * dx + ny * dy
         q = nx * (vx - ax) + ny * (vy - ay)
         enter, leave = p < -1e-15, p > 1e-15

@@ -81,8 +81,11 @@ class Legal:
     refused: dict[str, IllegalAction]
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"unit": self.unit, "legal": list(self.kinds),
-                               "refused": {k: f"{e.rule}: {e.reason}" for k, e in self.refused.items()}}
+        out: dict[str, Any] = {
+            "unit": self.unit,
+            "legal": list(self.kinds),
+            "refused": {k: f"{e.rule}: {e.reason}" for k, e in self.refused.items()},
+        }
         if self.targets:
             out["targets"] = {k: list(v) for k, v in self.targets.items()}
         return out
@@ -155,7 +158,10 @@ class ActionResult:
         what = describe(self.action) if self.action is not None else "start"
         if not self.ok:
             return f"{head}{what}: ILLEGAL {self.rule}: {self.reason}"
-        lines = [f"{head}{what}: ok -> turn {self.turn}, player {self.player}, {self.phase}" + (f"/{self.step}" if self.step else "")]
+        lines = [
+            f"{head}{what}: ok -> turn {self.turn}, player {self.player}, {self.phase}"
+            + (f"/{self.step}" if self.step else "")
+        ]
         lines += [f"    roll: {r}" for r in self.rolls]
         lines += [f"    automatic [{a['step']}] {a['rule']}: {a['text']}" for a in self.automatic]
         lines += [f"    {e}" for e in self.texts]
@@ -170,8 +176,15 @@ LogEntry = ActionResult
 class Game:
     """A game in play: the state, the flow of turns, the dice, the log and the undo stack."""
 
-    def __init__(self, scenario: Scenario, dice: Dice | None = None, *, history: bool = True,
-                 board: Board | None = None, mover: Any = None):
+    def __init__(
+        self,
+        scenario: Scenario,
+        dice: Dice | None = None,
+        *,
+        history: bool = True,
+        board: Board | None = None,
+        mover: Any = None,
+    ):
         self.scenario = scenario
         self.rs = scenario.ruleset
         self.board = board or board_for(scenario)
@@ -369,7 +382,7 @@ class Game:
                         break
             if kind not in examples and isinstance(first_refusal, UnmeasuredRefusal):
                 first_refusal = first_refusal.measure()
-                if first_refusal is None:   # legal after all (the verdict was not the wider search's)
+                if first_refusal is None:  # legal after all (the verdict was not the wider search's)
                     examples[kind] = {kind: first_args}
                     target = first_args.get("target") or first_args.get("token")
                     if target is not None:
@@ -434,7 +447,7 @@ class Game:
             self._cur = None
         self._stamp(entry)
         if entry.ok:
-            entry.rolls = list(self.dice.log[dice_before[2]:])
+            entry.rolls = list(self.dice.log[dice_before[2] :])
             if self.history:
                 self._undo.append((before, dice_before, nlog))
                 self._redo.clear()
@@ -448,14 +461,20 @@ class Game:
         where = f"the {st.phase} phase" + (f", {st.step} step" if st.step else "")
         if self.pending is not None:
             where += f" (waiting for: {self.pending.kind.replace('_', ' ')})"
-        return IllegalAction(RuleId.TURN, f"{kind} is not allowed in {where}; allowed: {', '.join(self.legal_action_kinds())}")
+        return IllegalAction(
+            RuleId.TURN, f"{kind} is not allowed in {where}; allowed: {', '.join(self.legal_action_kinds())}"
+        )
 
     def _flow_refusal(self, kind: str) -> IllegalAction | None:
         """The game is over, or ``kind`` is not allowed in this phase, step or decision."""
         outcome = self.outcome()
         if outcome is not None:
-            return IllegalAction(RuleId.U2, f"the game is over: {outcome.winner} has won" if outcome.winner
-                                 else f"the game is over: a draw ({outcome.reason})")
+            return IllegalAction(
+                RuleId.U2,
+                f"the game is over: {outcome.winner} has won"
+                if outcome.winner
+                else f"the game is over: a draw ({outcome.reason})",
+            )
         if kind not in self.legal_action_kinds():
             return self._not_allowed(kind)
         return None
@@ -472,8 +491,11 @@ class Game:
             if act.kind == "end_step" and not self.flow.phase(self.state.phase).steps:
                 raise IllegalAction(RuleId.TURN, f"the {self.state.phase} phase has no steps; use end_phase")
             if act.kind == "end_activation" and self.state.activation is None:
-                raise IllegalAction(RuleId.O2, f"player {self.state.player} has no unit activated: act with "
-                                                                    "one, or pass the rest of the phase (end_phase)")
+                raise IllegalAction(
+                    RuleId.O2,
+                    f"player {self.state.player} has no unit activated: act with "
+                    "one, or pass the rest of the phase (end_phase)",
+                )
             return lambda: getattr(self.flow, act.kind)(ctx)
         limit = turnorder.limit_refusal(ctx, act.kind, act.args)
         if limit is not None:
@@ -520,7 +542,7 @@ class Game:
         before, dice_before, nlog = self._undo.pop()
         removed = self.log[nlog:]
         del self.log[nlog:]
-        rolls = self.dice.log[dice_before[2]:]
+        rolls = self.dice.log[dice_before[2] :]
         self._redo.append((self.state, self.dice.getstate(), removed, rolls, (before, dice_before, nlog)))
         self.state = before
         self.dice.setstate(dice_before)
@@ -543,17 +565,35 @@ class Game:
         self.ctx.sync_tokens()
         units = {}
         for uid, u in st.units.items():
-            units[uid] = {"x": _r(u.x), "y": _r(u.y), "z": _r(self.board.height_at(u.x, u.y)), "status": u.status,
-                          "carrying": u.carrying, "on_table": u.on_table}
+            units[uid] = {
+                "x": _r(u.x),
+                "y": _r(u.y),
+                "z": _r(self.board.height_at(u.x, u.y)),
+                "status": u.status,
+                "carrying": u.carrying,
+                "on_table": u.on_table,
+            }
         treasure = {tid: {"x": _r(t.x), "y": _r(t.y), "carried_by": t.carried_by} for tid, t in st.treasure.items()}
-        final = {"turn": st.turn, "player": st.player, "phase": st.phase, "step": st.step, "winner": self.winner,
-                 "units": units, "treasure": treasure, "lost": dict(st.lost), "routed": list(st.routed)}
+        final = {
+            "turn": st.turn,
+            "player": st.player,
+            "phase": st.phase,
+            "step": st.step,
+            "winner": self.winner,
+            "units": units,
+            "treasure": treasure,
+            "lost": dict(st.lost),
+            "routed": list(st.routed),
+        }
         if st.end_reason:  # an end other than the last warband standing (T1)
             final["draw"] = st.draw
             final["end"] = st.end_reason
         if self.start.automatic or self.start.rolls or self.start.texts:
-            final["start"] = {"rolls": [r.to_dict() for r in self.start.rolls], "automatic": self.start.automatic,
-                              "events": self.start.texts}
+            final["start"] = {
+                "rolls": [r.to_dict() for r in self.start.rolls],
+                "automatic": self.start.automatic,
+                "events": self.start.texts,
+            }
         return {"final": final}
 
     def json_lines(self) -> list[str]:

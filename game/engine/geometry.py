@@ -61,7 +61,9 @@ def _is_box(poly: Polygon) -> bool:
         return False
     x0, y0, x1, y1 = poly.bounds
     corners = set(poly.exterior.coords)
-    return x0 < x1 and y0 < y1 and len(poly.exterior.coords) == 5 and corners == {(x0, y0), (x1, y0), (x1, y1), (x0, y1)}
+    return (
+        x0 < x1 and y0 < y1 and len(poly.exterior.coords) == 5 and corners == {(x0, y0), (x1, y0), (x1, y1), (x0, y1)}
+    )
 
 
 class Board:
@@ -82,7 +84,7 @@ class Board:
         self._raised = [i for i, t in enumerate(self.terrain) if t.solid and t.height > 0]
         self._raised_set = set(self._raised)
         self._heights = np.array([t.height if t.solid else 0.0 for t in self.terrain], dtype=float)
-        self._raised_low_first = sorted(self._raised, key=lambda p: self._heights[p])   # for heights_at
+        self._raised_low_first = sorted(self._raised, key=lambda p: self._heights[p])  # for heights_at
         self._height_l = self._heights.tolist()
         self._heights_raised = np.where([i in self._raised_set for i in range(len(self.terrain))], self._heights, 0.0)
         # per piece: its bounding box, and whether it is that box (an axis-aligned rectangle)
@@ -184,7 +186,11 @@ class Board:
         if self.tree is not None:
             # fast answers: no raised piece within r, or the base wholly on one piece's top
             # with nothing else near (the same answers as the general case below)
-            near = [int(i) for i in self.tree.query(ShPoint(x, y), predicate="dwithin", distance=r) if int(i) in self._raised_set]
+            near = [
+                int(i)
+                for i in self.tree.query(ShPoint(x, y), predicate="dwithin", distance=r)
+                if int(i) in self._raised_set
+            ]
             if not near:
                 return [0.0]
             if len(near) == 1:

@@ -34,7 +34,7 @@ WARM = 20000
 
 TAU = 2 * math.pi
 
-_KERNELS: list[tuple[dict, str, object]] = []   # (its module's globals, name, plain function)
+_KERNELS: list[tuple[dict, str, object]] = []  # (its module's globals, name, plain function)
 _lock = threading.Lock()
 _asked = 0
 _ENABLED = False
@@ -160,8 +160,12 @@ def cast_kernel(O, U, reach, P, E, lo_s, hi_s, C, R, R2, chunk, clip):
             for j in range(ms):
                 use_s[j] = (hi_s[j, 0] >= x0) and (lo_s[j, 0] <= x1) and (hi_s[j, 1] >= y0) and (lo_s[j, 1] <= y1)
             for j in range(mc):
-                use_c[j] = (C[j, 0] + R[j] >= x0) and (C[j, 0] - R[j] <= x1) and (C[j, 1] + R[j] >= y0) and \
-                           (C[j, 1] - R[j] <= y1)
+                use_c[j] = (
+                    (C[j, 0] + R[j] >= x0)
+                    and (C[j, 0] - R[j] <= x1)
+                    and (C[j, 1] + R[j] >= y0)
+                    and (C[j, 1] - R[j] <= y1)
+                )
         for i in range(lo, hi):
             ox, oy, ux, uy = O[i, 0], O[i, 1], U[i, 0], U[i, 1]
             t = np.inf

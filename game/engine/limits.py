@@ -24,7 +24,7 @@ MAX_LOS_SAMPLES = 360
 MAX_FILE_BYTES = 32 * 1024 * 1024
 #: The largest integer a file may hold: beyond it a number no longer fits the 64-bit
 #: integers and floats the program computes with.
-MAX_INTEGER = 2 ** 63
+MAX_INTEGER = 2**63
 #: The most seeds per variant one ``simulate`` plays.
 MAX_GAMES = 1_000_000
 

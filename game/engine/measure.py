@@ -25,4 +25,6 @@ def resolve(sc: Scenario, board: Board, spec: str) -> Disc:
             raise ValueError(f"point {spec} is off the {sc.width:g}x{sc.height:g} table")
         return board.point_disc(x, y)
     known = sorted(state.units) + sorted(state.treasure)
-    raise ValueError(f"{spec!r} is not a unit id, a treasure id or x,y (ids here: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''})")
+    raise ValueError(
+        f"{spec!r} is not a unit id, a treasure id or x,y (ids here: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''})"
+    )

@@ -72,9 +72,9 @@ class Unit:
     moved: bool = False
     reloaded: bool = False
     engage_attempted: bool = False
-    shots: int = 0         # shots fired this turn (S1)
-    attacks: int = 0       # melee attacks made this turn (F1)
-    loaded: bool = True    # a reload weapon that fired is unloaded until it Reloads (M11)
+    shots: int = 0  # shots fired this turn (S1)
+    attacks: int = 0  # melee attacks made this turn (F1)
+    loaded: bool = True  # a reload weapon that fired is unloaded until it Reloads (M11)
     engaged_with: list[str] = field(default_factory=list)
     difficult: bool = False  # moved through difficult ground this turn (M12)
     used: float = 0.0  # inches of movement spent this turn
@@ -138,7 +138,7 @@ def _plain_copy(v: Any) -> Any:
         return {k: _plain_copy(x) for k, x in v.items()}
     if t is tuple:
         if all(x.__class__ in _ATOMIC_TYPES for x in v):
-            return v            # immutable all through: as copy.deepcopy, the tuple itself
+            return v  # immutable all through: as copy.deepcopy, the tuple itself
         return tuple(_plain_copy(x) for x in v)
     return copy.deepcopy(v)
 
@@ -165,15 +165,15 @@ class Progress:
     """Where the current step stands, kept in the state so that undo and saves cover it.
     A new step starts from a fresh one."""
 
-    begun: bool = False           # neutrals: the Neutrals have been set going
-    done: bool = False            # neutrals, treasure: the step is finished
-    noted: bool = False           # treasure: the options were logged once
-    stage: str | None = None      # rout: None | "voluntary" | "grab" | "done"
-    loser: str | None = None      # rout: the routing warband
-    winner: str | None = None     # rout: the one warband left (the grab's winner side)
-    tokens: list[str] = field(default_factory=list)   # rout: tokens still to grab (U4)
-    sub: str | None = None        # rout: the U4 case of the first token
-    chosen: str | None = None     # rout: the unit the owner chose to try for it
+    begun: bool = False  # neutrals: the Neutrals have been set going
+    done: bool = False  # neutrals, treasure: the step is finished
+    noted: bool = False  # treasure: the options were logged once
+    stage: str | None = None  # rout: None | "voluntary" | "grab" | "done"
+    loser: str | None = None  # rout: the routing warband
+    winner: str | None = None  # rout: the one warband left (the grab's winner side)
+    tokens: list[str] = field(default_factory=list)  # rout: tokens still to grab (U4)
+    sub: str | None = None  # rout: the U4 case of the first token
+    chosen: str | None = None  # rout: the unit the owner chose to try for it
 
 
 @dataclass
@@ -190,7 +190,7 @@ class GameState:
     event_triggered_by: int | None = None
     routed: list[str] = field(default_factory=list)  # warband ids, in order of routing
     winner: str | None = None  # warband id once decided
-    draw: bool = False         # the game ended without a winner (T1)
+    draw: bool = False  # the game ended without a winner (T1)
     end_reason: str | None = None  # why the game ended, once it did
     #: The decision the controller waits for, or None (game/engine/decisions.py).
     pending: Decision | None = None
@@ -211,7 +211,9 @@ class GameState:
     def copy(self) -> "GameState":
         """A deep copy, fast: units and tokens field by field (undo snapshots every action)."""
         new = object.__new__(GameState)
-        d = {k: _plain_copy(v) for k, v in self.__dict__.items() if k not in ("units", "treasure", "pending", "progress")}
+        d = {
+            k: _plain_copy(v) for k, v in self.__dict__.items() if k not in ("units", "treasure", "pending", "progress")
+        }
         d["pending"] = self.pending  # frozen
         d["progress"] = _copy_obj(self.progress)
         d["units"] = {k: _copy_obj(u) for k, u in self.units.items()}
@@ -243,7 +245,7 @@ class Scenario:
     height: float
     ruleset: Ruleset
     ruleset_name: str | None = None  # as written in the file (None: the default)
-    ruleset_embedded: bool = False   # the file holds the whole ruleset (a save pins it)
+    ruleset_embedded: bool = False  # the file holds the whole ruleset (a save pins it)
     rules_overrides: dict[str, Any] = field(default_factory=dict)
     terrain: list[Terrain] = field(default_factory=list)
     ladders: list[Ladder] = field(default_factory=list)

@@ -36,6 +36,7 @@ def replay(scenario: Scenario, script: Script, *, history: bool = False) -> Game
 
 def load_pair(scenario_path: str, actions_path: str | None) -> tuple[Scenario, Script | None]:
     """A scenario and (if given) an action script; LoadError with the problems of both."""
-    scenario, script = LoadError.gather(lambda: load_scenario(scenario_path),
-                                        (lambda: load_script(actions_path)) if actions_path else None)
+    scenario, script = LoadError.gather(
+        lambda: load_scenario(scenario_path), (lambda: load_script(actions_path)) if actions_path else None
+    )
     return scenario, script

@@ -49,11 +49,27 @@ WORD_LISTS: dict[str, tuple[str, ...]] = {"first_turn_limits": tuple(FIRST_TURN_
 OPTIONAL = frozenset({"turn_order", "activation", "first_turn_limits"})
 INJURY_RESULTS = ("none",) + STATUSES[1:]
 #: Parameters that must be a positive number (the rest of the numbers: zero or more).
-POSITIVE = {"mm_per_inch", "run_multiplier", "token_size_mm", "check_die", "event_die", "break_point_divisor", "los_samples"}
+POSITIVE = {
+    "mm_per_inch",
+    "run_multiplier",
+    "token_size_mm",
+    "check_die",
+    "event_die",
+    "break_point_divisor",
+    "los_samples",
+}
 #: Parameters that must be a whole number: the ones that count things (points, units,
 #: tokens, a die's sides, shots and attacks).
-INTEGERS = {"los_samples", "rout_threshold", "treasure_per_unit", "check_die", "event_die", "injury_die",
-            "shots_per_turn", "attacks_per_turn"}
+INTEGERS = {
+    "los_samples",
+    "rout_threshold",
+    "treasure_per_unit",
+    "check_die",
+    "event_die",
+    "injury_die",
+    "shots_per_turn",
+    "attacks_per_turn",
+}
 #: The largest value of a parameter (game.engine.limits; any other number: MAX_NUMBER).
 MAXIMA = {"los_samples": MAX_LOS_SAMPLES, "turn_limit": MAX_TURN}
 
@@ -71,8 +87,13 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
     """Check an override against the type of the base value."""
     if key in CHOICES:
         if value not in CHOICES[key]:
-            problems.append(src.problem(path, f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}"
-                                        + _did_you_mean(value, CHOICES[key])))
+            problems.append(
+                src.problem(
+                    path,
+                    f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}"
+                    + _did_you_mean(value, CHOICES[key]),
+                )
+            )
         return
     if key in WORD_LISTS:
         words = [value] if isinstance(value, str) else value
@@ -82,8 +103,13 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
         for i, word in enumerate(words):
             if word not in WORD_LISTS[key]:
                 where = path + (i,) if isinstance(value, list) else path
-                problems.append(src.problem(where, f"{key}: unknown {word!r} (known: {', '.join(WORD_LISTS[key])})"
-                                            + _did_you_mean(word, WORD_LISTS[key])))
+                problems.append(
+                    src.problem(
+                        where,
+                        f"{key}: unknown {word!r} (known: {', '.join(WORD_LISTS[key])})"
+                        + _did_you_mean(word, WORD_LISTS[key]),
+                    )
+                )
         return
     if isinstance(base, bool):
         if not isinstance(value, bool):
@@ -94,7 +120,9 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
             what = "NaN or infinite" if isinstance(value, float) and not math.isfinite(value) else repr(value)
             problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
         elif value < 0 or (key in POSITIVE and value == 0):
-            problems.append(src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"))
+            problems.append(
+                src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}")
+            )
         elif value > MAXIMA.get(key, MAX_NUMBER):
             problems.append(src.problem(path, f"{key} is too big ({value:g}): at most {MAXIMA.get(key, MAX_NUMBER):g}"))
         elif key in INTEGERS and value != int(value):
@@ -121,9 +149,17 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
         for i, row in enumerate(rows):
             ok = isinstance(row, list) and len(row) == 3 and all(v is None or is_finite_number(v) for v in row[:2])
             if not ok:
-                problems.append(src.problem((key, i), f"{key} row {i + 1} must be [low, high, result]") if src else Problem(file, 1, f"{key} row {i + 1} is bad"))
+                problems.append(
+                    src.problem((key, i), f"{key} row {i + 1} must be [low, high, result]")
+                    if src
+                    else Problem(file, 1, f"{key} row {i + 1} is bad")
+                )
             elif key == "injury_table" and row[2] not in INJURY_RESULTS:
-                problems.append(src.problem((key, i), f"injury result {row[2]!r} is not one of {', '.join(INJURY_RESULTS)}") if src else Problem(file, 1, "bad injury result"))
+                problems.append(
+                    src.problem((key, i), f"injury result {row[2]!r} is not one of {', '.join(INJURY_RESULTS)}")
+                    if src
+                    else Problem(file, 1, "bad injury result")
+                )
     _check_phases(params, src, prob)
     weapons = params.get("ranged_weapons")
     if weapons is not None:
@@ -131,10 +167,18 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
             prob("ranged_weapons", "ranged_weapons must be a mapping of keyword: {range: inches, reload: true|false}")
         else:
             for name, w in weapons.items():
-                ok = (isinstance(w, dict) and set(w) <= {"range", "reload"} and is_finite_number(w.get("range"))
-                      and w["range"] > 0 and isinstance(w.get("reload", False), bool))
+                ok = (
+                    isinstance(w, dict)
+                    and set(w) <= {"range", "reload"}
+                    and is_finite_number(w.get("range"))
+                    and w["range"] > 0
+                    and isinstance(w.get("reload", False), bool)
+                )
                 if not ok:
-                    prob(("ranged_weapons", name), f"ranged weapon {name!r} must be {{range: inches > 0, reload: true|false}}")
+                    prob(
+                        ("ranged_weapons", name),
+                        f"ranged weapon {name!r} must be {{range: inches > 0, reload: true|false}}",
+                    )
     limit = params.get("turn_limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         prob("turn_limit", f"turn_limit must be a whole number of game turns (1 or more) or null, not {limit!r}")
@@ -142,7 +186,10 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
         prob("turn_limit", f"turn_limit is too big ({limit}): at most {MAX_TURN}")
     events = params.get("event_table")
     if not isinstance(events, list) or not all(
-        isinstance(e, dict) and is_finite_number(e.get("low")) and is_finite_number(e.get("high")) and isinstance(e.get("name"), str)
+        isinstance(e, dict)
+        and is_finite_number(e.get("low"))
+        and is_finite_number(e.get("high"))
+        and isinstance(e.get("name"), str)
         for e in events
     ):
         prob("event_table", "event_table rows need low, high and name")
@@ -153,6 +200,7 @@ PHASE_KEYS = ("name", "manual", "actions", "steps", "end")
 
 def _check_phases(params: dict, src: Source | None, prob) -> None:
     """Phases are data (game/engine/flow.py): known actions and steps, unique names."""
+
     def where(i: int, key: str | None = None) -> tuple:
         return ("phases", i) + ((key,) if key else ())
 
@@ -160,7 +208,11 @@ def _check_phases(params: dict, src: Source | None, prob) -> None:
         prob(path, msg)
 
     phases = params.get("phases")
-    if not isinstance(phases, list) or not phases or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in phases):
+    if (
+        not isinstance(phases, list)
+        or not phases
+        or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in phases)
+    ):
         bad(("phases",), "phases must be a list of {name: ..., manual: true|false, actions: [...]}")
         return
     names = [p["name"] for p in phases]
@@ -226,7 +278,9 @@ def _from_source(src: Source, path: str, chain: tuple[str, ...] = ()) -> Ruleset
         try:
             parent = _load_uncached(parent_path, chain + (os.path.abspath(path),))
         except LoadError as exc:
-            raise LoadError([src.problem(("extends",), f"cannot load ruleset {parent_name!r}: {p}") for p in exc.problems]) from None
+            raise LoadError(
+                [src.problem(("extends",), f"cannot load ruleset {parent_name!r}: {p}") for p in exc.problems]
+            ) from None
         params = parent.to_dict()
         for key, value in data.items():
             if key in params and key not in ("name", "description"):
@@ -242,7 +296,11 @@ def _from_source(src: Source, path: str, chain: tuple[str, ...] = ()) -> Ruleset
         if not isinstance(params.get("name"), str):
             problems.append(src.problem(("name",) if "name" in data else (), "a ruleset needs a name"))
     if parent_name is None:
-        missing = _required_keys() - set(params) if os.path.abspath(path) != os.path.abspath(_resolve_path(BASE, None)) else set()
+        missing = (
+            _required_keys() - set(params)
+            if os.path.abspath(path) != os.path.abspath(_resolve_path(BASE, None))
+            else set()
+        )
         for key in sorted(missing):
             problems.append(src.problem((), f"missing parameter {key!r} (or add 'extends: {BASE}')"))
     _check_tables(params, src, path, problems)
@@ -304,26 +362,71 @@ def check_overrides(base: Ruleset, overrides: Any, src: Source, path: tuple) -> 
 #: names U2). Ids beside the numbered rules: ``check`` (the die and the success rule of every
 #: check), ``turn`` (the phases and steps).
 PARAMETER_RULES: dict[str, str | tuple[str, ...]] = {
-    "mm_per_inch": RuleId.G1, "base_sizes_mm": RuleId.G1, "height_mode": RuleId.G2, "contact_tolerance": RuleId.G4,
-    "token_size_mm": RuleId.G4, "eye_height": RuleId.L1, "los_samples": RuleId.L1, "bases_block_los": RuleId.L1,
-    "base_height": RuleId.L1, "cover_wall_range": RuleId.L2, "staggered_move_factor": RuleId.M1,
-    "dazed_move": RuleId.M1, "dazed_move_factor": RuleId.M1, "run_multiplier": RuleId.M2,
-    "run_denial_range": RuleId.M2, "free_height": RuleId.M4, "climb_down_fail": RuleId.M6,
-    "dazed_may_climb": RuleId.M6, "wall_climb_max_thickness": RuleId.M6, "fall_free_height": RuleId.M7,
-    "fall_modifier_per_inch": RuleId.M7, "injury_die": RuleId.M7, "injury_table": RuleId.M7,
-    "injury_table_placeholder": RuleId.M7, "jump_gap_max": RuleId.M8, "jump_height_max": RuleId.M8,
-    "gap_fall_no_room": RuleId.M8, "jump_down_disadvantage_from": RuleId.M9, "jump_down_landing_max": RuleId.M9,
-    "animals_use_ladders": RuleId.M10, "ladder_reach": RuleId.M10, "difficult_penalty": RuleId.M12,
-    "engage_move_factor": RuleId.E1, "neutral_act": RuleId.U1, "rout_threshold": RuleId.U2,
-    "rout_no_hero": RuleId.U2, "rout_variant": RuleId.U2, "treasure_grab_range": RuleId.U4,
-    "treasure_denial_range": RuleId.U6, "treasure_per_unit": RuleId.U6, "treasure_first_turn_skipped": RuleId.U6,
-    "event_die": RuleId.U7, "event_table": RuleId.U7, "event_table_placeholder": RuleId.U7,
-    "plague_stat": RuleId.U7, "plague_fail_status": RuleId.U7, "check_die": RuleId.CHECK,
-    "check_success": RuleId.CHECK, "combat": (RuleId.S1, RuleId.S2, RuleId.F1), "ranged_weapons": RuleId.S1,
-    "shoot_stat": RuleId.S1, "long_range_fraction": RuleId.S1, "shoot_into_melee": RuleId.S1,
-    "shots_per_turn": RuleId.S1, "wound_stat": RuleId.S2, "wound_modifier": RuleId.S2, "melee_stat": RuleId.F1,
-    "attacks_per_turn": RuleId.F1, "turn_limit": RuleId.T1, "turn_limit_winner": RuleId.T1, "turn_order": RuleId.O1,
-    "activation": RuleId.O2, "first_turn_limits": RuleId.O3, "manual_actions": RuleId.TURN, "phases": RuleId.TURN,
+    "mm_per_inch": RuleId.G1,
+    "base_sizes_mm": RuleId.G1,
+    "height_mode": RuleId.G2,
+    "contact_tolerance": RuleId.G4,
+    "token_size_mm": RuleId.G4,
+    "eye_height": RuleId.L1,
+    "los_samples": RuleId.L1,
+    "bases_block_los": RuleId.L1,
+    "base_height": RuleId.L1,
+    "cover_wall_range": RuleId.L2,
+    "staggered_move_factor": RuleId.M1,
+    "dazed_move": RuleId.M1,
+    "dazed_move_factor": RuleId.M1,
+    "run_multiplier": RuleId.M2,
+    "run_denial_range": RuleId.M2,
+    "free_height": RuleId.M4,
+    "climb_down_fail": RuleId.M6,
+    "dazed_may_climb": RuleId.M6,
+    "wall_climb_max_thickness": RuleId.M6,
+    "fall_free_height": RuleId.M7,
+    "fall_modifier_per_inch": RuleId.M7,
+    "injury_die": RuleId.M7,
+    "injury_table": RuleId.M7,
+    "injury_table_placeholder": RuleId.M7,
+    "jump_gap_max": RuleId.M8,
+    "jump_height_max": RuleId.M8,
+    "gap_fall_no_room": RuleId.M8,
+    "jump_down_disadvantage_from": RuleId.M9,
+    "jump_down_landing_max": RuleId.M9,
+    "animals_use_ladders": RuleId.M10,
+    "ladder_reach": RuleId.M10,
+    "difficult_penalty": RuleId.M12,
+    "engage_move_factor": RuleId.E1,
+    "neutral_act": RuleId.U1,
+    "rout_threshold": RuleId.U2,
+    "rout_no_hero": RuleId.U2,
+    "rout_variant": RuleId.U2,
+    "treasure_grab_range": RuleId.U4,
+    "treasure_denial_range": RuleId.U6,
+    "treasure_per_unit": RuleId.U6,
+    "treasure_first_turn_skipped": RuleId.U6,
+    "event_die": RuleId.U7,
+    "event_table": RuleId.U7,
+    "event_table_placeholder": RuleId.U7,
+    "plague_stat": RuleId.U7,
+    "plague_fail_status": RuleId.U7,
+    "check_die": RuleId.CHECK,
+    "check_success": RuleId.CHECK,
+    "combat": (RuleId.S1, RuleId.S2, RuleId.F1),
+    "ranged_weapons": RuleId.S1,
+    "shoot_stat": RuleId.S1,
+    "long_range_fraction": RuleId.S1,
+    "shoot_into_melee": RuleId.S1,
+    "shots_per_turn": RuleId.S1,
+    "wound_stat": RuleId.S2,
+    "wound_modifier": RuleId.S2,
+    "melee_stat": RuleId.F1,
+    "attacks_per_turn": RuleId.F1,
+    "turn_limit": RuleId.T1,
+    "turn_limit_winner": RuleId.T1,
+    "turn_order": RuleId.O1,
+    "activation": RuleId.O2,
+    "first_turn_limits": RuleId.O3,
+    "manual_actions": RuleId.TURN,
+    "phases": RuleId.TURN,
     "upkeep_steps": RuleId.TURN,
 }
 #: The tables of the rule variants: every parameter with the prefix belongs to the rule.

@@ -55,7 +55,7 @@ def save_dict(game: Game, bots: dict[int, str] | None = None) -> dict[str, Any]:
     played in the window, by player number (``bots: {2: utility}``), so a resumed game keeps them."""
     sc = game.scenario
     scen = scenario_to_dict(sc)
-    scen["ruleset"] = sc.ruleset.to_dict()   # the rules it was played under, overrides included
+    scen["ruleset"] = sc.ruleset.to_dict()  # the rules it was played under, overrides included
     scen.pop("rules", None)
     dice = game.dice
     if dice.prompted or dice.prompt is not None or dice.seed is None:
@@ -74,8 +74,9 @@ def save_dict(game: Game, bots: dict[int, str] | None = None) -> dict[str, Any]:
         accepted.append(before)
         before += 1 if e.ok else 0
     accepted.append(before)
-    out["notes"] = [{"at": accepted[min(max(at, 0), len(game.log))], "kind": kind, "text": text}
-                    for at, text, kind in game.notes]
+    out["notes"] = [
+        {"at": accepted[min(max(at, 0), len(game.log))], "kind": kind, "text": text} for at, text, kind in game.notes
+    ]
     # JSON round trip: tuples from the window become lists, so safe YAML can write them.
     out["actions"] = [json.loads(json.dumps(e.replayable)) for e in game.log if e.ok]
     return out
@@ -112,8 +113,13 @@ def peek_save(path: str) -> dict[str, Any]:
     acts = data.get("actions") if isinstance(data, dict) else None
     bots = data.get("bots") if isinstance(data, dict) else None
     bots = {p: n for p, n in bots.items() if p in (1, 2) and isinstance(n, str)} if isinstance(bots, dict) else {}
-    return {"said": said, "outcome": outcome, "name": name, "actions": len(acts) if isinstance(acts, list) else None,
-            "bots": bots}
+    return {
+        "said": said,
+        "outcome": outcome,
+        "name": name,
+        "actions": len(acts) if isinstance(acts, list) else None,
+        "bots": bots,
+    }
 
 
 def saved_outcome(path: str) -> tuple[bool, Any]:
@@ -132,7 +138,11 @@ def _outcome_of(data: Any) -> tuple[bool, Any]:
     over = data["over"]
     if over is None:
         return True, None
-    if isinstance(over, dict) and isinstance(over.get("reason"), str) and (over.get("winner") is None or isinstance(over.get("winner"), str)):
+    if (
+        isinstance(over, dict)
+        and isinstance(over.get("reason"), str)
+        and (over.get("winner") is None or isinstance(over.get("winner"), str))
+    ):
         return True, Outcome(over.get("winner"), over["reason"])
     return False, None
 
@@ -144,23 +154,37 @@ def _notes(src, n_actions: int) -> list[tuple[int, str, str]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise LoadError([src.problem(("notes",), f"notes must be a list of {{at, kind, text}}, not {describe_value(raw)}")])
+        raise LoadError(
+            [src.problem(("notes",), f"notes must be a list of {{at, kind, text}}, not {describe_value(raw)}")]
+        )
     out, problems = [], []
     for i, item in enumerate(raw):
         where = ("notes", i)
         if not isinstance(item, dict):
-            problems.append(src.problem(where, f"note {i + 1}: must be a mapping like {{at: 0, kind: bot, text: ...}}, not {describe_value(item)}"))
+            problems.append(
+                src.problem(
+                    where,
+                    f"note {i + 1}: must be a mapping like {{at: 0, kind: bot, text: ...}}, not {describe_value(item)}",
+                )
+            )
             continue
         unknown = [k for k in item if k not in ("at", "kind", "text")]
         at, kind, text = item.get("at"), item.get("kind", "info"), item.get("text")
         if unknown:
             problems.append(src.problem(where, f"note {i + 1}: unknown key {unknown[0]!r} (known: at, kind, text)"))
         elif isinstance(at, bool) or not isinstance(at, int) or at < 0:
-            problems.append(src.problem(where, f"note {i + 1}: at must be a whole number of at least 0 (the actions before it), not {describe_value(at)}"))
+            problems.append(
+                src.problem(
+                    where,
+                    f"note {i + 1}: at must be a whole number of at least 0 (the actions before it), not {describe_value(at)}",
+                )
+            )
         elif not isinstance(text, str):
             problems.append(src.problem(where, f"note {i + 1}: text must be a string, not {describe_value(text)}"))
         elif not isinstance(kind, str):
-            problems.append(src.problem(where, f"note {i + 1}: kind must be a word such as bot or info, not {describe_value(kind)}"))
+            problems.append(
+                src.problem(where, f"note {i + 1}: kind must be a word such as bot or info, not {describe_value(kind)}")
+            )
         else:
             out.append((min(at, n_actions), text, kind))
     if problems:
@@ -173,10 +197,24 @@ def save_version(src) -> int:
     with a scenario); a version newer than :data:`SAVE_VERSION` is a LoadError naming it."""
     version = src.data.get("speedheim_save", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise LoadError([src.problem(("speedheim_save",), f"speedheim_save must be a save version (a whole number, 1 or more), not {describe_value(version)}")])
+        raise LoadError(
+            [
+                src.problem(
+                    ("speedheim_save",),
+                    f"speedheim_save must be a save version (a whole number, 1 or more), not {describe_value(version)}",
+                )
+            ]
+        )
     if version > SAVE_VERSION:
-        raise LoadError([src.problem(("speedheim_save",), f"saved by a newer Speedheim Table (save version {version}); "
-                                     f"this one reads save versions up to {SAVE_VERSION}: open it with a newer version")])
+        raise LoadError(
+            [
+                src.problem(
+                    ("speedheim_save",),
+                    f"saved by a newer Speedheim Table (save version {version}); "
+                    f"this one reads save versions up to {SAVE_VERSION}: open it with a newer version",
+                )
+            ]
+        )
     return version
 
 
@@ -198,11 +236,15 @@ def complete_ruleset(src, version: int) -> list[str]:
         for key in missing:
             rules[key] = copy.deepcopy(base[key])
         values = ", ".join(f"{k}: {_flow_line(base[k])}" for k in missing)
-        said.append(f"an older save: its ruleset predates {len(missing)} parameter{'s' if len(missing) > 1 else ''}, "
-                    f"taken from the base ruleset ({BASE_OF_VERSION.get(version, BASE_OF_VERSION[SAVE_VERSION])}): {values}")
+        said.append(
+            f"an older save: its ruleset predates {len(missing)} parameter{'s' if len(missing) > 1 else ''}, "
+            f"taken from the base ruleset ({BASE_OF_VERSION.get(version, BASE_OF_VERSION[SAVE_VERSION])}): {values}"
+        )
     if unknown:
-        said.append(f"the save's ruleset has parameter{'s' if len(unknown) > 1 else ''} this program does not know "
-                    f"(a newer save?), not used: {', '.join(unknown)}")
+        said.append(
+            f"the save's ruleset has parameter{'s' if len(unknown) > 1 else ''} this program does not know "
+            f"(a newer save?), not used: {', '.join(unknown)}"
+        )
     return said
 
 
@@ -216,12 +258,23 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
         if not isinstance(data, dict) or not isinstance(data.get("scenario"), dict):
             raise LoadError([Problem(path, 1, "not a saved game: it needs a 'scenario' mapping and an 'actions' list")])
         upgraded = complete_ruleset(src, save_version(src))
-        scenario, script, notes = LoadError.gather(lambda: parse_scenario(src.sub("scenario")), lambda: parse_script(src),
-                                                   lambda: _notes(src, len(acts) if isinstance(acts := data.get("actions"), list) else 0))
+        scenario, script, notes = LoadError.gather(
+            lambda: parse_scenario(src.sub("scenario")),
+            lambda: parse_script(src),
+            lambda: _notes(src, len(acts) if isinstance(acts := data.get("actions"), list) else 0),
+        )
         game = Game(scenario, dice=Dice(seed=script.seed, typed=list(script.dice), prompt=prompt))
         for i, result in game.replay(script.actions):
             if not result.ok:
-                raise LoadError([Problem(path, script.lines[i], f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}")])
+                raise LoadError(
+                    [
+                        Problem(
+                            path,
+                            script.lines[i],
+                            f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}",
+                        )
+                    ]
+                )
         game.notes = [(0, text, UPGRADE_NOTE) for text in upgraded] + notes
         return game
     except LoadError:
@@ -229,4 +282,6 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
     except RecursionError:
         raise LoadError([Problem(path, 1, "the file nests too deeply")]) from None
     except Exception as exc:  # never a traceback for the user
-        raise LoadError([Problem(path, 1, f"internal error while loading the save ({type(exc).__name__}: {exc}); please report it")]) from exc
+        raise LoadError(
+            [Problem(path, 1, f"internal error while loading the save ({type(exc).__name__}: {exc}); please report it")]
+        ) from exc

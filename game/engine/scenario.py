@@ -35,13 +35,37 @@ from game.engine.files import atomic_write
 from game.engine.flow import phase_specs
 from game.engine.yamlsrc import Source, describe_value, dump_yaml, is_finite_number, load_yaml, read_text
 
-TOP_KEYS = ("name", "table", "ruleset", "rules", "turn_limit", "terrain", "ladders", "treasure", "deployment", "warbands", "state")
+TOP_KEYS = (
+    "name",
+    "table",
+    "ruleset",
+    "rules",
+    "turn_limit",
+    "terrain",
+    "ladders",
+    "treasure",
+    "deployment",
+    "warbands",
+    "state",
+)
 TERRAIN_KEYS = ("id", "kind", "height", "polygon", "name")
 LADDER_KEYS = ("id", "foot", "top")
 TOKEN_KEYS = ("id", "at", "event", "size_mm", "carried_by", "revealed")
 WARBAND_KEYS = ("id", "player", "name", "colour", "color", "units")
-UNIT_KEYS = ("id", "name", "at", "base_mm", "stats", "keywords", "status", "carrying", "on_table", "spells", "engaged_with",
-             "loaded")
+UNIT_KEYS = (
+    "id",
+    "name",
+    "at",
+    "base_mm",
+    "stats",
+    "keywords",
+    "status",
+    "carrying",
+    "on_table",
+    "spells",
+    "engaged_with",
+    "loaded",
+)
 STATE_KEYS = ("turn", "player", "phase", "step", "lost", "event_triggered_by", "routed", "winner")
 REQUIRED_STATS = ("move", "agility", "morale", "defence")
 #: Tolerance for geometry comparisons, inches.
@@ -84,8 +108,16 @@ class _Checker:
             return None
         return d[key]
 
-    def number(self, value: Any, path: tuple, what: str, *, minimum: float | None = 0.0, positive: bool = False,
-               maximum: float = MAX_NUMBER) -> float | None:
+    def number(
+        self,
+        value: Any,
+        path: tuple,
+        what: str,
+        *,
+        minimum: float | None = 0.0,
+        positive: bool = False,
+        maximum: float = MAX_NUMBER,
+    ) -> float | None:
         if isinstance(value, float) and not math.isfinite(value):
             self.bad(path, f"{what} must be a finite number, not {'NaN' if math.isnan(value) else 'infinite'}")
             return None
@@ -216,7 +248,9 @@ class _Read:
         return self.name is None or self.width is None or self.height is None or self.ruleset is None
 
 
-def _items(ck: _Checker, raw: Any, key: str, what: str, keys: tuple[str, ...]) -> Iterator[tuple[int, tuple, dict, Any, str]]:
+def _items(
+    ck: _Checker, raw: Any, key: str, what: str, keys: tuple[str, ...]
+) -> Iterator[tuple[int, tuple, dict, Any, str]]:
     """The well-formed mappings of the list ``raw`` under ``key``: (index, path, item, its
     id, how a message names it), after the list and each item's keys and id are checked."""
     for i, item in enumerate(ck.listing(raw, (key,), key)):
@@ -230,11 +264,39 @@ def _items(ck: _Checker, raw: Any, key: str, what: str, keys: tuple[str, ...]) -
 
 def _read_name_and_table(r: _Read) -> None:
     ck, data = r.ck, r.data
-    r.name = ck.text(ck.required(data, "name", (), "the scenario"), ("name",), "name") if data.get("name") is not None else ck.required(data, "name", (), "the scenario")
-    table = ck.mapping(ck.required(data, "table", (), "the scenario"), ("table",), "table", ("width", "height")) if data.get("table") is not None else None
+    r.name = (
+        ck.text(ck.required(data, "name", (), "the scenario"), ("name",), "name")
+        if data.get("name") is not None
+        else ck.required(data, "name", (), "the scenario")
+    )
+    table = (
+        ck.mapping(ck.required(data, "table", (), "the scenario"), ("table",), "table", ("width", "height"))
+        if data.get("table") is not None
+        else None
+    )
     if table is not None:
-        r.width = ck.number(ck.required(table, "width", ("table",), "table"), ("table", "width"), "table width", positive=True, maximum=MAX_TABLE) if "width" in table else ck.required(table, "width", ("table",), "table")
-        r.height = ck.number(ck.required(table, "height", ("table",), "table"), ("table", "height"), "table height", positive=True, maximum=MAX_TABLE) if "height" in table else ck.required(table, "height", ("table",), "table")
+        r.width = (
+            ck.number(
+                ck.required(table, "width", ("table",), "table"),
+                ("table", "width"),
+                "table width",
+                positive=True,
+                maximum=MAX_TABLE,
+            )
+            if "width" in table
+            else ck.required(table, "width", ("table",), "table")
+        )
+        r.height = (
+            ck.number(
+                ck.required(table, "height", ("table",), "table"),
+                ("table", "height"),
+                "table height",
+                positive=True,
+                maximum=MAX_TABLE,
+            )
+            if "height" in table
+            else ck.required(table, "height", ("table",), "table")
+        )
     r.table_poly = box(0, 0, r.width, r.height) if r.width and r.height else None
 
 
@@ -246,7 +308,10 @@ def _read_ruleset(r: _Read) -> None:
     ruleset = None
     embedded = isinstance(ruleset_name, dict)
     if ruleset_name is not None and not isinstance(ruleset_name, str) and not embedded:
-        ck.bad(("ruleset",), f"ruleset must be a ruleset name or path (or a whole ruleset), not {describe_value(ruleset_name)}")
+        ck.bad(
+            ("ruleset",),
+            f"ruleset must be a ruleset name or path (or a whole ruleset), not {describe_value(ruleset_name)}",
+        )
         ruleset_name = None
     try:
         if embedded:  # a save pins the whole ruleset it was played under
@@ -269,7 +334,7 @@ def _read_ruleset(r: _Read) -> None:
         limit, problems = check_overrides(ruleset, {"turn_limit": data["turn_limit"]}, src, ())
         ck.problems += [Problem(p.file, src.line(("turn_limit",)), p.message, "turn_limit") for p in problems]
         ruleset = ruleset.with_overrides(limit)
-        overrides = {**overrides, **limit}   # written back under rules:
+        overrides = {**overrides, **limit}  # written back under rules:
     r.ruleset, r.ruleset_name, r.embedded, r.overrides = ruleset, ruleset_name, embedded, overrides
 
 
@@ -279,7 +344,11 @@ def _read_terrain(r: _Read) -> None:
         kind = ck.required(t, "kind", path, what)
         if kind is not None and kind not in TERRAIN_KINDS:
             close = difflib.get_close_matches(str(kind), TERRAIN_KINDS, n=1)
-            ck.bad(path + ("kind",), f"{what}: unknown kind {kind!r}" + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(TERRAIN_KINDS)})"))
+            ck.bad(
+                path + ("kind",),
+                f"{what}: unknown kind {kind!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(TERRAIN_KINDS)})"),
+            )
             kind = None
         h: Any = 0.0
         if kind in ("block", "wall"):
@@ -290,7 +359,11 @@ def _read_terrain(r: _Read) -> None:
                 h = None
         elif "height" in t and t["height"] is not None:
             h = ck.number(t["height"], path + ("height",), f"{what} height")
-        poly = ck.polygon(ck.required(t, "polygon", path, what), path + ("polygon",), f"{what} polygon", r.table_poly) if "polygon" in t else ck.required(t, "polygon", path, what)
+        poly = (
+            ck.polygon(ck.required(t, "polygon", path, what), path + ("polygon",), f"{what} polygon", r.table_poly)
+            if "polygon" in t
+            else ck.required(t, "polygon", path, what)
+        )
         if tid and kind and h is not None and poly:
             r.terrain.append(Terrain(tid, kind, poly, float(h)))
     r.board = Board(r.width or 1, r.height or 1, r.terrain) if r.table_poly is not None else None
@@ -300,7 +373,11 @@ def _read_ladders(r: _Read) -> None:
     ck = r.ck
     terrain_ids = {t.id: t for t in r.terrain}
     for _, path, d, lid, what in _items(ck, r.data.get("ladders"), "ladders", "ladder", LADDER_KEYS):
-        foot = ck.point(ck.required(d, "foot", path, what), path + ("foot",), f"{what} foot") if d.get("foot") is not None else ck.required(d, "foot", path, what)
+        foot = (
+            ck.point(ck.required(d, "foot", path, what), path + ("foot",), f"{what} foot")
+            if d.get("foot") is not None
+            else ck.required(d, "foot", path, what)
+        )
         top = ck.required(d, "top", path, what)
         if top is not None:
             top = str(top)
@@ -310,7 +387,10 @@ def _read_ladders(r: _Read) -> None:
                 ck.bad(path + ("top",), f"{what}: top {top!r} names no terrain piece{known}")
                 top = None
             elif piece.kind != "block":
-                ck.bad(path + ("top",), f"{what}: top {top!r} is a {piece.kind}, not a block (a ladder reaches a walkable top)")
+                ck.bad(
+                    path + ("top",),
+                    f"{what}: top {top!r} is a {piece.kind}, not a block (a ladder reaches a walkable top)",
+                )
                 top = None
         if foot and top and r.board is not None and r.ruleset is not None:
             _check_ladder_foot(r, path, what, foot, terrain_ids[top])
@@ -326,7 +406,10 @@ def _check_ladder_foot(r: _Read, path: tuple, what: str, foot: tuple[float, floa
         return
     gap = board.distance_to_terrain(foot[0], foot[1], 0, top.id)
     if gap > reach + EPS:
-        r.ck.bad(path + ("foot",), f"{what}: foot is {gap:.2f}\" from block {top.id!r}; it must stand beside it (within {reach:g}\", ladder_reach)")
+        r.ck.bad(
+            path + ("foot",),
+            f'{what}: foot is {gap:.2f}" from block {top.id!r}; it must stand beside it (within {reach:g}", ladder_reach)',
+        )
     elif board.height_at(*foot) >= top.height:
         r.ck.bad(path + ("foot",), f"{what}: foot stands on top of {top.id!r}; it must be on the ground beside it")
 
@@ -335,7 +418,11 @@ def _read_treasure(r: _Read) -> None:
     ck, ruleset, board = r.ck, r.ruleset, r.board
     default_mm = ruleset.token_size_mm if ruleset else 25
     for _, path, d, tid, what in _items(ck, r.data.get("treasure"), "treasure", "treasure", TOKEN_KEYS):
-        at = ck.point(ck.required(d, "at", path, what), path + ("at",), f"{what} position") if d.get("at") is not None else ck.required(d, "at", path, what)
+        at = (
+            ck.point(ck.required(d, "at", path, what), path + ("at",), f"{what} position")
+            if d.get("at") is not None
+            else ck.required(d, "at", path, what)
+        )
         event = d.get("event", "none")
         if event is None:
             event = "none"
@@ -369,8 +456,16 @@ def _read_warbands(r: _Read) -> None:
             elif player is not None:
                 r.players[player] = wid or ""
         colour = d.get("colour", d.get("color"))
-        if colour is not None and not (isinstance(colour, str) and len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
-            ck.bad(path + ("colour" if "colour" in d else "color",), f"{what}: colour must look like '#c0392b', not {colour!r}")
+        if colour is not None and not (
+            isinstance(colour, str)
+            and len(colour) == 7
+            and colour[0] == "#"
+            and all(c in "0123456789abcdefABCDEF" for c in colour[1:])
+        ):
+            ck.bad(
+                path + ("colour" if "colour" in d else "color",),
+                f"{what}: colour must look like '#c0392b', not {colour!r}",
+            )
             colour = None
         wname = d.get("name", wid)
         if wid is not None and player is not None:
@@ -389,9 +484,17 @@ def _read_unit(r: _Read, i: int, wid: str | None, wwhat: str, j: int, uitem: Any
         return
     uid = ck.ident(u, upath, "unit")
     uwhat = f"unit {uid or '#' + str(j + 1)}"
-    at = ck.point(ck.required(u, "at", upath, uwhat), upath + ("at",), f"{uwhat} position") if u.get("at") is not None else ck.required(u, "at", upath, uwhat)
+    at = (
+        ck.point(ck.required(u, "at", upath, uwhat), upath + ("at",), f"{uwhat} position")
+        if u.get("at") is not None
+        else ck.required(u, "at", upath, uwhat)
+    )
     base = u.get("base_mm")
-    base = ck.number(base, upath + ("base_mm",), f"{uwhat} base_mm", positive=True) if base is not None else ck.required(u, "base_mm", upath, uwhat)
+    base = (
+        ck.number(base, upath + ("base_mm",), f"{uwhat} base_mm", positive=True)
+        if base is not None
+        else ck.required(u, "base_mm", upath, uwhat)
+    )
     stats = _stats(ck, u, upath, uwhat)
     keywords = ck.listing(u.get("keywords"), upath + ("keywords",), f"{uwhat} keywords")
     if not all(isinstance(k, str) for k in keywords):
@@ -400,7 +503,11 @@ def _read_unit(r: _Read, i: int, wid: str | None, wwhat: str, j: int, uitem: Any
     status = u.get("status", "normal") or "normal"
     if status not in STATUSES:
         close = difflib.get_close_matches(str(status), STATUSES, n=1)
-        ck.bad(upath + ("status",), f"{uwhat}: unknown status {status!r}" + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"))
+        ck.bad(
+            upath + ("status",),
+            f"{uwhat}: unknown status {status!r}"
+            + (f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"),
+        )
         status = None
     carrying = _carrying(r, u, upath, uwhat)
     on_table = _flag(ck, u, "on_table", upath, uwhat)
@@ -412,8 +519,23 @@ def _read_unit(r: _Read, i: int, wid: str | None, wwhat: str, j: int, uitem: Any
     name_ = u.get("name", uid)
     ruleset = r.ruleset
     if uid and at and base and stats is not None and status and ruleset and wid:
-        r.units[uid] = Unit(uid, str(name_) if name_ is not None else uid, wid, at[0], at[1], float(base), ruleset.radius(base),
-                            stats, list(keywords), status, carrying, on_table, spells, engaged_with=engaged, loaded=loaded)
+        r.units[uid] = Unit(
+            uid,
+            str(name_) if name_ is not None else uid,
+            wid,
+            at[0],
+            at[1],
+            float(base),
+            ruleset.radius(base),
+            stats,
+            list(keywords),
+            status,
+            carrying,
+            on_table,
+            spells,
+            engaged_with=engaged,
+            loaded=loaded,
+        )
         r.unit_paths[uid] = upath
         r.order.append(uid)
         if carrying:
@@ -464,7 +586,12 @@ def _read_deployment(r: _Read) -> None:
     dep = r.data.get("deployment")
     if dep is None:
         return
-    dep = ck.mapping(dep, ("deployment",), "deployment", tuple(w.id for w in r.warbands) + tuple(str(k) for k in dep) if isinstance(dep, dict) else ())
+    dep = ck.mapping(
+        dep,
+        ("deployment",),
+        "deployment",
+        tuple(w.id for w in r.warbands) + tuple(str(k) for k in dep) if isinstance(dep, dict) else (),
+    )
     for key, value in (dep or {}).items():
         if key not in {w.id for w in r.warbands}:
             ck.bad(("deployment", key), f"deployment zone {key!r} names no warband")
@@ -508,8 +635,13 @@ SECTIONS: tuple[tuple[str, Callable[[_Read], None]], ...] = (
 )
 
 
-def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | None = None,
-                   collect: list[Problem] | None = None, *, playable: bool = False) -> Scenario:
+def parse_scenario(
+    src: Source,
+    ruleset_loader: Callable[[str, str], Ruleset] | None = None,
+    collect: list[Problem] | None = None,
+    *,
+    playable: bool = False,
+) -> Scenario:
     """Validate loaded YAML and build the model; raise LoadError listing every problem.
 
     The file is read section by section (:data:`SECTIONS`). With ``collect`` (the map
@@ -535,9 +667,19 @@ def parse_scenario(src: Source, ruleset_loader: Callable[[str, str], Ruleset] | 
     if collect is not None:
         collect.extend(sorted(ck.problems))  # in LoadError's order: by line
     return Scenario(
-        name=str(r.name), width=float(r.width), height=float(r.height), ruleset=r.ruleset,
-        ruleset_name=r.ruleset_name, ruleset_embedded=r.embedded, rules_overrides=r.overrides, terrain=r.terrain,
-        ladders=r.ladders, deployment=r.deployment, warbands=r.warbands, state=r.state, file=src.file,
+        name=str(r.name),
+        width=float(r.width),
+        height=float(r.height),
+        ruleset=r.ruleset,
+        ruleset_name=r.ruleset_name,
+        ruleset_embedded=r.embedded,
+        rules_overrides=r.overrides,
+        terrain=r.terrain,
+        ladders=r.ladders,
+        deployment=r.deployment,
+        warbands=r.warbands,
+        state=r.state,
+        file=src.file,
         unit_order=r.order,
     )
 
@@ -552,13 +694,18 @@ def _check_playable(ck: _Checker, listed: dict[int, Warband], fielded: dict[int,
     sides = [(i, w) for i, w in listed.items() if w.player >= 1]
     for i, w in sides:
         if not fielded.get(i):
-            ck.bad(("warbands", i), f"warband {w.id} (player {w.player}) has no unit on the table; "
-                                    "each side needs at least one to play")
+            ck.bad(
+                ("warbands", i),
+                f"warband {w.id} (player {w.player}) has no unit on the table; each side needs at least one to play",
+            )
     players = sorted({w.player for _, w in sides})
     if len(players) < 2:
         has = ", ".join(f"{w.id} (player {w.player})" for _, w in sides) or "none"
-        ck.bad(("warbands",), "a game needs two warbands of different players (player 1 and up; "
-                              f"player 0 is the Neutrals): this map has {has}")
+        ck.bad(
+            ("warbands",),
+            "a game needs two warbands of different players (player 1 and up; "
+            f"player 0 is the Neutrals): this map has {has}",
+        )
 
 
 def _check_can_go_on(ck: _Checker, state: GameState, listed: dict[int, Warband]) -> None:
@@ -566,8 +713,11 @@ def _check_can_go_on(ck: _Checker, state: GameState, listed: dict[int, Warband])
     routed and no winner is set would only end phases until the action cap."""
     sides = {w.id for w in listed.values() if w.player >= 1}
     if len(sides) >= 2 and sides <= set(state.routed) and state.winner is None:
-        ck.bad(("state", "routed"), f"every warband has routed ({', '.join(sorted(sides))}) and no winner is set: "
-                                    "no game can go on from this state (leave one out of routed, or set winner)")
+        ck.bad(
+            ("state", "routed"),
+            f"every warband has routed ({', '.join(sorted(sides))}) and no winner is set: "
+            "no game can go on from this state (leave one out of routed, or set winner)",
+        )
 
 
 def missing_stat(stats: dict, key: str, path: tuple, what: str) -> tuple[tuple, str]:
@@ -586,7 +736,10 @@ def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
     if stats is None:
         return None
     if not isinstance(stats, dict):
-        ck.bad(path + ("stats",), f"{what}: stats must be a mapping like {{move: 6, agility: 12}}, not {describe_value(stats)}")
+        ck.bad(
+            path + ("stats",),
+            f"{what}: stats must be a mapping like {{move: 6, agility: 12}}, not {describe_value(stats)}",
+        )
         return None
     ok = True
     out = {}
@@ -603,29 +756,39 @@ def _stats(ck: _Checker, u: dict, path: tuple, what: str) -> dict | None:
     return out if ok else None
 
 
-def _check_placement(ck: _Checker, board: Board, units: dict[str, Unit], paths: dict[str, tuple], ruleset: Ruleset) -> None:
+def _check_placement(
+    ck: _Checker, board: Board, units: dict[str, Unit], paths: dict[str, tuple], ruleset: Ruleset
+) -> None:
     placed: list[Unit] = []
     for uid, u in units.items():
         if not u.on_table:
             continue
         at = paths[uid] + ("at",)
         if not board.disc_on_table(u.x, u.y, u.r):
-            ck.bad(at, f"unit {uid} at [{u.x:g}, {u.y:g}] is off the table (its {u.base_mm:g} mm base reaches past the edge)")
+            ck.bad(
+                at,
+                f"unit {uid} at [{u.x:g}, {u.y:g}] is off the table (its {u.base_mm:g} mm base reaches past the edge)",
+            )
             continue
         blocked = board.pieces_touching_disc(u.x, u.y, u.r, ("wall", "impassable"))
         for piece in blocked:
             ck.bad(at, f"unit {uid} at [{u.x:g}, {u.y:g}] stands inside {piece.kind} {piece.id!r}")
         levels = board.heights_under_disc(u.x, u.y, u.r)
         if not blocked and levels[-1] - levels[0] > ruleset.free_height + EPS:
-            ck.bad(at, f"unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}\" (more than {ruleset.free_height:g}\"); move it fully onto one level")
+            ck.bad(
+                at,
+                f'unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}" (more than {ruleset.free_height:g}"); move it fully onto one level',
+            )
         for other in placed:
             overlap = u.r + other.r - math.hypot(u.x - other.x, u.y - other.y)
             if overlap > EPS and abs(board.height_at(u.x, u.y) - board.height_at(other.x, other.y)) <= EPS:
-                ck.bad(at, f"unit {uid} overlaps unit {other.id} by {overlap:.2f}\" (bases never overlap)")
+                ck.bad(at, f'unit {uid} overlaps unit {other.id} by {overlap:.2f}" (bases never overlap)')
         placed.append(u)
 
 
-def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warband], players: dict[int, str]) -> GameState:
+def _state(
+    ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warband], players: dict[int, str]
+) -> GameState:
     phases = ruleset.phase_names if ruleset else ["upkeep"]
     state = GameState(phase=phases[0])
     if raw is None:
@@ -638,7 +801,10 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
     if "player" in d:
         p = ck.integer(d["player"], ("state", "player"), "state player", minimum=1)
         if p is not None and players and p not in players:
-            ck.bad(("state", "player"), f"state player {p} plays no warband (players: {', '.join(map(str, sorted(players)))})")
+            ck.bad(
+                ("state", "player"),
+                f"state player {p} plays no warband (players: {', '.join(map(str, sorted(players)))})",
+            )
         state.player = p or 1
     if "phase" in d:
         if d["phase"] not in phases:
@@ -656,7 +822,12 @@ def _state(ck: _Checker, raw: Any, ruleset: Ruleset | None, warbands: list[Warba
             state.step = d["step"]
     ids = {w.id for w in warbands}
     if d.get("lost") is not None:
-        lost = ck.mapping(d["lost"], ("state", "lost"), "state lost", tuple(ids) + tuple(map(str, d["lost"])) if isinstance(d["lost"], dict) else ())
+        lost = ck.mapping(
+            d["lost"],
+            ("state", "lost"),
+            "state lost",
+            tuple(ids) + tuple(map(str, d["lost"])) if isinstance(d["lost"], dict) else (),
+        )
         for key, value in (lost or {}).items():
             if key not in ids:
                 ck.bad(("state", "lost", key), f"lost: {key!r} names no warband")
@@ -695,10 +866,13 @@ def load_scenario(path: str, text: str | None = None, *, playable: bool = False)
     except RecursionError:
         raise LoadError([Problem(path, 1, "the file nests too deeply")]) from None
     except Exception as exc:  # a bug of ours must still not become a traceback for the user
-        raise LoadError([Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]) from exc
+        raise LoadError(
+            [Problem(path, 1, f"internal error while loading ({type(exc).__name__}: {exc}); please report it")]
+        ) from exc
 
 
 # --- saving ------------------------------------------------------------------------------
+
 
 def _num(v: float) -> int | float:
     """Whole numbers are written without '.0' so hand-written files stay as they were."""
@@ -755,9 +929,16 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
             u = state.units.get(uid)
             if u is None or u.warband != w.id:
                 continue
-            ud: dict[str, Any] = {"id": u.id, "name": u.name, "at": _pt(u.pos), "base_mm": _num(u.base_mm),
-                                  "stats": {k: _num(v) for k, v in u.stats.items()}, "keywords": list(u.keywords),
-                                  "status": u.status, "carrying": u.carrying}
+            ud: dict[str, Any] = {
+                "id": u.id,
+                "name": u.name,
+                "at": _pt(u.pos),
+                "base_mm": _num(u.base_mm),
+                "stats": {k: _num(v) for k, v in u.stats.items()},
+                "keywords": list(u.keywords),
+                "status": u.status,
+                "carrying": u.carrying,
+            }
             if not u.on_table:
                 ud["on_table"] = False
             if u.spells:
@@ -768,8 +949,14 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
                 ud["loaded"] = False
             item["units"].append(ud)
         out["warbands"].append(item)
-    st: dict[str, Any] = {"turn": state.turn, "player": state.player, "phase": state.phase, "step": state.step,
-                          "lost": dict(state.lost), "event_triggered_by": state.event_triggered_by}
+    st: dict[str, Any] = {
+        "turn": state.turn,
+        "player": state.player,
+        "phase": state.phase,
+        "step": state.step,
+        "lost": dict(state.lost),
+        "event_triggered_by": state.event_triggered_by,
+    }
     if state.routed:
         st["routed"] = list(state.routed)
     if state.winner:

@@ -84,9 +84,11 @@ class Shadows:
             self.vx = self.vy = np.zeros((0, 3))
             self.h = np.zeros(0)
         else:
-            self.vx, self.vy = grp.vx.T.copy(), grp.vy.T.copy()    # (parts, k), counter-clockwise
+            self.vx, self.vy = grp.vx.T.copy(), grp.vy.T.copy()  # (parts, k), counter-clockwise
             self.h = fp.height[grp.owner]
-        blocks = [(board.polygons[i], float(board.terrain[i].height)) for i in fp.pieces if board.terrain[i].kind == "block"]
+        blocks = [
+            (board.polygons[i], float(board.terrain[i].height)) for i in fp.pieces if board.terrain[i].kind == "block"
+        ]
         self.ground = self.table.difference(shapely.union_all([p for p, _h in blocks])) if blocks else self.table
         shapely.prepare(self.ground)
         roofs, levels = [], []
@@ -149,8 +151,18 @@ class Shadows:
             out += list(shapely.intersection(shapely.union_all(grid[mine], axis=1), self.roofs[mine]))
         return out
 
-    def _shadows(self, V, zv: float, zt: np.ndarray, idx: np.ndarray, vx, vy, h, cull: bool = False,
-                 boxes: np.ndarray | None = None) -> np.ndarray:
+    def _shadows(
+        self,
+        V,
+        zv: float,
+        zt: np.ndarray,
+        idx: np.ndarray,
+        vx,
+        vy,
+        h,
+        cull: bool = False,
+        boxes: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Convex shadows from the eye V (height zv): job j is part idx[j] for a target eye
         at zt[j]. None where it casts none, where ``cull`` and another job's shadow holds
         it whole, or where it cannot reach the job's box ``boxes[j]`` (x0, y0, x1, y1)."""
@@ -166,8 +178,8 @@ class Shadows:
             a = np.where(up, (zt - zv) / (hh - zv), 1.0)[:, None]
             b = np.where(down & (hh < zv - _Z), (zv - zt) / (zv - hh), np.inf)[:, None]
         bounded = np.isfinite(b[:, 0])
-        px, py = vx[idx] - V[0], vy[idx] - V[1]                   # (jobs, k) from the eye
-        nx, ny = px * a, py * a                                    # the near copy
+        px, py = vx[idx] - V[0], vy[idx] - V[1]  # (jobs, k) from the eye
+        nx, ny = px * a, py * a  # the near copy
         mid = np.arctan2(py.mean(axis=1), px.mean(axis=1))
         rel = (np.arctan2(py, px) - mid[:, None] + np.pi) % (2 * np.pi) - np.pi
         start, span = mid + rel.min(axis=1), rel.max(axis=1) - rel.min(axis=1)
@@ -176,7 +188,7 @@ class Shadows:
         bb = np.where(bounded, b[:, 0], 1.0)[:, None]
         fx = np.where(bounded[:, None], _pad(px * bb, w), _pad(self.far * np.cos(arc), w))
         fy = np.where(bounded[:, None], _pad(py * bb, w), _pad(self.far * np.sin(arc), w))
-        inside = self._inside(px, py) & ~bounded & use    # an eye inside a part above both eyes: blind
+        inside = self._inside(px, py) & ~bounded & use  # an eye inside a part above both eyes: blind
         keep = use & ~inside
         if cull:
             keep &= ~self._covered(nx, ny, start, span, bounded | ~use)
@@ -193,7 +205,7 @@ class Shadows:
         """The eye (the origin) is strictly inside the counter-clockwise ring (padded rings
         repeat their last point: those empty edges do not count)."""
         ex, ey = np.roll(px, -1, axis=1) - px, np.roll(py, -1, axis=1) - py
-        cross = ex * (-py) - ey * (-px)           # > 0: the origin is left of the edge
+        cross = ex * (-py) - ey * (-px)  # > 0: the origin is left of the edge
         return np.all((cross > 1e-12) | ((ex == 0) & (ey == 0)), axis=1)
 
     @staticmethod
@@ -201,7 +213,7 @@ class Shadows:
         """Jobs whose shadow lies in another's unbounded shadow: within its angles and wholly
         farther than its near copy (that shadow holds everything farther in its angles)."""
         near, far = _nearest(nx, ny), np.hypot(nx, ny).max(axis=1)
-        rel = (start[:, None] - start[None, :]) % (2 * np.pi)    # j's start from i's start: (j, i)
+        rel = (start[:, None] - start[None, :]) % (2 * np.pi)  # j's start from i's start: (j, i)
         within = (rel + span[:, None] <= span[None, :] + 1e-12) & (span[None, :] < np.pi)
         cover = within & (near[:, None] >= far[None, :] - 1e-12) & ~bounded[None, :]
         np.fill_diagonal(cover, False)
@@ -221,7 +233,9 @@ class Shadows:
         gx = np.maximum(np.maximum(boxes[:, 0], -boxes[:, 2]), 0.0)
         gy = np.maximum(np.maximum(boxes[:, 1], -boxes[:, 3]), 0.0)
         box_near = np.hypot(gx, gy)
-        box_far = np.hypot(np.maximum(np.abs(boxes[:, 0]), np.abs(boxes[:, 2])), np.maximum(np.abs(boxes[:, 1]), np.abs(boxes[:, 3])))
+        box_far = np.hypot(
+            np.maximum(np.abs(boxes[:, 0]), np.abs(boxes[:, 2])), np.maximum(np.abs(boxes[:, 1]), np.abs(boxes[:, 3]))
+        )
         far = np.where(bounded, np.hypot(fx, fy).max(axis=1), np.inf)
         return (box_near == 0) | (overlap & (_nearest(nx, ny) <= box_far + 1e-9) & (far >= box_near - 1e-9))
 

@@ -87,9 +87,16 @@ class SightResult:
 
     def to_dict(self) -> dict:
         """The ``speedheim los --json`` object."""
-        return {"visible": self.visible, "cover": self.cover, "clear_lines": self.clear_lines, "lines": self.lines,
-                "distance": round(self.distance, 2), "status": self.status, "blockers": list(self.blockers),
-                "cover_walls": list(self.cover_walls)}
+        return {
+            "visible": self.visible,
+            "cover": self.cover,
+            "clear_lines": self.clear_lines,
+            "lines": self.lines,
+            "distance": round(self.distance, 2),
+            "status": self.status,
+            "blockers": list(self.blockers),
+            "cover_walls": list(self.cover_walls),
+        }
 
 
 def _as_segments(arr: np.ndarray) -> list[Segment3]:
@@ -136,7 +143,9 @@ class Sight:
         self.offsets = sample_offsets(int(ruleset.los_samples))
         self.footprints = Footprints(board, self.free)
         self._terrain_ids = [t.id for t in board.terrain]
-        self._low_wall = np.array([t.kind == "wall" and 0 < t.height <= self.free + EPS for t in board.terrain] or [False])
+        self._low_wall = np.array(
+            [t.kind == "wall" and 0 < t.height <= self.free + EPS for t in board.terrain] or [False]
+        )
         fp = self.footprints
         bx0, by0, bx1, by1 = fp.pbox
         self._box_cx, self._box_cy = (bx0 + bx1) / 2, (by0 + by1) / 2
@@ -144,7 +153,7 @@ class Sight:
         self._piece_top = fp.height
         self._piece_low_wall = self._low_wall[fp.pieces] if len(fp.pieces) else np.zeros(0, dtype=bool)
         self._any_low_wall = bool(self._piece_low_wall.any())
-        self._polys = np.array([board.polygons[i] for i in fp.pieces], dtype=object)   # prepared by the board
+        self._polys = np.array([board.polygons[i] for i in fp.pieces], dtype=object)  # prepared by the board
         # line k of a pair runs from viewer sample _from[k] to target sample _to[k]
         n = len(self.offsets)
         self._from, self._to = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
@@ -168,8 +177,12 @@ class Sight:
             ids = list(targets)
         units = [self._unit(state, uid) for uid in ids]
         board = self.board
-        tg = _Targets(ids, np.array([(u.x, u.y) for u in units], dtype=float).reshape(-1, 2),
-                      np.array([u.r for u in units], dtype=float), np.array([board.height_at(u.x, u.y) for u in units]))
+        tg = _Targets(
+            ids,
+            np.array([(u.x, u.y) for u in units], dtype=float).reshape(-1, 2),
+            np.array([u.r for u in units], dtype=float),
+            np.array([board.height_at(u.x, u.y) for u in units]),
+        )
         viewer = board.disc(a)
         return self._batch(viewer, tg, state, exclude={a_id})
 
@@ -178,8 +191,9 @@ class Sight:
         for the ruler: one line. With ``state`` and bases_block_los, bases block too (not
         one standing on either end)."""
         board = self.board
-        tg = _Targets(["q"], np.array([[float(q[0]), float(q[1])]]), np.zeros(1),
-                      np.array([board.height_at(q[0], q[1])]))
+        tg = _Targets(
+            ["q"], np.array([[float(q[0]), float(q[1])]]), np.zeros(1), np.array([board.height_at(q[0], q[1])])
+        )
         return self._batch(board.point_disc(float(p[0]), float(p[1])), tg, state, exclude=set(), points=True)["q"]
 
     def visibility_region(self, state: GameState, a_id: str):
@@ -200,8 +214,9 @@ class Sight:
             raise ValueError(f"{uid} is not on the table")
         return u
 
-    def _batch(self, viewer: Disc, tg: _Targets, state: GameState | None, exclude: set[str],
-               points: bool = False) -> dict[str, SightResult]:
+    def _batch(
+        self, viewer: Disc, tg: _Targets, state: GameState | None, exclude: set[str], points: bool = False
+    ) -> dict[str, SightResult]:
         """All lines from the viewer's samples to every target's samples, at once."""
         T = len(tg.ids)
         if points:
@@ -210,8 +225,8 @@ class Sight:
         else:
             n = len(self.offsets)
             per = n * n
-            SA = np.array([viewer.x, viewer.y]) + viewer.r * self.offsets                   # (n, 2)
-            SB = tg.xy[:, None, :] + tg.r[:, None, None] * self.offsets                      # (T, n, 2)
+            SA = np.array([viewer.x, viewer.y]) + viewer.r * self.offsets  # (n, 2)
+            SB = tg.xy[:, None, :] + tg.r[:, None, None] * self.offsets  # (T, n, 2)
             A = SA[self._from][None].repeat(T, axis=0).reshape(-1, 2)
             B = SB[:, self._to].reshape(-1, 2)
         za = viewer.z + self.eye
@@ -244,8 +259,17 @@ class Sight:
             vis = clear[k] > 0
             cov = vis and (clear[k] < per or wall_cover[k])
             dist = distance(viewer, Disc(float(tg.xy[k, 0]), float(tg.xy[k, 1]), float(tg.r[k]), float(tg.z[k])))
-            out[uid] = SightResult(vis, cov, clear[k], per, dist, tuple(sorted(blockers[k])),
-                                   tuple(sorted(cover_walls[k])), seg3[k * per:(k + 1) * per], blocked[k])
+            out[uid] = SightResult(
+                vis,
+                cov,
+                clear[k],
+                per,
+                dist,
+                tuple(sorted(blockers[k])),
+                tuple(sorted(cover_walls[k])),
+                seg3[k * per : (k + 1) * per],
+                blocked[k],
+            )
         return out
 
     def _trace(self, viewer: Disc, A: np.ndarray, B: np.ndarray, za: float, zb: np.ndarray, tg: _Targets, per: int):
@@ -312,10 +336,13 @@ class Sight:
         ax, ay = np.abs(ux), np.abs(uy)
         # each piece's box: centre (cx, cy) from the viewer, half sizes (hx, hy)
         cx, cy, hx, hy = self._box_cx - viewer.x, self._box_cy - viewer.y, self._box_hx, self._box_hy
-        along, half_along = cx * ux + cy * uy, hx * ax + hy * ay                              # (T, P)
+        along, half_along = cx * ux + cy * uy, hx * ax + hy * ay  # (T, P)
         across, half_across = np.abs(cy * ux - cx * uy), hx * ay + hy * ax
-        return ((across <= half_across + np.maximum(vr, tg.r)[:, None] + 1e-9)
-                & (along + half_along >= -vr - 1e-9) & (along - half_along <= L + tg.r[:, None] + 1e-9))
+        return (
+            (across <= half_across + np.maximum(vr, tg.r)[:, None] + 1e-9)
+            & (along + half_along >= -vr - 1e-9)
+            & (along - half_along <= L + tg.r[:, None] + 1e-9)
+        )
 
     def _bases(self, A, B, za, zb, tg: _Targets, per: int, state: GameState, exclude: set[str], points: bool):
         """Variant bases_block_los: lines through other bases (upright cylinders)."""
@@ -355,8 +382,12 @@ def _point_segment_distance(c: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np
 def _circle_crossings(A: np.ndarray, B: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray):
     """Segments A -> B through the open discs (centre cx, cy, radius r): (segment, disc,
     t0, t1) of each stretch strictly inside a disc; a tangent line does not cross."""
-    close = ((np.minimum(A[:, 0], B[:, 0])[:, None] < (cx + r)[None]) & (np.maximum(A[:, 0], B[:, 0])[:, None] > (cx - r)[None])
-             & (np.minimum(A[:, 1], B[:, 1])[:, None] < (cy + r)[None]) & (np.maximum(A[:, 1], B[:, 1])[:, None] > (cy - r)[None]))
+    close = (
+        (np.minimum(A[:, 0], B[:, 0])[:, None] < (cx + r)[None])
+        & (np.maximum(A[:, 0], B[:, 0])[:, None] > (cx - r)[None])
+        & (np.minimum(A[:, 1], B[:, 1])[:, None] < (cy + r)[None])
+        & (np.maximum(A[:, 1], B[:, 1])[:, None] > (cy - r)[None])
+    )
     si, bi = np.nonzero(close)
     a = A[si]
     d = B[si] - a
@@ -376,6 +407,7 @@ def _circle_crossings(A: np.ndarray, B: np.ndarray, cx: np.ndarray, cy: np.ndarr
 
 # --- speedheim los ---------------------------------------------------------------------------
 
+
 def los_cli(path: str, a: str, b: str, as_json: bool = False) -> int:
     """``speedheim los SCENARIO A B [--json]``: 0, or 2 for bad input."""
     from game.engine.scenario import load_scenario
@@ -389,7 +421,9 @@ def los_cli(path: str, a: str, b: str, as_json: bool = False) -> int:
         if uid not in state.units:
             known = sorted(state.units)
             more = " ..." if len(known) > 12 else ""
-            print(f"speedheim los: {uid!r} is not a unit id (units here: {', '.join(known[:12])}{more})", file=sys.stderr)
+            print(
+                f"speedheim los: {uid!r} is not a unit id (units here: {', '.join(known[:12])}{more})", file=sys.stderr
+            )
             return 2
     try:
         res = Sight(sc).between(state, a, b)

@@ -76,7 +76,7 @@ def after(ctx: Any, player: int) -> int | None:
     """The next player still playing after ``player`` in this game turn's order, or None."""
     full = order(ctx)
     live = set(playing(ctx))
-    later = full[full.index(player) + 1:] if player in full else [p for p in full if p > player]
+    later = full[full.index(player) + 1 :] if player in full else [p for p in full if p > player]
     return next((p for p in later if p in live), None)
 
 
@@ -106,8 +106,12 @@ def choose_first(ctx: Any, turn: int) -> tuple[int, str]:
 def _roll_off(ctx: Any, turn: int, last: list[int], second: int) -> tuple[int, str]:
     sides = int(ctx.rs.check_die)
     for _ in range(_MAX_REROLLS):
-        rolls = {p: ctx.dice.roll(sides, f"roll-off for the first player of game turn {turn}: player {p}",
-                                  rule=RuleId.O1).kept for p in last}
+        rolls = {
+            p: ctx.dice.roll(
+                sides, f"roll-off for the first player of game turn {turn}: player {p}", rule=RuleId.O1
+            ).kept
+            for p in last
+        }
         said = ", ".join(f"player {p} rolled {v}" for p, v in rolls.items())
         best = max(rolls.values())
         top = [p for p in last if rolls[p] == best]
@@ -115,7 +119,10 @@ def _roll_off(ctx: Any, turn: int, last: list[int], second: int) -> tuple[int, s
             return top[0], f"O1 roll-off: {said}"
         if turn > 1:
             winner = second if second in top else top[0]
-            return winner, f"O1 roll-off: {said}; a tie goes to player {winner}, who went second in game turn {turn - 1}"
+            return (
+                winner,
+                f"O1 roll-off: {said}; a tie goes to player {winner}, who went second in game turn {turn - 1}",
+            )
     return last[0], f"O1 roll-off: tied {_MAX_REROLLS} times; the order stays"
 
 
@@ -128,15 +135,21 @@ def _behind(ctx: Any, turn: int, last: list[int]) -> tuple[int, str]:
         return held, st.lost.get(w.id, 0)
 
     marks = {p: standing(p) for p in last}
-    said = ", ".join(f"player {p} holds {h} token{'s' if h != 1 else ''} and has lost {n}" for p, (h, n) in marks.items())
+    said = ", ".join(
+        f"player {p} holds {h} token{'s' if h != 1 else ''} and has lost {n}" for p, (h, n) in marks.items()
+    )
     # Behind: fewer tokens held, then more units lost; level players keep the order.
     key = {p: (marks[p][0], -marks[p][1]) for p in last}
     low = min(key.values())
     behind = [p for p in last if key[p] == low]
     if len(behind) == 1 and len(last) > 1:
         return behind[0], f"O1 behind first: player {behind[0]} is behind ({said})"
-    return last[0], f"O1 behind first: level ({said}); the order stays" if turn > 1 else \
-        f"O1 behind first: level at the start; player {last[0]} goes first"
+    return (
+        last[0],
+        f"O1 behind first: level ({said}); the order stays"
+        if turn > 1
+        else f"O1 behind first: level at the start; player {last[0]} goes first",
+    )
 
 
 def limit_refusal(ctx: Any, kind: str, args: dict) -> IllegalAction | None:
@@ -150,8 +163,10 @@ def limit_refusal(ctx: Any, kind: str, args: dict) -> IllegalAction | None:
             continue
         u = st.units.get(args.get("unit"))
         if u is not None and ctx.warband_player(u.warband) == st.first:
-            return IllegalAction(RuleId.O3, f"player {st.first} goes first: its units may not {words} in game turn 1 "
-                                                   f"(first_turn_limits: {limit})")
+            return IllegalAction(
+                RuleId.O3,
+                f"player {st.first} goes first: its units may not {words} in game turn 1 (first_turn_limits: {limit})",
+            )
     return None
 
 
@@ -159,11 +174,17 @@ def out_of_turn(ctx: Any, uid: str, owner: int) -> IllegalAction:
     """The refusal of a unit that is not the side to act's: whose turn or activation it is."""
     st = ctx.state
     if is_alternating(ctx.rs):
-        return IllegalAction(RuleId.O2, f"{uid} belongs to player {owner}; it is player {st.player}'s activation "
-                                                   f"(the {st.phase} phase of game turn {st.turn})")
+        return IllegalAction(
+            RuleId.O2,
+            f"{uid} belongs to player {owner}; it is player {st.player}'s activation "
+            f"(the {st.phase} phase of game turn {st.turn})",
+        )
     if turn_order(ctx.rs) != "fixed":
-        return IllegalAction(RuleId.O1, f"{uid} belongs to player {owner}; it is player {st.player}'s turn "
-                                              f"(player {st.first} went first in game turn {st.turn})")
+        return IllegalAction(
+            RuleId.O1,
+            f"{uid} belongs to player {owner}; it is player {st.player}'s turn "
+            f"(player {st.first} went first in game turn {st.turn})",
+        )
     return IllegalAction(RuleId.TURN, f"{uid} belongs to player {owner}; it is player {st.player}'s turn")
 
 
@@ -172,8 +193,11 @@ def activation_refusal(ctx: Any, uid: str) -> IllegalAction | None:
     activated, or its activation this phase is over; else None."""
     st = ctx.state
     if st.activation is not None and uid != st.activation:
-        return IllegalAction(RuleId.O2, f"player {st.player} is activating {st.activation}: end its activation "
-                                                   f"(end_activation) before acting with {uid}")
+        return IllegalAction(
+            RuleId.O2,
+            f"player {st.player} is activating {st.activation}: end its activation "
+            f"(end_activation) before acting with {uid}",
+        )
     if st.activation is None and uid in st.activated:
         return IllegalAction(RuleId.O2, f"{uid} has already been activated in this {st.phase} phase")
     return None

@@ -76,7 +76,7 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
         own = {id(k) for k, _ in node.value}
         loader.flatten_mapping(node)
         out: dict = {}
-        merged: set = set()   # keys that came from a merge key (<<): a key of the mapping's own overrides them
+        merged: set = set()  # keys that came from a merge key (<<): a key of the mapping's own overrides them
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, "a mapping key must be a plain value"))
@@ -90,7 +90,7 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
                 problems.append(Problem(src.file, key_node.start_mark.line + 1, f"key {key!r} must be text"))
                 continue
             if id(key_node) not in own:
-                if key in out:    # merged keys come first; an earlier merged map's key wins (YAML's merge)
+                if key in out:  # merged keys come first; an earlier merged map's key wins (YAML's merge)
                     continue
                 merged.add(key)
             elif key in merged:
@@ -115,8 +115,13 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
         problems.append(src.problem(path, f"bad value: {exc}"))
         return None
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
-        problems.append(src.problem(path, f"the number {_clip(node.value)} is too big (about {int(value.bit_length() * 0.30103) + 1} digits): "
-                                          f"it does not fit the numbers the program computes with"))
+        problems.append(
+            src.problem(
+                path,
+                f"the number {_clip(node.value)} is too big (about {int(value.bit_length() * 0.30103) + 1} digits): "
+                f"it does not fit the numbers the program computes with",
+            )
+        )
         return None
     if isinstance(value, str) and "\0" in value:
         shown = _clip(value.replace("\0", "\\0"))
@@ -195,11 +200,19 @@ def read_text(path: str, exact: bool = False) -> str:
         if not stat.S_ISREG(st.st_mode):
             raise LoadError([Problem(path, NO_LINE, "not a regular file (a device, a pipe or a socket): not read")])
         if st.st_size > MAX_FILE_BYTES:
-            raise LoadError([Problem(path, NO_LINE, f"the file is {st.st_size / 2**20:.0f} MB: files over "
-                                                    f"{MAX_FILE_BYTES // 2**20} MB are not read")])
+            raise LoadError(
+                [
+                    Problem(
+                        path,
+                        NO_LINE,
+                        f"the file is {st.st_size / 2**20:.0f} MB: files over "
+                        f"{MAX_FILE_BYTES // 2**20} MB are not read",
+                    )
+                ]
+            )
         with open(path, encoding="utf-8", newline="" if exact else None) as fh:
             text = fh.read(MAX_FILE_BYTES + 1)
-        if len(text) > MAX_FILE_BYTES:   # it grew while being read
+        if len(text) > MAX_FILE_BYTES:  # it grew while being read
             raise LoadError([Problem(path, NO_LINE, f"the file is over {MAX_FILE_BYTES // 2**20} MB: not read")])
         return text
     except FileNotFoundError:
@@ -233,6 +246,7 @@ def describe_value(value: Any) -> str:
 
 # --- writing ---------------------------------------------------------------------------
 
+
 class _Dumper(yaml.SafeDumper):
     pass
 
@@ -244,7 +258,9 @@ def _represent_list(dumper: yaml.SafeDumper, data: list):
 
 
 def _represent_dict(dumper: yaml.SafeDumper, data: dict):
-    flat = data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()) and len(data) <= 8
+    flat = (
+        data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()) and len(data) <= 8
+    )
     return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=bool(flat))
 
 

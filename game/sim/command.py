@@ -68,13 +68,21 @@ def _resume_spec(out: OutDir, plan: Plan | None, games: int | None) -> tuple[Run
     spec, texts = out.read_spec()
     if plan is not None and plan.scenario is not None:
         new, new_texts = resolve(plan)
-        free = ("games", "keep_logs")   # a resumed run may play more seeds, and keep logs from now on
+        free = ("games", "keep_logs")  # a resumed run may play more seeds, and keep logs from now on
         mine = _comparable({k: v for k, v in spec.to_json().items() if k not in free})
         theirs = _comparable({k: v for k, v in new.to_json().items() if k not in free})
         if mine != theirs or new_texts != texts:
             diff = sorted(k for k in mine if mine[k] != theirs.get(k)) or ["the scenario or a ruleset it uses"]
-            raise LoadError([Problem(out.file("run.json"), 1, f"--resume: this run was started with other options "
-                                     f"({', '.join(diff)} differ); resume with --out only, or start a new --out")])
+            raise LoadError(
+                [
+                    Problem(
+                        out.file("run.json"),
+                        1,
+                        f"--resume: this run was started with other options "
+                        f"({', '.join(diff)} differ); resume with --out only, or start a new --out",
+                    )
+                ]
+            )
     if games is not None:
         spec.games = games
     return spec, texts
@@ -95,17 +103,22 @@ def simulate(args: Any) -> int:
         from game.engine.limits import MAX_GAMES
 
         if isinstance(plan.games, int) and plan.games > MAX_GAMES:
-            raise LoadError([ArgProblem(plan.scenario or "simulate", 0, f"games must be at most {MAX_GAMES}, not {plan.games}")])
+            raise LoadError(
+                [ArgProblem(plan.scenario or "simulate", 0, f"games must be at most {MAX_GAMES}, not {plan.games}")]
+            )
     out = OutDir(args.out if args.out is not None else (plan.out if plan else "sim-out"))
     if plan is None and not args.resume:
         raise LoadError([ArgProblem("simulate", 0, "give a SCENARIO or a study file (or --resume / --report DIR)")])
-    out.lock()            # before anything is read or written: a second run into DIR stops here
+    out.lock()  # before anything is read or written: a second run into DIR stops here
     try:
         return _run(args, plan, out)
     except OSError as exc:
         where = exc.filename or out.path
-        print(f"{where}: cannot write: {exc.strerror or exc}; the finished games are kept "
-              f"(speedheim simulate --resume --out {out.path} goes on)", file=sys.stderr)
+        print(
+            f"{where}: cannot write: {exc.strerror or exc}; the finished games are kept "
+            f"(speedheim simulate --resume --out {out.path} goes on)",
+            file=sys.stderr,
+        )
         return EXIT_BAD
     finally:
         out.unlock()
@@ -122,8 +135,15 @@ def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
         if plan is None:
             raise LoadError([ArgProblem("simulate", 0, "give a SCENARIO or a study file (or --resume / --report DIR)")])
         if out.has_games():
-            raise LoadError([ArgProblem(out.path, 0, "already holds the games of a run: finish it with --resume, "
-                                                     "or choose another --out")])
+            raise LoadError(
+                [
+                    ArgProblem(
+                        out.path,
+                        0,
+                        "already holds the games of a run: finish it with --resume, or choose another --out",
+                    )
+                ]
+            )
         spec, texts = resolve(plan)
         done = set()
     spec.keep_logs = spec.keep_logs or args.keep_logs
@@ -133,13 +153,13 @@ def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
     del done
 
     def sink(job: Job, record: dict, log: str | None) -> None:
-        if log is not None:   # the log first: a record never names a log that is not whole on disk
+        if log is not None:  # the log first: a record never names a log that is not whole on disk
             write_log(os.path.join(out.log_dir(spec.variant(job.variant).slug), job.log_sub, job.log_name), log)
         out.games.append(record)
 
     from game.sim.report import prefetch_plotting
 
-    plotting = prefetch_plotting()   # the report's imports load while the games play in other processes
+    plotting = prefetch_plotting()  # the report's imports load while the games play in other processes
     try:
         result = run_jobs(jobs, todo, sink, workers=args.workers, cluster=args.cluster, keep_logs=spec.keep_logs)
     except ClusterError as exc:
@@ -147,7 +167,7 @@ def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
         return EXIT_BAD
     finally:
         out.games.close()
-        plotting.join()   # never leave a thread importing while the interpreter exits
+        plotting.join()  # never leave a thread importing while the interpreter exits
     for job, why in result.failed:
         with open(out.file("errors.log"), "a", encoding="utf-8") as f:
             f.write(f"--- {job.variant} seed {job.seed}{' swapped' if job.swapped else ''}\n{why}\n")
@@ -161,8 +181,10 @@ def _run(args: Any, plan: Plan | None, out: OutDir) -> int:
         return EXIT_FAILED
     code = build_report(out.path)
     if result.failed:
-        print(f"{len(result.failed)} game(s) failed (see {out.file('errors.log')}); "
-              f"--resume plays them again", file=sys.stderr)
+        print(
+            f"{len(result.failed)} game(s) failed (see {out.file('errors.log')}); --resume plays them again",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     return code
 

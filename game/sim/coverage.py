@@ -20,16 +20,34 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Iterable
 
-from game.engine.events import Activated, FirstPlayer, Incapacitated, RoutChecked, TokenTaken, TreasureDenied, TurnLimits, Won
+from game.engine.events import (
+    Activated,
+    FirstPlayer,
+    Incapacitated,
+    RoutChecked,
+    TokenTaken,
+    TreasureDenied,
+    TurnLimits,
+    Won,
+)
 from game.engine.rule_ids import RuleId
 from game.engine.ruleset import rules_of
 from game.engine.tolerance import within
 
 #: The rule an accepted action of each kind applies (the movement engine's own checks
 #: roll under their rules and count through their rolls).
-ACTION_RULES = {"run": RuleId.M2, "reload": RuleId.M11, "engage": RuleId.E1, "disengage": RuleId.E1,
-                "shoot": RuleId.S1, "attack": RuleId.F1, "pick_up": RuleId.U6, "grab": RuleId.U4,
-                "rout": RuleId.U3, "play_on": RuleId.U3}
+ACTION_RULES = {
+    "run": RuleId.M2,
+    "reload": RuleId.M11,
+    "engage": RuleId.E1,
+    "disengage": RuleId.E1,
+    "shoot": RuleId.S1,
+    "attack": RuleId.F1,
+    "pick_up": RuleId.U6,
+    "grab": RuleId.U4,
+    "rout": RuleId.U3,
+    "play_on": RuleId.U3,
+}
 #: Flow actions: the phases and steps (``turn``) decided what comes next.
 FLOW_KINDS = ("end_step", "end_phase", "end_turn", "end_activation")
 #: A TokenTaken that is neither a pick-up nor a grab is the U6 hand-over of a lost unit's token.
@@ -47,29 +65,29 @@ def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
     if kind in ACTION_RULES:
         out[ACTION_RULES[kind]] += 1
     elif kind in FLOW_KINDS:
-        out[RuleId.TURN] += 1                   # the phases and steps ran
+        out[RuleId.TURN] += 1  # the phases and steps ran
     for roll in entry.rolls:
         if roll.rule:
             out[roll.rule] += 1
         if roll.stat is not None:
-            out[RuleId.CHECK] += 1              # a check: check_die and check_success decided it
+            out[RuleId.CHECK] += 1  # a check: check_die and check_success decided it
     for e in entry.events:
         if isinstance(e, RoutChecked) and e.roll is None:
-            out[RuleId.U2] += 1                 # decided without a roll (no hero: rout_no_hero)
+            out[RuleId.U2] += 1  # decided without a roll (no hero: rout_no_hero)
         elif isinstance(e, TreasureDenied) and e.denied:
             out[RuleId.U6] += len(e.denied)
         elif isinstance(e, Incapacitated):
-            out[RuleId.U6] += 1                 # the loss is counted (and the token dropped or handed)
+            out[RuleId.U6] += 1  # the loss is counted (and the token dropped or handed)
         elif isinstance(e, TokenTaken) and e.how not in _OWN_ACTION_HOW:
             out[RuleId.U6] += 1
         elif isinstance(e, Won) and turn_limit_reached:
             out[RuleId.T1] += 1
         elif isinstance(e, FirstPlayer):
-            out[RuleId.O1] += 1                 # the turn order chose the first player (a roll-off counts its rolls too)
+            out[RuleId.O1] += 1  # the turn order chose the first player (a roll-off counts its rolls too)
         elif isinstance(e, Activated):
-            out[RuleId.O2] += 1                 # a unit activated in turn (alternating)
+            out[RuleId.O2] += 1  # a unit activated in turn (alternating)
         elif isinstance(e, TurnLimits):
-            out[RuleId.O3] += 1                 # game turn 1 played under the first player's limits
+            out[RuleId.O3] += 1  # game turn 1 played under the first player's limits
     return out
 
 
@@ -78,6 +96,7 @@ def refused(rule: str | None) -> Counter:
 
 
 # --- a comparison ---------------------------------------------------------------------------------
+
 
 def fired_any(record: dict[str, Any], rules: Iterable[str]) -> bool:
     got = record.get("rules_fired") or {}
@@ -106,8 +125,9 @@ def decisive(record: dict[str, Any], param: str, a: Any, b: Any) -> int:
     return sum(1 for v in (record.get("measured") or {}).get(param, []) if flip(float(v), float(a), float(b)))
 
 
-def decisive_coverage(base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple],
-                      rules: list[str]) -> dict[str, Any]:
+def decisive_coverage(
+    base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple], rules: list[str]
+) -> dict[str, Any]:
     """``decisive_pairs`` (FORMATS.md): the pairs in which a decision of a changed rule, in
     either game, would have gone the other way under the other ruleset. A changed rule with
     a parameter whose decisions are not recorded (a table, a word, an older run) falls back
@@ -143,9 +163,17 @@ def coverage(base: dict[tuple, dict], other: dict[tuple, dict], keys: list[tuple
     for r in rules:
         pairs = sum(1 for k in keys if fired_any(base[k], [r]) or fired_any(other[k], [r]))
         n = len(keys) or 1
-        per_rule[r] = {"pairs": pairs,
-                       "base_per_game": sum((base[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n,
-                       "variant_per_game": sum((other[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n}
+        per_rule[r] = {
+            "pairs": pairs,
+            "base_per_game": sum((base[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n,
+            "variant_per_game": sum((other[k].get("rules_fired") or {}).get(r, 0) for k in keys) / n,
+        }
     dec = decisive_coverage(base, other, keys, rules)
-    return {"rules_changed": list(rules), "fired_pairs": fired_pairs, **dec, "tested": dec["decisive_pairs"] > 0,
-            "changed_pairs": sum(1 for k in keys if record_changed(base[k], other[k])), "fired_by_rule": per_rule}
+    return {
+        "rules_changed": list(rules),
+        "fired_pairs": fired_pairs,
+        **dec,
+        "tested": dec["decisive_pairs"] > 0,
+        "changed_pairs": sum(1 for k in keys if record_changed(base[k], other[k])),
+        "fired_by_rule": per_rule,
+    }

@@ -36,16 +36,23 @@ def replay_commands(r: dict[str, Any], root: str | None = None) -> list[str]:
     bots = ",".join(r.get("bots") or ["utility", "utility"])
     stem = os.path.splitext(os.path.basename(scenario))[0]
     out = f"{REPLAY_ROOT}/{stem}-seed-{seed}-{re.sub(r'[^A-Za-z0-9._=+-]+', '_', bots.replace(',', '-vs-'))}"
-    play = (f"speedheim simulate {shlex.quote(scenario)} --games 1 --seed {seed} --bots {bots} --workers 1 "
-            f"--keep-logs --out {out}")
+    play = (
+        f"speedheim simulate {shlex.quote(scenario)} --games 1 --seed {seed} --bots {bots} --workers 1 "
+        f"--keep-logs --out {out}"
+    )
     replay = f"speedheim replay {shlex.quote(scenario)} {out}/logs/v0-default/seed-{seed}.yaml"
     return [play, replay]
 
 
 def find_gaps(records: Iterable[dict[str, Any]], turns: int, root: str | None = None) -> dict[str, Any]:
     def _game(r: dict[str, Any]) -> dict[str, Any]:
-        return {"variant": r["variant"], "seed": r["seed"], "swapped": bool(r.get("swapped")), "bots": r.get("bots"),
-                "commands": replay_commands(r, root)}
+        return {
+            "variant": r["variant"],
+            "seed": r["seed"],
+            "swapped": bool(r.get("swapped")),
+            "bots": r.get("bots"),
+            "commands": replay_commands(r, root),
+        }
 
     stalls, gaps, n_stalls, n_gaps, known = [], [], 0, 0, False
     for r in records:
@@ -54,9 +61,10 @@ def find_gaps(records: Iterable[dict[str, Any]], turns: int, root: str | None = 
             known = True
             if quiet.get("turns", 0) >= turns:
                 n_stalls += 1
-                stalls.append({**_game(r), "quiet_turns": quiet["turns"], "from_turn": quiet["from"],
-                               "turns": r.get("turns")})
-                stalls.sort(key=lambda x: -x["quiet_turns"])     # stable: the first met first among equals
+                stalls.append(
+                    {**_game(r), "quiet_turns": quiet["turns"], "from_turn": quiet["from"], "turns": r.get("turns")}
+                )
+                stalls.sort(key=lambda x: -x["quiet_turns"])  # stable: the first met first among equals
                 del stalls[LISTED:]
         problems = list(r.get("gaps") or [])
         if r.get("end") == "capped":
@@ -65,6 +73,11 @@ def find_gaps(records: Iterable[dict[str, Any]], turns: int, root: str | None = 
             n_gaps += 1
             if len(gaps) < LISTED:
                 gaps.append({**_game(r), "problems": problems[:3]})
-    return {"stall_turns": turns, "recorded": known, "stalls": n_stalls, "stall_games": stalls,
-            "rule_gaps": n_gaps, "gap_games": gaps}
-
+    return {
+        "stall_turns": turns,
+        "recorded": known,
+        "stalls": n_stalls,
+        "stall_games": stalls,
+        "rule_gaps": n_gaps,
+        "gap_games": gaps,
+    }

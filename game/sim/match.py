@@ -45,14 +45,14 @@ MAX_ACTIONS = 200_000
 class Job:
     """One game, picklable, deterministic."""
 
-    variant: str              # the variant's label as given (``default`` without --variant)
-    seed: int                 # Dice(seed=seed); game k of a run uses seed S+k
-    swapped: bool             # the seats are swapped (the second warband moves first)
-    bots: tuple[str, str]     # the bot of seat 1 (player 1, moves first) and of seat 2
-    turn_limit: int           # T1, also baked into the scenario's rules
-    scenario: str             # the variant's scenario, YAML text (rules and seats baked in)
-    scenario_file: str = "scenario.yaml"   # shown in messages; where --keep-logs wrote it
-    variant_index: int = 0    # the variant's place on the command line (0 = the baseline)
+    variant: str  # the variant's label as given (``default`` without --variant)
+    seed: int  # Dice(seed=seed); game k of a run uses seed S+k
+    swapped: bool  # the seats are swapped (the second warband moves first)
+    bots: tuple[str, str]  # the bot of seat 1 (player 1, moves first) and of seat 2
+    turn_limit: int  # T1, also baked into the scenario's rules
+    scenario: str  # the variant's scenario, YAML text (rules and seats baked in)
+    scenario_file: str = "scenario.yaml"  # shown in messages; where --keep-logs wrote it
+    variant_index: int = 0  # the variant's place on the command line (0 = the baseline)
     #: The rule ids this variant's ruleset changes against the baseline's (coverage).
     rules_changed: tuple[str, ...] = ()
     #: What the bots play under: turn limit, its tie-break, combat ... as (key, value) pairs.
@@ -119,6 +119,7 @@ def write_log(path: str, text: str) -> None:
 
 # --- observing the game ---------------------------------------------------------------------
 
+
 def unit_type(name: str) -> str:
     """A unit's type for the losses table: its name without a trailing number
     (``Cultist 2`` -> ``Cultist``)."""
@@ -148,7 +149,7 @@ class _Observed(Game):
         self._seen_lost: dict[str, int] = {}
         self._standing: set[str] = set()
         super().__init__(*args, **kwargs)
-        self.first_turn = self.state.turn   # a scenario may start at a later game turn
+        self.first_turn = self.state.turn  # a scenario may start at a later game turn
         self._entry(self.start)
         self._note()
 
@@ -175,8 +176,9 @@ class _Observed(Game):
     def _refused(self, rule: str | None, reason: str | None) -> None:
         self.fired.update(refused(rule))
         if rule == RuleId.INTERNAL:
-            self.gaps.append({"turn": self.state.turn, "player": self.state.player, "phase": self.state.phase,
-                              "reason": reason})
+            self.gaps.append(
+                {"turn": self.state.turn, "player": self.state.player, "phase": self.state.phase, "reason": reason}
+            )
 
     def _turn_limit_reached(self) -> bool:
         limit = self.rs.get("turn_limit")
@@ -270,7 +272,7 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         "variant_index": job.variant_index,
         "pairing": list(job.pairing or (job.bots[::-1] if job.swapped else job.bots)),
         "variant_rules": list(job.rules_changed),
-        "scenario_file": os.path.join("scenarios", os.path.basename(job.scenario_file)),   # under the run's folder
+        "scenario_file": os.path.join("scenarios", os.path.basename(job.scenario_file)),  # under the run's folder
         "under": dict(job.under),
         "routed": list(st.routed),
         "lost_types": {w: dict(sorted(game.lost_types.get(w, {}).items())) for w in sides},
@@ -293,6 +295,7 @@ def decided_by(winner: str | None, end: str) -> str | None:
 
 # --- the bots play -----------------------------------------------------------------------------
 
+
 def _drive(game: Game, bots: tuple[str, str]) -> dict[str, int]:
     """Play ``game`` to its end with the bots of issue 11: ``bots[0]`` decides for seat 1
     (player 1, who moves first), ``bots[1]`` for seat 2; the Neutrals (``neutral_act:
@@ -301,6 +304,7 @@ def _drive(game: Game, bots: tuple[str, str]) -> dict[str, int]:
     generators seeded from the game's seed, so a game is deterministic from its job. The
     game keeps no undo history: the bots look ahead on scratch copies, never by apply and
     undo. ``illegal`` counts bot actions the engine refused (0 for a correct bot)."""
-    played = play_game(game.scenario, {1: make_bot(bots[0]), 2: make_bot(bots[1])}, game=game,
-                       max_decisions=MAX_ACTIONS)
+    played = play_game(
+        game.scenario, {1: make_bot(bots[0]), 2: make_bot(bots[1])}, game=game, max_decisions=MAX_ACTIONS
+    )
     return {"illegal": played.refused, "decisions": played.decisions, "capped": bool(played.capped)}

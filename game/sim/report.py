@@ -42,8 +42,11 @@ def write_report(games_path: str, summary_path: str, html_path: str) -> str:
     records, skipped = read_games(games_path)
     summary = summarize(records, root=os.path.dirname(games_path) or ".", skipped=skipped)
     if skipped:
-        print(f"{games_path}: {skipped} line(s) could not be read (a game cut off while being written): the report "
-              f"is incomplete, it reads {summary['games']} game(s)", file=sys.stderr)
+        print(
+            f"{games_path}: {skipped} line(s) could not be read (a game cut off while being written): the report "
+            f"is incomplete, it reads {summary['games']} game(s)",
+            file=sys.stderr,
+        )
     atomic_write(summary_path, json.dumps(summary, indent=2) + "\n")
     atomic_write(html_path, render_html(summary, title=_title(os.path.dirname(games_path))))
     return html_path
@@ -77,6 +80,7 @@ def _title(folder: str) -> str:
 
 # --- plots --------------------------------------------------------------------------------------
 
+
 def _mpl():
     """matplotlib configured for the report: the Agg renderer and the report's style. No
     pyplot: figures are made with :class:`matplotlib.figure.Figure` and freed with their last
@@ -84,9 +88,17 @@ def _mpl():
     import matplotlib
 
     matplotlib.use("Agg")
-    matplotlib.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
-                                "axes.titleweight": "bold", "axes.titlesize": 11, "figure.dpi": 100,
-                                "axes.titley": 1.0})
+    matplotlib.rcParams.update(
+        {
+            "font.size": 10,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.titleweight": "bold",
+            "axes.titlesize": 11,
+            "figure.dpi": 100,
+            "axes.titley": 1.0,
+        }
+    )
     return matplotlib
 
 
@@ -156,7 +168,9 @@ def plot_outcomes(summary: dict) -> str:
     panels = [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands]
     panels += [("draws", lambda v: v["draws"]), ("seat 1 wins", lambda v: v["first_seat"])]
     fig = _figure_of(figsize=(11, 1.2 + 0.5 * rows + 0.45 * rows + 1.4))
-    grid = fig.add_gridspec(2, len(panels), height_ratios=[0.5 * rows + 0.3, 0.45 * rows + 0.8], hspace=0.65, wspace=0.12)
+    grid = fig.add_gridspec(
+        2, len(panels), height_ratios=[0.5 * rows + 0.3, 0.45 * rows + 0.8], hspace=0.65, wspace=0.12
+    )
     ax = fig.add_subplot(grid[0, :])
     shades = [WARBAND_COLOURS[0], GREY, WARBAND_COLOURS[1]] if len(warbands) == 2 else None
     parts = [(f"{warbands[0]} wins", lambda v: v["wins"][warbands[0]])] if warbands else []
@@ -168,7 +182,9 @@ def plot_outcomes(summary: dict) -> str:
         ax.barh(range(rows), widths, left=left, color=colour, label=name, height=0.62, edgecolor="white")
         for y, (x0, w) in enumerate(zip(left, widths)):
             if w >= 7:
-                ax.text(x0 + w / 2, y, f"{w:.0f}%", ha="center", va="center", color="white", fontsize=9, fontweight="bold")
+                ax.text(
+                    x0 + w / 2, y, f"{w:.0f}%", ha="center", va="center", color="white", fontsize=9, fontweight="bold"
+                )
         left = [a + b for a, b in zip(left, widths)]
     ax.set_yticks(range(rows), [v["variant"] for v in variants])
     ax.invert_yaxis()
@@ -194,8 +210,13 @@ def plot_outcomes(summary: dict) -> str:
     return _png(fig)
 
 
-def _grouped_hist(ax, series: list[tuple[str, dict[str, int], int]], xlabel: str, extra: dict | None = None,
-                  keys: list[int] | None = None) -> None:
+def _grouped_hist(
+    ax,
+    series: list[tuple[str, dict[str, int], int]],
+    xlabel: str,
+    extra: dict | None = None,
+    keys: list[int] | None = None,
+) -> None:
     """Bars of the share of games per value, one colour per variant (``keys``: the values on
     the axis, the same for panels that share it)."""
     keys = keys if keys is not None else sorted({int(k) for _, h, _ in series for k in h})
@@ -216,8 +237,12 @@ def plot_lengths(summary: dict) -> str:
     fig, (a, b) = _subplots(1, 2, figsize=(11, 3.6), sharey=True)
     _grouped_hist(a, [(v["variant"], v["turns"]["histogram"], v["games"]) for v in variants], "game turns played")
     a.set_title("Game length")
-    _grouped_hist(b, [(v["variant"], v["rout_turn"]["histogram"], v["games"]) for v in variants], "game turn of the first rout",
-                  extra=[{"no rout": v["rout_turn"]["no_rout"]} for v in variants])
+    _grouped_hist(
+        b,
+        [(v["variant"], v["rout_turn"]["histogram"], v["games"]) for v in variants],
+        "game turn of the first rout",
+        extra=[{"no rout": v["rout_turn"]["no_rout"]} for v in variants],
+    )
     b.set_title("Rout turn")
     _legend(fig, variants)
     return _png(fig)
@@ -228,8 +253,12 @@ def plot_treasure(summary: dict) -> str:
     fig, axes = _subplots(1, max(len(warbands), 1), figsize=(11, 3.4), sharey=True, sharex=True, squeeze=False)
     keys = sorted({int(k) for v in variants for w in warbands for k in v["treasure"][w]["histogram"]})
     for ax, w in zip(axes[0], warbands):
-        _grouped_hist(ax, [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
-                      f"tokens held by {w} at the end", keys=keys)
+        _grouped_hist(
+            ax,
+            [(v["variant"], v["treasure"][w]["histogram"], v["games"]) for v in variants],
+            f"tokens held by {w} at the end",
+            keys=keys,
+        )
         ax.set_title(f"Tokens held at the end: {w}")
     _legend(fig, variants)
     return _png(fig)
@@ -237,6 +266,7 @@ def plot_treasure(summary: dict) -> str:
 
 def plot_losses(summary: dict) -> str:
     variants, warbands = summary["variants"], summary["warbands"]
+
     def most_lost_first(w: str) -> list[str]:
         total: dict[str, float] = {}
         for v in variants:
@@ -246,15 +276,21 @@ def plot_losses(summary: dict) -> str:
 
     types = {w: most_lost_first(w) for w in warbands}
     tallest = max([len(t) for t in types.values()] + [1])
-    fig, axes = _subplots(1, max(len(warbands), 1), figsize=(11, 0.45 * tallest * max(len(variants), 1) + 1.4),
-                             squeeze=False, sharex=True)
+    fig, axes = _subplots(
+        1, max(len(warbands), 1), figsize=(11, 0.45 * tallest * max(len(variants), 1) + 1.4), squeeze=False, sharex=True
+    )
     for ax, w in zip(axes[0], warbands):
         names = types[w]
         height = 0.8 / max(len(variants), 1)
         for j, v in enumerate(variants):
             ys = [i + (j - (len(variants) - 1) / 2) * height for i in range(len(names))]
-            ax.barh(ys, [v["lost_types"][w].get(t, {}).get("per_game", 0) for t in names], height=height * 0.9,
-                    color=_colour(j), label=v["variant"])
+            ax.barh(
+                ys,
+                [v["lost_types"][w].get(t, {}).get("per_game", 0) for t in names],
+                height=height * 0.9,
+                color=_colour(j),
+                label=v["variant"],
+            )
         ax.set_yticks(range(len(names)), names)
         ax.invert_yaxis()
         ax.set_xlabel("units lost per game")
@@ -287,23 +323,48 @@ def plot_differences(summary: dict) -> str | None:
     if not comps:
         return None
     rows = _diff_rows(summary)
-    panels = [("win", "Win rate", "percentage points", 100.0), ("turns", "Game length", "game turns", 1.0),
-              ("count", "Tokens held and units lost at the end", "per game", 1.0)]
+    panels = [
+        ("win", "Win rate", "percentage points", 100.0),
+        ("turns", "Game length", "game turns", 1.0),
+        ("count", "Tokens held and units lost at the end", "per game", 1.0),
+    ]
     sizes = [sum(1 for r in rows if r[0] == key) for key, *_ in panels]
-    fig, axes = _subplots(len(panels), 1, figsize=(11, 0.36 * sum(sizes) + 1.2 * len(panels) + 0.6),
-                             gridspec_kw={"height_ratios": [max(n, 1) + 1.2 for n in sizes], "hspace": 0.75})
+    fig, axes = _subplots(
+        len(panels),
+        1,
+        figsize=(11, 0.36 * sum(sizes) + 1.2 * len(panels) + 0.6),
+        gridspec_kw={"height_ratios": [max(n, 1) + 1.2 for n in sizes], "hspace": 0.75},
+    )
     base = comps[0]["against"]
     for ax, (key, title, unit, scale) in zip(axes, panels):
         mine = [r for r in rows if r[0] == key]
         for y, (_, _, d, i) in enumerate(mine):
             colour = _colour(i + 1)
             if d.get("verdict") == "untested":
-                ax.text(0, y, "untested: no decision of the changed rule was decisive", ha="center", va="center", fontsize=8, color="#777")
+                ax.text(
+                    0,
+                    y,
+                    "untested: no decision of the changed rule was decisive",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="#777",
+                )
             elif d.get("identical"):
-                ax.text(0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555")
+                ax.text(
+                    0, y, f"identical in all {d['pairs']} pairs", ha="center", va="center", fontsize=8, color="#555"
+                )
             else:
-                _forest(ax, y, scale * d["mean"], scale * d["ci"][0], scale * d["ci"][1], d["clear"], colour,
-                        label=_shown(d))
+                _forest(
+                    ax,
+                    y,
+                    scale * d["mean"],
+                    scale * d["ci"][0],
+                    scale * d["ci"][1],
+                    d["clear"],
+                    colour,
+                    label=_shown(d),
+                )
         ax.set_yticks(range(len(mine)), [r[1] for r in mine], fontsize=9)
         ax.axvline(0, color="#333", lw=0.9, zorder=0)
         ax.set_ylim(len(mine) - 0.4, -0.7)
@@ -333,8 +394,17 @@ def _forest(ax, y: float, mean: float, low: float, high: float, clear: bool, col
     if finite:
         ax.plot([low, high], [y, y], color=colour, lw=2.6, solid_capstyle="butt")
     ax.plot([mean], [y], "o", color=colour if clear else "white", mec=colour, mew=2, ms=8, zorder=3)
-    ax.annotate(label, (mean, y), xytext=(0, 7), textcoords="offset points", ha="center", va="bottom", fontsize=8,
-                color="#333" if clear else "#777", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+    ax.annotate(
+        label,
+        (mean, y),
+        xytext=(0, 7),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+        color="#333" if clear else "#777",
+        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"},
+    )
 
 
 # --- the page ----------------------------------------------------------------------------------------
@@ -375,8 +445,10 @@ def _pct(s: dict) -> str:
     kd, nd = s.get("distinct") or (None, None)
     games = s.get("of")
     if nd is not None and games is not None and nd < games:
-        return (f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}] over {kd} of {nd} distinct "
-                f"games</span>")
+        return (
+            f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}] over {kd} of {nd} distinct "
+            f"games</span>"
+        )
     return f"{100 * s['rate']:.1f}% <span class=ci>[{100 * lo:.1f}–{100 * hi:.1f}]</span>"
 
 
@@ -391,22 +463,41 @@ def _row(cells: list[str], head: bool = False) -> str:
 
 def _table(summary: dict) -> str:
     warbands = summary["warbands"]
-    head = ["variant", "games"] + [f"{html.escape(w)} wins" for w in warbands] + [
-        "draws", "seat 1 wins", "mean turns", "games with a rout", "games in which the rout rule (U2) fired", "illegal"]
+    head = (
+        ["variant", "games"]
+        + [f"{html.escape(w)} wins" for w in warbands]
+        + [
+            "draws",
+            "seat 1 wins",
+            "mean turns",
+            "games with a rout",
+            "games in which the rout rule (U2) fired",
+            "illegal",
+        ]
+    )
     out = ["<table>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         cells = [_swatch(j, v["variant"]), str(v["games"])]
         cells += [_pct(v["wins"][w]) for w in warbands] + [_pct(v["draws"]), _pct(v["first_seat"])]
         checks = (v.get("rout_checks") or {}).get("games")
-        cells += [f"{v['turns']['mean']:.2f}", _pct(v["routs"]) if "routs" in v else "–",
-                  _pct(checks) if checks else "not recorded", str(v["illegal"])]
+        cells += [
+            f"{v['turns']['mean']:.2f}",
+            _pct(v["routs"]) if "routs" in v else "–",
+            _pct(checks) if checks else "not recorded",
+            str(v["illegal"]),
+        ]
         out.append(_row(cells))
     out.append("</table>")
     return "\n".join(out)
 
 
-ENDS = {"rout": "a warband routed", "turn_limit": "the turn limit", "eliminated": "a side eliminated",
-        "capped": "stopped at the decision cap", "unfinished": "not finished"}
+ENDS = {
+    "rout": "a warband routed",
+    "turn_limit": "the turn limit",
+    "eliminated": "a side eliminated",
+    "capped": "stopped at the decision cap",
+    "unfinished": "not finished",
+}
 
 
 HOW = {"rout": "by rout", "eliminated": "by elimination", "turn_limit": "at the turn limit"}
@@ -416,17 +507,25 @@ def _who_wins(summary: dict) -> str:
     """The first screen's answer: per variant, each warband's wins and how they were
     decided, the draws, and each seat's wins, with their 95% intervals."""
     warbands = summary["warbands"]
-    head = (["variant", "games"] + [f"{html.escape(w)} wins (how decided)" for w in warbands]
-            + ["draws", "seat 1 wins (player 1)", "seat 2 wins"])
+    head = (
+        ["variant", "games"]
+        + [f"{html.escape(w)} wins (how decided)" for w in warbands]
+        + ["draws", "seat 1 wins (player 1)", "seat 2 wins"]
+    )
     out = ["<table class=who>", _row(head, True)]
     for j, v in enumerate(summary["variants"]):
         cells = [_swatch(j, v["variant"]), str(v["games"])]
         for w in warbands:
             how = (v.get("decided_by") or {}).get(w) or {}
             parts = [f"{n} {HOW.get(k, k)}" for k, n in how.items() if n]
-            cells.append(f"{v['wins'][w]['n']}: {_pct(v['wins'][w])}<br><span class=ci>{', '.join(parts) or 'none'}</span>")
-        cells += [f"{v['draws']['n']}: {_pct(v['draws'])}", f"{v['first_seat']['n']}: {_pct(v['first_seat'])}",
-                  f"{v['second_seat']['n']}: {_pct(v['second_seat'])}"]
+            cells.append(
+                f"{v['wins'][w]['n']}: {_pct(v['wins'][w])}<br><span class=ci>{', '.join(parts) or 'none'}</span>"
+            )
+        cells += [
+            f"{v['draws']['n']}: {_pct(v['draws'])}",
+            f"{v['first_seat']['n']}: {_pct(v['first_seat'])}",
+            f"{v['second_seat']['n']}: {_pct(v['second_seat'])}",
+        ]
         out.append(_row(cells))
     out.append("</table>")
     return "\n".join(out)
@@ -484,14 +583,22 @@ def _coverage(summary: dict) -> str:
             text = f"<b>{name}</b> changes no rule of {base}."
             verdict = "<span class='tag untested'>untested</span>"
         else:
-            per = "; ".join(f"{html.escape(r)} fired in {f['pairs']} of the {n} paired games (in one game of the pair or "
-                            f"both; {f['base_per_game']:.2f} times per game under {base}, {f['variant_per_game']:.2f} "
-                            f"under {name})"
-                            for r, f in (c.get("fired_by_rule") or {}).items())
-            why = ("never came into play" if not c.get("fired_pairs")
-                   else "it fired, but no decision of it would have gone the other way")
-            verdict = ("<span class='tag tested'>tested</span>" if c["tested"]
-                       else f"<span class='tag untested'>untested: {why}</span>")
+            per = "; ".join(
+                f"{html.escape(r)} fired in {f['pairs']} of the {n} paired games (in one game of the pair or "
+                f"both; {f['base_per_game']:.2f} times per game under {base}, {f['variant_per_game']:.2f} "
+                f"under {name})"
+                for r, f in (c.get("fired_by_rule") or {}).items()
+            )
+            why = (
+                "never came into play"
+                if not c.get("fired_pairs")
+                else "it fired, but no decision of it would have gone the other way"
+            )
+            verdict = (
+                "<span class='tag tested'>tested</span>"
+                if c["tested"]
+                else f"<span class='tag untested'>untested: {why}</span>"
+            )
             text = f"<b>{name}</b> changes {', '.join(map(html.escape, rules))} against {base}: {per}. {_decisive(c)}"
         changed = f" {c['changed_pairs']} of {n} paired games differ in winner, turns, losses or treasure."
         items.append(f"<li>{verdict} {text}{changed}</li>")
@@ -505,11 +612,16 @@ def _decisive(c: dict) -> str:
         return ""
     n = c["pairs"]
     per = "; ".join(f"{html.escape(p)}: {k} of {n}" for p, k in (c.get("decisive_by_parameter") or {}).items())
-    text = (f"Decisive in {c['decisive_pairs']} of the {n} paired games (fired in {c['fired_pairs']})"
-            + (f" ({per})" if per else "") + ".")
+    text = (
+        f"Decisive in {c['decisive_pairs']} of the {n} paired games (fired in {c['fired_pairs']})"
+        + (f" ({per})" if per else "")
+        + "."
+    )
     if c.get("fallback"):
-        text += (f" For {', '.join(map(html.escape, c['fallback']))} no decision is recorded that could tell: "
-                 "a pair where it fired counts as decisive.")
+        text += (
+            f" For {', '.join(map(html.escape, c['fallback']))} no decision is recorded that could tell: "
+            "a pair where it fired counts as decisive."
+        )
     return text
 
 
@@ -520,7 +632,7 @@ def _findings(summary: dict) -> str:
 
     pairings = len(summary.get("bots") or []) or 1
     clear, unclear = [], []
-    said: dict[str, str] = {}          # a finding with its variant's label taken out -> the variant that said it
+    said: dict[str, str] = {}  # a finding with its variant's label taken out -> the variant that said it
     repeats: dict[str, tuple[str, int]] = {}
     for c in summary["comparisons"]:
         if c.get("tested") is False:
@@ -536,23 +648,37 @@ def _findings(summary: dict) -> str:
                     continue
                 said[key] = c["variant"]
                 note = robustness_note(d, pairings) if pairings > 1 else ""
-                clear.append(("clear" if d.get("robust") or pairings == 1 else "clear depends",
-                              d["sentence"] + (" " + note if note else "")))
+                clear.append(
+                    (
+                        "clear" if d.get("robust") or pairings == 1 else "clear depends",
+                        d["sentence"] + (" " + note if note else ""),
+                    )
+                )
             else:
                 unclear.append(d["sentence"])
     for label, (first, n) in repeats.items():
-        clear.append(("clear", f"{label}: {n} finding(s) word for word the same as {first}'s{_same_note(summary, first, label)}."))
+        clear.append(
+            (
+                "clear",
+                f"{label}: {n} finding(s) word for word the same as {first}'s{_same_note(summary, first, label)}.",
+            )
+        )
     if not summary["comparisons"]:
         return "<p class=note>One variant only: nothing to compare. Give more with <code>--variant</code>.</p>"
     out = "<ul class=findings>" + "".join(f"<li class='{cls}'>{html.escape(s)}</li>" for cls, s in clear) + "</ul>"
     if pairings == 1 and any(cls.startswith("clear") for cls, _ in clear):
-        out = ("<p class=note>One bot pairing played: whether these findings hold for other bots is not tested "
-               "(give <code>--bots</code> more than once).</p>") + out
+        out = (
+            "<p class=note>One bot pairing played: whether these findings hold for other bots is not tested "
+            "(give <code>--bots</code> more than once).</p>"
+        ) + out
     if not clear:
         out = "<p class=note>No clear difference in any outcome, and no untested comparison.</p>"
     if unclear:
-        out += (f"<details><summary>{len(unclear)} outcome(s) without a clear difference</summary><ul class=findings>"
-                + "".join(f"<li>{html.escape(s)}</li>" for s in unclear) + "</ul></details>")
+        out += (
+            f"<details><summary>{len(unclear)} outcome(s) without a clear difference</summary><ul class=findings>"
+            + "".join(f"<li>{html.escape(s)}</li>" for s in unclear)
+            + "</ul></details>"
+        )
     return out
 
 
@@ -566,10 +692,13 @@ def _same_note(summary: dict, a: str, b: str) -> str:
 
 def _same_games(summary: dict) -> str:
     """Variants that played the same games, said once."""
-    items = [f"<li><b>{html.escape(x['variants'][0])}</b> and <b>{html.escape(x['variants'][1])}</b> played move for "
-             f"move the same games in {x['same']} of their {x['pairs']} paired games: in those games the change "
-             "altered no move, only what the rules made of the same moves.</li>"
-             for x in summary.get("same_games") or [] if 2 * x["same"] >= x["pairs"]]
+    items = [
+        f"<li><b>{html.escape(x['variants'][0])}</b> and <b>{html.escape(x['variants'][1])}</b> played move for "
+        f"move the same games in {x['same']} of their {x['pairs']} paired games: in those games the change "
+        "altered no move, only what the rules made of the same moves.</li>"
+        for x in summary.get("same_games") or []
+        if 2 * x["same"] >= x["pairs"]
+    ]
     return "<ul class=coverage>" + "".join(items) + "</ul>" if items else ""
 
 
@@ -598,8 +727,10 @@ def _matrix(summary: dict) -> str:
                 elif d["identical"]:
                     cell += f"<br><span class=ci>identical in all {d['pairs']} pairs</span>"
                 else:
-                    cell += (f"<br><span class=ci>{html.escape(_shown(d))} pts, p = {d['p']:.2g}"
-                             f"{' (clear)' if d['clear'] else ''}</span>")
+                    cell += (
+                        f"<br><span class=ci>{html.escape(_shown(d))} pts, p = {d['p']:.2g}"
+                        f"{' (clear)' if d['clear'] else ''}</span>"
+                    )
             cells.append(cell)
         out.append(_row(cells))
     out.append("</table>")
@@ -631,15 +762,19 @@ def _by_pairing(summary: dict) -> str:
         rates = [(f"{w} wins", lambda v, w=w: v["wins"][w]) for w in warbands]
         rates += [("draws", lambda v: v["draws"]), ("seat 1 wins", lambda v: v["first_seat"])]
         for name, get in rates:
-            rows.append(_row([html.escape(name)] + [_pct(get(variants[lab])) if lab in variants else "–" for lab in labels]))
+            rows.append(
+                _row([html.escape(name)] + [_pct(get(variants[lab])) if lab in variants else "–" for lab in labels])
+            )
         for q in _quantities(warbands):
             cells = [f"difference: {html.escape(q[3])}"]
             for lab in labels:
                 c = comps.get(lab)
                 cells.append(_diff_cell(get_path(c, q[0])) if c else "–")
             rows.append(_row(cells))
-        parts.append(f"<details><summary>{html.escape(' vs '.join(b['bots']))}: every outcome</summary>"
-                     f"<table class=who>{''.join(rows)}</table></details>")
+        parts.append(
+            f"<details><summary>{html.escape(' vs '.join(b['bots']))}: every outcome</summary>"
+            f"<table class=who>{''.join(rows)}</table></details>"
+        )
     return "".join(parts)
 
 
@@ -651,7 +786,9 @@ def _rules_table(summary: dict) -> str:
     rules = sorted({r for v in variants for r in v["rules_fired"]})
     out = ["<table>", _row(["rule"] + [_swatch(j, v["variant"]) for j, v in enumerate(variants)], True)]
     for r in rules:
-        out.append(_row([html.escape(r)] + [_pct(v["rules_fired"][r]) if r in v["rules_fired"] else "0%" for v in variants]))
+        out.append(
+            _row([html.escape(r)] + [_pct(v["rules_fired"][r]) if r in v["rules_fired"] else "0%" for v in variants])
+        )
     out.append("</table>")
     return "\n".join(out)
 
@@ -660,31 +797,59 @@ def _gaps(summary: dict) -> str:
     g = summary.get("gaps") or {}
     if not g.get("recorded"):
         return "<p class=note>Stalls were not recorded in these games (an older run).</p>"
-    parts = [f"<p><b>A stall</b> is a stretch of {g['stall_turns']} or more game turns in a row in which no token "
-             f"changed hands, no unit was lost and no rout check was made: both sides moved, and nothing that decides "
-             f"the game happened. {g['stalls']} of {summary['games']} game(s) had one. {g['rule_gaps']} game(s) met a "
-             f"situation no rule covers (an action refused as an internal error, or a game stopped at the decision "
-             f"cap). Each listed game comes with two commands: run them in order from the folder you ran simulate "
-             f"in; the first plays that very game again into a folder of its own, the second replays its log.</p>"]
+    parts = [
+        f"<p><b>A stall</b> is a stretch of {g['stall_turns']} or more game turns in a row in which no token "
+        f"changed hands, no unit was lost and no rout check was made: both sides moved, and nothing that decides "
+        f"the game happened. {g['stalls']} of {summary['games']} game(s) had one. {g['rule_gaps']} game(s) met a "
+        f"situation no rule covers (an action refused as an internal error, or a game stopped at the decision "
+        f"cap). Each listed game comes with two commands: run them in order from the folder you ran simulate "
+        f"in; the first plays that very game again into a folder of its own, the second replays its log.</p>"
+    ]
 
     def listing(games: list, what) -> str:
         rows = []
         for x in games:
             cmds = "<br>".join(f"<code>{html.escape(c)}</code>" for c in x["commands"]) or "–"
-            rows.append(_row([html.escape(x["variant"]), str(x["seed"]), "yes" if x["swapped"] else "no",
-                              html.escape(",".join(x["bots"] or [])), what(x), cmds]))
-        return ("<table class=games>" + _row(["variant", "seed", "swapped", "bots", "what", "replay"], True)
-                + "".join(rows) + "</table>")
+            rows.append(
+                _row(
+                    [
+                        html.escape(x["variant"]),
+                        str(x["seed"]),
+                        "yes" if x["swapped"] else "no",
+                        html.escape(",".join(x["bots"] or [])),
+                        what(x),
+                        cmds,
+                    ]
+                )
+            )
+        return (
+            "<table class=games>"
+            + _row(["variant", "seed", "swapped", "bots", "what", "replay"], True)
+            + "".join(rows)
+            + "</table>"
+        )
 
     if g.get("stall_games"):
         shown = len(g["stall_games"])
-        parts.append(f"<details><summary>Stalls: the {shown} longest</summary>"
-                     + listing(g["stall_games"], lambda x: f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}"
-                                                        + (f" of {x['turns']}" if x.get("turns") else ""))
-                     + "</details>")
+        parts.append(
+            f"<details><summary>Stalls: the {shown} longest</summary>"
+            + listing(
+                g["stall_games"],
+                lambda x: (
+                    f"quiet for {x['quiet_turns']} turns from turn {x['from_turn']}"
+                    + (f" of {x['turns']}" if x.get("turns") else "")
+                ),
+            )
+            + "</details>"
+        )
     if g.get("gap_games"):
-        parts.append("<h3>Rule gaps</h3>" + listing(g["gap_games"], lambda x: html.escape(
-            "; ".join(f"turn {p.get('turn')}: {p.get('reason')}" for p in x["problems"]))))
+        parts.append(
+            "<h3>Rule gaps</h3>"
+            + listing(
+                g["gap_games"],
+                lambda x: html.escape("; ".join(f"turn {p.get('turn')}: {p.get('reason')}" for p in x["problems"])),
+            )
+        )
     return "\n".join(parts)
 
 
@@ -696,8 +861,12 @@ def _played_under(summary: dict) -> str:
         return "the scenario's rules (not recorded in these games)"
     bits = []
     if u.get("turn_limit"):
-        tie = ("the side holding the most treasure wins, then the one that lost fewer units: a placeholder for bot "
-               "games, not a rule of the bundled ruleset" if u.get("turn_limit_winner") == "treasure" else "a draw")
+        tie = (
+            "the side holding the most treasure wins, then the one that lost fewer units: a placeholder for bot "
+            "games, not a rule of the bundled ruleset"
+            if u.get("turn_limit_winner") == "treasure"
+            else "a draw"
+        )
         bits.append(f"a turn limit of {u['turn_limit']} game turns (T1; at the limit: {tie})")
     if u.get("combat") == "placeholder":
         bits.append("placeholder combat (S1, S2, F1: not the designers' rules yet)")
@@ -722,32 +891,45 @@ def _warnings(summary: dict) -> str:
     from game.sim.lines import FEW_LINES
 
     out = []
-    counts = " · ".join(f"{html.escape(v['variant'])} {v.get('distinct_lines', v['games'])} of {v['games']}"
-                        for v in summary["variants"])
+    counts = " · ".join(
+        f"{html.escape(v['variant'])} {v.get('distinct_lines', v['games'])} of {v['games']}"
+        for v in summary["variants"]
+    )
     head = f"<p class=meta>Distinct games (a game whose moves another repeats counts once): {counts}.</p>"
     skipped = summary.get("skipped_lines") or 0
     if skipped:
-        out.append(f"<b>Incomplete:</b> {skipped} line(s) of games.jsonl could not be read; this report reads "
-                   f"{summary['games']} game(s).")
+        out.append(
+            f"<b>Incomplete:</b> {skipped} line(s) of games.jsonl could not be read; this report reads "
+            f"{summary['games']} game(s)."
+        )
     for v in summary["variants"]:
         n, d = v["games"], v.get("distinct_lines", v["games"])
         if n and d <= FEW_LINES * n:
-            out.append(f"<b>{html.escape(v['variant'])} played {d} distinct game(s) in {n}:</b> games with the same "
-                       f"moves count once in every interval and test, so its findings rest on {d} observation(s).")
+            out.append(
+                f"<b>{html.escape(v['variant'])} played {d} distinct game(s) in {n}:</b> games with the same "
+                f"moves count once in every interval and test, so its findings rest on {d} observation(s)."
+            )
     for b in summary.get("by_bots") or []:
         if b["variants"] and all(v.get("one_opening") for v in b["variants"]):
-            out.append(f"<b>Every game of {html.escape(' vs '.join(b['bots']))} opened the same way</b> (the same "
-                       "first game turn, seat for seat): its findings describe one opening of these bots, not the "
-                       "rules in general.")
-    at_limit = sum(v.get("decided_by", {}).get(w, {}).get("turn_limit", 0) for v in summary["variants"]
-                   for w in summary["warbands"])
+            out.append(
+                f"<b>Every game of {html.escape(' vs '.join(b['bots']))} opened the same way</b> (the same "
+                "first game turn, seat for seat): its findings describe one opening of these bots, not the "
+                "rules in general."
+            )
+    at_limit = sum(
+        v.get("decided_by", {}).get(w, {}).get("turn_limit", 0)
+        for v in summary["variants"]
+        for w in summary["warbands"]
+    )
     if at_limit:
         games = summary["games"]
-        out.append(f"<b>{at_limit} of {games} games were won at the turn limit, on T1's tie-break, a placeholder for "
-                   "bot games:</b> a game that reaches the turn limit goes to the side holding the most treasure (then "
-                   "the one that lost fewer units); the bundled rules do not say so. Those wins are counted apart "
-                   "under \"Who wins\" (decided by the turn limit); play them as draws with "
-                   "<code>--variant turn_limit_winner=draw</code>.")
+        out.append(
+            f"<b>{at_limit} of {games} games were won at the turn limit, on T1's tie-break, a placeholder for "
+            "bot games:</b> a game that reaches the turn limit goes to the side holding the most treasure (then "
+            "the one that lost fewer units); the bundled rules do not say so. Those wins are counted apart "
+            'under "Who wins" (decided by the turn limit); play them as draws with '
+            "<code>--variant turn_limit_winner=draw</code>."
+        )
     return head + "".join(f"<p class='warn'>{w}</p>" for w in out)
 
 
@@ -762,55 +944,82 @@ def render_html(summary: dict, title: str = "") -> str:
     if pairings and isinstance(pairings[0], str):
         pairings = [pairings]
     bots = "; ".join(f"{html.escape(p[0])} (seat 1) vs {html.escape(p[1])} (seat 2)" for p in pairings) or "?"
-    meta = (f"{summary['games']} games · {len(summary['variants'])} variant(s) · "
-            f"{len(pairings)} bot pairing(s): {bots} · warbands {', '.join(map(html.escape, summary['warbands']))}")
+    meta = (
+        f"{summary['games']} games · {len(summary['variants'])} variant(s) · "
+        f"{len(pairings)} bot pairing(s): {bots} · warbands {', '.join(map(html.escape, summary['warbands']))}"
+    )
     parts = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         f"<title>Speedheim simulation: {html.escape(title)}</title><style>{CSS}</style></head><body><main>",
         f"<h1>Simulation report{': ' + html.escape(title) if title else ''}</h1><p class=meta>{meta}</p>",
         f"<p class=meta>Played under: {html.escape(_played_under(summary))}. Every finding below is about the rules "
-        "<i>as these bots play them</i>.</p>", _warnings(summary),
-        "<h2>Who wins</h2>", _who_wins(summary),
+        "<i>as these bots play them</i>.</p>",
+        _warnings(summary),
+        "<h2>Who wins</h2>",
+        _who_wins(summary),
         "<p class=note>Wins of each warband and of each seat, with their 95% Wilson interval; under each warband's "
         "wins, how they were decided: by a rout, by eliminating the other side, or at the turn limit (T1's "
         "tie-break).</p>",
         _same_games(summary),
-        "<h2>Findings</h2>", _findings(summary),
+        "<h2>Findings</h2>",
+        _findings(summary),
         "<p class=note>Each variant is compared with the first on paired games (same bots, seed and seats); a pair "
         "whose two games another pair repeats move for move counts once. Win, draw and rout rates: McNemar's exact "
         "test on the pairs that flipped; counts: a t interval, and the exact sign test on the pairs that differ "
         "(Wilcoxon's signed-rank from 50 differing pairs). Highlighted: clear (p &lt; 0.05 and a 95% interval that "
         "leaves out 0). Untested: no decision of the rule the variant changes would have gone the other way, so its "
         "games say nothing about it.</p>",
-        "<h2>Did the changed rules come into play?</h2>", _coverage(summary) or "<p class=note>One variant only.</p>",
+        "<h2>Did the changed rules come into play?</h2>",
+        _coverage(summary) or "<p class=note>One variant only.</p>",
     ]
     if pairings:
-        parts += ["<h2>Bots by variant</h2>", _matrix(summary), _by_pairing(summary),
-                  "<p class=note>Each pairing plays every variant on the same seeds and seats. Under each rate: the "
-                  "paired difference with the first variant and its 95% interval; unfold a pairing for every "
-                  "outcome.</p>"]
+        parts += [
+            "<h2>Bots by variant</h2>",
+            _matrix(summary),
+            _by_pairing(summary),
+            "<p class=note>Each pairing plays every variant on the same seeds and seats. Under each rate: the "
+            "paired difference with the first variant and its 95% interval; unfold a pairing for every "
+            "outcome.</p>",
+        ]
     parts += [
-        "<h2>Per variant</h2>", _table(summary),
+        "<h2>Per variant</h2>",
+        _table(summary),
         "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 is player 1, who moves first under the fixed turn order (O1); other orders choose the first player each game turn.</p>",
-        "<h2>How games ended</h2>", _ends_table(summary),
-        "<h2>Warband by seat</h2>", _seat_table(summary),
-        "<h2>Rules that fired</h2>", _rules_table(summary),
+        "<h2>How games ended</h2>",
+        _ends_table(summary),
+        "<h2>Warband by seat</h2>",
+        _seat_table(summary),
+        "<h2>Rules that fired</h2>",
+        _rules_table(summary),
         "<p class=note>Share of games in which each rule decided something: a check rolled, a result applied, an "
         "action it governs taken or refused. A rule a bot avoided by asking first (a Run it was denied) is not seen.</p>",
-        "<h2>Outcomes</h2>", _figure(plot_outcomes(summary), "Win rate of each warband, draws, and the first seat's win rate "
-                                                    "(dots: the rate; lines: its 95% Wilson interval)."),
+        "<h2>Outcomes</h2>",
+        _figure(
+            plot_outcomes(summary),
+            "Win rate of each warband, draws, and the first seat's win rate "
+            "(dots: the rate; lines: its 95% Wilson interval).",
+        ),
     ]
     diff = plot_differences(summary)
     if diff:
-        parts += ["<h2>Differences between variants</h2>",
-                  _figure(diff, "Paired difference with the first variant: dot = mean, line = 95% interval; "
-                                "a filled dot is a clear difference. A difference that is the same in every pair "
-                                "is written out.")]
+        parts += [
+            "<h2>Differences between variants</h2>",
+            _figure(
+                diff,
+                "Paired difference with the first variant: dot = mean, line = 95% interval; "
+                "a filled dot is a clear difference. A difference that is the same in every pair "
+                "is written out.",
+            ),
+        ]
     parts += [
-        "<h2>Game length and routs</h2>", _figure(plot_lengths(summary), "Share of games by game turns played, and by the turn of the first rout."),
-        "<h2>Treasure</h2>", _figure(plot_treasure(summary), "Tokens each warband holds when the game ends."),
-        "<h2>Losses</h2>", _figure(plot_losses(summary), "Units lost per game, by unit type (the unit's name without its number)."),
-        "<h2>Stalls and rule gaps</h2>", _gaps(summary),
+        "<h2>Game length and routs</h2>",
+        _figure(plot_lengths(summary), "Share of games by game turns played, and by the turn of the first rout."),
+        "<h2>Treasure</h2>",
+        _figure(plot_treasure(summary), "Tokens each warband holds when the game ends."),
+        "<h2>Losses</h2>",
+        _figure(plot_losses(summary), "Units lost per game, by unit type (the unit's name without its number)."),
+        "<h2>Stalls and rule gaps</h2>",
+        _gaps(summary),
         "</main></body></html>",
     ]
     return "\n".join(parts)

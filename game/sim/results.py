@@ -89,9 +89,17 @@ class GamesFile:
             key = (rec["variant"], rec["seed"], rec["swapped"], pairing_of(rec))
             if key in seen:
                 line = _line_of(lines, n)
-                raise LoadError([Problem(self.path, line, f"game recorded twice (variant {key[0]!r}, seed {key[1]}"
-                                         f"{', swapped' if key[2] else ''}, bots {','.join(key[3])}; first on line "
-                                         f"{_line_of(lines, seen[key])}): two runs wrote into one folder?")])
+                raise LoadError(
+                    [
+                        Problem(
+                            self.path,
+                            line,
+                            f"game recorded twice (variant {key[0]!r}, seed {key[1]}"
+                            f"{', swapped' if key[2] else ''}, bots {','.join(key[3])}; first on line "
+                            f"{_line_of(lines, seen[key])}): two runs wrote into one folder?",
+                        )
+                    ]
+                )
             seen[key] = n
         return n
 
@@ -199,7 +207,9 @@ class OutDir:
             os.makedirs(self.path, exist_ok=True)
             fd = os.open(where, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
-            raise LoadError([Problem(exc.filename or self.path, 0, f"cannot write here: {exc.strerror or exc}")]) from None
+            raise LoadError(
+                [Problem(exc.filename or self.path, 0, f"cannot write here: {exc.strerror or exc}")]
+            ) from None
         try:
             import fcntl
         except ImportError:  # pragma: no cover - no OS file locks here: one run at a time is up to the user
@@ -210,11 +220,24 @@ class OutDir:
         except OSError:
             holder = os.read(fd, 4096).decode("utf-8", "replace").strip() or "another process"
             os.close(fd)
-            raise RunLocked([Problem(self.path, 0, f"another simulate is writing into this folder ({holder}); "
-                                                   f"wait for it to end, or choose another --out")]) from None
+            raise RunLocked(
+                [
+                    Problem(
+                        self.path,
+                        0,
+                        f"another simulate is writing into this folder ({holder}); "
+                        f"wait for it to end, or choose another --out",
+                    )
+                ]
+            ) from None
         os.ftruncate(fd, 0)
         stamp = _dt.datetime.now().isoformat(timespec="seconds")
-        os.write(fd, f"pid {os.getpid()}, started {stamp}: {' '.join(['speedheim'] + sys.argv[1:])}\n".encode("utf-8", "replace"))
+        os.write(
+            fd,
+            f"pid {os.getpid()}, started {stamp}: {' '.join(['speedheim'] + sys.argv[1:])}\n".encode(
+                "utf-8", "replace"
+            ),
+        )
         self._lock_fd = fd
 
     def unlock(self) -> None:
@@ -257,5 +280,7 @@ class OutDir:
                     with open(name, encoding="utf-8") as f:
                         texts[(v.slug, swapped)] = f.read()
                 except OSError as exc:
-                    raise LoadError([Problem(name, 1, f"cannot read the variant's scenario ({exc.strerror})")]) from None
+                    raise LoadError(
+                        [Problem(name, 1, f"cannot read the variant's scenario ({exc.strerror})")]
+                    ) from None
         return spec, texts

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 
-
 def get_path(d: dict, path: tuple) -> Any:
     """The value at ``path`` (keys, one per level) in nested dicts."""
     for k in path:
@@ -37,8 +36,7 @@ def mark_robust(summary: dict[str, Any], paths: list[tuple]) -> None:
                 e = get_path(c, path)
                 found.append(((e["mean"] > 0) - (e["mean"] < 0)) if e["clear"] else 0)
             d["clear_in"] = [{"bots": b["bots"], "sign": f} for b, f in zip(by_bots, found)]
-            d["robust"] = bool(d["clear"] and d["verdict"] != "untested" and found
-                               and all(f == sign for f in found))
+            d["robust"] = bool(d["clear"] and d["verdict"] != "untested" and found and all(f == sign for f in found))
 
 
 def robustness_note(d: dict[str, Any], pairings: int) -> str:
@@ -50,4 +48,4 @@ def robustness_note(d: dict[str, Any], pairings: int) -> str:
     if d.get("robust"):
         return f"Holds for every one of the {pairings} bot pairings."
     where = [" vs ".join(x["bots"]) for x in d.get("clear_in", []) if x["sign"]]
-    return ("Depends on the bots: clear only under " + (", ".join(where) if where else "the pooled games") + ".")
+    return "Depends on the bots: clear only under " + (", ".join(where) if where else "the pooled games") + "."

@@ -55,8 +55,17 @@ class RunResult:
     seconds: float = 0.0
 
 
-def run_jobs(jobs: Iterable[Job], total: int, sink: Sink, *, workers: int | None = None, cluster: str | None = None,
-             keep_logs: bool = False, progress: bool | None = None, fn: Callable = play) -> RunResult:
+def run_jobs(
+    jobs: Iterable[Job],
+    total: int,
+    sink: Sink,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    keep_logs: bool = False,
+    progress: bool | None = None,
+    fn: Callable = play,
+) -> RunResult:
     """Play ``jobs`` (``total`` of them, for the progress bar) and pass each finished game
     to ``sink(job, record, log_text)``. Ctrl+C stops the run with what is done kept.
     ``fn(job, keep_log) -> (record, log_text)`` plays one game (:func:`game.sim.match.play`;
@@ -64,6 +73,7 @@ def run_jobs(jobs: Iterable[Job], total: int, sink: Sink, *, workers: int | None
     result = RunResult()
     t0 = time.perf_counter()
     with _Progress(total, progress) as bar:
+
         def finished(job: Job, record: dict, log: str | None) -> None:
             sink(job, record, log)
             result.done += 1
@@ -85,6 +95,7 @@ def _describe(exc: BaseException) -> str:
 
 
 # --- local processes --------------------------------------------------------------------------
+
 
 def _worker_init(parent: int) -> None:
     """Workers leave Ctrl+C to the main process, which stops the run, and end when the
@@ -113,9 +124,10 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     in a spawned child from its first instruction); Ctrl+C counts again once they run."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                                   initargs=(os.getpid(),))
-        for fut in [pool.submit(_ready) for _ in range(workers)]:   # one worker started per submit
+        pool = ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init, initargs=(os.getpid(),)
+        )
+        for fut in [pool.submit(_ready) for _ in range(workers)]:  # one worker started per submit
             fut.result()
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -175,6 +187,7 @@ def _run_local(jobs: Iterator[Job], finished, result: RunResult, workers: int, k
 
 # --- Dask ---------------------------------------------------------------------------------------
 
+
 def _client(address: str):
     try:
         from distributed import Client
@@ -231,6 +244,7 @@ def _run_dask(jobs: Iterator[Job], finished, result: RunResult, address: str, ke
 
 # --- progress -----------------------------------------------------------------------------------
 
+
 class _Progress:
     """A rich progress bar (games done, games/s, ETA) on a terminal; nothing otherwise."""
 
@@ -247,9 +261,17 @@ class _Progress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self._bar = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                                 TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
-                                 console=Console(stderr=True), transient=False)
+            self._bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("games"),
+                TextColumn("{task.fields[rate]}"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
             self._bar.start()
             self._task = self._bar.add_task("games", total=self.total, rate="")
         return self

@@ -78,7 +78,7 @@ class Diff:
     high: float
     p: float = 1.0
     flipped: tuple[int, int] | None = None
-    identical: bool = False        # every pair had the same value in both games
+    identical: bool = False  # every pair had the same value in both games
     moved: tuple[int, int] | None = None
     test: str = ""
 
@@ -87,8 +87,15 @@ class Diff:
         return self.n > 0 and self.p < ALPHA and (self.low > 0 or self.high < 0)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"pairs": self.n, "mean": self.mean, "ci": [self.low, self.high], "p": self.p, "clear": self.clear,
-             "identical": self.identical, "test": self.test}
+        d = {
+            "pairs": self.n,
+            "mean": self.mean,
+            "ci": [self.low, self.high],
+            "p": self.p,
+            "clear": self.clear,
+            "identical": self.identical,
+            "test": self.test,
+        }
         if self.flipped is not None:
             d["flipped"] = list(self.flipped)
         if self.moved is not None:
@@ -167,6 +174,7 @@ def count_p(differing: list[float]) -> tuple[float, str]:
 
 # --- per variant ------------------------------------------------------------------------------
 
+
 def _seats(r: dict[str, Any]) -> list[str]:
     """The warbands of seat 1 and seat 2 (``seats``; else the order of ``lost``)."""
     return list(r.get("seats") or r.get("lost") or [])
@@ -197,28 +205,28 @@ class _Acc:
     games: int = 0
     wins: Counter = field(default_factory=Counter)
     draws: int = 0
-    seat_wins: Counter = field(default_factory=Counter)   # 1 | 2
+    seat_wins: Counter = field(default_factory=Counter)  # 1 | 2
     seat_games: Counter = field(default_factory=Counter)  # (warband, seat) -> games
-    seat_won: Counter = field(default_factory=Counter)    # (warband, seat) -> wins
+    seat_won: Counter = field(default_factory=Counter)  # (warband, seat) -> wins
     turns: Counter = field(default_factory=Counter)
-    rout_turn: Counter = field(default_factory=Counter)   # None: no rout
-    routed: Counter = field(default_factory=Counter)      # warband -> games it routed in
-    checks: Counter = field(default_factory=Counter)      # U2 fired n times -> games
+    rout_turn: Counter = field(default_factory=Counter)  # None: no rout
+    routed: Counter = field(default_factory=Counter)  # warband -> games it routed in
+    checks: Counter = field(default_factory=Counter)  # U2 fired n times -> games
     ends: Counter = field(default_factory=Counter)
-    treasure: dict = field(default_factory=dict)          # warband -> Counter(n held)
+    treasure: dict = field(default_factory=dict)  # warband -> Counter(n held)
     lost: Counter = field(default_factory=Counter)
-    lost_types: dict = field(default_factory=dict)        # warband -> Counter(type)
-    fired: Counter = field(default_factory=Counter)       # rule -> games it fired in
+    lost_types: dict = field(default_factory=dict)  # warband -> Counter(type)
+    fired: Counter = field(default_factory=Counter)  # rule -> games it fired in
     illegal: int = 0
     actions: int = 0
     seconds: float = 0.0
     coverage_known: bool = True
     rules_changed: list = field(default_factory=list)
     under: dict = field(default_factory=dict)
-    pairs: dict = field(default_factory=dict)             # (pairing, seed, swapped) -> record
-    lines: set = field(default_factory=set)               # the lines played
-    distinct: list = field(default_factory=list)          # the first game of every line
-    decided: Counter = field(default_factory=Counter)     # (winner, decided_by) -> games
+    pairs: dict = field(default_factory=dict)  # (pairing, seed, swapped) -> record
+    lines: set = field(default_factory=set)  # the lines played
+    distinct: list = field(default_factory=list)  # the first game of every line
+    decided: Counter = field(default_factory=Counter)  # (winner, decided_by) -> games
 
     def add(self, r: dict[str, Any]) -> None:
         self.games += 1
@@ -258,8 +266,26 @@ class _Acc:
         self.illegal += int(r.get("illegal", 0))
         self.actions += int(r.get("actions", 0))
         self.seconds += float(r.get("seconds", 0.0))
-        slim = {k: r.get(k) for k in ("winner", "draw", "turns", "lost", "treasure", "rout_turn", "routed", "rules_fired",
-                                      "line", "opening", "swapped", "seats", "end", "measured", "params_changed")}
+        slim = {
+            k: r.get(k)
+            for k in (
+                "winner",
+                "draw",
+                "turns",
+                "lost",
+                "treasure",
+                "rout_turn",
+                "routed",
+                "rules_fired",
+                "line",
+                "opening",
+                "swapped",
+                "seats",
+                "end",
+                "measured",
+                "params_changed",
+            )
+        }
         slim["decided_by"] = r.get("decided_by", r.get("end") if r.get("winner") else None)
         key = (pairing_of(r), int(r["seed"]), bool(r["swapped"]))
         self.pairs[key] = slim
@@ -295,23 +321,39 @@ class _Acc:
             "first_seat": self.rate(self.seat_wins[1], lambda r: _seat_won(r, 1)),
             "second_seat": self.rate(self.seat_wins[2], lambda r: _seat_won(r, 2)),
             "decided_by": {w: {how: self.decided[(w, how)] for how in DECIDED} for w in warbands},
-            "by_seat": {w: {str(s): rate(self.seat_won[(w, s)], self.seat_games[(w, s)]) | {"games": self.seat_games[(w, s)]}
-                            for s in (1, 2)} for w in warbands},
+            "by_seat": {
+                w: {
+                    str(s): rate(self.seat_won[(w, s)], self.seat_games[(w, s)]) | {"games": self.seat_games[(w, s)]}
+                    for s in (1, 2)
+                }
+                for w in warbands
+            },
             "turns": {"mean": turns_total / n if n else 0.0, "histogram": _hist(self.turns)},
-            "rout_turn": {"games_with_rout": routs, "histogram": _hist({t: c for t, c in self.rout_turn.items() if t is not None}),
-                          "no_rout": self.rout_turn.get(None, 0)},
+            "rout_turn": {
+                "games_with_rout": routs,
+                "histogram": _hist({t: c for t, c in self.rout_turn.items() if t is not None}),
+                "no_rout": self.rout_turn.get(None, 0),
+            },
             "routs": self.rate(routs, lambda r: r.get("rout_turn") is not None),
             "routed": {w: self.rate(self.routed[w], lambda r, w=w: w in (r.get("routed") or [])) for w in warbands},
-            "rout_checks": {"games": rate(checked, n) if self.coverage_known else None,
-                            "mean": sum(k * c for k, c in self.checks.items()) / n if n else 0.0},
+            "rout_checks": {
+                "games": rate(checked, n) if self.coverage_known else None,
+                "mean": sum(k * c for k, c in self.checks.items()) / n if n else 0.0,
+            },
             "ends": dict(sorted(self.ends.items(), key=lambda kv: (-kv[1], kv[0]))),
             "rules_fired": ({r: rate(c, n) for r, c in sorted(self.fired.items())} if self.coverage_known else None),
-            "treasure": {w: {"mean": _mean(self.treasure.get(w, Counter())), "histogram": _hist(self.treasure.get(w, Counter()))}
-                         for w in warbands},
+            "treasure": {
+                w: {"mean": _mean(self.treasure.get(w, Counter())), "histogram": _hist(self.treasure.get(w, Counter()))}
+                for w in warbands
+            },
             "lost": {w: {"mean": self.lost[w] / n if n else 0.0} for w in warbands},
-            "lost_types": {w: {t: {"total": c, "per_game": c / n if n else 0.0}
-                               for t, c in sorted(self.lost_types.get(w, Counter()).items(), key=lambda kv: (-kv[1], kv[0]))}
-                           for w in warbands},
+            "lost_types": {
+                w: {
+                    t: {"total": c, "per_game": c / n if n else 0.0}
+                    for t, c in sorted(self.lost_types.get(w, Counter()).items(), key=lambda kv: (-kv[1], kv[0]))
+                }
+                for w in warbands
+            },
             "illegal": self.illegal,
             "actions_mean": self.actions / n if n else 0.0,
             "seconds_mean": self.seconds / n if n else 0.0,
@@ -338,12 +380,24 @@ def _mean(c: Counter) -> float:
 
 # --- comparisons ----------------------------------------------------------------------------------
 
+
 def p_text(p: float) -> str:
     return f"p = {p:.2g}" if p >= 0.001 else "p < 0.001"
 
 
-def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, unit: str, scale: float = 1.0,
-             untested: str | None = None, digits: int = 1, played: int | None = None) -> str:
+def sentence(
+    label: str,
+    base: str,
+    d: Diff,
+    quantity: str,
+    up: str,
+    down: str,
+    unit: str,
+    scale: float = 1.0,
+    untested: str | None = None,
+    digits: int = 1,
+    played: int | None = None,
+) -> str:
     """One plain sentence on a paired difference: a clear change with its interval and p,
     "no clear difference", "the same in all N paired games", or, when the changed rules
     never came into play (``untested`` says which), that and nothing else. The numbers are
@@ -364,13 +418,17 @@ def sentence(label: str, base: str, d: Diff, quantity: str, up: str, down: str, 
     elif d.moved is not None:
         a, b = d.moved
         counts = f", {a} pair{'' if a == 1 else 's'} up and {b} down"
-    numbers = (f"{shown(d.mean, scale, digits)} {unit} (95% CI {shown(d.low, scale, digits)} to "
-               f"{shown(d.high, scale, digits)}, {p_text(d.p)}{counts})")
+    numbers = (
+        f"{shown(d.mean, scale, digits)} {unit} (95% CI {shown(d.low, scale, digits)} to "
+        f"{shown(d.high, scale, digits)}, {p_text(d.p)}{counts})"
+    )
     if d.clear:
         return f"{label} {up if d.mean > 0 else down}: {numbers} {tail}."
     if d.low == d.high:
-        return (f"{label}: {quantity} {shown(d.mean, scale, digits)} {unit} in every one of the {pairs} with {base}, "
-                f"too few pairs to call it clear ({p_text(d.p)}).")
+        return (
+            f"{label}: {quantity} {shown(d.mean, scale, digits)} {unit} in every one of the {pairs} with {base}, "
+            f"too few pairs to call it clear ({p_text(d.p)})."
+        )
     return f"{label}: no clear difference in {quantity}: {numbers} {tail}."
 
 
@@ -378,27 +436,103 @@ def _quantities(warbands: list[str]) -> list[tuple]:
     """(path, kind, getter, quantity, up, down, unit, scale, digits) of every compared outcome."""
     out = []
     for w in warbands:
-        out.append((("win_rate", w), "yes", lambda r, w=w: r.get("winner") == w, f"the win rate of {w}",
-                    f"raises the win rate of {w}", f"lowers the win rate of {w}", "points", 100.0, 1))
-    out.append((("draws",), "yes", lambda r: bool(r.get("draw")), "the draw rate", "raises the draw rate",
-                "lowers the draw rate", "points", 100.0, 1))
-    out.append((("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns",
-                1.0, 1))
+        out.append(
+            (
+                ("win_rate", w),
+                "yes",
+                lambda r, w=w: r.get("winner") == w,
+                f"the win rate of {w}",
+                f"raises the win rate of {w}",
+                f"lowers the win rate of {w}",
+                "points",
+                100.0,
+                1,
+            )
+        )
+    out.append(
+        (
+            ("draws",),
+            "yes",
+            lambda r: bool(r.get("draw")),
+            "the draw rate",
+            "raises the draw rate",
+            "lowers the draw rate",
+            "points",
+            100.0,
+            1,
+        )
+    )
+    out.append(
+        (("turns",), "count", lambda r: r["turns"], "game length", "lengthens games", "shortens games", "turns", 1.0, 1)
+    )
     for w in warbands:
-        out.append((("treasure", w), "count", lambda r, w=w: (r.get("treasure") or {}).get(w, 0),
-                    f"the tokens held by {w} at the end", f"raises the tokens held by {w} at the end",
-                    f"lowers the tokens held by {w} at the end", "tokens per game", 1.0, 2))
+        out.append(
+            (
+                ("treasure", w),
+                "count",
+                lambda r, w=w: (r.get("treasure") or {}).get(w, 0),
+                f"the tokens held by {w} at the end",
+                f"raises the tokens held by {w} at the end",
+                f"lowers the tokens held by {w} at the end",
+                "tokens per game",
+                1.0,
+                2,
+            )
+        )
     for w in warbands:
-        out.append((("lost", w), "count", lambda r, w=w: (r.get("lost") or {}).get(w, 0), f"the units lost by {w}",
-                    f"raises the units lost by {w}", f"lowers the units lost by {w}", "units per game", 1.0, 2))
-    out.append((("routs",), "yes", lambda r: r.get("rout_turn") is not None, "the rout rate", "raises the rout rate",
-                "lowers the rout rate", "points", 100.0, 1))
+        out.append(
+            (
+                ("lost", w),
+                "count",
+                lambda r, w=w: (r.get("lost") or {}).get(w, 0),
+                f"the units lost by {w}",
+                f"raises the units lost by {w}",
+                f"lowers the units lost by {w}",
+                "units per game",
+                1.0,
+                2,
+            )
+        )
+    out.append(
+        (
+            ("routs",),
+            "yes",
+            lambda r: r.get("rout_turn") is not None,
+            "the rout rate",
+            "raises the rout rate",
+            "lowers the rout rate",
+            "points",
+            100.0,
+            1,
+        )
+    )
     for w in warbands:
-        out.append((("routed", w), "yes", lambda r, w=w: w in (r.get("routed") or []), f"the rout rate of {w}",
-                    f"makes {w} rout more often", f"makes {w} rout less often", "points", 100.0, 1))
-    out.append((("rout_checks",), "count", rout_checks, "the number of the rout rule's decisions (U2: rout checks, morale rolls)",
-                "adds decisions of the rout rule (U2: rout checks, morale rolls)",
-                "removes decisions of the rout rule (U2: rout checks, morale rolls)", "per game", 1.0, 2))
+        out.append(
+            (
+                ("routed", w),
+                "yes",
+                lambda r, w=w: w in (r.get("routed") or []),
+                f"the rout rate of {w}",
+                f"makes {w} rout more often",
+                f"makes {w} rout less often",
+                "points",
+                100.0,
+                1,
+            )
+        )
+    out.append(
+        (
+            ("rout_checks",),
+            "count",
+            rout_checks,
+            "the number of the rout rule's decisions (U2: rout checks, morale rolls)",
+            "adds decisions of the rout rule (U2: rout checks, morale rolls)",
+            "removes decisions of the rout rule (U2: rout checks, morale rolls)",
+            "per game",
+            1.0,
+            2,
+        )
+    )
     return out
 
 
@@ -412,23 +546,39 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
     played = sorted(set(base.pairs) & set(other.pairs))
     b, o = base.pairs, other.pairs
     keys = distinct_keys(played, b, o)
-    out: dict[str, Any] = {"variant": other.label, "against": base.label, "pairs": len(played),
-                           "distinct_pairs": len(keys)}
+    out: dict[str, Any] = {
+        "variant": other.label,
+        "against": base.label,
+        "pairs": len(played),
+        "distinct_pairs": len(keys),
+    }
     known = base.coverage_known and other.coverage_known
     rules = list(other.rules_changed)
     if known:
         out.update(coverage(b, o, played, rules))
     else:
-        out.update({"rules_changed": rules, "fired_pairs": None, "tested": None,
-                    "changed_pairs": sum(1 for k in played if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure")))})
+        out.update(
+            {
+                "rules_changed": rules,
+                "fired_pairs": None,
+                "tested": None,
+                "changed_pairs": sum(
+                    1
+                    for k in played
+                    if any(b[k].get(x) != o[k].get(x) for x in ("winner", "turns", "lost", "treasure"))
+                ),
+            }
+        )
     untested = None
     if out["tested"] is False:
         named = f"the changed rule{'s' if len(rules) > 1 else ''} ({', '.join(rules)})"
         if not rules:
             untested = f"{other.label} changes no rule of {base.label}"
         elif out.get("fired_pairs"):
-            untested = (f"{named} decided things in {out['fired_pairs']} of the {len(played)} paired games, but no "
-                        f"decision would have gone the other way under the other ruleset (decisive in 0 pairs)")
+            untested = (
+                f"{named} decided things in {out['fired_pairs']} of the {len(played)} paired games, but no "
+                f"decision would have gone the other way under the other ruleset (decisive in 0 pairs)"
+            )
         else:
             untested = f"{named} never came into play in any of the {len(played)} paired games"
     out["untested_reason"] = untested
@@ -443,16 +593,35 @@ def compare(base: _Acc, other: _Acc, warbands: list[str]) -> dict[str, Any]:
         if path[0] == "win_rate" and not untested:
             extra["by_end"] = by_end(keys, b, o, path[1])
             said += tie_break_note(extra["by_end"], d.clear)
-        verdict = "untested" if untested else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
-        text = {"mean": shown(d.mean, scale, digits), "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
-                "unit": unit}
-        _put(out, path, {**d.to_dict(), "verdict": verdict, "sentence": said, "robust": d.clear and not untested,
-                         "shown": text, **extra})
+        verdict = (
+            "untested"
+            if untested
+            else ("identical" if d.identical else ("clear" if d.clear else "no clear difference"))
+        )
+        text = {
+            "mean": shown(d.mean, scale, digits),
+            "ci": [shown(d.low, scale, digits), shown(d.high, scale, digits)],
+            "unit": unit,
+        }
+        _put(
+            out,
+            path,
+            {
+                **d.to_dict(),
+                "verdict": verdict,
+                "sentence": said,
+                "robust": d.clear and not untested,
+                "shown": text,
+                **extra,
+            },
+        )
         sentences.append(said)
     out["sentences"] = sentences
     if untested:
-        out["sentences"] = [f"{other.label}: untested against {base.label}: {untested}; its outcomes say nothing "
-                            f"about the rule ({out['changed_pairs']} of {len(played)} paired games differ at all)."]
+        out["sentences"] = [
+            f"{other.label}: untested against {base.label}: {untested}; its outcomes say nothing "
+            f"about the rule ({out['changed_pairs']} of {len(played)} paired games differ at all)."
+        ]
     return out
 
 
@@ -475,8 +644,10 @@ def tie_break_note(ends: dict[str, list[int]], clear: bool = True) -> str:
     flipped = sum(a + b for a, b in ends.values())
     if not flipped or set(ends) != {"turn_limit"}:
         return ""
-    said = (f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
-            "tie-break (treasure held), not by a rout or an elimination")
+    said = (
+        f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
+        "tie-break (treasure held), not by a rout or an elimination"
+    )
     return said + (": the difference comes from the turn limit's tie-break." if clear else ".")
 
 
@@ -485,7 +656,7 @@ def same_games(order: list[_Acc]) -> list[dict[str, Any]]:
     paired games: ``{"variants": [a, b], "same": k, "pairs": n}`` (the first one first)."""
     out = []
     for i, a in enumerate(order):
-        for b in order[i + 1:]:
+        for b in order[i + 1 :]:
             keys = sorted(set(a.pairs) & set(b.pairs))
             same = sum(1 for k in keys if a.pairs[k].get("line") and a.pairs[k].get("line") == b.pairs[k].get("line"))
             if same:
@@ -498,6 +669,7 @@ def difference_paths(warbands: list[str]) -> list[tuple]:
 
 
 # --- the whole run ----------------------------------------------------------------------------------
+
 
 def _accumulate(records: Iterable[dict[str, Any]]) -> tuple[dict, list[str], list[tuple], dict]:
     """Accumulators per pairing and variant, and pooled per variant; the warbands in the
@@ -547,11 +719,13 @@ def summarize(records: Iterable[dict[str, Any]], root: str | None = None, skippe
     for pair in pairings:
         accs = _ordered(per[pair])
         base = next((a for a in accs if a.label == order[0].label), None)
-        summary["by_bots"].append({
-            "bots": list(pair),
-            "variants": [a.summary(warbands) for a in accs],
-            "comparisons": [compare(base, a, warbands) for a in accs if a is not base] if base else [],
-        })
+        summary["by_bots"].append(
+            {
+                "bots": list(pair),
+                "variants": [a.summary(warbands) for a in accs],
+                "comparisons": [compare(base, a, warbands) for a in accs if a is not base] if base else [],
+            }
+        )
     summary["same_games"] = same_games(order)
     mark_robust(summary, difference_paths(warbands))
     summary["gaps"] = find_gaps(records, STALL_TURNS, root)

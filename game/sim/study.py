@@ -32,15 +32,34 @@ from game.engine.scenario import load_scenario
 from game.engine.yamlsrc import describe_value, load_yaml, read_text
 from game.bots import is_bot_name
 from game.sim.match import BOTS, DEFAULT_BOTS, Job
-from game.sim.variants import (ArgProblem, DEFAULT_LABEL, parse_variant, scenario_text, swap_seats,
-                               variant_scenario)
+from game.sim.variants import ArgProblem, DEFAULT_LABEL, parse_variant, scenario_text, swap_seats, variant_scenario
 
-STUDY_KEYS = ("scenario", "games", "variants", "bots", "seed", "swap", "turn_limit", "out", "keep_logs", "name", "description")
+STUDY_KEYS = (
+    "scenario",
+    "games",
+    "variants",
+    "bots",
+    "seed",
+    "swap",
+    "turn_limit",
+    "out",
+    "keep_logs",
+    "name",
+    "description",
+)
 DEFAULT_OUT = "sim-out"
 DEFAULT_GAMES = 100
 #: The parameters the report's header names: what the bots played under.
-UNDER_KEYS = ("turn_limit", "turn_limit_winner", "combat", "injury_table_placeholder", "event_table_placeholder",
-              "neutral_act", "rout_variant", "rout_threshold")
+UNDER_KEYS = (
+    "turn_limit",
+    "turn_limit_winner",
+    "combat",
+    "injury_table_placeholder",
+    "event_table_placeholder",
+    "neutral_act",
+    "rout_variant",
+    "rout_threshold",
+)
 
 
 def is_study(path: str) -> bool:
@@ -49,7 +68,12 @@ def is_study(path: str) -> bool:
         data = load_yaml(read_text(path), path).data
     except LoadError:
         return False
-    return isinstance(data, dict) and "scenario" in data and ("games" in data or "variants" in data) and "warbands" not in data
+    return (
+        isinstance(data, dict)
+        and "scenario" in data
+        and ("games" in data or "variants" in data)
+        and "warbands" not in data
+    )
 
 
 @dataclass
@@ -144,11 +168,12 @@ def load_study(path: str) -> Plan:
 
 # --- the resolved run (what run.json keeps) ---------------------------------------------------
 
+
 @dataclass(frozen=True)
 class VariantRun:
     label: str
     index: int
-    slug: str                 # folder and file name: scenarios/SLUG.yaml, logs/SLUG/
+    slug: str  # folder and file name: scenarios/SLUG.yaml, logs/SLUG/
     turn_limit: int
     #: The rule ids its ruleset changes against the first variant's (game.sim.coverage).
     rules_changed: list = field(default_factory=list)
@@ -167,7 +192,7 @@ class RunSpec:
     games: int
     seed: int
     swap: bool
-    bots: list[tuple[str, str]]         # the pairings
+    bots: list[tuple[str, str]]  # the pairings
     keep_logs: bool
     variants: list[VariantRun]
 
@@ -178,9 +203,15 @@ class RunSpec:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "RunSpec":
-        return cls(scenario=d["scenario"], games=int(d["games"]), seed=int(d["seed"]), swap=bool(d["swap"]),
-                   bots=pairings(d["bots"]), keep_logs=bool(d.get("keep_logs", False)),
-                   variants=[VariantRun(**v) for v in d["variants"]])
+        return cls(
+            scenario=d["scenario"],
+            games=int(d["games"]),
+            seed=int(d["seed"]),
+            swap=bool(d["swap"]),
+            bots=pairings(d["bots"]),
+            keep_logs=bool(d.get("keep_logs", False)),
+            variants=[VariantRun(**v) for v in d["variants"]],
+        )
 
     @property
     def total(self) -> int:
@@ -198,8 +229,7 @@ class RunSpec:
                     for v in self.variants:
                         yield (v.label, self.seed + k, swapped, tuple(pairing))
 
-    def jobs(self, texts: dict[tuple[str, bool], str], path_of: Callable[[str, bool], str],
-             done: set) -> Iterator[Job]:
+    def jobs(self, texts: dict[tuple[str, bool], str], path_of: Callable[[str, bool], str], done: set) -> Iterator[Job]:
         """The games not in ``done``, lazily; ``texts[(slug, swapped)]`` is each variant's
         scenario text and ``path_of(slug, swapped)`` the file it is kept in."""
         for label, seed, swapped, pairing in self.keys():
@@ -209,11 +239,22 @@ class RunSpec:
             bots = (pairing[1], pairing[0]) if swapped else pairing
             index = [tuple(p) for p in self.bots].index(pairing)
             sub = f"{pairing[0]}-vs-{pairing[1]}" if len(self.bots) > 1 else ""
-            yield Job(variant=label, seed=seed, swapped=swapped, bots=bots, turn_limit=v.turn_limit,
-                      scenario=texts[(v.slug, swapped)], scenario_file=path_of(v.slug, swapped), variant_index=v.index,
-                      rules_changed=tuple(v.rules_changed), under=tuple(v.under.items()), pairing=tuple(pairing),
-                      pairing_index=index, log_sub=sub,
-                      params_changed=tuple((k, None if x is None else tuple(x)) for k, x in sorted(v.params_changed.items())))
+            yield Job(
+                variant=label,
+                seed=seed,
+                swapped=swapped,
+                bots=bots,
+                turn_limit=v.turn_limit,
+                scenario=texts[(v.slug, swapped)],
+                scenario_file=path_of(v.slug, swapped),
+                variant_index=v.index,
+                rules_changed=tuple(v.rules_changed),
+                under=tuple(v.under.items()),
+                pairing=tuple(pairing),
+                pairing_index=index,
+                log_sub=sub,
+                params_changed=tuple((k, None if x is None else tuple(x)) for k, x in sorted(v.params_changed.items())),
+            )
 
     def variant(self, label: str) -> VariantRun:
         return next(v for v in self.variants if v.label == label)
@@ -257,8 +298,16 @@ def resolve(plan: Plan) -> tuple[RunSpec, dict[tuple[str, bool], str]]:
     scenario = load_scenario(plan.scenario, playable=True)
     players = sorted({w.player for w in scenario.warbands if w.player > 0})
     if len(players) != 2:
-        raise LoadError([ArgProblem(plan.scenario, 0, f"a simulation plays two sides; this map has {len(players)} "
-                                                      f"players ({', '.join(map(str, players))})")])
+        raise LoadError(
+            [
+                ArgProblem(
+                    plan.scenario,
+                    0,
+                    f"a simulation plays two sides; this map has {len(players)} "
+                    f"players ({', '.join(map(str, players))})",
+                )
+            ]
+        )
     problems: list[Problem] = []
     variants, texts, seen, rulesets = [], {}, {}, []
     where = plan.where if len(plan.where) == len(plan.variants) else [f"--variant {v!r}" for v in plan.variants]
@@ -268,20 +317,37 @@ def resolve(plan: Plan) -> tuple[RunSpec, dict[tuple[str, bool], str]]:
             if variant.label in seen:
                 raise LoadError([ArgProblem(where[i], 0, f"the variant {variant.label!r} is given twice")])
             seen[variant.label] = i
-            data, limit = variant_scenario(scenario, variant, turn_limit=plan.turn_limit, where=where[i],
-                                           relative_to=plan.relative_to)
+            data, limit = variant_scenario(
+                scenario, variant, turn_limit=plan.turn_limit, where=where[i], relative_to=plan.relative_to
+            )
             s = slug(variant.label, i)
             texts[(s, False)] = scenario_text(data, f"{s}.yaml")
             if plan.swap:
                 texts[(s, True)] = scenario_text(swap_seats(data), f"{s}-swapped.yaml")
             rs = load_scenario(f"{s}.yaml", text=texts[(s, False)]).ruleset
             rulesets.append(rs)
-            variants.append(VariantRun(variant.label, i, s, limit, rules_changed(rulesets[0], rs),
-                                       {k: rs.get(k) for k in UNDER_KEYS if k in rs}, params_changed(rulesets[0], rs)))
+            variants.append(
+                VariantRun(
+                    variant.label,
+                    i,
+                    s,
+                    limit,
+                    rules_changed(rulesets[0], rs),
+                    {k: rs.get(k) for k in UNDER_KEYS if k in rs},
+                    params_changed(rulesets[0], rs),
+                )
+            )
         except LoadError as exc:
             problems += exc.problems
     if problems:
         raise LoadError(problems)
-    spec = RunSpec(scenario=os.path.abspath(plan.scenario), games=plan.games, seed=plan.seed, swap=plan.swap,
-                   bots=pairings(plan.bots), keep_logs=plan.keep_logs, variants=variants)
+    spec = RunSpec(
+        scenario=os.path.abspath(plan.scenario),
+        games=plan.games,
+        seed=plan.seed,
+        swap=plan.swap,
+        bots=pairings(plan.bots),
+        keep_logs=plan.keep_logs,
+        variants=variants,
+    )
     return spec, texts

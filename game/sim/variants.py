@@ -49,7 +49,7 @@ class ArgProblem(Problem):
 @dataclass(frozen=True)
 class Variant:
     label: str
-    ruleset: str | None = None                  # a name or path; None: the scenario's own
+    ruleset: str | None = None  # a name or path; None: the scenario's own
     overrides: dict[str, Any] = field(default_factory=dict)
 
 
@@ -93,7 +93,9 @@ def parse_variant(spec: str, where: str | None = None) -> Variant:
             try:
                 value = yaml.safe_load(raw) if raw.strip() else None
             except yaml.YAMLError as exc:
-                problems.append(ArgProblem(where, 0, f"{key}: cannot read the value {raw!r} ({str(exc).splitlines()[0]})"))
+                problems.append(
+                    ArgProblem(where, 0, f"{key}: cannot read the value {raw!r} ({str(exc).splitlines()[0]})")
+                )
                 continue
             if raw.strip() == "":
                 problems.append(ArgProblem(where, 0, f"{key} has no value (write {key}=VALUE)"))
@@ -102,7 +104,9 @@ def parse_variant(spec: str, where: str | None = None) -> Variant:
             else:
                 overrides[key] = value
         elif ruleset is not None:
-            problems.append(ArgProblem(where, 0, f"two rulesets ({ruleset!r} and {item!r}); a variant names at most one"))
+            problems.append(
+                ArgProblem(where, 0, f"two rulesets ({ruleset!r} and {item!r}); a variant names at most one")
+            )
         else:
             ruleset = item
     if problems:
@@ -120,8 +124,9 @@ def _base_ruleset(scenario: Scenario, variant: Variant, where: str, relative_to:
     try:
         rs = load_ruleset(variant.ruleset, relative_to)
     except LoadError as exc:
-        raise LoadError([ArgProblem(where, 0, p.message) if p.message.startswith("unknown ruleset") else p
-                         for p in exc.problems]) from None
+        raise LoadError(
+            [ArgProblem(where, 0, p.message) if p.message.startswith("unknown ruleset") else p for p in exc.problems]
+        ) from None
     bundled = "/" not in variant.ruleset and not variant.ruleset.endswith((".yaml", ".yml"))
     return rs, (variant.ruleset if bundled else rs.to_dict())
 
@@ -136,8 +141,14 @@ def _hint(message: str, base: Ruleset) -> str:
     return message
 
 
-def variant_scenario(scenario: Scenario, variant: Variant, *, turn_limit: int | None = None,
-                     where: str | None = None, relative_to: str | None = None) -> tuple[dict, int]:
+def variant_scenario(
+    scenario: Scenario,
+    variant: Variant,
+    *,
+    turn_limit: int | None = None,
+    where: str | None = None,
+    relative_to: str | None = None,
+) -> tuple[dict, int]:
     """The scenario file data of ``variant`` (rules baked in, seats as in the file) and its
     turn limit. Raises LoadError naming the parameter and the problem."""
     where = where or f"--variant {variant.label!r}"

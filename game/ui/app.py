@@ -31,6 +31,7 @@ DEFAULT_SIZE = (1280, 800)
 MIN_SIZE = (800, 560)
 FPS = 60
 
+
 def _init_display() -> None:
     """Start SDL's video; raise NoDisplay when it found no display and fell back to a
     driver that shows nothing (offscreen) without being asked for it (game/ui/display.py).
@@ -42,7 +43,7 @@ def _init_display() -> None:
         except pygame.error:
             if on_purpose:
                 raise
-            said.append("")   # nothing to show SDL's words about
+            said.append("")  # nothing to show SDL's words about
     failed = not pygame.display.get_init()
     if failed or display.fell_back(pygame.display.get_driver()):
         if not on_purpose:
@@ -198,9 +199,13 @@ class App:
             except Exception:  # noqa: BLE001 - the error is reported already
                 pass
         try:
-            self.open_dialog(MessageDialog(self.ui, "Something went wrong",
-                                           f"{text}\n(while {where})\n\nThe game goes on. "
-                                           f"The details are in {path}"))
+            self.open_dialog(
+                MessageDialog(
+                    self.ui,
+                    "Something went wrong",
+                    f"{text}\n(while {where})\n\nThe game goes on. The details are in {path}",
+                )
+            )
         except Exception:  # noqa: BLE001
             pass
 
@@ -248,8 +253,14 @@ class App:
                 self._prune()
                 return
         modal = self.modal
-        if modal is not None and event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION,
-                                                pygame.KEYDOWN, pygame.MOUSEWHEEL, pygame.TEXTINPUT):
+        if modal is not None and event.type in (
+            pygame.MOUSEBUTTONDOWN,
+            pygame.MOUSEBUTTONUP,
+            pygame.MOUSEMOTION,
+            pygame.KEYDOWN,
+            pygame.MOUSEWHEEL,
+            pygame.TEXTINPUT,
+        ):
             return
         # A click outside an open context menu closes it (and does nothing else).
         menus = [d for d in self.dialogs if not d.modal]

@@ -74,4 +74,3 @@ class Camera:
 
     def copy(self) -> "Camera":
         return Camera(self.scale, self.offset)
-

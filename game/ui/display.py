@@ -34,7 +34,7 @@ def display_problem(environ: Mapping[str, str] | None = None, platform: str | No
     env = os.environ if environ is None else environ
     plat = sys.platform if platform is None else platform
     if env.get("SDL_VIDEODRIVER"):
-        return None   # chosen on purpose: SDL uses it (or fails to, and says so)
+        return None  # chosen on purpose: SDL uses it (or fails to, and says so)
     if plat.startswith(("win", "darwin", "cygwin", "msys")):
         return None
     if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):

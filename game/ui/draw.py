@@ -29,7 +29,9 @@ def get_font(size: int, style: str = "bold") -> pygame.font.Font:
         pygame.font.init()
     font = _fonts.get(key)
     if font is None:
-        name = {"regular": theme.FONT_REGULAR, "bold": theme.FONT_BOLD, "condensed": theme.FONT_CONDENSED}.get(style, theme.FONT_BOLD)
+        name = {"regular": theme.FONT_REGULAR, "bold": theme.FONT_BOLD, "condensed": theme.FONT_CONDENSED}.get(
+            style, theme.FONT_BOLD
+        )
         path = theme.font_path(name)
         try:
             font = pygame.font.Font(path, size)
@@ -39,9 +41,18 @@ def get_font(size: int, style: str = "bold") -> pygame.font.Font:
     return font
 
 
-def text_at(surface: pygame.Surface, text: str, pos: tuple[float, float], size: int, colour: Colour,
-          style: str = "bold", anchor: str = "center", box_colour: Colour | None = None, pad: int = 2,
-          box_edge: Colour | None = None) -> pygame.Rect:
+def text_at(
+    surface: pygame.Surface,
+    text: str,
+    pos: tuple[float, float],
+    size: int,
+    colour: Colour,
+    style: str = "bold",
+    anchor: str = "center",
+    box_colour: Colour | None = None,
+    pad: int = 2,
+    box_edge: Colour | None = None,
+) -> pygame.Rect:
     """Draw text anchored at ``pos`` (a pygame.Rect attribute name), optionally on a box."""
     img = get_font(size, style).render(text, True, colour)
     rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
@@ -52,7 +63,6 @@ def text_at(surface: pygame.Surface, text: str, pos: tuple[float, float], size: 
             pygame.draw.rect(surface, box_edge, b, 1, border_radius=3)
     surface.blit(img, rect)
     return rect
-
 
 
 def _rings(geom) -> list[list[tuple[float, float]]]:
@@ -78,8 +88,15 @@ def geom_lines(geom) -> list[list[tuple[float, float]]]:
     return out
 
 
-def draw_geometry(surface: pygame.Surface, camera: Camera, geom, fill: Colour | None = None, alpha: int = 255,
-                  outline: Colour | None = None, width: int = 1) -> None:
+def draw_geometry(
+    surface: pygame.Surface,
+    camera: Camera,
+    geom,
+    fill: Colour | None = None,
+    alpha: int = 255,
+    outline: Colour | None = None,
+    width: int = 1,
+) -> None:
     """Draw a shapely (multi)polygon or line through the camera, optionally translucent.
 
     For overlays of the play window and editor (reach areas, paths, selections).
@@ -108,7 +125,9 @@ def draw_geometry(surface: pygame.Surface, camera: Camera, geom, fill: Colour | 
             if r.w > 0 and r.h > 0:
                 tmp = pygame.Surface(r.size, pygame.SRCALPHA)
                 for ring in rings:
-                    pygame.draw.polygon(tmp, (*fill, alpha), [(px - r.x, py - r.y) for px, py in camera.points_px(ring)])
+                    pygame.draw.polygon(
+                        tmp, (*fill, alpha), [(px - r.x, py - r.y) for px, py in camera.points_px(ring)]
+                    )
                 surface.blit(tmp, r.topleft)
     if outline is not None:
         for ring in rings:
@@ -176,6 +195,7 @@ def dashed(surface: pygame.Surface, colour, pts, width: int, dash: float = 10.0)
         k = 0.0
         while k < n:
             e = min(n, k + dash)
-            pygame.draw.line(surface, colour, (a[0] + dx * k / n, a[1] + dy * k / n), (a[0] + dx * e / n, a[1] + dy * e / n),
-                             width)
+            pygame.draw.line(
+                surface, colour, (a[0] + dx * k / n, a[1] + dy * k / n), (a[0] + dx * e / n, a[1] + dy * e / n), width
+            )
             k += dash * 2

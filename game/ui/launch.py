@@ -90,11 +90,20 @@ def start(app: App, scenario_path: str, resume: bool = False, ask: bool = True, 
 
     bots = "".join(f", the bot playing player {p} ({n})" for p, n in sorted(info["bots"].items()))
     what = f": {saved.scenario.name or 'a game'}, {actions} action{'' if actions == 1 else 's'}{bots}"
-    app.open_dialog(ChoiceDialog(app.ui, "Resume?", f"An autosaved game in progress on this map was found{what}"
-                                 f"{_autosave_info(path)}.\n"
-                                 f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
-                                 [("Resume the autosave", "resume"), ("New game", "new")], choose,
-                                 closable=False, cancel="new", width=560))
+    app.open_dialog(
+        ChoiceDialog(
+            app.ui,
+            "Resume?",
+            f"An autosaved game in progress on this map was found{what}"
+            f"{_autosave_info(path)}.\n"
+            f"Resume it, or start {os.path.basename(scenario_path)} afresh?",
+            [("Resume the autosave", "resume"), ("New game", "new")],
+            choose,
+            closable=False,
+            cancel="new",
+            width=560,
+        )
+    )
     return scene
 
 
@@ -115,7 +124,9 @@ def _keep_older_autosave(path: str, saved) -> None:
     newer form (its log says what it took and where the copy is)."""
     from game.engine.saves import UPGRADE_NOTE
 
-    if not any(kind == UPGRADE_NOTE for _, _, kind in saved.notes) or "autosave-older-" in " ".join(t for _, t, _ in saved.notes):
+    if not any(kind == UPGRADE_NOTE for _, _, kind in saved.notes) or "autosave-older-" in " ".join(
+        t for _, t, _ in saved.notes
+    ):
         return
     try:
         kept = userdata.copy_aside(path, "autosave-older")
@@ -141,19 +152,28 @@ def _unreadable_autosave(app: App, scenario_path: str, path: str, exc: Exception
         kept = userdata.set_aside_unreadable(path)
     except OSError as err:
         # It cannot be moved: the new game must not write over it, so it is not autosaved.
-        print(f"speedheim: cannot resume the autosave {path}: {why}; it cannot be moved aside ({err}), "
-              f"so this game is not autosaved", file=sys.stderr)
+        print(
+            f"speedheim: cannot resume the autosave {path}: {why}; it cannot be moved aside ({err}), "
+            f"so this game is not autosaved",
+            file=sys.stderr,
+        )
         scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
-        app.message("Autosave unreadable", f"The autosave {path} could not be read:\n{why}\n"
-                    f"It could not be moved aside ({err}), so this game is not autosaved.")
+        app.message(
+            "Autosave unreadable",
+            f"The autosave {path} could not be read:\n{why}\n"
+            f"It could not be moved aside ({err}), so this game is not autosaved.",
+        )
         return scene
     said = f"cannot resume the autosave ({why.splitlines()[0]}); it is kept as {kept}"
     print(f"speedheim: {said}", file=sys.stderr)
     userdata.log_message(said)
     scene = _fresh(app, scenario_path, bot_game)
     scene.note(said, "refusal")
-    app.message("Autosave unreadable", f"The autosave could not be read:\n{why}\n\nNothing of it is lost: "
-                f"it is kept, as it was, in\n{kept}\nA new game starts.")
+    app.message(
+        "Autosave unreadable",
+        f"The autosave could not be read:\n{why}\n\nNothing of it is lost: "
+        f"it is kept, as it was, in\n{kept}\nA new game starts.",
+    )
     return scene
 
 
@@ -187,8 +207,10 @@ def _finished_autosave(app: App, scenario_path: str, path: str, outcome, saved, 
     where = kept or path
     if resume:
         scene = open_play(app, saved, where)
-        scene.note(f"the autosaved game is over ({_ended(outcome)}): opened as it ended, to look at "
-                   f"(undo steps back); it is kept in {where}")
+        scene.note(
+            f"the autosaved game is over ({_ended(outcome)}): opened as it ended, to look at "
+            f"(undo steps back); it is kept in {where}"
+        )
         return scene
     scene = open_play(app, new_game(scenario_path, bot_game=bot_game), scenario_path)
     if kept is not None:
@@ -230,14 +252,14 @@ def play_cli(scenario_path: str, resume: bool = False, bots: tuple[int, ...] = (
     app = App()
     scene = start(app, scenario_path, resume=resume, bot_game=bool(bots))
     if bot_name:
-        scene.bot.chosen = bot_name     # the seats below, a seat handed over later, the hot-seat hint
+        scene.bot.chosen = bot_name  # the seats below, a seat handed over later, the hot-seat hint
     if getattr(scene, "resumed", False):
-        return app.run_to_the_end()     # a resumed game keeps its own seats (its log line says them)
+        return app.run_to_the_end()  # a resumed game keeps its own seats (its log line says them)
     for player in sorted(set(bots)):
         scene.bot.set_seat(player, scene.bot.chosen)
     if bots:
         scene.bot.announce()
     from game.ui.scenes.play.phase_hint import show_turn_card_once
 
-    show_turn_card_once(app, scene)   # the very first game: how to play a turn
+    show_turn_card_once(app, scene)  # the very first game: how to play a turn
     return app.run_to_the_end()

@@ -30,8 +30,15 @@ def scale_bar(surface: pygame.Surface, cam: Camera, at: tuple[float, float], sc:
     every = 1 if s >= 18 else (3 if inches % 3 == 0 else inches)
     for i in range(0, inches + 1, every):
         text_at(surface, str(i), (x + i * s, y + h + 2), 11, theme.INK, "regular", anchor="midtop")
-    text_at(surface, f'scale: {inches}" ({s:.1f} px per inch); grid 1", strong lines every {theme.GRID_EVERY}"',
-          (x + inches * s + 16, y + h / 2), 13, theme.INK_SOFT, "regular", anchor="midleft")
+    text_at(
+        surface,
+        f'scale: {inches}" ({s:.1f} px per inch); grid 1", strong lines every {theme.GRID_EVERY}"',
+        (x + inches * s + 16, y + h / 2),
+        13,
+        theme.INK_SOFT,
+        "regular",
+        anchor="midleft",
+    )
 
 
 class Legend:
@@ -41,8 +48,17 @@ class Legend:
     warband with ``colour`` (a warband id -> its colour) and labels units with ``label``
     (a unit id -> its short label), so the key matches the table it stands beside."""
 
-    def __init__(self, terrain: TerrainLayer, pieces: PiecePainter, colour: Callable[[str], Colour],
-                 label: Callable[[str], str], sc: Scenario, state: GameState, reveal: bool, width: int):
+    def __init__(
+        self,
+        terrain: TerrainLayer,
+        pieces: PiecePainter,
+        colour: Callable[[str], Colour],
+        label: Callable[[str], str],
+        sc: Scenario,
+        state: GameState,
+        reveal: bool,
+        width: int,
+    ):
         self.terrain = terrain
         self.pieces = pieces
         self.colour = colour
@@ -58,7 +74,7 @@ class Legend:
         self.walls = sorted({t.height for t in sc.terrain if t.kind == "wall"})
         kinds = {t.kind for t in sc.terrain}
         self.items: list[tuple[str, str]] = []  # (symbol, text)
-        self.items.append(("ground", "ground (0\")"))
+        self.items.append(("ground", 'ground (0")'))
         if any(h <= free_height for h in self.walls):
             self.items.append(("wall-low", f'low wall (up to {free_height:g}"): stepped over'))
         if any(h > free_height for h in self.walls):
@@ -80,14 +96,22 @@ class Legend:
             self.items.append((f"status-{status}", status))
         self.rosters = []
         for w in sc.warbands:
-            units = [state.units[uid] for uid in sc.unit_order if uid in state.units and state.units[uid].warband == w.id]
+            units = [
+                state.units[uid] for uid in sc.unit_order if uid in state.units and state.units[uid].warband == w.id
+            ]
             units += [u for u in state.units.values() if u.warband == w.id and u.id not in sc.unit_order]
             self.rosters.append((w, units))
         n_units = sum(len(us) for _, us in self.rosters)
         self.unit_row = 19 if n_units <= 30 else 16
         ramp_rows = 1 + (len(heights) + 5) // 6 if heights else 0
-        self.height = (40 + ramp_rows * 42 + 28 + len(self.items) * self.row + 20
-                       + sum(30 + len(us) * self.unit_row for _, us in self.rosters))
+        self.height = (
+            40
+            + ramp_rows * 42
+            + 28
+            + len(self.items) * self.row
+            + 20
+            + sum(30 + len(us) * self.unit_row for _, us in self.rosters)
+        )
 
     def draw(self, surface: pygame.Surface, at: tuple[int, int]) -> None:
         x0, y = at[0], at[1] + 8

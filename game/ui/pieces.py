@@ -52,21 +52,39 @@ class PiecePainter:
                 continue
             cx, cy = camera.to_px(tok.x, tok.y)
             r = max(3.0, tok.r * s)
-            text_at(surface, tok.id, (cx + r * 0.75, cy - r * 0.75), size, theme.INK, "condensed", anchor="bottomleft",
-                  box_colour=(255, 248, 220), box_edge=theme.TOKEN_EDGE, pad=2)
+            text_at(
+                surface,
+                tok.id,
+                (cx + r * 0.75, cy - r * 0.75),
+                size,
+                theme.INK,
+                "condensed",
+                anchor="bottomleft",
+                box_colour=(255, 248, 220),
+                box_edge=theme.TOKEN_EDGE,
+                pad=2,
+            )
 
     def coin(self, surface: pygame.Surface, cx: float, cy: float, r: float, look: str) -> None:
         fill = {"event": theme.TOKEN_EVENT, "plague": theme.TOKEN_PLAGUE}.get(look, theme.TOKEN_GOLD)
         pygame.draw.circle(surface, theme.TOKEN_EDGE, (cx, cy), r + 1)
         pygame.draw.circle(surface, fill, (cx, cy), r)
         if r >= 6:
-            pygame.draw.circle(surface, theme.mix(fill, theme.TOKEN_EDGE, 0.45), (cx, cy), r * 0.68, max(1, round(r * 0.12)))
+            pygame.draw.circle(
+                surface, theme.mix(fill, theme.TOKEN_EDGE, 0.45), (cx, cy), r * 0.68, max(1, round(r * 0.12))
+            )
         if look != "plain" and r >= 7:
             text_at(surface, "E" if look == "event" else "P", (cx, cy), max(8, round(r * 1.0)), (255, 255, 255))
 
-    def draw_units(self, surface: pygame.Surface, camera: Camera, state: GameState,
-                   selected: str | Iterable[str] | None = None, token_labels: bool = True,
-                   skip: Iterable[str] = ()) -> None:
+    def draw_units(
+        self,
+        surface: pygame.Surface,
+        camera: Camera,
+        state: GameState,
+        selected: str | Iterable[str] | None = None,
+        token_labels: bool = True,
+        skip: Iterable[str] = (),
+    ) -> None:
         """Units on the table: true-size bases, labels, status and keyword markers; then
         the token ids (so a unit in contact never hides them). ``skip``: units drawn
         elsewhere (one being animated)."""
@@ -83,8 +101,9 @@ class PiecePainter:
         if token_labels:
             self.draw_token_labels(surface, camera, state)
 
-    def draw_unit(self, surface: pygame.Surface, camera: Camera, unit: Unit, state: GameState,
-                  selected: bool = False) -> None:
+    def draw_unit(
+        self, surface: pygame.Surface, camera: Camera, unit: Unit, state: GameState, selected: bool = False
+    ) -> None:
         """One unit where ``unit`` says (a copy at an animated place)."""
         self._unit(surface, camera, unit, state, selected)
 
@@ -101,7 +120,9 @@ class PiecePainter:
             pygame.draw.circle(surface, theme.SELECT, (cx, cy), r + 4)
         pygame.draw.circle(surface, (12, 12, 12), (cx, cy), r + max(1.0, r * 0.08))
         pygame.draw.circle(surface, colour, (cx, cy), r)
-        pygame.draw.circle(surface, theme.mix(colour, (255, 255, 255), 0.35), (cx, cy), r * 0.82, max(1, round(r * 0.07)))
+        pygame.draw.circle(
+            surface, theme.mix(colour, (255, 255, 255), 0.35), (cx, cy), r * 0.82, max(1, round(r * 0.07))
+        )
         label = self.unit_label(u.id)
         if r >= 6:
             size = max(7, round(r * (0.95 if len(label) <= 2 else 0.72)))

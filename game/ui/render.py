@@ -69,8 +69,15 @@ class BoardPainter:
     :meth:`draw_static`, then :meth:`draw_tokens`, then :meth:`draw_units`.
     """
 
-    def __init__(self, scenario: Scenario, board: Board | None = None, *, show_grid: bool = True,
-                 show_deployment: bool = True, show_heights: bool = True):
+    def __init__(
+        self,
+        scenario: Scenario,
+        board: Board | None = None,
+        *,
+        show_grid: bool = True,
+        show_deployment: bool = True,
+        show_heights: bool = True,
+    ):
         self.scenario = scenario
         self.board = board
         self.show_grid = show_grid
@@ -98,8 +105,16 @@ class BoardPainter:
         #: Walls up to this height are crossed freely (M4): drawn low.
         self.free_height = float(sc.ruleset.free_height)
         pieces = terrain_pieces(sc, self.board)
-        self.terrain = TerrainLayer(sc, pieces, ladder_lines(sc, pieces), self.free_height, self.warband_colour,
-                                    grid=self.show_grid, deployment=self.show_deployment, heights=self.show_heights)
+        self.terrain = TerrainLayer(
+            sc,
+            pieces,
+            ladder_lines(sc, pieces),
+            self.free_height,
+            self.warband_colour,
+            grid=self.show_grid,
+            deployment=self.show_deployment,
+            heights=self.show_heights,
+        )
         self.pieces = PiecePainter(self.board, self.warband_colour, self.unit_label)
         self.labels = unit_labels(sc)
 
@@ -124,8 +139,15 @@ class BoardPainter:
         return label
 
     # --- drawing --------------------------------------------------------------------------
-    def draw(self, surface: pygame.Surface, camera: Camera, state: GameState | None = None, reveal: bool = False,
-             selected: str | Iterable[str] | None = None, hidden_events: bool = True) -> None:
+    def draw(
+        self,
+        surface: pygame.Surface,
+        camera: Camera,
+        state: GameState | None = None,
+        reveal: bool = False,
+        selected: str | Iterable[str] | None = None,
+        hidden_events: bool = True,
+    ) -> None:
         """Paint the table, tokens and units of ``state`` (default: the starting state).
 
         ``reveal`` shows what every token hides (designer view, ``--reveal``); tokens
@@ -153,7 +175,9 @@ class BoardPainter:
         ix, iy = math.floor(ox), math.floor(oy)
         fx, fy = ox - ix, oy - iy
         # Rectangles below are in "table pixels": (0, 0) is the table's top-left corner.
-        full = pygame.Rect(0, 0, math.ceil(self.scenario.width * s + fx) + 1, math.ceil(self.scenario.height * s + fy) + 1)
+        full = pygame.Rect(
+            0, 0, math.ceil(self.scenario.width * s + fx) + 1, math.ceil(self.scenario.height * s + fy) + 1
+        )
         if full.w * full.h <= MAX_LAYER_PIXELS:
             needed = full
         else:
@@ -191,9 +215,25 @@ class BoardPainter:
             if i % every == 0:
                 style = "bold" if major else "regular"
                 if "t" in sides:
-                    text_at(surface, str(i), (x, y0 - 11), size, theme.INK if major else theme.INK_SOFT, style, anchor="midbottom")
+                    text_at(
+                        surface,
+                        str(i),
+                        (x, y0 - 11),
+                        size,
+                        theme.INK if major else theme.INK_SOFT,
+                        style,
+                        anchor="midbottom",
+                    )
                 if "b" in sides:
-                    text_at(surface, str(i), (x, y1 + 11), size, theme.INK if major else theme.INK_SOFT, style, anchor="midtop")
+                    text_at(
+                        surface,
+                        str(i),
+                        (x, y1 + 11),
+                        size,
+                        theme.INK if major else theme.INK_SOFT,
+                        style,
+                        anchor="midtop",
+                    )
         for j in range(int(math.floor(sc.height)) + 1):
             y = y0 + j * s
             major = j % theme.GRID_EVERY == 0
@@ -205,9 +245,25 @@ class BoardPainter:
             if j % every == 0:
                 style = "bold" if major else "regular"
                 if "l" in sides:
-                    text_at(surface, str(j), (x0 - 12, y), size, theme.INK if major else theme.INK_SOFT, style, anchor="midright")
+                    text_at(
+                        surface,
+                        str(j),
+                        (x0 - 12, y),
+                        size,
+                        theme.INK if major else theme.INK_SOFT,
+                        style,
+                        anchor="midright",
+                    )
                 if "r" in sides:
-                    text_at(surface, str(j), (x1 + 12, y), size, theme.INK if major else theme.INK_SOFT, style, anchor="midleft")
+                    text_at(
+                        surface,
+                        str(j),
+                        (x1 + 12, y),
+                        size,
+                        theme.INK if major else theme.INK_SOFT,
+                        style,
+                        anchor="midleft",
+                    )
 
     def draw_trails(self, surface: pygame.Surface, camera: Camera, state: GameState) -> None:
         """The paths units moved this turn (``unit.trail``), light lines in their colour."""
@@ -226,21 +282,38 @@ class BoardPainter:
         """Treasure tokens on the ground (carried ones are drawn on their carrier)."""
         self.pieces.draw_tokens(surface, camera, state, show_hidden)
 
-    def draw_units(self, surface: pygame.Surface, camera: Camera, state: GameState,
-                   selected: str | Iterable[str] | None = None, skip: Iterable[str] = ()) -> None:
+    def draw_units(
+        self,
+        surface: pygame.Surface,
+        camera: Camera,
+        state: GameState,
+        selected: str | Iterable[str] | None = None,
+        skip: Iterable[str] = (),
+    ) -> None:
         """Units on the table (and then the token ids); ``skip``: units drawn elsewhere."""
         self.pieces.draw_units(surface, camera, state, selected, self.token_labels, skip)
 
-    def draw_unit(self, surface: pygame.Surface, camera: Camera, unit, state: GameState, selected: bool = False) -> None:
+    def draw_unit(
+        self, surface: pygame.Surface, camera: Camera, unit, state: GameState, selected: bool = False
+    ) -> None:
         """One unit where ``unit`` says (an animated copy)."""
         self.pieces.draw_unit(surface, camera, unit, state, selected)
 
 
 # --- the PNG render ----------------------------------------------------------------------------------
 
-def render_surface(scenario: Scenario, state: GameState | None = None, reveal: bool = False, width: int | None = None,
-                   board: Board | None = None, painter: BoardPainter | None = None,
-                   trails: bool = True, under_units=None, over_units=None) -> tuple[pygame.Surface, Camera]:
+
+def render_surface(
+    scenario: Scenario,
+    state: GameState | None = None,
+    reveal: bool = False,
+    width: int | None = None,
+    board: Board | None = None,
+    painter: BoardPainter | None = None,
+    trails: bool = True,
+    under_units=None,
+    over_units=None,
+) -> tuple[pygame.Surface, Camera]:
     """The whole picture (title, table with numbered edges, scale bar, legend and roster).
 
     ``trails`` draws the paths moved this turn (after ``--actions``). ``under_units`` and
@@ -264,15 +337,26 @@ def render_surface(scenario: Scenario, state: GameState | None = None, reveal: b
         table_h_px = max_h
     scalebar_h = 46
     body_h = margin + table_h_px + margin + scalebar_h
-    legend = Legend(painter.terrain, painter.pieces, painter.warband_colour, painter.unit_label,
-                    scenario, state, reveal, panel_w - 20)
+    legend = Legend(
+        painter.terrain,
+        painter.pieces,
+        painter.warband_colour,
+        painter.unit_label,
+        scenario,
+        state,
+        reveal,
+        panel_w - 20,
+    )
     height = int(max(title_h + body_h, title_h + legend.height + 20))
     surface = pygame.Surface((width, height))
     surface.fill(theme.PAGE)
     camera = Camera(scale, (margin, title_h + margin))
     # Title and subtitle.
     text_at(surface, scenario.name, (margin - 8, 10), 26, theme.INK, "bold", anchor="topleft")
-    parts = [f'{scenario.width:g}" x {scenario.height:g}" table', f"turn {state.turn}, player {state.player}, {state.phase}"]
+    parts = [
+        f'{scenario.width:g}" x {scenario.height:g}" table',
+        f"turn {state.turn}, player {state.player}, {state.phase}",
+    ]
     if state.step:
         parts[-1] += f" ({state.step})"
     if state.winner:
@@ -296,7 +380,6 @@ def render_surface(scenario: Scenario, state: GameState | None = None, reveal: b
     return surface, camera
 
 
-
 def encode_png(surface: pygame.Surface, level: int = 3) -> bytes:
     """The surface as PNG bytes (RGB, 8 bits). Our own few lines: pygame's encoder uses
     the slowest zlib level, about 4x slower on a table picture for a 15% smaller file."""
@@ -309,7 +392,12 @@ def encode_png(surface: pygame.Surface, level: int = 3) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), level)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
+        + chunk(b"IEND", b"")
+    )
 
 
 def save_png(surface: pygame.Surface, out_path: str) -> None:
@@ -317,8 +405,15 @@ def save_png(surface: pygame.Surface, out_path: str) -> None:
     atomic_write(out_path, encode_png(surface))
 
 
-def render_png(scenario: Scenario, state: GameState | None, out_path: str, reveal: bool = False,
-               width: int | None = None, board: Board | None = None, los: str | None = None) -> tuple[int, int]:
+def render_png(
+    scenario: Scenario,
+    state: GameState | None,
+    out_path: str,
+    reveal: bool = False,
+    width: int | None = None,
+    board: Board | None = None,
+    los: str | None = None,
+) -> tuple[int, int]:
     """Render the table to a PNG file; returns the image size (width, height). ``los``: a
     unit id whose line of sight is drawn (game.ui.sight_layer)."""
     layers = {}
@@ -329,8 +424,6 @@ def render_png(scenario: Scenario, state: GameState | None, out_path: str, revea
     surface, _ = render_surface(scenario, state, reveal=reveal, width=width, board=board, **layers)
     save_png(surface, out_path)
     return surface.get_size()
-
-
 
 
 def _replay(scenario: Scenario, actions_path: str) -> GameState:
@@ -345,15 +438,27 @@ def _replay(scenario: Scenario, actions_path: str) -> GameState:
     game = Game(scenario, dice=dice_for(script), history=False)
     for i, result in game.replay(script.actions):
         if not result.ok:
-            print(f"{actions_path}:{script.lines[i]}: action {i + 1} skipped, illegal {result.rule}: {result.reason}", file=sys.stderr)
+            print(
+                f"{actions_path}:{script.lines[i]}: action {i + 1} skipped, illegal {result.rule}: {result.reason}",
+                file=sys.stderr,
+            )
     return game.state
 
 
-def render_cli(scenario_path: str, out_path: str, actions: str | None = None, reveal: bool = False,
-               width: int | None = None, los: str | None = None) -> int:
+def render_cli(
+    scenario_path: str,
+    out_path: str,
+    actions: str | None = None,
+    reveal: bool = False,
+    width: int | None = None,
+    los: str | None = None,
+) -> int:
     """``speedheim render SCENARIO -o OUT.png [--actions A] [--reveal] [--width N] [--los UNIT]``: 0, or 2."""
     if width is not None and not (MIN_WIDTH <= width <= MAX_WIDTH):
-        print(f"speedheim render: --width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels, not {width}", file=sys.stderr)
+        print(
+            f"speedheim render: --width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels, not {width}",
+            file=sys.stderr,
+        )
         return 2
     try:
         from game.engine.scenario import load_scenario
@@ -368,12 +473,17 @@ def render_cli(scenario_path: str, out_path: str, actions: str | None = None, re
         except LoadError as exc:
             return exc.report()
         except Exception as exc:  # the engine's bug must not become a traceback either
-            print(f"speedheim render: internal error while replaying {actions} ({type(exc).__name__}: {exc}); "
-                  "please report it", file=sys.stderr)
+            print(
+                f"speedheim render: internal error while replaying {actions} ({type(exc).__name__}: {exc}); "
+                "please report it",
+                file=sys.stderr,
+            )
             return 2
     if los is not None and not (los in state.units and state.units[los].on_table):
-        print(f"speedheim render: --los {los!r} is not a unit on the table (units: {', '.join(sorted(state.units)[:12])})",
-              file=sys.stderr)
+        print(
+            f"speedheim render: --los {los!r} is not a unit on the table (units: {', '.join(sorted(state.units)[:12])})",
+            file=sys.stderr,
+        )
         return 2
     directory = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(directory):
@@ -385,8 +495,11 @@ def render_cli(scenario_path: str, out_path: str, actions: str | None = None, re
         print(f"speedheim render: cannot write {out_path}: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug of ours must not become a traceback for the user
-        print(f"speedheim render: internal error while drawing {scenario_path} ({type(exc).__name__}: {exc}); "
-              "please report it", file=sys.stderr)
+        print(
+            f"speedheim render: internal error while drawing {scenario_path} ({type(exc).__name__}: {exc}); "
+            "please report it",
+            file=sys.stderr,
+        )
         return 2
     print(f"{out_path}: {w}x{h} png")
     return 0

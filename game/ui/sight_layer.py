@@ -26,8 +26,9 @@ from game.ui.draw import get_font, text_at
 MARKS = {"visible": (theme.LOS_VISIBLE, "V"), "cover": (theme.LOS_COVER, "C"), "hidden": (theme.LOS_HIDDEN, "H")}
 
 
-def shade_region(surface: pygame.Surface, camera: Camera, region, colour=theme.LOS_SHADE,
-                 alpha: int = theme.LOS_SHADE_ALPHA) -> None:
+def shade_region(
+    surface: pygame.Surface, camera: Camera, region, colour=theme.LOS_SHADE, alpha: int = theme.LOS_SHADE_ALPHA
+) -> None:
     """Fill a shapely (multi)polygon translucently, holes left clear, each pixel once."""
     if region is None or region.is_empty:
         return
@@ -37,7 +38,9 @@ def shade_region(surface: pygame.Surface, camera: Camera, region, colour=theme.L
     minx, miny, maxx, maxy = region.bounds
     x0, y0 = camera.to_px(minx, miny)
     x1, y1 = camera.to_px(maxx, maxy)
-    area = pygame.Rect(math.floor(x0), math.floor(y0), math.ceil(x1 - x0) + 2, math.ceil(y1 - y0) + 2).clip(surface.get_clip())
+    area = pygame.Rect(math.floor(x0), math.floor(y0), math.ceil(x1 - x0) + 2, math.ceil(y1 - y0) + 2).clip(
+        surface.get_clip()
+    )
     if area.w <= 0 or area.h <= 0:
         return
     layer = pygame.Surface(area.size, pygame.SRCALPHA)
@@ -55,8 +58,9 @@ def shade_region(surface: pygame.Surface, camera: Camera, region, colour=theme.L
     surface.blit(layer, area.topleft)
 
 
-def draw_lines(surface: pygame.Surface, camera: Camera, result: SightResult, colour, width: int = 1,
-               alpha: int = 150) -> None:
+def draw_lines(
+    surface: pygame.Surface, camera: Camera, result: SightResult, colour, width: int = 1, alpha: int = 150
+) -> None:
     """The clear sight lines of one answer, seen from above."""
     lines = result.segments[~result.blocked_mask]
     if not len(lines):
@@ -116,8 +120,10 @@ class SightLayer:
         me = self.state.units[self.viewer]
         head = f"Line of sight from {me.name} ({self.viewer})"
         note = "shaded: the ground its eye cannot see"
-        items = [(k, f"{MARKS[k][1]} {word} {counts[k]}") for k, word in
-                 (("visible", "in the open:"), ("cover", "in cover:"), ("hidden", "hidden:"))]
+        items = [
+            (k, f"{MARKS[k][1]} {word} {counts[k]}")
+            for k, word in (("visible", "in the open:"), ("cover", "in cover:"), ("hidden", "hidden:"))
+        ]
         font = get_font(12, "regular")
         row_w = sum(font.size(t)[0] + 28 for _k, t in items)
         width = max(get_font(12, "bold").size(head)[0], font.size(note)[0], row_w) + 16
@@ -136,16 +142,23 @@ class SightLayer:
 
     def _key_place(self, camera: Camera, size: tuple[int, int], area: pygame.Rect | None = None) -> pygame.Rect:
         """Where the key hides the fewest bases, never the viewer (:func:`clear_place`)."""
-        return clear_place(camera, (self.sight.board.width, self.sight.board.height), self.state.units.values(), size,
-                           area, keep=self.state.units[self.viewer])
+        return clear_place(
+            camera,
+            (self.sight.board.width, self.sight.board.height),
+            self.state.units.values(),
+            size,
+            area,
+            keep=self.state.units[self.viewer],
+        )
 
 
 #: Pixels between the places :func:`clear_place` tries down the table's edges.
 PLACE_STEP = 12
 
 
-def clear_place(camera: Camera, table: tuple[float, float], units, size: tuple[int, int],
-                area: pygame.Rect | None = None, keep=None) -> pygame.Rect:
+def clear_place(
+    camera: Camera, table: tuple[float, float], units, size: tuple[int, int], area: pygame.Rect | None = None, keep=None
+) -> pygame.Rect:
     """Where a box of ``size`` pixels over the table hides the fewest bases of ``units``
     (never ``keep``, a unit, nor leaves ``area``): beside the table when the view has room
     there, else a table corner (top left on a tie), else a place along the table's left or
@@ -170,8 +183,9 @@ def clear_place(camera: Camera, table: tuple[float, float], units, size: tuple[i
     def hidden(i_place):
         i, place = i_place
         r = pygame.Rect(round(place[0]), round(place[1]), w, h)
-        mine = keep is not None and r.inflate(2 * camera.length(keep.r) + 16, 2 * camera.length(keep.r) + 16) \
-            .collidepoint(camera.to_px(keep.x, keep.y))
+        mine = keep is not None and r.inflate(
+            2 * camera.length(keep.r) + 16, 2 * camera.length(keep.r) + 16
+        ).collidepoint(camera.to_px(keep.x, keep.y))
         outside = area is not None and not area.contains(r)
         covered = sum(1 for (cx, cy), rad in bases if r.inflate(2 * rad, 2 * rad).collidepoint(cx, cy))
         return (1000 * mine + 100 * outside + covered, i)

@@ -29,7 +29,6 @@ class Piece:
         self.label_room = 0.0
 
 
-
 def terrain_pieces(sc: Scenario, board: Board) -> list[Piece]:
     """The terrain in drawing order (lowest first), each block with its height label's place."""
     pieces: list[Piece] = []
@@ -121,7 +120,9 @@ def unit_labels(scenario: Scenario, state: GameState | None = None) -> dict[str,
         label = abbrev(u.name or u.id)
         taken = used.setdefault(u.warband, set())
         if label in taken:
-            stem = label[:2] if len(label) > 1 and not label[-1].isdigit() else label.rstrip("0123456789")[:1] or label[:1]
+            stem = (
+                label[:2] if len(label) > 1 and not label[-1].isdigit() else label.rstrip("0123456789")[:1] or label[:1]
+            )
             n = 2
             while f"{stem}{n}" in taken:
                 n += 1

@@ -25,9 +25,18 @@ LADDER_HALF_WIDTH = 0.3  # inches
 class TerrainLayer:
     """Paints the static layer of one map (``pieces`` and ``ladders`` from table_shapes)."""
 
-    def __init__(self, scenario: Scenario, pieces: list[Piece], ladders: list, free_height: float,
-                 warband_colour: Callable[[str], Colour], *, grid: bool = True, deployment: bool = True,
-                 heights: bool = True):
+    def __init__(
+        self,
+        scenario: Scenario,
+        pieces: list[Piece],
+        ladders: list,
+        free_height: float,
+        warband_colour: Callable[[str], Colour],
+        *,
+        grid: bool = True,
+        deployment: bool = True,
+        heights: bool = True,
+    ):
         self.scenario = scenario
         self.pieces = pieces
         self.ladders = ladders
@@ -90,14 +99,18 @@ class TerrainLayer:
                     pygame.draw.line(layer, (140, 134, 150), cam.to_px(*line[0]), cam.to_px(*line[1]), 1)
         elif t.kind == "difficult":
             pygame.draw.polygon(layer, theme.DIFFICULT_FILL, pts)
-            self.hatch(layer, cam, p.poly, theme.DIFFICULT_HATCH, spacing_px=max(5.0, s * 0.25), width=max(1, round(s * 0.05)))
+            self.hatch(
+                layer, cam, p.poly, theme.DIFFICULT_HATCH, spacing_px=max(5.0, s * 0.25), width=max(1, round(s * 0.05))
+            )
             pygame.draw.polygon(layer, theme.DIFFICULT_HATCH, pts, 1)
         elif t.kind == "impassable":
             pygame.draw.polygon(layer, theme.IMPASSABLE_FILL, pts)
             self._crosses(layer, cam, p.poly)
             pygame.draw.polygon(layer, (10, 14, 22), pts, max(2, round(s * 0.06)))
 
-    def hatch(self, layer: pygame.Surface, cam: Camera, poly: Polygon, colour: Colour, spacing_px: float, width: int) -> None:
+    def hatch(
+        self, layer: pygame.Surface, cam: Camera, poly: Polygon, colour: Colour, spacing_px: float, width: int
+    ) -> None:
         """Diagonal hatching clipped exactly to the polygon (shapely), for difficult ground."""
         spacing = spacing_px / cam.scale
         minx, miny, maxx, maxy = poly.bounds
@@ -126,8 +139,12 @@ class TerrainLayer:
         for x in xs:
             for y in ys:
                 if shapely.intersects_xy(target, x, y):
-                    pygame.draw.line(layer, theme.IMPASSABLE_MARK, cam.to_px(x - arm, y - arm), cam.to_px(x + arm, y + arm), w)
-                    pygame.draw.line(layer, theme.IMPASSABLE_MARK, cam.to_px(x - arm, y + arm), cam.to_px(x + arm, y - arm), w)
+                    pygame.draw.line(
+                        layer, theme.IMPASSABLE_MARK, cam.to_px(x - arm, y - arm), cam.to_px(x + arm, y + arm), w
+                    )
+                    pygame.draw.line(
+                        layer, theme.IMPASSABLE_MARK, cam.to_px(x - arm, y + arm), cam.to_px(x + arm, y - arm), w
+                    )
 
     def _draw_grid(self, layer: pygame.Surface, cam: Camera) -> None:
         sc = self.scenario
@@ -141,13 +158,17 @@ class TerrainLayer:
             if not (fine or strong):
                 continue
             x = round(x0 + i * s)
-            pygame.draw.line(overlay, theme.GRID_STRONG if strong else theme.GRID_FINE, (x, y0), (x, y1), 2 if strong else 1)
+            pygame.draw.line(
+                overlay, theme.GRID_STRONG if strong else theme.GRID_FINE, (x, y0), (x, y1), 2 if strong else 1
+            )
         for j in range(int(math.floor(sc.height)) + 1):
             strong = j % theme.GRID_EVERY == 0
             if not (fine or strong):
                 continue
             y = round(y0 + j * s)
-            pygame.draw.line(overlay, theme.GRID_STRONG if strong else theme.GRID_FINE, (x0, y), (x1, y), 2 if strong else 1)
+            pygame.draw.line(
+                overlay, theme.GRID_STRONG if strong else theme.GRID_FINE, (x0, y), (x1, y), 2 if strong else 1
+            )
         layer.blit(overlay, (0, 0))
 
     def ladder(self, layer: pygame.Surface, cam: Camera, foot, top) -> None:
@@ -182,10 +203,25 @@ class TerrainLayer:
             text = inches(t.height)
             if t.kind == "block" and p.label_at is not None:
                 colour = theme.height_colour(t.height)
-                text_at(layer, text, cam.to_px(*p.label_at), size, theme.INK, box_colour=theme.mix(colour, (255, 255, 255), 0.55),
-                      box_edge=theme.BLOCK_EDGE)
+                text_at(
+                    layer,
+                    text,
+                    cam.to_px(*p.label_at),
+                    size,
+                    theme.INK,
+                    box_colour=theme.mix(colour, (255, 255, 255), 0.55),
+                    box_edge=theme.BLOCK_EDGE,
+                )
             elif t.kind == "wall":
                 at = wall_label_point(p.poly)
                 high = t.height > self.free_height + 1e-9
-                text_at(layer, text, cam.to_px(*at), max(8, size - 3), (255, 255, 255) if high else theme.INK,
-                      box_colour=theme.WALL_HIGH if high else (240, 226, 210), box_edge=theme.WALL_EDGE, pad=2)
+                text_at(
+                    layer,
+                    text,
+                    cam.to_px(*at),
+                    max(8, size - 3),
+                    (255, 255, 255) if high else theme.INK,
+                    box_colour=theme.WALL_HIGH if high else (240, 226, 210),
+                    box_edge=theme.WALL_EDGE,
+                    pad=2,
+                )

@@ -115,24 +115,38 @@ UI_THEME: dict = {
     "defaults": {
         "font": {"name": "noto_sans", "size": "13"},
         "colours": {
-            "normal_bg": _hex(BUTTON), "hovered_bg": _hex(BUTTON_HOVER), "active_bg": "#2f2923",
-            "normal_text": _hex(BUTTON_TEXT), "hovered_text": "#ffffff", "disabled_bg": "#8d857a",
-            "disabled_text": "#d0cac0", "dark_bg": "#2a2520", "normal_border": "#1e1a16",
+            "normal_bg": _hex(BUTTON),
+            "hovered_bg": _hex(BUTTON_HOVER),
+            "active_bg": "#2f2923",
+            "normal_text": _hex(BUTTON_TEXT),
+            "hovered_text": "#ffffff",
+            "disabled_bg": "#8d857a",
+            "disabled_text": "#d0cac0",
+            "dark_bg": "#2a2520",
+            "normal_border": "#1e1a16",
             "selected_bg": "#7a5a20",
         },
     },
-    "text_box": {"colours": {"dark_bg": "#fbf8f1", "normal_text": _hex(INK), "normal_border": "#b5a890"},
-                 "font": {"name": "noto_sans", "size": "14"}},
-    "text_entry_line": {"colours": {"dark_bg": "#fbf8f1", "normal_text": _hex(INK), "selected_bg": "#c8a860",
-                                    "normal_border": "#8a7e6a", "text_cursor": _hex(INK)}},
+    "text_box": {
+        "colours": {"dark_bg": "#fbf8f1", "normal_text": _hex(INK), "normal_border": "#b5a890"},
+        "font": {"name": "noto_sans", "size": "14"},
+    },
+    "text_entry_line": {
+        "colours": {
+            "dark_bg": "#fbf8f1",
+            "normal_text": _hex(INK),
+            "selected_bg": "#c8a860",
+            "normal_border": "#8a7e6a",
+            "text_cursor": _hex(INK),
+        }
+    },
     "window": {"colours": {"dark_bg": _hex(PANEL_BG)}},
     "window.#title_bar": {"colours": {"normal_bg": _hex(BUTTON), "normal_text": _hex(BUTTON_TEXT)}},
     "panel": {"colours": {"dark_bg": _hex(PANEL_BG), "normal_border": _hex(BUTTON)}},
     "label": {"colours": {"normal_text": _hex(INK), "dark_bg": "#00000000"}},
     "#banner_end": {"colours": {"normal_bg": "#2c6e3a", "hovered_bg": "#3b8d4c"}},
     #: The button Enter presses in a dialog.
-    "#default_button": {"colours": {"normal_bg": _hex(BUTTON_ON), "hovered_bg": "#c48a34",
-                                    "normal_border": "#2a2520"}},
+    "#default_button": {"colours": {"normal_bg": _hex(BUTTON_ON), "hovered_bg": "#c48a34", "normal_border": "#2a2520"}},
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -27,7 +27,7 @@ from typing import Any
 from game.engine.files import atomic_write as atomic_write_text  # temporary file, then rename
 
 APP = "speedheim-table"
-AUTOSAVE = "autosave.yaml"   # the single autosave of earlier versions
+AUTOSAVE = "autosave.yaml"  # the single autosave of earlier versions
 AUTOSAVES = "autosaves"
 SETTINGS = "settings.json"
 CRASHLOG = "errors.log"
@@ -144,8 +144,8 @@ class _Autosaver:
         self.pending: tuple[str, dict] | None = None
         self.busy = False
         self.thread: threading.Thread | None = None
-        self.errors: list[str] = []   # failed writes not yet told (autosave_news)
-        self.written = False          # a write succeeded since the last autosave_news
+        self.errors: list[str] = []  # failed writes not yet told (autosave_news)
+        self.written = False  # a write succeeded since the last autosave_news
 
     def submit(self, path: str, data: dict) -> None:
         with self.cv:

@@ -55,6 +55,7 @@ def budget_steps(budget_ms: float) -> int:
     """Decisions a search may play in rollouts within ``budget_ms`` of one player-turn."""
     return max(MIN_STEPS, int((budget_ms - OVERHEAD_MS) / STEP_MS))
 
+
 _BUDGET = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$")
 
 
@@ -107,8 +108,14 @@ class PlannerBot:
         if why:
             d = Decision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         elif self._search is not None and d.unit:
-            d = Decision(d.action, f"{d.reason} (the utility choice; plan {self._search.best.value:+.1f})",
-                         unit=d.unit, path=d.path, score=d.score, extra=d.extra)
+            d = Decision(
+                d.action,
+                f"{d.reason} (the utility choice; plan {self._search.best.value:+.1f})",
+                unit=d.unit,
+                path=d.path,
+                score=d.score,
+                extra=d.extra,
+            )
         return d
 
     def search(self, view) -> Search | None:
@@ -131,8 +138,11 @@ class PlannerBot:
         """What the search weighed for ``plan``: the score, the clock, the samples."""
         base = s.baseline
         names = s.names
-        what = goal.text(names) if goal is not None else (
-            "; ".join(g.text(names) for g in plan.plan.values()) or "the utility bot's choice")
+        what = (
+            goal.text(names)
+            if goal is not None
+            else ("; ".join(g.text(names) for g in plan.plan.values()) or "the utility bot's choice")
+        )
         n = len(plan.values)
         left = s.now.turns_left
         clock = f"{left} turn{'s' if left != 1 else ''} left" if left < 99 else "no turn limit"
@@ -148,12 +158,18 @@ class PlannerBot:
         ahead = plan.count(lambda v: v.held[0] > v.held[1])
         lose = plan.count(lambda v: v.lost[0] > s.now.lost[0])
         if plan.plan and base.values:
-            parts.append(f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
-                         f"{_count(n, 'sample')} each, {s.rollouts} rollouts, {s.screens} screened)")
+            parts.append(
+                f"{plan.mean - base.mean:+.1f} points over the utility plan ({plan.mean:+.1f} vs {base.mean:+.1f}, "
+                f"{_count(n, 'sample')} each, {s.rollouts} rollouts, {s.screens} screened)"
+            )
         else:
-            parts.append(f"worth {plan.mean:+.1f} ({_count(n, 'sample')}; {len(s.scored) - 1} changes tried, none better)")
-        parts.append(f"holds more tokens in {gain} of {_count(n, 'sample')}, ahead on treasure in {ahead}, "
-                     f"loses a unit in {lose}")
+            parts.append(
+                f"worth {plan.mean:+.1f} ({_count(n, 'sample')}; {len(s.scored) - 1} changes tried, none better)"
+            )
+        parts.append(
+            f"holds more tokens in {gain} of {_count(n, 'sample')}, ahead on treasure in {ahead}, "
+            f"loses a unit in {lose}"
+        )
         return "; ".join(parts)
 
     # --- advise: the top K first actions ---------------------------------------------------------
@@ -177,7 +193,7 @@ class PlannerBot:
             for plan in [s.baseline] + near[:ADVISE_PLANS]:
                 if len(plan.values) < self.samples:
                     s.searcher.score(plan.plan, into=plan)
-            s.rollouts = s.searcher.used    # the reasons count these rollouts too
+            s.rollouts = s.searcher.used  # the reasons count these rollouts too
         ranked = sorted(s.scored, key=lambda p: (len(p.values) < self.samples, -p.value, len(p.plan), p.key()))
         out: list[Decision] = []
         seen = set()
@@ -209,7 +225,11 @@ class PlannerBot:
         game = view.sandbox(0)
         start = (game.state.turn, game.state.player)
         for _ in range(8):
-            if game.is_over() or (game.state.turn, game.state.player) != start or game.why_illegal(d.action) is not None:
+            if (
+                game.is_over()
+                or (game.state.turn, game.state.player) != start
+                or game.why_illegal(d.action) is not None
+            ):
                 return None
             game.apply(d.action)
             if game.is_over() or (game.state.turn, game.state.player) != start:
@@ -232,4 +252,14 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-__all__ = ["DEFAULT_BUDGET_MS", "budget_steps", "Goal", "GoalPolicy", "PlannerBot", "Value", "evaluate", "make_planner", "parse_budget"]
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "budget_steps",
+    "Goal",
+    "GoalPolicy",
+    "PlannerBot",
+    "Value",
+    "evaluate",
+    "make_planner",
+    "parse_budget",
+]

@@ -85,11 +85,11 @@ class Value:
 
     total: float
     terms: dict[str, float] = field(default_factory=dict)
-    held: tuple[int, int] = (0, 0)        # tokens held (this side, the others)
-    lost: tuple[int, int] = (0, 0)        # units lost (this side, the others)
+    held: tuple[int, int] = (0, 0)  # tokens held (this side, the others)
+    lost: tuple[int, int] = (0, 0)  # units lost (this side, the others)
     turns_left: int = 0
     over: bool = False
-    won: bool | None = None               # True won, False lost, None draw / not over
+    won: bool | None = None  # True won, False lost, None draw / not over
 
     def text(self) -> str:
         parts = [f"{k} {v:+.1f}" for k, v in sorted(self.terms.items(), key=lambda kv: -abs(kv[1])) if abs(v) >= 0.05]
@@ -170,7 +170,7 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
     Neutrals' own units are left out."""
     st = game.state
     cur = st.player
-    views: dict[int, object] = {}   # the attacking side's view, for the odds
+    views: dict[int, object] = {}  # the attacking side's view, for the odds
     total = 0.0
     for u in st.units.values():
         if not u.active or not u.engaged_with or u.warband == game.neutral_id:
@@ -275,7 +275,7 @@ def _race(game, side: str, left: int) -> float:
     me_next = cur == me
     off_me, off_them = (0, 1) if me_next else (1, 0)
 
-    order = turnorder.order(ctx)   # this game turn's order (O1): player 1 first by default
+    order = turnorder.order(ctx)  # this game turn's order (O1): player 1 first by default
 
     def turns_of(p: int) -> int:
         return left + 1 if cur in order and p in order and order.index(p) >= order.index(cur) else left
@@ -283,18 +283,18 @@ def _race(game, side: str, left: int) -> float:
     my_turns = turns_of(me)
     their_turns = turns_of(3 - me)
     active = [u for u in st.units.values() if u.active]
-    discs = {u.id: board.disc(u) for u in active}   # each base's place and height, once
-    run_denier = game.mover.run_denier   # M2, the engine's
+    discs = {u.id: board.disc(u) for u in active}  # each base's place and height, once
+    run_denier = game.mover.run_denier  # M2, the engine's
 
-    movers = []   # (unit, mine, Run inches or 0, the first turn's inches, may pick up, height)
+    movers = []  # (unit, mine, Run inches or 0, the first turn's inches, may pick up, height)
     for u in active:
         status = next_status(u.status)
         run = first = 0.0
         if not u.engaged_with and status != "stunned":
             slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
             walk = float(u.stats.get("move", 0)) * slow
-            run = walk if u.carrying else walk * mult   # a carrier may not Run (U6)
-            first = walk if run_denier(st, u, discs) else run   # M2 takes the next Run away
+            run = walk if u.carrying else walk * mult  # a carrier may not Run (U6)
+            first = walk if run_denier(st, u, discs) else run  # M2 takes the next Run away
         picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
         movers.append((u, u.warband == side, run, first, picker, discs[u.id].z))
     total = 0.0
@@ -303,17 +303,17 @@ def _race(game, side: str, left: int) -> float:
             continue
         td = board.disc(tok)
         tz = td.z
-        pick = {True: math.inf, False: math.inf}    # turns until a picker touches it
-        runs = {True: math.inf, False: math.inf}    # the same in Runs, unrounded (the decay)
-        deny = {True: math.inf, False: math.inf}    # turns until a unit of that side denies it
-        firm = {True: 0.0, False: 0.0}              # how firmly the one there now holds it
+        pick = {True: math.inf, False: math.inf}  # turns until a picker touches it
+        runs = {True: math.inf, False: math.inf}  # the same in Runs, unrounded (the decay)
+        deny = {True: math.inf, False: math.inf}  # turns until a unit of that side denies it
+        firm = {True: 0.0, False: 0.0}  # how firmly the one there now holds it
         for u, mine, run, first, picker, uz in movers:
             dz = abs(tz - uz)
             climb = dz if dz > free_h else 0.0
             g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r)
             if u.warband == neutral:
                 if board.distance(discs[u.id], td) <= lim + 1e-9:
-                    deny[True] = deny[False] = 0   # the Neutrals deny both sides (U6)
+                    deny[True] = deny[False] = 0  # the Neutrals deny both sides (U6)
                     firm[True] = firm[False] = max(firm[True], firm[False], _firm(st, u))
                 continue
             if board.distance(discs[u.id], td) <= lim + 1e-9:
@@ -341,10 +341,20 @@ def _race(game, side: str, left: int) -> float:
         t_theirs = 2 * b + 1 + off_them if theirs_in else math.inf
         if mine_in and t_mine <= t_theirs:
             arrive = 2 * deny[False] - 1 + off_them
-            total += RACE * TOKEN * RACE_DECAY ** runs[True] * _kept(arrive, t_mine, firm[False] if deny[False] == 0 else 0.0)
+            total += (
+                RACE
+                * TOKEN
+                * RACE_DECAY ** runs[True]
+                * _kept(arrive, t_mine, firm[False] if deny[False] == 0 else 0.0)
+            )
         elif theirs_in:
             arrive = 2 * deny[True] - 1 + off_me
-            total -= RACE * TOKEN * RACE_DECAY ** runs[False] * _kept(arrive, t_theirs, firm[True] if deny[True] == 0 else 0.0)
+            total -= (
+                RACE
+                * TOKEN
+                * RACE_DECAY ** runs[False]
+                * _kept(arrive, t_theirs, firm[True] if deny[True] == 0 else 0.0)
+            )
     return total
 
 

@@ -37,12 +37,12 @@ BACKOFF = (1.0, 0.92, 0.8, 0.6, 0.4)
 
 @dataclass(frozen=True)
 class Goal:
-    kind: str            # one of KINDS
+    kind: str  # one of KINDS
     unit: str
     target: str | None = None
 
     def text(self, names: dict[str, str] | None = None) -> str:
-        n = (lambda i: (names or {}).get(i, i))
+        n = lambda i: (names or {}).get(i, i)
         if self.kind == "fall_back":
             return f"{n(self.unit)} falls back"
         if self.kind in ("cover", "hold"):
@@ -55,8 +55,7 @@ class Goal:
 
 def can_act(u) -> bool:
     """May ``u`` still move or Engage this turn (the utility bot's own filter)?"""
-    return u.active and not u.engaged_with and not u.moved and u.used <= 0 and not u.engage_attempted \
-        and not u.reloaded
+    return u.active and not u.engaged_with and not u.moved and u.used <= 0 and not u.engage_attempted and not u.reloaded
 
 
 class GoalPolicy:
@@ -100,8 +99,16 @@ class GoalPolicy:
         d = self.goal_engage(sense)
         if d is not None:
             return d
-        free = [u for u in sense.mine if u.id not in self.plan and not u.engage_attempted and not u.moved
-                and u.used <= 0 and u.status not in ("stunned", "dazed") and not u.engaged_with]
+        free = [
+            u
+            for u in sense.mine
+            if u.id not in self.plan
+            and not u.engage_attempted
+            and not u.moved
+            and u.used <= 0
+            and u.status not in ("stunned", "dazed")
+            and not u.engaged_with
+        ]
         return self.base._best_engage(sense, free, opportunity=True)
 
     def goal_engage(self, sense: Sense) -> Decision | None:
@@ -169,21 +176,22 @@ class GoalPolicy:
         if tok is not None:
             if tok.carried_by:
                 return None
-            ring = u.r + tok.r + (sense.contact * 0.4 if goal.kind == "take"
-                                  else float(rs.treasure_denial_range) * 0.5)
+            ring = u.r + tok.r + (sense.contact * 0.4 if goal.kind == "take" else float(rs.treasure_denial_range) * 0.5)
             why = f"towards {tok.id} ({goal.kind})"
-            return route_move(sense, u, (tok.x, tok.y), ring, why) or \
-                move_towards(sense, u, _towards(tok.x, tok.y, u.x, u.y, ring), why)
+            return route_move(sense, u, (tok.x, tok.y), ring, why) or move_towards(
+                sense, u, _towards(tok.x, tok.y, u.x, u.y, ring), why
+            )
         if target is not None and target.active and goal.kind == "mark":
             lim = float(rs.run_denial_range)
             ring = u.r + target.r + max(0.0, lim - min(MARK_INSIDE, lim / 4))
             point = _towards(target.x, target.y, u.x, u.y, ring)
-            return move_towards(sense, u, point, f"within {lim:g}\" of {sense.name(target.id)} to deny its Run")
+            return move_towards(sense, u, point, f'within {lim:g}" of {sense.name(target.id)} to deny its Run')
         if target is not None and target.active:
             ring = u.r + target.r + (0.4 if goal.kind == "engage" else 1.0)
             why = f"{'closing on' if goal.kind == 'engage' else 'escorting'} {sense.name(target.id)}"
-            return route_move(sense, u, (target.x, target.y), ring, why) or \
-                move_towards(sense, u, _towards(target.x, target.y, u.x, u.y, ring), why)
+            return route_move(sense, u, (target.x, target.y), ring, why) or move_towards(
+                sense, u, _towards(target.x, target.y, u.x, u.y, ring), why
+            )
         return None
 
 
@@ -222,7 +230,7 @@ def move_towards(sense: Sense, u, point: tuple[float, float], why: str) -> Decis
     best = options[0]
     walk = next((o for o in options if o[1] == "move"), None)
     if walk is not None and walk[0] <= best[0] + 0.5:
-        best = walk   # a Run gains little: walk (and keep the shot)
+        best = walk  # a Run gains little: walk (and keep the shot)
     dist, kind, q = best
     if here - dist < 0.25:
         return None
@@ -264,7 +272,7 @@ class ReplayPolicy:
                 d = self.script[self.at]
                 kind = next(iter(d.action))
                 if d.unit in self.goals.plan and kind in GOAL_KINDS:
-                    self.at += 1   # the goal's unit moves by its goal (below)
+                    self.at += 1  # the goal's unit moves by its goal (below)
                     continue
                 if d.unit is None and kind in ("end_phase", "end_step") and phase in ("engage", "move"):
                     # The goal units that have not acted in this phase act before it ends.
@@ -277,7 +285,7 @@ class ReplayPolicy:
                     return d
                 self.at += 1
                 if d.unit is not None:
-                    break      # that unit decides afresh
+                    break  # that unit decides afresh
         return self.goals.choose(view)
 
     def _goal(self, view) -> Decision | None:

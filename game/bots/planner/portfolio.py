@@ -70,8 +70,8 @@ class Scored:
     """A plan and what its samples gave."""
 
     plan: dict[str, Goal]
-    values: list[Value] = field(default_factory=list)    # whole rollouts (turn and reply)
-    screen: Value | None = None                           # the screening (own turn only)
+    values: list[Value] = field(default_factory=list)  # whole rollouts (turn and reply)
+    screen: Value | None = None  # the screening (own turn only)
 
     @property
     def mean(self) -> float:
@@ -99,13 +99,13 @@ class Search:
     side: str
     player: int
     now: Value
-    scored: list[Scored]            # best first
+    scored: list[Scored]  # best first
     rollouts: int
     candidates: int
     names: dict[str, str] = field(default_factory=dict)
     screens: int = 0
     searcher: "Searcher | None" = field(default=None, repr=False, compare=False)
-    chosen: Scored | None = None    # the plan played (see :meth:`Searcher.choose`)
+    chosen: Scored | None = None  # the plan played (see :meth:`Searcher.choose`)
 
     @property
     def best(self) -> Scored:
@@ -139,8 +139,16 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
             if turns > 3 or turns > turn_left + 1:
                 continue
             theirs = [e for e in sense.enemies if e.warband != sense.neutral and sense.can_pick_up(e)]
-            their_turns = min((math.ceil(max(0.0, gap(e.x, e.y, e.r, tok) - sense.contact)
-                                         / max(0.1, float(e.stats.get("move", 0)) * mult)) for e in theirs), default=99)
+            their_turns = min(
+                (
+                    math.ceil(
+                        max(0.0, gap(e.x, e.y, e.r, tok) - sense.contact)
+                        / max(0.1, float(e.stats.get("move", 0)) * mult)
+                    )
+                    for e in theirs
+                ),
+                default=99,
+            )
             if picker:
                 mine.append((3.0 - turns + (1.0 if their_turns <= turns + 1 else 0.0), Goal("take", u.id, tok.id)))
             if their_turns <= 3:
@@ -151,7 +159,7 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
             g = gap(u.x, u.y, u.r, e)
             juicy = (3.0 if e.carrying else 0.0) + (1.5 if e.status in ("stunned", "dazed") else 0.0)
             if any(gap(e.x, e.y, e.r, tok) <= lim for tok in sense.free_tokens):
-                juicy += 2.0 + urgent   # it denies a token: only a fight frees it
+                juicy += 2.0 + urgent  # it denies a token: only a fight frees it
             if engage_now and reach > 0 and g <= reach + 0.1:
                 # Asked of the rules (the path search of E1) before a rollout is spent on it.
                 if sense.view.why_illegal({"engage": {"unit": u.id, "target": e.id}}) is None:
@@ -213,18 +221,17 @@ def _behind(sense: Sense) -> bool:
 class Searcher:
     """Runs the search for one decision point (see the module's docstring)."""
 
-    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply,
-                 budget_steps: int, samples: int):
+    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply, budget_steps: int, samples: int):
         self.view, self.side = view, side
         self.base, self.cautious, self.reply = base, cautious, reply
         self.budget, self.samples = budget_steps, samples
-        self.used = 0          # rollouts played
-        self.steps = 0         # decisions played in them (the budget's unit)
+        self.used = 0  # rollouts played
+        self.steps = 0  # decisions played in them (the budget's unit)
         self.player = view.player
         self.key = f"{view.seed}:{view.state.turn}:{view.state.player}:{len(view.log)}"
         self.mover = None
-        self.screens = 0       # screenings played
-        self.script = None     # the utility plan's own turn, as screened
+        self.screens = 0  # screenings played
+        self.script = None  # the utility plan's own turn, as screened
         self.first_screen = 0.0
         self.screen_steps = 0  # decisions played in them
 
@@ -237,8 +244,15 @@ class Searcher:
         game = self.view.sandbox(sample_seed(self.key, 0))
         if not plan or self.script is None:
             record: list = []
-            r = rollout(game, self.player, self.side, GoalPolicy(s.plan, self.base, self.cautious), self.reply,
-                        with_reply=False, record=record)
+            r = rollout(
+                game,
+                self.player,
+                self.side,
+                GoalPolicy(s.plan, self.base, self.cautious),
+                self.reply,
+                with_reply=False,
+                record=record,
+            )
             cost = float(r.steps)
             if not plan:
                 self.script = record
@@ -293,7 +307,7 @@ class Searcher:
         self.first_screen = self.screen_steps
         done = {base.key(): base}
         singles: list[Scored] = []
-        gains = 0      # singles that gain: with two or more, room is kept to climb
+        gains = 0  # singles that gain: with two or more, room is kept to climb
         for _, goal in cands:
             if not self.affords(0, 1 + min(CLIMB_ROOM, gains if gains > 1 else 0), SCREEN_SHARE):
                 break
@@ -314,7 +328,7 @@ class Searcher:
         for s in good[1:]:
             if not self.affords(0, 1, SCREEN_SHARE):
                 break
-            (unit, goal), = s.plan.items()
+            ((unit, goal),) = s.plan.items()
             if unit in climb.plan:
                 continue
             trial = self.screen({**climb.plan, unit: goal})
@@ -339,14 +353,23 @@ class Searcher:
             else:
                 chosen = max([base] + finalists, key=lambda s: s.screened)
         # Best first: the plans with every sample by their mean, then those only screened.
-        scored = sorted(done.values(), key=lambda s: (len(s.values) < self.samples and s is not chosen,
-                                                      -(s.mean if s.values else s.screened), len(s.plan), s.key()))
+        scored = sorted(
+            done.values(),
+            key=lambda s: (
+                len(s.values) < self.samples and s is not chosen,
+                -(s.mean if s.values else s.screened),
+                len(s.plan),
+                s.key(),
+            ),
+        )
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
-        return Search(self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self,
-                      chosen=chosen)
+        return Search(
+            self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self, chosen=chosen
+        )
 
-    def finalists(self, base: Scored, singles: list[Scored], climb: Scored | None,
-                  lots: dict[tuple, float]) -> list[Scored]:
+    def finalists(
+        self, base: Scored, singles: list[Scored], climb: Scored | None, lots: dict[tuple, float]
+    ) -> list[Scored]:
         """The changes that get whole rollouts: the best :data:`FINALISTS` screenings
         (the climb's first) within :data:`SCREEN_MARGIN` of the best screening, the
         utility plan's included. The screening values the opponent's threats
@@ -355,8 +378,9 @@ class Searcher:
         seeded draw ``lots`` (points added to each screening, ``View.rng``): with several
         near-equal changes (a fast unit that may deny any of six tokens) different seeds
         play different ones out."""
-        pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) \
-            + sorted(singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
+        pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) + sorted(
+            singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key())
+        )
         top = max([base.screened] + [s.screened for s in pool])
         return [s for s in pool if s.screened >= top - SCREEN_MARGIN][:FINALISTS]
 

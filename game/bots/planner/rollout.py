@@ -35,8 +35,7 @@ def sample_seed(base: str, i: int) -> int:
     return zlib.crc32(f"{base}:{i}".encode())
 
 
-def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True,
-            record: list | None = None) -> Sample:
+def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True, record: list | None = None) -> Sample:
     """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
     for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that.
     The turn is ``(game turn, player)`` as the flow moves it, so the order is the real one
@@ -64,8 +63,8 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
         if bot is None:
             break
         if mine_done and who == player:
-            bot = reply   # our own pending decisions in their turn: the cheap policy
-        ask = getattr(bot, "choose_game", None)   # a reply that reads the sandbox itself
+            bot = reply  # our own pending decisions in their turn: the cheap policy
+        ask = getattr(bot, "choose_game", None)  # a reply that reads the sandbox itself
         d = ask(game, who) if ask is not None else bot.choose(view_of(game, who))
         steps += 1
         if record is not None and not mine_done and who == player:

@@ -33,11 +33,21 @@ def threats(game, side: str, unit_points: float, win_points: float, kill) -> flo
     neutral = game.neutral_id
     cur = st.player
     contact = float(rs.contact_tolerance)
-    upkeep = st.phase == "upkeep"     # a rollout may stop before the mover's upkeep (U5)
-    attackers = [u for u in st.units.values() if u.active and u.on_table and not u.engaged_with
-                 and u.warband != neutral and game.warband_player(u.warband) == cur]
-    targets = [u for u in st.units.values() if u.active and u.on_table and u.warband != neutral
-               and game.warband_player(u.warband) != cur]
+    upkeep = st.phase == "upkeep"  # a rollout may stop before the mover's upkeep (U5)
+    attackers = [
+        u
+        for u in st.units.values()
+        if u.active
+        and u.on_table
+        and not u.engaged_with
+        and u.warband != neutral
+        and game.warband_player(u.warband) == cur
+    ]
+    targets = [
+        u
+        for u in st.units.values()
+        if u.active and u.on_table and u.warband != neutral and game.warband_player(u.warband) != cur
+    ]
     if not attackers or not targets:
         return 0.0
     view = None
@@ -68,8 +78,14 @@ def threats(game, side: str, unit_points: float, win_points: float, kill) -> flo
 def _held_from(game, wid: str) -> int:
     """Tokens held by the other warbands' units on the table (U2's count)."""
     st = game.state
-    return sum(1 for tok in st.treasure.values() if tok.carried_by and tok.carried_by in st.units
-               and st.units[tok.carried_by].on_table and st.units[tok.carried_by].warband not in (wid, game.neutral_id))
+    return sum(
+        1
+        for tok in st.treasure.values()
+        if tok.carried_by
+        and tok.carried_by in st.units
+        and st.units[tok.carried_by].on_table
+        and st.units[tok.carried_by].warband not in (wid, game.neutral_id)
+    )
 
 
 def near_threshold(game, wid: str) -> bool:
@@ -143,8 +159,11 @@ class ThreatReply:
 
         st, rs = game.state, game.rs
         contact = float(rs.contact_tolerance)
-        if not any(near_threshold(game, w.id) for w in game.scenario.warbands
-                   if w.player > 0 and game.warband_player(w.id) != player):
+        if not any(
+            near_threshold(game, w.id)
+            for w in game.scenario.warbands
+            if w.player > 0 and game.warband_player(w.id) != player
+        ):
             return None
         best = None
         for a in st.units.values():
@@ -154,8 +173,12 @@ class ThreatReply:
             if reach <= 0:
                 continue
             for t in st.units.values():
-                if not t.active or not t.on_table or t.warband in (a.warband, game.neutral_id) \
-                        or not engage_within(engage_gap(a, t), reach, contact):
+                if (
+                    not t.active
+                    or not t.on_table
+                    or t.warband in (a.warband, game.neutral_id)
+                    or not engage_within(engage_gap(a, t), reach, contact)
+                ):
                     continue
                 stake = rout_stake(game, t, a, self.win)
                 if stake > 0:

@@ -39,6 +39,7 @@ from game.engine.model import GameState
 
 #: Float slack for "overlapping" (inches): bases closer than r1 + r2 - EPS overlap.
 from game.engine.tolerance import EPS
+
 #: Where a slide stops short of exact contact, so float error never makes an overlap.
 CONTACT_GAP = 1e-5
 
@@ -71,7 +72,9 @@ class BaseField:
             return True
         return abs(self.units[uid][3] - z) <= self.level_gap + EPS
 
-    def overlapping(self, x: float, y: float, r: float, z: float | None = None, among: Iterable[str] | None = None) -> list[str]:
+    def overlapping(
+        self, x: float, y: float, r: float, z: float | None = None, among: Iterable[str] | None = None
+    ) -> list[str]:
         """Bases that a base of radius r at (x, y) would overlap (touching is fine)."""
         allowed = None if among is None else set(among)
         out = []
@@ -84,8 +87,14 @@ class BaseField:
                 out.append(uid)
         return sorted(out)
 
-    def sweep(self, a: Sequence[float], b: Sequence[float], r: float, among: Iterable[str] | None = None,
-              z: float | None = None) -> list[tuple[float, str]]:
+    def sweep(
+        self,
+        a: Sequence[float],
+        b: Sequence[float],
+        r: float,
+        among: Iterable[str] | None = None,
+        z: float | None = None,
+    ) -> list[tuple[float, str]]:
         """Bases overlapped by a base of radius r swept from a to b: [(t, uid)], by t."""
         allowed = None if among is None else set(among)
         ax, ay = float(a[0]), float(a[1])
@@ -117,7 +126,9 @@ class BaseField:
                     out.append(uid)
         return out
 
-    def sweep_near(self, a: Sequence[float], b: Sequence[float], r: float, uids: Iterable[str]) -> list[tuple[float, str]]:
+    def sweep_near(
+        self, a: Sequence[float], b: Sequence[float], r: float, uids: Iterable[str]
+    ) -> list[tuple[float, str]]:
         """:meth:`sweep` (at any level) among ``uids`` from :meth:`near_path`: the exact test
         only, the broad phase done."""
         ax, ay = float(a[0]), float(a[1])
@@ -156,7 +167,9 @@ def first_contact(ax: float, ay: float, bx: float, by: float, cx: float, cy: flo
     return max(0.0, min(1.0, t))
 
 
-def contact_interval(ax: float, ay: float, bx: float, by: float, cx: float, cy: float, reach: float) -> tuple[float, float] | None:
+def contact_interval(
+    ax: float, ay: float, bx: float, by: float, cx: float, cy: float, reach: float
+) -> tuple[float, float] | None:
     """The part [t_in, t_out] of a->b (fractions) where a point is deeper than EPS inside
     the circle of radius ``reach`` around c; None if it never overlaps."""
     dx, dy = bx - ax, by - ay
@@ -179,8 +192,9 @@ def contact_interval(ax: float, ay: float, bx: float, by: float, cx: float, cy: 
     return (max(0.0, t0), min(1.0, t1))
 
 
-def slide_into_contact(board: Board, state: GameState, uid: str, target_uid: str,
-                       tolerance: float | None = None) -> tuple[float, float]:
+def slide_into_contact(
+    board: Board, state: GameState, uid: str, target_uid: str, tolerance: float | None = None
+) -> tuple[float, float]:
     """Slide ``uid``'s base straight towards ``target_uid`` until first contact.
 
     Returns the stopping centre (x, y): in contact with the target (edge gap of at

@@ -33,7 +33,7 @@ def capsule_interval(a: Point, d: Point, p: Point, q: Point, reach: float) -> tu
     ex, ey = q[0] - p[0], q[1] - p[1]
     le = math.hypot(ex, ey)
     out: list[tuple[float, float]] = []
-    for c in (p, q):   # the two round ends
+    for c in (p, q):  # the two round ends
         fx, fy = a[0] - c[0], a[1] - c[1]
         aa = d[0] * d[0] + d[1] * d[1]
         bb = 2 * (fx * d[0] + fy * d[1])
@@ -51,8 +51,10 @@ def capsule_interval(a: Point, d: Point, p: Point, q: Point, reach: float) -> tu
         lo, hi = -math.inf, math.inf
         fx, fy = a[0] - p[0], a[1] - p[1]
         # 0 <= proj <= le and -reach <= perp <= reach, each linear in t
-        for c0, c1, vmin, vmax in ((fx * ux + fy * uy, d[0] * ux + d[1] * uy, 0.0, le),
-                                   (-fx * uy + fy * ux, -d[0] * uy + d[1] * ux, -reach, reach)):
+        for c0, c1, vmin, vmax in (
+            (fx * ux + fy * uy, d[0] * ux + d[1] * uy, 0.0, le),
+            (-fx * uy + fy * ux, -d[0] * uy + d[1] * ux, -reach, reach),
+        ):
             if abs(c1) < 1e-15:
                 if not (vmin <= c0 <= vmax):
                     lo, hi = 1.0, 0.0
@@ -83,7 +85,7 @@ def first_exit(a: Point, b: Point, polygon, reach: float) -> float | None:
     for lo, hi in ivs:
         if end is None:
             if lo > EPS:
-                return 0.0   # a was not within reach after all
+                return 0.0  # a was not within reach after all
             end = hi
         elif lo <= end + 1e-12:
             end = max(end, hi)
@@ -95,6 +97,7 @@ def first_exit(a: Point, b: Point, polygon, reach: float) -> float | None:
 
 
 # --- tangents ------------------------------------------------------------------------------
+
 
 def bitangents(c1: np.ndarray, r1: np.ndarray, s1: np.ndarray, c2: np.ndarray, r2: np.ndarray, s2: np.ndarray):
     """Common tangents of circle pairs, vectorised.
@@ -113,8 +116,17 @@ def tangents_from(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarray
     from one circle it is a compiled kernel, :func:`.kernels.tangents_kernel`)."""
     if np.ndim(x1) == 0 and np.ndim(s1) == 0 and np.ndim(r1) == 0 and kernels.use():
         f = kernels.f64
-        return kernels.tangents_kernel(float(x1), float(y1), float(r1), float(s1), f(X2), f(Y2),
-                                       f(np.broadcast_to(r2, np.shape(X2))), f(np.broadcast_to(s2, np.shape(X2))), EPS)
+        return kernels.tangents_kernel(
+            float(x1),
+            float(y1),
+            float(r1),
+            float(s1),
+            f(X2),
+            f(Y2),
+            f(np.broadcast_to(r2, np.shape(X2))),
+            f(np.broadcast_to(s2, np.shape(X2))),
+            EPS,
+        )
     return tangents_numpy(x1, y1, r1, s1, X2, Y2, r2, s2)
 
 
@@ -126,7 +138,7 @@ def tangents_numpy(x1, y1, r1, s1, X2: np.ndarray, Y2: np.ndarray, r2: np.ndarra
     k = s2 * r2 - s1 * r1
     ok = (d > EPS) & (np.abs(k) <= d - 1e-12)
     beta = np.arctan2(dy, dx) + np.arccos(np.minimum(np.maximum(k / np.where(d > 0, d, 1.0), -1.0), 1.0))
-    lx, ly = np.cos(beta), np.sin(beta)       # the left normal of the directed tangent line
+    lx, ly = np.cos(beta), np.sin(beta)  # the left normal of the directed tangent line
     f1, f2 = s1 * r1, s2 * r2
     m = len(beta)
     T1 = np.empty((m, 2))
@@ -176,11 +188,12 @@ def arc_polyline(c: Point, rho: float, a0: float, s: int, sweep: float, excess: 
     lines). Its length exceeds the arc's by 2 k rho tan(phi) - rho sweep <= ``excess``."""
     if rho <= 0 or sweep <= 1e-9:
         return [] if rho > 0 else [c]
+
     def over(k: int) -> float:
         return 2 * k * rho * math.tan(sweep / (2 * k)) - rho * sweep
 
     # excess ~ rho sweep^3 / (12 k^2): start there, then the smallest k that meets the bound
-    k = max(1, math.ceil(sweep / 3.0), math.ceil(math.sqrt(rho * sweep ** 3 / (12 * excess))) - 1)
+    k = max(1, math.ceil(sweep / 3.0), math.ceil(math.sqrt(rho * sweep**3 / (12 * excess))) - 1)
     while over(k) > excess:
         k += 1
     while k > 1 and sweep / (2 * (k - 1)) < 1.5 and over(k - 1) <= excess:
@@ -202,13 +215,14 @@ def segments(A: np.ndarray, B: np.ndarray):
     """Shapely line strings for segments A[k] -> B[k] (vectorised)."""
     return shapely.linestrings(np.stack([A, B], axis=1))
 
+
 def runs(a: np.ndarray, ok: np.ndarray) -> list[tuple[float, float]]:
     """Maximal runs of ok samples on a full circle, as (start, sweep) intervals."""
     if ok.all():
         return [(0.0, TAU)]
     n = len(a)
     out = []
-    start = int(np.argmin(ok))          # a blocked sample: runs start after it
+    start = int(np.argmin(ok))  # a blocked sample: runs start after it
     k = 0
     while k < n:
         i = (start + k) % n

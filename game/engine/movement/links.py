@@ -41,7 +41,7 @@ class Links:
         self.done = np.zeros(n, dtype=bool)
         self.parts: list = []
         self.rows = None
-        self._out: list = []     # the rows as links_from gives them, made once each
+        self._out: list = []  # the rows as links_from gives them, made once each
 
     def out(self, S: np.ndarray, C: np.ndarray, N: np.ndarray) -> list:
         """The rows as :func:`links_from` gives them (a_from, (x, y), target), for a query
@@ -53,10 +53,22 @@ class Links:
             tid, T1, T2, a1, a2, iv2, off2 = (r[k:] for r in rows[:7])
             circ = (C[tid] >= 0).tolist()
             ids = np.where(C[tid] >= 0, C[tid], N[tid]).tolist()
-            out += [(a, (x1, y1), ("circ", i, int(s2), v, s2 * o, a_2, x2, y2) if c else ("node", i, x2, y2))
-                    for a, x1, y1, x2, y2, c, i, s2, v, o, a_2 in zip(a1.tolist(), T1[:, 0].tolist(), T1[:, 1].tolist(),
-                                                                      T2[:, 0].tolist(), T2[:, 1].tolist(), circ, ids,
-                                                                      S[tid].tolist(), iv2.tolist(), off2.tolist(), a2.tolist())]
+            out += [
+                (a, (x1, y1), ("circ", i, int(s2), v, s2 * o, a_2, x2, y2) if c else ("node", i, x2, y2))
+                for a, x1, y1, x2, y2, c, i, s2, v, o, a_2 in zip(
+                    a1.tolist(),
+                    T1[:, 0].tolist(),
+                    T1[:, 1].tolist(),
+                    T2[:, 0].tolist(),
+                    T2[:, 1].tolist(),
+                    circ,
+                    ids,
+                    S[tid].tolist(),
+                    iv2.tolist(),
+                    off2.tolist(),
+                    a2.tolist(),
+                )
+            ]
         return out
 
     def get(self, want: np.ndarray, compute) -> tuple:
@@ -77,7 +89,7 @@ class Tangents:
     here, in the order its own game asks for them."""
 
     def __init__(self, n: int):
-        self.pos = np.full(n, -1, dtype=np.int64)    # target -> its row here (-1: not yet)
+        self.pos = np.full(n, -1, dtype=np.int64)  # target -> its row here (-1: not yet)
         self.parts: list = []
         self.size = 0
         self.cols = None
@@ -126,7 +138,7 @@ def _point_table(bs, key: tuple, n: int) -> Tangents:
     if out is None:
         out = Tangents(n)
         if len(kept) >= _POINTS:
-            del kept[next(iter(kept))]      # the one asked for least recently
+            del kept[next(iter(kept))]  # the one asked for least recently
     kept[key] = out
     return out
 
@@ -191,8 +203,23 @@ def _near_goal(B: "object", X, Y, R) -> np.ndarray:
     return got
 
 
-def _rim_targets(q, B: "object", X, Y, R, C, N, x0: float, y0: float, r0: float, g0: float,
-                 circles: bool, skip_circle: int, skip_node: int, want: np.ndarray):
+def _rim_targets(
+    q,
+    B: "object",
+    X,
+    Y,
+    R,
+    C,
+    N,
+    x0: float,
+    y0: float,
+    r0: float,
+    g0: float,
+    circles: bool,
+    skip_circle: int,
+    skip_node: int,
+    want: np.ndarray,
+):
     """The fixed targets near the goal region (:func:`_near_goal`) that are not in
     ``want`` (out of the limit's range): a stretch from the source (circle x0, y0, r0)
     towards one may enter the region within the limit though the target lies beyond it.
@@ -241,12 +268,32 @@ def _into_region(x0: float, y0: float, r0: float, s0: int, pts) -> tuple:
     T1[:, 0] = x0 - f1 * np.cos(beta)
     T1[:, 1] = y0 - f1 * np.sin(beta)
     back = beta + math.pi
-    return (T1, P, (back if s0 > 0 else beta) % TAU, back % TAU, np.full(n, -1, dtype=np.int64), np.zeros(n),
-            np.full(n, 2, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n))
+    return (
+        T1,
+        P,
+        (back if s0 > 0 else beta) % TAU,
+        back % TAU,
+        np.full(n, -1, dtype=np.int64),
+        np.zeros(n),
+        np.full(n, 2, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.ones(n),
+    )
 
 
-def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: float = 0.0,
-                skip_circle: int = -1, skip_node: int = -1, circles: bool = True) -> list:
+def links_from(
+    q,
+    b: int,
+    source,
+    x0: float,
+    y0: float,
+    r0: float,
+    s0: int,
+    g0: float = 0.0,
+    skip_circle: int = -1,
+    skip_node: int = -1,
+    circles: bool = True,
+) -> list:
     """Segments a base may walk from a source to what lies in range on band b, as rows
     (a_from, (x_from, y_from), target) with target as :meth:`Search._follow` takes it: the
     fixed targets (kept in :class:`Links` when the source is fixed too), the bases, the
@@ -255,20 +302,38 @@ def links_from(q, b: int, source, x0: float, y0: float, r0: float, s0: int, g0: 
     none to the band's own circles (a circle's chain has those)."""
     B = q.band(b)
     X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
-    fixed_part, fixed, fixed_at, links, ftid, ext = _fixed_rows(q, B, b, source, (X, Y, R, S, C, N, local),
-                                                               x0, y0, r0, s0, g0, skip_circle, skip_node, circles)
+    fixed_part, fixed, fixed_at, links, ftid, ext = _fixed_rows(
+        q, B, b, source, (X, Y, R, S, C, N, local), x0, y0, r0, s0, g0, skip_circle, skip_node, circles
+    )
     parts = [] if fixed_part is None else [fixed_part]
     parts += _query_parts(q, B, b, source, x0, y0, r0, s0, skip_circle, skip_node)
     if fixed and B.blk:
         every = links.rows
-        fixed = [f for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist()) if not bad]
+        fixed = [
+            f
+            for f, bad in zip(fixed, hits_discs(every[1][fixed_at], every[2][fixed_at], B.blk_arr).tolist())
+            if not bad
+        ]
     if not parts:
         return fixed
     return fixed + _as_rows(q, B, parts, ftid, ext, X, Y, R)
 
 
-def _fixed_rows(q, B, b: int, source, fx: tuple, x0: float, y0: float, r0: float, s0: int, g0: float,
-                skip_circle: int, skip_node: int, circles: bool) -> tuple:
+def _fixed_rows(
+    q,
+    B,
+    b: int,
+    source,
+    fx: tuple,
+    x0: float,
+    y0: float,
+    r0: float,
+    s0: int,
+    g0: float,
+    skip_circle: int,
+    skip_node: int,
+    circles: bool,
+) -> tuple:
     """:func:`links_from`'s rows to the band's fixed targets in range (``fx``: what
     :func:`_fixed_targets` gives): their part of the rows (or None), the rows kept
     ready-made in a :class:`Links` (no goal region) with where they stand in it and that
@@ -282,15 +347,23 @@ def _fixed_rows(q, B, b: int, source, fx: tuple, x0: float, y0: float, r0: float
         nodes = q.nodes_by_band.get(b)
         if nodes is not None:
             want = np.concatenate([want, local[nodes]])
-        inr = B.fixed_in_range[circles] = (want, X[want], Y[want], R[want], q.hx(X[want], Y[want]) - R[want], C[want], N[want])
+        inr = B.fixed_in_range[circles] = (
+            want,
+            X[want],
+            Y[want],
+            R[want],
+            q.hx(X[want], Y[want]) - R[want],
+            C[want],
+            N[want],
+        )
     want, Xw, Yw, Rw, hx, Cw, Nw = inr
-    keep = (g0 + np.hypot(Xw - x0, Yw - y0) - Rw - r0 + hx <= q.limit + EPS)
+    keep = g0 + np.hypot(Xw - x0, Yw - y0) - Rw - r0 + hx <= q.limit + EPS
     if skip_circle >= 0:
         keep &= Cw != skip_circle
     if skip_node >= 0:
         keep &= Nw != skip_node
     want = want[keep]
-    ext = None     # targets past the limit whose stretch may enter the goal region (_rim_targets)
+    ext = None  # targets past the limit whose stretch may enter the goal region (_rim_targets)
     if B.goal is not None:
         more = _rim_targets(q, B, X, Y, R, C, N, x0, y0, r0, g0, circles, skip_circle, skip_node, want)
         if more is not None:
@@ -299,12 +372,14 @@ def _fixed_rows(q, B, b: int, source, fx: tuple, x0: float, y0: float, r0: float
             want = np.concatenate([want, more])
     part = None
     links = None
-    ftid = None    # the fixed rows' targets (they come first in the rows below)
-    fixed, fixed_at, rows = [], None, None     # without a goal region: rows made once (Links.out)
+    ftid = None  # the fixed rows' targets (they come first in the rows below)
+    fixed, fixed_at, rows = [], None, None  # without a goal region: rows made once (Links.out)
     if len(want):
+
         def compute(idx):
             ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
             return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
+
         if source is None and q.links is not None:
             # a point or base of this query: the same one is often asked again (the unit's
             # start, for every destination looked at), its tangents are kept for a while
@@ -322,8 +397,9 @@ def _fixed_rows(q, B, b: int, source, fx: tuple, x0: float, y0: float, r0: float
                 table = B.bs.tangents.get(source)
                 if table is None:
                     table = B.bs.tangents[source] = Tangents(len(X))
-                rows = links.get(want, lambda idx: table.get(
-                    idx, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m])))
+                rows = links.get(
+                    want, lambda idx: table.get(idx, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
+                )
             else:
                 rows = links.get(want, compute)
             if rows is not None:
@@ -340,13 +416,23 @@ def _fixed_rows(q, B, b: int, source, fx: tuple, x0: float, y0: float, r0: float
         if rows is not None and len(rows[0]):
             tid = rows[0]
             ftid = tid
-            part = (rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], np.where(C[tid] >= 0, 0, 1),
-                    np.where(C[tid] >= 0, C[tid], N[tid]), S[tid])
+            part = (
+                rows[1],
+                rows[2],
+                rows[3],
+                rows[4],
+                rows[5],
+                rows[6],
+                np.where(C[tid] >= 0, 0, 1),
+                np.where(C[tid] >= 0, C[tid], N[tid]),
+                S[tid],
+            )
     return part, fixed, fixed_at, links, ftid, ext
 
 
-def _query_parts(q, B, b: int, source, x0: float, y0: float, r0: float, s0: int, skip_circle: int,
-                 skip_node: int) -> list:
+def _query_parts(
+    q, B, b: int, source, x0: float, y0: float, r0: float, s0: int, skip_circle: int, skip_node: int
+) -> list:
     """:func:`links_from`'s rows to what the query adds (the bases, nodes it added, the
     goal and its region's corners), as parts of rows."""
     n_static = B.n_static
@@ -358,9 +444,11 @@ def _query_parts(q, B, b: int, source, x0: float, y0: float, r0: float, s0: int,
         keep = EID != skip_circle
         EX, EY, ER, ES, EK, EID = EX[keep], EY[keep], ER[keep], ES[keep], EK[keep], EID[keep]
     if len(EX):
-        parts.append(_base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0, EX, EY, ER, ES, EK, EID))
+        parts.append(
+            _base_lines(B, source if skip_circle < n_static else None, x0, y0, r0, s0, EX, EY, ER, ES, EK, EID)
+        )
     ex, ey, ek, eid = [], [], [], []
-    for nn in range(q.START + 1, len(q.nx)):     # nodes the query added (far landings), not the start
+    for nn in range(q.START + 1, len(q.nx)):  # nodes the query added (far landings), not the start
         if q.nband[nn] == b and nn != skip_node:
             ex.append(q.nx[nn]), ey.append(q.ny[nn]), ek.append(1), eid.append(nn)
     g = q.goal
@@ -372,7 +460,7 @@ def _query_parts(q, B, b: int, source, x0: float, y0: float, r0: float, s0: int,
         # stands by the target, _Band.goal_corners), in one tangent call
         parts.append(_into_region(x0, y0, r0, s0, [(g.x, g.y)] + list(corners)))
     else:
-        memo = q.memo if goal_here and not ex else None     # the goal's centre alone: kept for the query
+        memo = q.memo if goal_here and not ex else None  # the goal's centre alone: kept for the query
         if goal_here:
             ex.append(g.x), ey.append(g.y), ek.append(2), eid.append(0)
         if ex:
@@ -388,7 +476,7 @@ def _query_parts(q, B, b: int, source, x0: float, y0: float, r0: float, s0: int,
                 lines = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(m, -1), kept=True)
             ok, T1, T2, a1, a2, iv2, off2 = lines
             if region:
-                ok = ok | (KK == 2)     # the region's centre is no end: the segment stops where it enters it
+                ok = ok | (KK == 2)  # the region's centre is no end: the segment stops where it enters it
             parts.append((T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], KK[ok], II[ok], SS[ok]))
         if corners:
             parts.append(_into_region(x0, y0, r0, s0, corners))
@@ -399,9 +487,11 @@ def _as_rows(q, B, parts: list, ftid, ext, X, Y, R) -> list:
     """:func:`links_from`'s parts as its rows: a segment that enters the goal region ends
     there, the ones crossing a blocking base are dropped, the rest as Python numbers."""
     g = q.goal
-    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9))
+    T1, T2, a1, a2, iv2, off2, K, ID, S2 = (
+        np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9)
+    )
     end = K.copy()
-    keep = None     # the rows kept, when some are not (taken out once, at the end)
+    keep = None  # the rows kept, when some are not (taken out once, at the end)
     if B.goal is not None:
         t = entry(T1, T2, g.x, g.y, g.reach)
         into = ~np.isnan(t)
@@ -430,9 +520,17 @@ def _as_rows(q, B, parts: list, ftid, ext, X, Y, R) -> list:
         T1, T2, a1, a2, iv2, off2, ID, S2, end = (x[keep] for x in (T1, T2, a1, a2, iv2, off2, ID, S2, end))
     out = []
     # as Python numbers (the rows are compared and hashed as such)
-    for e, i, s2, v, o, a_2, (x1, y1), (x2, y2), a in zip(end.tolist(), ID.tolist(), S2.astype(np.int64).tolist(),
-                                                         iv2.tolist(), off2.tolist(), a2.tolist(), T1.tolist(),
-                                                         T2.tolist(), a1.tolist()):
+    for e, i, s2, v, o, a_2, (x1, y1), (x2, y2), a in zip(
+        end.tolist(),
+        ID.tolist(),
+        S2.astype(np.int64).tolist(),
+        iv2.tolist(),
+        off2.tolist(),
+        a2.tolist(),
+        T1.tolist(),
+        T2.tolist(),
+        a1.tolist(),
+    ):
         if e == 3:
             target = ("goal?", x2, y2)
         elif e == 2:

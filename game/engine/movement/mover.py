@@ -37,7 +37,6 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction, UnmeasuredRefusal
 from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
-from game.engine.movement.bases import CONTACT_GAP
 from game.engine.movement.nav import NavCache
 from game.engine.movement.tracer import Tracer, stands_in_difficult
 from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, point_at, Trace
@@ -78,14 +77,16 @@ def past_difficult(tracer: Tracer, unit: Unit, target: Unit, allow: Allowance) -
     its start), so every path has M12's allowance, and no path into contact is shorter
     than the straight line (:func:`engage_within`, with a margin against rounding).
     Beyond that no path fits: refused without a search (measured only if it is told)."""
-    return (not engage_within(engage_gap(unit, target), allow.total(True) + 1e-6, float(tracer.rs.contact_tolerance))
-            and stands_in_difficult(tracer, unit))
+    return not engage_within(
+        engage_gap(unit, target), allow.total(True) + 1e-6, float(tracer.rs.contact_tolerance)
+    ) and stands_in_difficult(tracer, unit)
 
 
 def engaged_refusal(u: Unit) -> IllegalAction:
     """E2: an Engaged unit may not move or Run in the Move phase."""
-    return IllegalAction(RuleId.E2, f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not move or Run "
-                                    f"(it may Reload, M11)")
+    return IllegalAction(
+        RuleId.E2, f"{u.id} is Engaged with {', '.join(u.engaged_with)} and may not move or Run (it may Reload, M11)"
+    )
 
 
 def may_engage(rs, u: Unit, t: Unit, status: str | None = None) -> bool:
@@ -151,7 +152,7 @@ class Mover(Tracer):
         nearest = self.run_denier(state, u)
         if nearest:
             limit = float(self.rs.run_denial_range)
-            return IllegalAction(RuleId.M2, f"run denied: {nearest[1]} is {nearest[0]:.2f}\" away ({limit:g}\" or less)")
+            return IllegalAction(RuleId.M2, f'run denied: {nearest[1]} is {nearest[0]:.2f}" away ({limit:g}" or less)')
         return None
 
     def run_denier(self, state: GameState, u: Unit, discs: dict | None = None) -> tuple[float, str] | None:
@@ -197,7 +198,7 @@ class Mover(Tracer):
         if u.reloaded:
             raise IllegalAction(RuleId.M11, f"{uid} reloaded this turn instead of moving")
         if u.used > 0 or u.moved:
-            raise IllegalAction(RuleId.M1, f"{uid} has already moved this phase ({u.used:.2f}\" used)")
+            raise IllegalAction(RuleId.M1, f'{uid} has already moved this phase ({u.used:.2f}" used)')
         if u.engaged_with:
             raise engaged_refusal(u)
         move = float(u.stats.get("move", 0))
@@ -227,7 +228,9 @@ class Mover(Tracer):
         if u.engage_attempted:
             raise IllegalAction(RuleId.E1, f"{u.id} already attempted to Engage this turn")
         if u.used > 0 or u.moved:
-            raise IllegalAction(RuleId.E1, f"{u.id} has already moved this turn ({u.used:.2f}\" used) and may not Engage")
+            raise IllegalAction(
+                RuleId.E1, f'{u.id} has already moved this turn ({u.used:.2f}" used) and may not Engage'
+            )
         if run:
             raise IllegalAction(RuleId.E1, f"{u.id} may not Run into an Engage")
         move = float(u.stats.get("move", 0))
@@ -237,8 +240,15 @@ class Mover(Tracer):
             notes.append(f"staggered x{self.rs.staggered_move_factor:g}")
         return Allowance(u.id, False, move, engage_inches(self.rs, u), float(self.rs.difficult_penalty), tuple(notes))
 
-    def plan(self, state: GameState, uid: str, to: Sequence[float] | None = None, path: Sequence[Sequence[float]] | None = None,
-             run: bool = False, descend: str = "climb") -> MovePlan:
+    def plan(
+        self,
+        state: GameState,
+        uid: str,
+        to: Sequence[float] | None = None,
+        path: Sequence[Sequence[float]] | None = None,
+        run: bool = False,
+        descend: str = "climb",
+    ) -> MovePlan:
         """Check a move (``path``: exactly that polyline; ``to``: the cheapest legal path)."""
         if descend not in ("climb", "jump"):
             raise IllegalAction(RuleId.M9, f"descend must be climb or jump, not {descend!r}")
@@ -255,8 +265,14 @@ class Mover(Tracer):
             tr = self.nav.find(state, unit, pts[-1], allow, descend)
         return self._finish(unit, allow, tr, descend, given=path is not None)
 
-    def plan_engage(self, state: GameState, uid: str, target_id: str, path: Sequence[Sequence[float]] | None = None,
-                    descend: str = "climb") -> MovePlan:
+    def plan_engage(
+        self,
+        state: GameState,
+        uid: str,
+        target_id: str,
+        path: Sequence[Sequence[float]] | None = None,
+        descend: str = "climb",
+    ) -> MovePlan:
         """E1: the cheapest legal way into base contact with ``target_id`` (G4: edge to edge
         within contact_tolerance, at the target's level within free_height, the end spot
         free), or exactly ``path`` (which must end in contact). Every Move-phase rule holds
@@ -274,15 +290,22 @@ class Mover(Tracer):
         if path is None:
             if self.in_contact(unit.x, unit.y, unit, target):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
-                return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
+                return MovePlan(
+                    uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id
+                )
             self.refuse_far_engage(unit, target, allow)
             if self._asking.verdicts:
-                tr = None if past_difficult(self, unit, target, allow) else \
-                    self.nav.contact_verdict(state, unit, target, allow, descend)
+                tr = (
+                    None
+                    if past_difficult(self, unit, target, allow)
+                    else self.nav.contact_verdict(state, unit, target, allow, descend)
+                )
                 if tr is None:
-                    raise UnmeasuredRefusal(RuleId.E1, f"no way into contact with {target.id} fits {unit.id}'s "
-                                                       f"{allow.inches:g}\" (not measured)",
-                                            lambda: self._measured_engage(state, uid, target_id, descend))
+                    raise UnmeasuredRefusal(
+                        RuleId.E1,
+                        f"no way into contact with {target.id} fits {unit.id}'s {allow.inches:g}\" (not measured)",
+                        lambda: self._measured_engage(state, uid, target_id, descend),
+                    )
             else:
                 tr = self.nav.find_contact(state, unit, target, allow, descend)
             return self._finish(unit, allow, tr, descend, engage=target.id)
@@ -290,17 +313,25 @@ class Mover(Tracer):
         if len(pts) < 2:
             if self.in_contact(unit.x, unit.y, unit, target):
                 pts3 = ((unit.x, unit.y, self.board.height_at(unit.x, unit.y)),)
-                return MovePlan(uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id)
-            raise IllegalAction(RuleId.E1, f"the Engage of {uid} does not leave [{unit.x:.2f}, {unit.y:.2f}] "
-                                           f"and {target.id} is {self.board.distance(unit, target):.2f}\" away")
+                return MovePlan(
+                    uid, False, pts3, 0.0, allow.total(False), (), False, descend, 0.0, (0.0,), engage=target.id
+                )
+            raise IllegalAction(
+                RuleId.E1,
+                f"the Engage of {uid} does not leave [{unit.x:.2f}, {unit.y:.2f}] "
+                f'and {target.id} is {self.board.distance(unit, target):.2f}" away',
+            )
         tr = self.check_path(state, unit, pts, descend)
         ex, ey = tr.points[-1]
         if not self.in_contact(ex, ey, unit, target):
             gap = math.hypot(ex - target.x, ey - target.y) - unit.r - target.r
             dz = abs(self.board.height_at(ex, ey) - self.board.height_at(target.x, target.y))
-            where = f"{gap:.2f}\" from {target.id}" + (f", {dz:.2f}\" below or above it" if dz > self.free + EPS else "")
-            raise IllegalAction(RuleId.E1, f"the path of {uid} ends {where}, not in base contact "
-                                           f"({float(self.rs.contact_tolerance):g}\" or less, at its level)")
+            where = f'{gap:.2f}" from {target.id}' + (f', {dz:.2f}" below or above it' if dz > self.free + EPS else "")
+            raise IllegalAction(
+                RuleId.E1,
+                f"the path of {uid} ends {where}, not in base contact "
+                f'({float(self.rs.contact_tolerance):g}" or less, at its level)',
+            )
         return self._finish(unit, allow, tr, descend, engage=target.id, given=True)
 
     def _measured_engage(self, state: GameState, uid: str, target_id: str, descend: str) -> IllegalAction | None:
@@ -318,8 +349,11 @@ class Mover(Tracer):
         less the contact tolerance (G4) a path may end short of touching."""
         gap = engage_gap(unit, target)
         if not engage_within(gap, allow.inches, float(self.rs.contact_tolerance)):
-            raise IllegalAction(RuleId.E1, f"{target.id} is {gap:.2f}\" away in a straight line, base edge to base edge: "
-                                           f"beyond any path into contact ({unit.id} may engage up to {allow.inches:g}\")")
+            raise IllegalAction(
+                RuleId.E1,
+                f'{target.id} is {gap:.2f}" away in a straight line, base edge to base edge: '
+                f'beyond any path into contact ({unit.id} may engage up to {allow.inches:g}")',
+            )
 
     def _engage_target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
         target = state.units.get(target_id)
@@ -335,35 +369,58 @@ class Mover(Tracer):
             raise IllegalAction(RuleId.E1, f"{target.id} is Incapacitated")
         return target
 
-    def _finish(self, unit: Unit, allow: Allowance, tr: Trace, descend: str, engage: str | None = None,
-                given: bool = False) -> MovePlan:
+    def _finish(
+        self, unit: Unit, allow: Allowance, tr: Trace, descend: str, engage: str | None = None, given: bool = False
+    ) -> MovePlan:
         total = allow.total(tr.difficult)
         if tr.cost > total + 1e-9:
-            pen = f" (difficult ground -{allow.difficult_penalty:g}\")" if tr.difficult else ""
+            pen = f' (difficult ground -{allow.difficult_penalty:g}")' if tr.difficult else ""
             rule = RuleId.M12 if tr.difficult and tr.cost <= allow.inches + 1e-9 else None
             if engage is not None:
-                what = f"the path into contact with {engage} costs" if given else f"the cheapest way into contact with {engage} is"
-                raise IllegalAction(rule or RuleId.E1, f"{what} {tr.cost:.2f}\" ({unit.id} may engage up to {total:g}\"{pen})")
+                what = (
+                    f"the path into contact with {engage} costs"
+                    if given
+                    else f"the cheapest way into contact with {engage} is"
+                )
+                raise IllegalAction(
+                    rule or RuleId.E1, f'{what} {tr.cost:.2f}" ({unit.id} may engage up to {total:g}"{pen})'
+                )
             # The real limit, in numbers: what the (cheapest) path costs, what of it is
             # climbing or ladders, against which allowance.
             what = "the path costs" if given else "the cheapest path costs"
             up = sum(t.cost for t in tr.transitions)
-            part = f" ({up:.2f}\" of it climbing)" if up > 1e-9 else ""
-            limit = f"more than the {total:.2f}\" {'Run' if allow.run else 'Move'} allowance{pen}"
+            part = f' ({up:.2f}" of it climbing)' if up > 1e-9 else ""
+            limit = f'more than the {total:.2f}" {"Run" if allow.run else "Move"} allowance{pen}'
             rule = RuleId.M12 if tr.difficult else (RuleId.M2 if allow.run else RuleId.M1)
-            raise IllegalAction(rule, f"{what} {tr.cost:.2f}\"{part}, {limit}")
+            raise IllegalAction(rule, f'{what} {tr.cost:.2f}"{part}, {limit}')
         pts3 = tuple((x, y, self.board.height_at(x, y)) for x, y in tr.points)
-        return MovePlan(unit.id, allow.run, pts3, tr.cost, total, tuple(tr.transitions), tr.difficult, descend,
-                        tr.length, tuple(tr.cum), engage=engage)
+        return MovePlan(
+            unit.id,
+            allow.run,
+            pts3,
+            tr.cost,
+            total,
+            tuple(tr.transitions),
+            tr.difficult,
+            descend,
+            tr.length,
+            tuple(tr.cum),
+            engage=engage,
+        )
 
     # --- resolution --------------------------------------------------------------------------------
     def apply(self, state: GameState, plan: MovePlan, dice: Dice) -> MoveOutcome:
         """Resolve a plan: roll its checks in path order, move the unit, fall (M7)."""
         u = state.units[plan.unit]
         if math.hypot(u.x - plan.points[0][0], u.y - plan.points[0][1]) > EPS:
-            raise IllegalAction(RuleId.M1, f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
-                                           f"not where the unit stands")
-        self.allowance(state, u.id, plan.run, engage=plan.engage is not None)  # still allowed (raises before any change)
+            raise IllegalAction(
+                RuleId.M1,
+                f"the plan for {u.id} starts at [{plan.points[0][0]:.2f}, {plan.points[0][1]:.2f}], "
+                f"not where the unit stands",
+            )
+        self.allowance(
+            state, u.id, plan.run, engage=plan.engage is not None
+        )  # still allowed (raises before any change)
         pts = [(p[0], p[1]) for p in plan.points]
         cum = list(plan.cum)
         out = MoveOutcome(u.id, plan.end)
@@ -376,8 +433,15 @@ class Mover(Tracer):
             if not t.needs_check:
                 continue
             what = t.describe()
-            roll = dice.check(rs, agility, reason=f"{what} at [{t.at[0]:.2f}, {t.at[1]:.2f}]", rule=t.rule, unit=u.id,
-                              stat="agility", disadvantage=t.disadvantage)
+            roll = dice.check(
+                rs,
+                agility,
+                reason=f"{what} at [{t.at[0]:.2f}, {t.at[1]:.2f}]",
+                rule=t.rule,
+                unit=u.id,
+                stat="agility",
+                disadvantage=t.disadvantage,
+            )
             out.rolls.append(roll)
             if roll.success:
                 continue
@@ -395,7 +459,7 @@ class Mover(Tracer):
             else:  # climb_down with the fall variant, jump_down
                 stop_s = min(plan.length, t.s + u.r)
                 fall = t.height
-                out.events.append(f"{t.rule} {t.kind.replace('_', ' ')} failed: falls {fall:.2f}\"")
+                out.events.append(f'{t.rule} {t.kind.replace("_", " ")} failed: falls {fall:.2f}"')
             stop_s = self._free_spot(state, u, pts, cum, stop_s, forward=t.kind == "jump_down" or fall > 0)
             final = point_at(pts, cum, stop_s)
             break
@@ -410,7 +474,7 @@ class Mover(Tracer):
         out.cost = paid
         u.x, u.y = final
         if plan.engage is not None:
-            u.engage_attempted = True   # E1: the attempt is spent; the engage rule makes both Engaged
+            u.engage_attempted = True  # E1: the attempt is spent; the engage rule makes both Engaged
         else:
             u.moved = True
         if plan.run:
@@ -422,8 +486,18 @@ class Mover(Tracer):
             self._fall(u, fall, dice, out)
         return out
 
-    def _free_spot(self, state: GameState, u: Unit, pts, cum, s: float, forward: bool,
-                   lo: float = 0.0, hi: float | None = None, default: float | None = 0.0) -> float | None:
+    def _free_spot(
+        self,
+        state: GameState,
+        u: Unit,
+        pts,
+        cum,
+        s: float,
+        forward: bool,
+        lo: float = 0.0,
+        hi: float | None = None,
+        default: float | None = 0.0,
+    ) -> float | None:
         """The nearest arc length to s (backwards first, or forwards first) within [lo, hi]
         at the height found at s, where the base may end (M5, M6); ``default`` when there
         is none: a unit stopped by a failed check never ends on another base."""
@@ -443,7 +517,7 @@ class Mover(Tracer):
             return s
         n = int(max(s - lo, total - s) / step) + 2
         for i in range(1, n):
-            for q in ((s + i * step, s - i * step) if forward else (s - i * step,)):
+            for q in (s + i * step, s - i * step) if forward else (s - i * step,):
                 if lo <= q <= total and clear(q):
                     return q
         return default
@@ -457,10 +531,12 @@ class Mover(Tracer):
         depth and is put back on the ledge it jumped from, at the edge; ``stop`` - no
         Fall, it stays on the ledge at the edge, as a failed climb up. The move ends."""
         depth = t.z_from - self._floor(pts, cum, t.s, t.s + t.gap)
-        inside = self._free_spot(state, u, pts, cum, t.s + t.gap / 2, forward=True, lo=t.s, hi=t.s + t.gap, default=None)
+        inside = self._free_spot(
+            state, u, pts, cum, t.s + t.gap / 2, forward=True, lo=t.s, hi=t.s + t.gap, default=None
+        )
         if inside is not None:
             fall = t.z_from - self.board.height_at(*point_at(pts, cum, inside))
-            out.events.append(f"M8 jump failed: falls {fall:.2f}\" into the gap")
+            out.events.append(f'M8 jump failed: falls {fall:.2f}" into the gap')
             return inside, fall
         ruling = self.rs.gap_fall_no_room
         back = self._free_spot(state, u, pts, cum, max(0.0, t.s - u.r), forward=False)
@@ -469,8 +545,10 @@ class Mover(Tracer):
         if ruling == "stop":
             out.events.append(f"M8 jump failed: {why}: no Fall, it stays on the ledge at [{x:.2f}, {y:.2f}]")
             return back, 0.0
-        out.events.append(f"M8 jump failed: {why}: falls {depth:.2f}\" and is put back on the ledge "
-                          f"it jumped from at [{x:.2f}, {y:.2f}]")
+        out.events.append(
+            f'M8 jump failed: {why}: falls {depth:.2f}" and is put back on the ledge '
+            f"it jumped from at [{x:.2f}, {y:.2f}]"
+        )
         return back, depth
 
     def _floor(self, pts, cum, s0: float, s1: float) -> float:
@@ -487,15 +565,15 @@ class Mover(Tracer):
         rs = self.rs
         extra = max(0, math.floor(height - float(rs.fall_free_height) + 1e-9))
         mod = int(extra * rs.fall_modifier_per_inch)
-        roll = dice.roll(int(rs.injury_die), f"fall of {height:.2f}\" (+{mod})", rule=RuleId.M7, unit=u.id)
+        roll = dice.roll(int(rs.injury_die), f'fall of {height:.2f}" (+{mod})', rule=RuleId.M7, unit=u.id)
         roll = dice.amend(roll, modifier=mod)
         out.rolls.append(roll)
         result = rs.injury_result(roll.kept + mod)
         if result == "none":
-            out.events.append(f"M7 fall {height:.2f}\": {roll.kept}+{mod} = {roll.kept + mod}, no effect")
+            out.events.append(f'M7 fall {height:.2f}": {roll.kept}+{mod} = {roll.kept + mod}, no effect')
             return
         placeholder = " (placeholder chart)" if rs.get("injury_table_placeholder") else ""
-        out.events.append(f"M7 fall {height:.2f}\": {roll.kept}+{mod} = {roll.kept + mod}, {result}{placeholder}")
+        out.events.append(f'M7 fall {height:.2f}": {roll.kept}+{mod} = {roll.kept + mod}, {result}{placeholder}')
         if STATUSES.index(result) > STATUSES.index(u.status):
             u.status = result
         if result == "incapacitated":
@@ -509,5 +587,3 @@ class Mover(Tracer):
         denied = self.run_denial(state, uid)
         run = None if denied else self.allowance(state, uid, True)
         return self.nav.reach(state, state.units[uid], walk, run, denied, descend, exact)
-
-

@@ -103,13 +103,14 @@ class _Memo:
             return d[key]
         answer = work()
         if len(d) >= self.size:
-            del d[next(iter(d))]     # the oldest
+            del d[next(iter(d))]  # the oldest
         d[key] = answer
         return answer
 
     def trace(self, query: tuple, state: GameState, unit: Unit, work):
         """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
         from the memo if it was asked before; a copy each time (callers own their trace)."""
+
         def traced():
             try:
                 return work()
@@ -127,8 +128,16 @@ class _Memo:
 
 
 def _copy_trace(tr: Trace) -> Trace:
-    return Trace(list(tr.points), list(tr.cum), tr.length, list(tr.transitions), tr.vertical, tr.difficult,
-                 list(tr.airborne), [replace(st) for st in tr.stretches])
+    return Trace(
+        list(tr.points),
+        list(tr.cum),
+        tr.length,
+        list(tr.transitions),
+        tr.vertical,
+        tr.difficult,
+        list(tr.airborne),
+        [replace(st) for st in tr.stretches],
+    )
 
 
 class Layer:
@@ -170,8 +179,16 @@ def _map_key(mover: Tracer, cell: float, radii: tuple) -> tuple:
     """What a map's navigation structures depend on: the table and its terrain and ladders,
     the rules, the cell and the base radii they were prepared for (in that order)."""
     b = mover.board
-    return (b.width, b.height, b.use_height, repr(b.terrain), repr(mover.ladders),
-            repr(sorted(mover.rs.items(), key=lambda kv: kv[0])), cell, radii)
+    return (
+        b.width,
+        b.height,
+        b.use_height,
+        repr(b.terrain),
+        repr(mover.ladders),
+        repr(sorted(mover.rs.items(), key=lambda kv: kv[0])),
+        cell,
+        radii,
+    )
 
 
 def _own_space(space: Space) -> Space:
@@ -188,10 +205,12 @@ def _own_space(space: Space) -> Space:
 def _locked(method):
     """Run the method holding the map's lock: the structures kept for a map serve every
     game on it, and the window runs the bot's game in a thread of its own."""
+
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with self._lock:
             return method(self, *args, **kwargs)
+
     return run
 
 
@@ -214,15 +233,24 @@ class NavCache:
         self._specials: Specials | None = None
         self._reach = 0.0
         self._bands: dict[tuple[float, float], int | None] = {}
-        self.reach_cache: dict = {}   # reach.py: what the reachable area keeps per map
+        self.reach_cache: dict = {}  # reach.py: what the reachable area keeps per map
         self._memo = _Memo(MEMO_SIZE)
-        self._unmeasured: dict = {}    # _find_contact: verdicts' searches, for measuring their refusals
-        self._links: dict = {}        # (radius, avoid) -> band -> source -> links.Links, this game's
-        self._shared = False          # are the layers also another game's (in _MAPS)?
+        self._unmeasured: dict = {}  # _find_contact: verdicts' searches, for measuring their refusals
+        self._links: dict = {}  # (radius, avoid) -> band -> source -> links.Links, this game's
+        self._shared = False  # are the layers also another game's (in _MAPS)?
         self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
 
     def _keep(self) -> tuple:
-        return (self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock)
+        return (
+            self.surf,
+            self.layers,
+            self._grid,
+            self._specials,
+            self._reach,
+            self._bands,
+            self.reach_cache,
+            self._lock,
+        )
 
     def _own(self) -> None:
         """Before a new radius changes the layers (their transitions): take copies of the
@@ -265,7 +293,9 @@ class NavCache:
                 if len(_MAPS) >= MAPS_KEPT:
                     del _MAPS[next(iter(_MAPS))]
                 _MAPS[key] = kept
-        self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock = kept
+        self.surf, self.layers, self._grid, self._specials, self._reach, self._bands, self.reach_cache, self._lock = (
+            kept
+        )
         self._shared = True
 
     @property
@@ -283,15 +313,17 @@ class NavCache:
         if out is None:
             if self._shared:
                 self._own()
-            self._memo.clear()   # a new radius may change the transitions of every radius
+            self._memo.clear()  # a new radius may change the transitions of every radius
             if self._specials is None or key + self.cell > self._reach + EPS:
                 # the wall climbs are looked for as far out as the largest base needs
                 self._reach = max([key] + list(self.layers)) + self.cell
                 self._grid = CellGrid(self.mover.board, self.cell, self._reach)
                 self._specials = Specials(self.mover, self._grid)
                 for k in list(self.layers):
-                    self.layers[k].use_transitions(Transitions(self.mover, self.surf, self.layers[k].space, self._grid, self._specials, k))
-                self._links.clear()   # this game's links and fixed targets name the old nodes
+                    self.layers[k].use_transitions(
+                        Transitions(self.mover, self.surf, self.layers[k].space, self._grid, self._specials, k)
+                    )
+                self._links.clear()  # this game's links and fixed targets name the old nodes
             out = self.layers[key] = Layer(self, key)
         return out
 
@@ -304,8 +336,22 @@ class NavCache:
             return None
         space = lay.avoid() if avoid else lay.space
         start = off_difficult(self.mover.board, unit) if avoid else (unit.x, unit.y)
-        q = Search(space, lay.trans, start, b, goal, limit, checks, ctx.descend, ctx.ladders, ctx.may_climb,
-                   ctx.discs, ctx.far_reach, links=self._links.setdefault((lay.r, avoid), {}), memo=ctx.memo)
+        q = Search(
+            space,
+            lay.trans,
+            start,
+            b,
+            goal,
+            limit,
+            checks,
+            ctx.descend,
+            ctx.ladders,
+            ctx.may_climb,
+            ctx.discs,
+            ctx.far_reach,
+            links=self._links.setdefault((lay.r, avoid), {}),
+            memo=ctx.memo,
+        )
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q
@@ -353,7 +399,7 @@ class NavCache:
         if q.run() is not None:
             found = from_start(result(q), ctx.unit)
             g, _k = q.best[q.found]
-            f = g + q.h(q.found[2], q.found[3])     # as Search._push bounds it by the limit
+            f = g + q.h(q.found[2], q.found[3])  # as Search._push bounds it by the limit
         run = (checks, found, q.left_out, f)
         runs.append(run)
         return run
@@ -381,8 +427,9 @@ class NavCache:
         except IllegalAction:
             # an arc's polyline grazing something just outside the arc: follow it closer
             try:
-                tr = mover.check_path(ctx.state, ctx.unit, polyline(found, 1e-6), ctx.descend, field=ctx.field,
-                                      blockers=ctx.blockers)
+                tr = mover.check_path(
+                    ctx.state, ctx.unit, polyline(found, 1e-6), ctx.descend, field=ctx.field, blockers=ctx.blockers
+                )
             except IllegalAction:
                 return None
         if found.edges:
@@ -390,12 +437,16 @@ class NavCache:
         return tr
 
     @_locked
-    def find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
+    def find(
+        self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str
+    ) -> "Trace":
         """The cheapest legal path to a point (``to:``)."""
         key = ("find", (float(goal[0]), float(goal[1])), allow, descend)
         return self._memo.trace(key, state, unit, lambda: self._find(state, unit, goal, allow, descend))
 
-    def _find(self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str) -> "Trace":
+    def _find(
+        self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str
+    ) -> "Trace":
         mover = self.mover
         problem = mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
@@ -419,8 +470,11 @@ class NavCache:
         tr = _cheaper(self._far(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight)
         if tr is not None:
             return tr
-        raise IllegalAction(RuleId.M5, f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
-                                       + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""))
+        raise IllegalAction(
+            RuleId.M5,
+            f"no legal path for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]"
+            + (f" ({first_error.rule}: {first_error.reason} on the straight line)" if first_error else ""),
+        )
 
     @_locked
     def find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str) -> "Trace":
@@ -431,14 +485,19 @@ class NavCache:
         When no path fits the allowance the answer is the cheapest path there is (its cost
         refuses the Engage). A target beyond any allowance in a straight line is refused
         before this search (:meth:`Mover.plan_engage`)."""
-        if state.units.get(target.id) is not target:   # a target the memo does not compare
+        if state.units.get(target.id) is not target:  # a target the memo does not compare
             return self._find_contact(state, unit, target, allow, descend)
-        return self._memo.trace(_contact_query(target, allow, descend), state, unit,
-                                lambda: self._find_contact(state, unit, target, allow, descend))
+        return self._memo.trace(
+            _contact_query(target, allow, descend),
+            state,
+            unit,
+            lambda: self._find_contact(state, unit, target, allow, descend),
+        )
 
     @_locked
-    def contact_verdict(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance",
-                        descend: str) -> "Trace | None":
+    def contact_verdict(
+        self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str
+    ) -> "Trace | None":
         """:meth:`find_contact` for a question that wants only the verdict: the same path
         when one fits the allowance, and the same refusal where the searches within it
         measure it (a path that does not fit, no way into contact); else None (refused,
@@ -448,14 +507,19 @@ class NavCache:
         ``docs/movement.md``)."""
         if state.units.get(target.id) is not target:
             return self._find_contact(state, unit, target, allow, descend, measure=False)
-        return self._memo.trace(("verdict", target.id, allow, descend), state, unit,
-                                lambda: self._find_contact(state, unit, target, allow, descend, measure=False))
+        return self._memo.trace(
+            ("verdict", target.id, allow, descend),
+            state,
+            unit,
+            lambda: self._find_contact(state, unit, target, allow, descend, measure=False),
+        )
 
-    def _find_contact(self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str,
-                      measure: bool = True) -> "Trace | None":
+    def _find_contact(
+        self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str, measure: bool = True
+    ) -> "Trace | None":
         if measure and self._unmeasured:
             kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
-            if kept is not None:     # a verdict's searches, asked again to measure its refusal
+            if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
         mover = self.mover
         board = mover.board
@@ -466,7 +530,9 @@ class NavCache:
         # the cheapest way in is never dearer than a path the player could give.
         reach = unit.r + target.r + float(mover.rs.contact_tolerance) - 1e-12
         zt = board.height_at(target.x, target.y)
-        bands = frozenset(k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels))
+        bands = frozenset(
+            k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels)
+        )
 
         def end_ok(x: float, y: float) -> bool:
             return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y, ctx.field) is None
@@ -474,8 +540,12 @@ class NavCache:
         # the bases a path may cross but not end on (M5): the spots beside them are ends too
         kept_off = []
         for uid, (ox, oy, orr, _oz) in ctx.field.units.items():
-            if uid != unit.id and uid != target.id and uid not in ctx.blockers \
-                    and math.hypot(ox - target.x, oy - target.y) < reach + unit.r + orr:
+            if (
+                uid != unit.id
+                and uid != target.id
+                and uid not in ctx.blockers
+                and math.hypot(ox - target.x, oy - target.y) < reach + unit.r + orr
+            ):
                 b = self.band_at(ox, oy)
                 if b is not None and b in bands:
                     kept_off.append((ox, oy, unit.r + orr, b))
@@ -507,8 +577,10 @@ class NavCache:
         # Every search ends where end_ok holds (Search._goal_ok): where no spot in contact
         # is free, the far searches find nothing (and straight is None), as the ones
         # within the allowance found nothing: the answer is the refusal below.
-        none = (f"there is no way into base contact with {target.id} for {unit.id}, "
-                f"{board.distance(unit, target):.2f}\" away{reason}")
+        none = (
+            f"there is no way into base contact with {target.id} for {unit.id}, "
+            f'{board.distance(unit, target):.2f}" away{reason}'
+        )
         if straight is None and _contact_taken(mover, ctx.field, unit, target):
             raise IllegalAction(RuleId.E1, none)
         kept = (ctx, goal, allow, d, straight, none)
@@ -563,7 +635,7 @@ class NavCache:
                     if best is None or _key(tr) < _key(best):
                         best = tr
                 if tr is None or not tr.difficult or best is not None:
-                    break   # keeping off difficult ground cannot do better
+                    break  # keeping off difficult ground cannot do better
             if best is not None:
                 break
         if straight is not None and straight.cost <= allow.total(straight.difficult) + 1e-9:
@@ -580,8 +652,16 @@ class NavCache:
         self._unmeasured.clear()
 
     @_locked
-    def reach(self, state: GameState, unit: Unit, walk: "Allowance", run: "Allowance | None", denied, descend: str,
-              exact: bool = True) -> "Reach":
+    def reach(
+        self,
+        state: GameState,
+        unit: Unit,
+        walk: "Allowance",
+        run: "Allowance | None",
+        denied,
+        descend: str,
+        exact: bool = True,
+    ) -> "Reach":
         """The reachable area (:mod:`.reach`), from the memo if asked before. ``denied`` only
         goes into the answer (``run`` is None when it is given). ``exact=False``: without
         the rays where the circle of reach crosses a straight edge (the corners there may
@@ -639,8 +719,9 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     _a, X, Y, ok = nav.layer(unit.r).avoid().bands[b].ring_free(goal.x, goal.y, goal.rim)
     # nearest first; where the base may end asked only of those that may be tried (the
     # spots a base may end on, in this order, are the same)
-    spots = sorted(((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k),
-                   key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y))
+    spots = sorted(
+        ((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k), key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y)
+    )
     spots = itertools.islice((p for p in spots if goal.end_ok(*p)), RIM_SPOTS)
     best = None
     for x, y in spots:
@@ -667,7 +748,7 @@ def off_difficult(board, unit: Unit) -> tuple[float, float]:
     x, y, r = unit.x, unit.y, unit.r
     if board.tree is None:
         return x, y
-    for _ in range(4):           # a corner between two pieces: out of one, then the other
+    for _ in range(4):  # a corner between two pieces: out of one, then the other
         moved = False
         for h in board.tree.query(ShPoint(x, y), predicate="dwithin", distance=r + STEP_OFF).tolist():
             if board.terrain[h].kind != "difficult":
@@ -688,8 +769,12 @@ def from_start(found, unit: Unit):
     if found is None or not found.points or found.points[0] == (unit.x, unit.y):
         return found
     step = math.hypot(found.points[0][0] - unit.x, found.points[0][1] - unit.y)
-    return replace(found, points=[(unit.x, unit.y)] + list(found.points), cost=found.cost + step,
-                   arcs=[(a[0] + 1,) + tuple(a[1:]) for a in found.arcs])
+    return replace(
+        found,
+        points=[(unit.x, unit.y)] + list(found.points),
+        cost=found.cost + step,
+        arcs=[(a[0] + 1,) + tuple(a[1:]) for a in found.arcs],
+    )
 
 
 def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:
@@ -701,9 +786,12 @@ def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks:
     measures no less than its price (only a transition pulled tight does), and has
     the same allowance."""
     found = nav._found(ctx, goal, allow.inches, checks, False)
-    return (found is not None and found.cost > allow.total(True) + 1e-9
-            and stands_in_difficult(nav.mover, ctx.unit)
-            and not may_transit(nav.layer(ctx.unit.r).trans, ctx, goal, allow.inches))
+    return (
+        found is not None
+        and found.cost > allow.total(True) + 1e-9
+        and stands_in_difficult(nav.mover, ctx.unit)
+        and not may_transit(nav.layer(ctx.unit.r).trans, ctx, goal, allow.inches)
+    )
 
 
 def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
@@ -713,8 +801,9 @@ def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
     if tr is not None and allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:
         room = max(1e-7, (allowance - found.cost) / (2 * len(found.arcs)))
         try:
-            return mover.check_path(ctx.state, ctx.unit, polyline(found, room), ctx.descend, field=ctx.field,
-                                    blockers=ctx.blockers)
+            return mover.check_path(
+                ctx.state, ctx.unit, polyline(found, room), ctx.descend, field=ctx.field, blockers=ctx.blockers
+            )
         except IllegalAction:
             pass
     return tr
@@ -728,12 +817,17 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     pts = list(tr.points)
     X, Y = trans.X_l, trans.Y_l
     # the ends of each transition taken (a far landing's end is where it lands: none)
-    ends = [((X[int(trans.e_from[e])], Y[int(trans.e_from[e])]), (X[int(trans.e_to[e])], Y[int(trans.e_to[e])]))
-            for e in found.edges if not isinstance(e, tuple)]
+    ends = [
+        ((X[int(trans.e_from[e])], Y[int(trans.e_from[e])]), (X[int(trans.e_to[e])], Y[int(trans.e_to[e])]))
+        for e in found.edges
+        if not isinstance(e, tuple)
+    ]
 
     def cost(seq):
         try:
-            t = mover.check_path(ctx.state, ctx.unit, seq, ctx.descend, field=ctx.field, blockers=ctx.blockers, final=False)
+            t = mover.check_path(
+                ctx.state, ctx.unit, seq, ctx.descend, field=ctx.field, blockers=ctx.blockers, final=False
+            )
         except IllegalAction:
             return None
         return (t.n_checks, round(t.cost, 9))
@@ -743,10 +837,10 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
         i = next((i for i in range(len(pts) - 1) if pts[i] == a and pts[i + 1] == b), None)
         if i is None or i == 0 or i + 2 >= len(pts):
             continue
-        here = cost(pts[i - 1:i + 3])
+        here = cost(pts[i - 1 : i + 3])
         best, pick = here, None
         for drop in ((i, i + 1), (i,), (i + 1,)):
-            seq = [p for j, p in enumerate(pts[i - 1:i + 3], start=i - 1) if j not in drop]
+            seq = [p for j, p in enumerate(pts[i - 1 : i + 3], start=i - 1) if j not in drop]
             c = cost(seq)
             if c is not None and best is not None and c[0] <= best[0] and c[1] < best[1] - 1e-9:
                 best, pick = c, drop
@@ -770,7 +864,7 @@ def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
     (M9, ``Search._far_landing``) at least the straight lines to u and on to the
     region. The bound is the search's own (``Search.h``, ``_push``); it looks at every
     transition the search could take up (a superset: bases are not looked at)."""
-    key = ("may transit", id(goal), limit)      # asked again by the query's next search
+    key = ("may transit", id(goal), limit)  # asked again by the query's next search
     out = ctx.memo.get(key)
     if out is None:
         out = ctx.memo[key] = _may_transit(tr, ctx, goal, limit)
@@ -821,7 +915,10 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
     # the heights end_problem may find under a contact point: the ground, any piece near
     zs = [0.0]
     if board.tree is not None:
-        zs += [float(board.terrain[h].height) for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + 1e-3).tolist()]
+        zs += [
+            float(board.terrain[h].height)
+            for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + 1e-3).tolist()
+        ]
     lim = free + EPS - 1e-9
     arcs, discs = [], []
     for uid, (ox, oy, orad, oz) in field.units.items():
@@ -861,8 +958,11 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
     if board.tree is None:
         return False
     grow = unit.r - 1e-4 - 1e-6
-    walls = [h for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + unit.r).tolist()
-             if board.terrain[h].kind == "impassable" and all(z <= float(board.terrain[h].height) + lim for z in zs)]
+    walls = [
+        h
+        for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + unit.r).tolist()
+        if board.terrain[h].kind == "impassable" and all(z <= float(board.terrain[h].height) + lim for z in zs)
+    ]
     if not walls or grow <= 0:
         return False
     if _ring_point_clear(board, tx, ty, (lo + hi) / 2, discs, walls, grow):
@@ -906,6 +1006,7 @@ def _ring_point_clear(board, tx: float, ty: float, m: float, discs, walls, grow:
 
 def _xy(tr: Transitions):
     import numpy as np
+
     return np.stack([tr.X, tr.Y], axis=1)
 
 

@@ -50,8 +50,12 @@ class Caster:
         P, Q, C, R = bs.ray_prims()
         cx, cy = centre
         far = radius + 2 * bs.r + 1.0
-        near_s = (np.minimum(P[:, 0], Q[:, 0]) <= cx + far) & (np.maximum(P[:, 0], Q[:, 0]) >= cx - far) & \
-                 (np.minimum(P[:, 1], Q[:, 1]) <= cy + far) & (np.maximum(P[:, 1], Q[:, 1]) >= cy - far)
+        near_s = (
+            (np.minimum(P[:, 0], Q[:, 0]) <= cx + far)
+            & (np.maximum(P[:, 0], Q[:, 0]) >= cx - far)
+            & (np.minimum(P[:, 1], Q[:, 1]) <= cy + far)
+            & (np.maximum(P[:, 1], Q[:, 1]) >= cy - far)
+        )
         near_c = np.hypot(C[:, 0] - cx, C[:, 1] - cy) <= far + R
         self.bs = bs
         self._near_c = near_c
@@ -62,9 +66,9 @@ class Caster:
             self.C = np.vstack([self.C, self._D[:, :2]])
             self.R = np.concatenate([self.R, self._D[:, 2]])
         self._box = (np.minimum(self.P, self.Q), np.maximum(self.P, self.Q))
-        self._E = self.Q - self.P           # the segments' directions, for cast
-        self._R2 = self.R ** 2
-        self._tree = None                   # the segments' boxes: see boxes()
+        self._E = self.Q - self.P  # the segments' directions, for cast
+        self._R2 = self.R**2
+        self._tree = None  # the segments' boxes: see boxes()
 
     def boxes(self) -> shapely.STRtree:
         """A tree of the segments' bounding boxes (for :func:`_crossings`)."""
@@ -84,8 +88,9 @@ class Caster:
         clip = reach is not None
         rr = f(np.broadcast_to(np.asarray(reach, dtype=float), (n,))) if clip else np.zeros(n)
         lo_s, hi_s = self._box
-        return kernels.cast_kernel(f(O), f(U), rr, f(self.P), f(self._E), f(lo_s), f(hi_s), f(self.C), f(self.R),
-                                   f(self._R2), _CHUNK, clip)
+        return kernels.cast_kernel(
+            f(O), f(U), rr, f(self.P), f(self._E), f(lo_s), f(hi_s), f(self.C), f(self.R), f(self._R2), _CHUNK, clip
+        )
 
     def cast_numpy(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
         """:meth:`cast` in numpy (the reference of its kernel)."""
@@ -96,11 +101,11 @@ class Caster:
         lo_s, hi_s = self._box
         with np.errstate(divide="ignore", invalid="ignore"):
             for lo in range(0, n, _CHUNK):
-                o, u = O[lo:lo + _CHUNK], U[lo:lo + _CHUNK]
+                o, u = O[lo : lo + _CHUNK], U[lo : lo + _CHUNK]
                 P, E, C, R2 = self.P, self._E, self.C, self._R2
                 if reach is not None:
                     # only what lies within reach of these origins' box
-                    rr = reach[lo:lo + _CHUNK]
+                    rr = reach[lo : lo + _CHUNK]
                     x0, y0 = (o - rr[:, None]).min(axis=0)
                     x1, y1 = (o + rr[:, None]).max(axis=0)
                     ks = (hi_s[:, 0] >= x0) & (lo_s[:, 0] <= x1) & (hi_s[:, 1] >= y0) & (lo_s[:, 1] <= y1)
@@ -128,12 +133,12 @@ class Caster:
                     disc = b * b - c
                     tt = -b - np.sqrt(disc)
                     on = c <= 1e-9
-                    tt[(disc <= 0) | on | (tt <= 1e-7)] = np.inf   # nan (disc < 0) is caught by the first
+                    tt[(disc <= 0) | on | (tt <= 1e-7)] = np.inf  # nan (disc < 0) is caught by the first
                     # from on a circle (where an arc is cut by a base, a base touched), a ray
                     # that heads into it is stopped where it starts; one leaving it is not
                     tt[on & (b < -1e-9)] = 0.0
                     t = np.minimum(t, tt.min(axis=1))
-                best[lo:lo + _CHUNK] = t
+                best[lo : lo + _CHUNK] = t
         return best
 
     def grazes(self, keys) -> np.ndarray:
@@ -143,7 +148,7 @@ class Caster:
         for every query."""
         kept = self.bs.ray_cache
         bases = {(x, y, R) for x, y, R in self._D.tolist()}
-        here: dict = {}        # circles round bases: for this query only (bases move)
+        here: dict = {}  # circles round bases: for this query only (bases move)
         new = [k for k in dict.fromkeys(keys) if k not in kept]
         if new:
             if len(kept) + len(new) > _KEEP:
@@ -153,7 +158,9 @@ class Caster:
                 (here if (k[0][0], k[0][1], k[1]) in bases else kept)[k] = a
         out = np.stack([here[k] if k in here else kept[k] for k in keys])[:, :, self._near_c].reshape(len(keys), -1)
         if len(self._D):
-            out = np.concatenate([out, _graze_angles(keys, self._D[:, :2], self._D[:, 2]).reshape(len(keys), -1)], axis=1)
+            out = np.concatenate(
+                [out, _graze_angles(keys, self._D[:, :2], self._D[:, 2]).reshape(len(keys), -1)], axis=1
+            )
         return out
 
     def silhouettes(self, X: np.ndarray, Y: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -188,7 +195,9 @@ def _graze_angles(keys, C: np.ndarray, R: np.ndarray) -> np.ndarray:
     c1 = np.repeat(np.array([key[0] for key in keys], dtype=float).reshape(k, 2), 2 * m, axis=0)
     r1 = np.repeat(np.array([key[1] for key in keys], dtype=float), 2 * m)
     s1 = np.repeat(np.array([key[2] for key in keys], dtype=float), 2 * m)
-    ok, _T1, _T2, a1, _a2 = bitangents(c1, r1, s1, np.tile(C, (2 * k, 1)), np.tile(R, 2 * k), np.tile(np.repeat([1.0, -1.0], m), k))
+    ok, _T1, _T2, a1, _a2 = bitangents(
+        c1, r1, s1, np.tile(C, (2 * k, 1)), np.tile(R, 2 * k), np.tile(np.repeat([1.0, -1.0], m), k)
+    )
     return np.where(ok, a1, np.nan).reshape(k, 2, m)
 
 
@@ -246,10 +255,10 @@ def _crossings(caster: Caster, curve, lo: np.ndarray, hi: np.ndarray) -> tuple[n
         same = (ft < 0) == (fa < 0)
         a, fa = np.where(same, t, a), np.where(same, ft, fa)
         b, fb = np.where(same, b, t), np.where(same, fb, ft)
-    t = a + (b - a) * fa / (fa - fb)       # fa, fb of opposite signs: t between a and b
+    t = a + (b - a) * fa / (fa - fb)  # fa, fb of opposite signs: t between a and b
     ex, ey = _ends(curve, ci, t)
     u = ((ex - PX) * DX + (ey - PY) * DY) / (DX * DX + DY * DY)
-    ok = (u >= 0) & (u <= 1)               # on the segment itself
+    ok = (u >= 0) & (u <= 1)  # on the segment itself
     return ci[ok], t[ok]
 
 
@@ -283,7 +292,7 @@ def stars(caster: Caster, points, top: float, budgets=None, edges: bool = True):
     left = top - g
     n = np.array([max(24, int(math.ceil(TAU / (2 * math.sqrt(2 * SAGITTA / t))))) for t in left.tolist()])
     own_e = np.repeat(np.arange(len(pts)), n)
-    even = _ragged(n) * np.repeat(TAU / n, n)                       # = linspace(0, TAU, n, endpoint=False)
+    even = _ragged(n) * np.repeat(TAU / n, n)  # = linspace(0, TAU, n, endpoint=False)
     own_s, sil = caster.silhouettes(X, Y, left)
     # where each budget's circle of reach crosses a segment, between the even rays (the last
     # chord closing the circle)
@@ -295,8 +304,9 @@ def stars(caster: Caster, points, top: float, budgets=None, edges: bool = True):
     use = radius > EPS
     rows, m = rows[use], int(use.sum())
     curve = (X[rows], Y[rows], np.zeros(m), np.full(m, -math.pi / 2), np.ones(m), radius[use])
-    at, cross = _crossings(caster, curve, np.tile(even, len(budgets))[use], np.tile(nxt, len(budgets))[use]) \
-        if edges else _NONE
+    at, cross = (
+        _crossings(caster, curve, np.tile(even, len(budgets))[use], np.tile(nxt, len(budgets))[use]) if edges else _NONE
+    )
     own, a = _sorted_unique(np.concatenate([own_e, own_s, rows[at]]), np.concatenate([even, sil % TAU, cross % TAU]))
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
     O = np.stack([X[own], Y[own]], axis=1)
@@ -339,7 +349,7 @@ def fans(caster: Caster, arcs, top: float, budgets=None, edges: bool = True):
     last = np.cumsum(n) - 1
     even[last] = sweep
     d = (s[:, None] * (caster.grazes([(a[1], a[2], a[4]) for a in keep]) - a_in[:, None])) % TAU
-    own_g, col = np.nonzero(d <= sweep[:, None])     # (nan: no such tangent)
+    own_g, col = np.nonzero(d <= sweep[:, None])  # (nan: no such tangent)
     d = d[own_g, col]
     # where each budget's curve of the rays' ends crosses a segment, between the even rays
     budgets = budgets if budgets is not None else [top]
@@ -348,12 +358,15 @@ def fans(caster: Caster, arcs, top: float, budgets=None, edges: bool = True):
     lo = np.tile(even, len(budgets))
     hi = np.tile(np.r_[even[1:], 0.0], len(budgets))
     inner = np.ones(len(even), dtype=bool)
-    inner[last] = False                                            # no chord after a fan's last ray
+    inner[last] = False  # no chord after a fan's last ray
     use = np.tile(inner, len(budgets)) & (left - rho[rows] * lo > EPS)
     r = rows[use]
-    at, cross = _crossings(caster, (cx[r], cy[r], rho[r], a_in[r], s[r], left[use]), lo[use], hi[use]) \
-        if edges else _NONE
-    own, th = _sorted_unique(np.concatenate([own_e, own_g, own_g, r[at]]), np.concatenate([even, d - 1e-6, d + 1e-6, cross]))
+    at, cross = (
+        _crossings(caster, (cx[r], cy[r], rho[r], a_in[r], s[r], left[use]), lo[use], hi[use]) if edges else _NONE
+    )
+    own, th = _sorted_unique(
+        np.concatenate([own_e, own_g, own_g, r[at]]), np.concatenate([even, d - 1e-6, d + 1e-6, cross])
+    )
     ok = (th >= 0) & (th <= sweep[own])
     own, th = own[ok], th[ok]
     ang = a_in[own] + s[own] * th
@@ -368,8 +381,8 @@ class Bundle:
 
     def __init__(self, caster: Caster):
         self.caster = caster
-        self._parts: list = []      # (origins, directions, paid, rays per root, inches at the roots, fans?)
-        self._groups: list = []     # the group of each part's roots
+        self._parts: list = []  # (origins, directions, paid, rays per root, inches at the roots, fans?)
+        self._groups: list = []  # the group of each part's roots
 
     def add(self, rays, group: int = 0) -> None:
         """Add the rays of some roots (:func:`stars`, :func:`fans`), as one of ``group``."""

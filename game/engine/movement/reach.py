@@ -58,8 +58,9 @@ def _roots(q):
     return points, arcs
 
 
-def _areas(ctx, space, roots, more, budgets: list[float], cache: dict, free: list[dict], check: list[dict],
-           exact: bool = True) -> None:
+def _areas(
+    ctx, space, roots, more, budgets: list[float], cache: dict, free: list[dict], check: list[dict], exact: bool = True
+) -> None:
     """Add to ``free[k]`` (band -> polygons), for each budget k, the stars and fans of
     ``roots``, and to ``check[k]`` those of ``more`` (but those also in ``roots``). The
     rays of both are cast once on each band, for the largest budget."""
@@ -100,7 +101,9 @@ def _region(nav, ctx, space, parts: dict, cache: dict, top: float):
         if cut is None:
             # only the part within reach (no path goes farther than top)
             unit, far = ctx.unit, top + 2 * ctx.unit.r + 1.0
-            no_end = shapely.clip_by_rect(space.bands[b].no_end(), unit.x - far, unit.y - far, unit.x + far, unit.y + far)
+            no_end = shapely.clip_by_rect(
+                space.bands[b].no_end(), unit.x - far, unit.y - far, unit.x + far, unit.y + far
+            )
             discs = _exclusion(nav, ctx, b, top)
             cut = cache[("cut", b)] = no_end if not len(discs) else shapely.union_all(np.append(discs, no_end))
         area = shapely.union_all(polys)
@@ -116,9 +119,13 @@ def _exclusion(nav, ctx, band: int, top: float):
     ``top`` inches of where it stands (no path goes farther): a polygon round each such
     base (they may overlap), to be unioned with the rest of the cut in one go."""
     unit, field = ctx.unit, ctx.field
-    discs = [(ox, oy, (unit.r + orr) * _OUTER) for uid, (ox, oy, orr, _oz) in field.units.items()
-             if uid != unit.id and math.hypot(ox - unit.x, oy - unit.y) <= top + (unit.r + orr) * _OUTER + 1.0
-             and nav.band_at(ox, oy) == band]
+    discs = [
+        (ox, oy, (unit.r + orr) * _OUTER)
+        for uid, (ox, oy, orr, _oz) in field.units.items()
+        if uid != unit.id
+        and math.hypot(ox - unit.x, oy - unit.y) <= top + (unit.r + orr) * _OUTER + 1.0
+        and nav.band_at(ox, oy) == band
+    ]
     if not discs:
         return np.empty(0, dtype=object)
     d = np.array(discs)
@@ -164,7 +171,7 @@ def reach(nav, state, unit, walk, run, denied, descend, exact: bool = True):
     free: list[dict] = [{} for _ in allowances]
     check: list[dict] = [{} for _ in allowances]
     cache: dict = {}
-    for avoid in ((False, True) if muddy else (False,)):
+    for avoid in (False, True) if muddy else (False,):
         q = nav._search(ctx, None, top, False, avoid)
         if q is None:
             continue
@@ -177,8 +184,13 @@ def reach(nav, state, unit, walk, run, denied, descend, exact: bool = True):
             # run had, with the same inches, add nothing to it)
             q.add_checks()
             more = _roots(q)
-        if not avoid and muddy and not _touches(mud, roots, top, unit.r) and (more is None or not _touches(mud, more, top, unit.r)):
-            muddy = False   # no path within the allowance comes near difficult ground
+        if (
+            not avoid
+            and muddy
+            and not _touches(mud, roots, top, unit.r)
+            and (more is None or not _touches(mud, more, top, unit.r))
+        ):
+            muddy = False  # no path within the allowance comes near difficult ground
         space = lay.avoid() if avoid else lay.space
         budgets = [a - pen if (muddy and not avoid) else a for a in allowances]
         _areas(ctx, space, roots, more, budgets, cache, free, check, exact)
@@ -186,8 +198,12 @@ def reach(nav, state, unit, walk, run, denied, descend, exact: bool = True):
             break
     space = lay.space
     free = [_region(nav, ctx, space, f, cache, top) for f in free]
-    check = [shapely.difference(_region(nav, ctx, space, c, cache, top), f) if c else shapely.Polygon() for c, f in zip(check, free)]
+    check = [
+        shapely.difference(_region(nav, ctx, space, c, cache, top), f) if c else shapely.Polygon()
+        for c, f in zip(check, free)
+    ]
     run_free = free[1] if run is not None else shapely.Polygon()
     run_check = check[1] if run is not None else shapely.Polygon()
-    return Reach(unit.id, free[0], check[0], run_free, run_check, walk.inches,
-                 run.inches if run is not None else None, denied)
+    return Reach(
+        unit.id, free[0], check[0], run_free, run_check, walk.inches, run.inches if run is not None else None, denied
+    )

@@ -23,8 +23,15 @@ from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
 
-def route(mover, state: GameState, uid: str, to: Sequence[float], descend: str = "climb", checks: bool = True,
-          within: float | None = None) -> MovePlan:
+def route(
+    mover,
+    state: GameState,
+    uid: str,
+    to: Sequence[float],
+    descend: str = "climb",
+    checks: bool = True,
+    within: float | None = None,
+) -> MovePlan:
     """The cheapest legal path for ``uid`` to ``to`` over any number of moves: a
     :class:`MovePlan` whose ``allowance`` is its own cost (no allowance applies, so the
     unit may be one that has moved this turn). ``checks``: may it take transitions that
@@ -43,12 +50,20 @@ def route(mover, state: GameState, uid: str, to: Sequence[float], descend: str =
         raise IllegalAction(RuleId.M1, f"the route does not leave [{unit.x:.2f}, {unit.y:.2f}]")
     tr = nav_route(mover.nav, state, unit, pts[-1], descend, checks, within)
     pts3 = tuple((x, y, mover.board.height_at(x, y)) for x, y in tr.points)
-    return MovePlan(unit.id, False, pts3, tr.cost, tr.cost, tuple(tr.transitions), tr.difficult, descend,
-                    tr.length, tuple(tr.cum))
+    return MovePlan(
+        unit.id, False, pts3, tr.cost, tr.cost, tuple(tr.transitions), tr.difficult, descend, tr.length, tuple(tr.cum)
+    )
 
 
-def nav_route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, float], descend: str,
-              checks: bool = True, within: float | None = None) -> Trace:
+def nav_route(
+    nav: NavCache,
+    state: GameState,
+    unit: Unit,
+    goal: tuple[float, float],
+    descend: str,
+    checks: bool = True,
+    within: float | None = None,
+) -> Trace:
     """:func:`route`'s path (a Trace), from the map's memo when asked before (holding the
     map's lock, as every search of the NavCache does)."""
     key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within)
@@ -56,8 +71,15 @@ def nav_route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, fl
         return nav._memo.trace(key, state, unit, lambda: _route(nav, state, unit, goal, descend, checks, within))
 
 
-def _route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, float], descend: str, checks: bool,
-           within: float | None) -> Trace:
+def _route(
+    nav: NavCache,
+    state: GameState,
+    unit: Unit,
+    goal: tuple[float, float],
+    descend: str,
+    checks: bool,
+    within: float | None,
+) -> Trace:
     mover = nav.mover
     problem = mover.end_problem(state, unit, goal[0], goal[1])
     if problem is not None:
@@ -68,7 +90,7 @@ def _route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, float
     try:
         straight = mover.check_path(state, unit, [start, goal], descend, field=ctx.field, blockers=ctx.blockers)
         if not straight.n_checks:
-            return straight    # no path is shorter, and it takes no check
+            return straight  # no path is shorter, and it takes no check
         if not checks:
             straight = None
     except IllegalAction:
@@ -80,9 +102,12 @@ def _route(nav: NavCache, state: GameState, unit: Unit, goal: tuple[float, float
     if tr is not None and within is not None and tr.cost > within + EPS:
         tr = None
     if tr is None:
-        bound = f" within {within:.2f}\"" if within is not None else ""
-        raise IllegalAction(RuleId.M5, f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
-                                       f"to [{goal[0]:.2f}, {goal[1]:.2f}]")
+        bound = f' within {within:.2f}"' if within is not None else ""
+        raise IllegalAction(
+            RuleId.M5,
+            f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
+            f"to [{goal[0]:.2f}, {goal[1]:.2f}]",
+        )
     return tr
 
 
@@ -99,7 +124,7 @@ def _search(nav: NavCache, ctx: Ctx, target: Goal, start, goal, checks: bool, wi
     if within is not None:
         limits = tuple(lim for lim in limits if lim < within) + (float(within),)
     for limit in limits:
-        for with_checks in ((True, False) if checks else (False,)):
+        for with_checks in (True, False) if checks else (False,):
             tr = nav._path(ctx, target, min(limit, last), with_checks, False)
             if tr is not None:
                 return tr

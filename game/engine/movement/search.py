@@ -163,17 +163,17 @@ class _Band:
         self.cy = np.concatenate([bs.cy, np.array([b[1] for b in self.blk])])
         self.rho = np.concatenate([bs.rho, np.array([b[2] for b in self.blk])])
         self.circles = np.concatenate([self.in_range, n + np.arange(len(self.blk))]).astype(np.int64)
-        self.cut: dict[int, list[tuple[float, float]]] = {}     # static circle -> arcs inside a base
+        self.cut: dict[int, list[tuple[float, float]]] = {}  # static circle -> arcs inside a base
         self.blk_iv: list[list[tuple[float, float]]] = []
         self.goal = q.goal if (q.goal is not None and bs.band.id in q.goal.bands and q.goal.reach > 0) else None
         if self.blk:
             self._blockers()
-        self.dyn: dict[int, list] = {}       # slot -> departures computed for this query
-        self.fixed_in_range: dict = {}       # links_from: the fixed targets in range (with circles or not)
-        self._bad: dict[int, list] = {}      # slot -> its static tangents that pass through a base
-        self._goal_t: dict[int, list] = {}   # slot -> where its static tangents enter the goal region
-        self._corners: list | None = None    # goal_corners
-        self._rim: tuple | None = None       # rim: its free runs and the corners on it
+        self.dyn: dict[int, list] = {}  # slot -> departures computed for this query
+        self.fixed_in_range: dict = {}  # links_from: the fixed targets in range (with circles or not)
+        self._bad: dict[int, list] = {}  # slot -> its static tangents that pass through a base
+        self._goal_t: dict[int, list] = {}  # slot -> where its static tangents enter the goal region
+        self._corners: list | None = None  # goal_corners
+        self._rim: tuple | None = None  # rim: its free runs and the corners on it
 
     def goal_corners(self) -> list[tuple[float, float]]:
         """Where the goal region's rim crosses a base's circle (grown by the unit's
@@ -193,7 +193,9 @@ class _Band:
                         out.append((g.x + (x - g.x) * (1 - RIM_HAIR), g.y + (y - g.y) * (1 - RIM_HAIR)))
                 # where terrain, the table's edge or the band's bounds the rim: the last
                 # free sample before it (BandSpace.ring_ends)
-                out += [(g.x + g.rim * math.cos(a), g.y + g.rim * math.sin(a)) for a in self.bs.ring_ends(g.x, g.y, g.reach)]
+                out += [
+                    (g.x + g.rim * math.cos(a), g.y + g.rim * math.sin(a)) for a in self.bs.ring_ends(g.x, g.y, g.reach)
+                ]
             self._corners = out
         return self._corners
 
@@ -240,8 +242,14 @@ class _Band:
         (x, y, radius, orientation, kind 0, circle), made once per query."""
         if self._base_targets is None:
             c = np.repeat(self.n_static + np.arange(len(self.blk), dtype=np.int64), 2)
-            self._base_targets = (self.cx[c], self.cy[c], self.rho[c], np.tile([1.0, -1.0], len(self.blk)),
-                                  np.zeros(len(c), dtype=np.int64), c)
+            self._base_targets = (
+                self.cx[c],
+                self.cy[c],
+                self.rho[c],
+                np.tile([1.0, -1.0], len(self.blk)),
+                np.zeros(len(c), dtype=np.int64),
+                c,
+            )
         return self._base_targets
 
     def bad(self, slot: int, ch) -> list | None:
@@ -288,7 +296,9 @@ class _Band:
         kept = bs.free_arcs
         self.blk_iv = []
         for k, (bx, by, R) in enumerate(self.blk):
-            near = tuple(o for j, o in enumerate(self.blk) if j != k and math.hypot(o[0] - bx, o[1] - by) < R + o[2] + 1e-9)
+            near = tuple(
+                o for j, o in enumerate(self.blk) if j != k and math.hypot(o[0] - bx, o[1] - by) < R + o[2] + 1e-9
+            )
             key = (bx, by, R, near)
             iv = kept.get(key)
             if iv is None:
@@ -310,7 +320,7 @@ class _Band:
             for m, (lo, w) in enumerate(self.blk_iv[circ[k] - n]):
                 p = (ang[k] - lo) % TAU
                 if p <= w + 1e-9:
-                    iv[k], off[k] = -2 - m, min(p, w)   # intervals of bases: -2, -3, ...
+                    iv[k], off[k] = -2 - m, min(p, w)  # intervals of bases: -2, -3, ...
                     break
             else:
                 iv[k], off[k] = self._past_end(circ[k] - n, float(ang[k]))
@@ -328,8 +338,10 @@ class _Band:
         bx, by, R = self.blk[j]
         x, y = bx + R * math.cos(a), by + R * math.sin(a)
         for m, p, _end in _ends_near(self.blk_iv[j], a):
-            if all(math.hypot(x - ox, y - oy) >= oR - EPS for k, (ox, oy, oR) in enumerate(self.blk) if k != j) \
-                    and self.bs.ok_points(np.array([x]), np.array([y]))[0]:
+            if (
+                all(math.hypot(x - ox, y - oy) >= oR - EPS for k, (ox, oy, oR) in enumerate(self.blk) if k != j)
+                and self.bs.ok_points(np.array([x]), np.array([y]))[0]
+            ):
                 return -2 - m, p
         return -1, 0.0
 
@@ -367,13 +379,27 @@ class Search:
     (may use ladders, M10) and ``may_climb`` price the transitions (:meth:`Transitions.price`).
     """
 
-    def __init__(self, space: Space, trans: Transitions, start: tuple[float, float], start_band: int, goal: Goal | None,
-                 limit: float, checks: bool, descend: str, ladders: bool, may_climb: bool, blockers=(),
-                 far_reach: float | None = None, links: dict | None = None, memo: dict | None = None):
+    def __init__(
+        self,
+        space: Space,
+        trans: Transitions,
+        start: tuple[float, float],
+        start_band: int,
+        goal: Goal | None,
+        limit: float,
+        checks: bool,
+        descend: str,
+        ladders: bool,
+        may_climb: bool,
+        blockers=(),
+        far_reach: float | None = None,
+        links: dict | None = None,
+        memo: dict | None = None,
+    ):
         self.space, self.trans = space, trans
-        self.links = links                  # band -> source -> links.Links (None: kept with the band space)
-        self.memo = memo                    # the query's (Ctx.memo; None: nothing kept)
-        self.far_reach = far_reach          # M9: how far out (centre from the ledge) a jump may land
+        self.links = links  # band -> source -> links.Links (None: kept with the band space)
+        self.memo = memo  # the query's (Ctx.memo; None: nothing kept)
+        self.far_reach = far_reach  # M9: how far out (centre from the ledge) a jump may land
         self.sx, self.sy = start
         self.start_band = start_band
         self.goal = goal
@@ -388,8 +414,9 @@ class Search:
         if self.blockers and ok.any():
             idx = np.nonzero(ok)[0]
             D = np.array(self.blockers, dtype=float)
-            inside = (tr.band[idx, None] == D[None, :, 3]) & \
-                     (np.hypot(P[idx, 0, None] - D[None, :, 0], P[idx, 1, None] - D[None, :, 1]) < D[None, :, 2] - EPS)
+            inside = (tr.band[idx, None] == D[None, :, 3]) & (
+                np.hypot(P[idx, 0, None] - D[None, :, 0], P[idx, 1, None] - D[None, :, 1]) < D[None, :, 2] - EPS
+            )
             ok[idx[inside.any(axis=1)]] = False
         self.node_ok = ok
         nodes = np.nonzero(ok)[0]
@@ -404,11 +431,11 @@ class Search:
         self.heap: list = []
         self.count = 0
         self.found = None
-        self.untested: dict = {}    # goal state -> where its stretch starts (see _push)
-        self.record = False     # keep every arrival on a circle (the reachable area's fans)
+        self.untested: dict = {}  # goal state -> where its stretch starts (see _push)
+        self.record = False  # keep every arrival on a circle (the reachable area's fans)
         self.arrivals: list = []
-        self.skipped = False    # was a transition needing a check within the limit left out?
-        self.left_out = False   # ... or one a run with checks would have taken up (see _transitions)?
+        self.skipped = False  # was a transition needing a check within the limit left out?
+        self.left_out = False  # ... or one a run with checks would have taken up (see _transitions)?
 
     def rerun(self, checks: bool):
         """The same query again with transitions needing a check allowed or not: the
@@ -569,14 +596,26 @@ class Search:
                 if i < rng[1]:
                     sweep = ch.q[i] - q
                     if B.arc_free(circ, a, s, sweep):
-                        self._push(("C", b, slot, i), g + rho * max(0.0, sweep), k, ch.Ax[i], ch.Ay[i],
-                                   ("arc", via, b, circ, s, a))
+                        self._push(
+                            ("C", b, slot, i),
+                            g + rho * max(0.0, sweep),
+                            k,
+                            ch.Ax[i],
+                            ch.Ay[i],
+                            ("arc", via, b, circ, s, a),
+                        )
         if self.goal is not None:
             # the departures worked out only if the search comes back to this arrival (an
             # A* towards a goal leaves most of them: its goal is found first, or they lie
             # out of range): the arrival waits in the heap as it is
-            self._push(("A", b, slot, iv, q, a), g, k, float(B.cx[circ]) + rho * math.cos(a),
-                       float(B.cy[circ]) + rho * math.sin(a), via)
+            self._push(
+                ("A", b, slot, iv, q, a),
+                g,
+                k,
+                float(B.cx[circ]) + rho * math.cos(a),
+                float(B.cy[circ]) + rho * math.sin(a),
+                via,
+            )
             return
         self._depart(b, circ, s, iv, q, a, g, k, via)
 
@@ -610,15 +649,30 @@ class Search:
                 self._push(("G", b, x, y), g + t * ch.length[i], k, x, y, ("line", key))
             else:
                 to = ch.to[i]
-                self._arrive(b, to // 2, 1 if to % 2 == 0 else -1, ch.to_iv[i], ch.to_q[i], ch.to_a[i], g + ch.length[i], k,
-                             ("line", key))
+                self._arrive(
+                    b,
+                    to // 2,
+                    1 if to % 2 == 0 else -1,
+                    ch.to_iv[i],
+                    ch.to_q[i],
+                    ch.to_a[i],
+                    g + ch.length[i],
+                    k,
+                    ("line", key),
+                )
         # or on round the circle to the next departure
         if i + 1 < ch.end[i]:
             circ, s = slot // 2, (1 if slot % 2 == 0 else -1)
             sweep = ch.q[i + 1] - ch.q[i]
             if B.arc_free(circ, ch.a[i], s, sweep):
-                self._push(("C", b, slot, i + 1), g + B.rho[circ] * sweep, k, ch.Ax[i + 1], ch.Ay[i + 1],
-                           ("arc", ("at", key), b, circ, s, ch.a[i]))
+                self._push(
+                    ("C", b, slot, i + 1),
+                    g + B.rho[circ] * sweep,
+                    k,
+                    ch.Ax[i + 1],
+                    ch.Ay[i + 1],
+                    ("arc", ("at", key), b, circ, s, ch.a[i]),
+                )
 
     def _dyn(self, key, g: float, k: int) -> None:
         _t, b, slot, m = key
@@ -632,10 +686,17 @@ class Search:
         if kind == "node":
             _k, n, x, y = target
             self._push(("N", n), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via))
-        elif kind == "goal" or kind == "goal?":     # goal?: the stretch not tested yet
+        elif kind == "goal" or kind == "goal?":  # goal?: the stretch not tested yet
             _k, x, y = target
-            self._push(("G", b, x, y), g + math.hypot(x - x0, y - y0), k, x, y, ("line", via),
-                       (x0, y0) if kind == "goal?" else None)
+            self._push(
+                ("G", b, x, y),
+                g + math.hypot(x - x0, y - y0),
+                k,
+                x,
+                y,
+                ("line", via),
+                (x0, y0) if kind == "goal?" else None,
+            )
         else:
             _k, c, s, iv, q, a, x, y = target
             self._arrive(b, c, s, iv, q, a, g + math.hypot(x - x0, y - y0), k, ("line", via))
@@ -650,12 +711,23 @@ class Search:
             if fixed:
                 # tangents between fixed circles are the chain's: here only the rest (and, with
                 # a goal region, those that enter it, maybe before a base the chain's meets)
-                rows = links_from(self, b, ("slot", slot), float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s,
-                                   skip_circle=circ, circles=B.goal is not None)
+                rows = links_from(
+                    self,
+                    b,
+                    ("slot", slot),
+                    float(B.cx[circ]),
+                    float(B.cy[circ]),
+                    float(B.rho[circ]),
+                    s,
+                    skip_circle=circ,
+                    circles=B.goal is not None,
+                )
                 if B.goal is not None:
                     rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
             else:
-                rows = links_from(self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ)
+                rows = links_from(
+                    self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ
+                )
             out = []
             if rows:
                 # where the tangents leave the circle: kept for a fixed circle's fixed targets
@@ -709,7 +781,7 @@ class Search:
             iv, off = int(iv[0]), float(off[0])
             if iv == -1:
                 for m, _p, at_end in _ends_near(B.blk_iv[j], a):
-                    iv, off = -2 - m, at_end      # at the arc's end (the last one near)
+                    iv, off = -2 - m, at_end  # at the arc's end (the last one near)
                 if iv == -1:
                     continue
             for s in (1, -1):
@@ -727,8 +799,11 @@ class Search:
             if checks and not self.checks:
                 self.skipped = self.skipped or g + cost <= self.limit + EPS
                 # a run with checks pushes it (as _push bounds it) or lands a jump further out
-                self.left_out = self.left_out or (not node_ok[to] and self.descend == "jump") or \
-                    g + cost + self.h(self.nx[to], self.ny[to]) <= self.limit + EPS + 1e-9
+                self.left_out = (
+                    self.left_out
+                    or (not node_ok[to] and self.descend == "jump")
+                    or g + cost + self.h(self.nx[to], self.ny[to]) <= self.limit + EPS + 1e-9
+                )
                 continue
             if not node_ok[to]:
                 if tr.e_kind[e] == 1 and self.descend == "jump" and self.checks and self.may_climb:
@@ -751,7 +826,9 @@ class Search:
             return
         n = self._add_node((x, y), b)
         frm = int(tr.e_from[e])
-        self._push(("L", n), g + math.hypot(x - self.nx[frm], y - self.ny[frm]), k + 1, x, y, ("trans", key, ("far", ledge)))
+        self._push(
+            ("L", n), g + math.hypot(x - self.nx[frm], y - self.ny[frm]), k + 1, x, y, ("trans", key, ("far", ledge))
+        )
 
 
 def _arc_ends(B: _Band, circ: int, s: int) -> list:
@@ -789,7 +866,7 @@ def result(q: Search) -> Found | None:
     if q.found is None:
         return None
     g, k = q.best[q.found]
-    rev: list = []     # from the goal back: ("p", x, y) | ("arc", centre, rho, a_in, s) | ("edge", e)
+    rev: list = []  # from the goal back: ("p", x, y) | ("arc", centre, rho, a_in, s) | ("edge", e)
     key = q.found
     while key is not None:
         rev.append(("p",) + _position(q, key))
@@ -807,10 +884,10 @@ def result(q: Search) -> Found | None:
             key = None
         elif via[0] == "line":
             key = via[1]
-        elif via[0] == "rim":        # round the target along the goal region's rim
+        elif via[0] == "rim":  # round the target along the goal region's rim
             _t, key, s, a_in = via
             rev.append(("arc", (q.goal.x, q.goal.y), q.goal.rim, a_in, s))
-        else:             # ("trans", from, edge)
+        else:  # ("trans", from, edge)
             rev.append(("edge", via[2]))
             key = via[1]
     items = rev[::-1]
@@ -822,7 +899,7 @@ def result(q: Search) -> Found | None:
             edges.append(it[1])
         else:
             _t, (cx, cy), rho, a_in, s = it
-            nxt = next(x for x in items[i + 1:] if x[0] == "p")
+            nxt = next(x for x in items[i + 1 :] if x[0] == "p")
             a_out = math.atan2(nxt[2] - cy, nxt[1] - cx)
             pts.append((cx + rho * math.cos(a_in), cy + rho * math.sin(a_in)))
             arcs.append((len(pts) - 1, (cx, cy), rho, a_in, s, travel(a_in, a_out, s)))

@@ -48,17 +48,25 @@ _FEW = 8
 class BandSpace:
     """Where a base of radius r may be on one band: exact tests, circles, static tangents."""
 
-    def __init__(self, surf: Surfaces, band: Band, r: float, near_parts: dict[int, list[int]], is_obstacle,
-                 width: float, height: float):
+    def __init__(
+        self,
+        surf: Surfaces,
+        band: Band,
+        r: float,
+        near_parts: dict[int, list[int]],
+        is_obstacle,
+        width: float,
+        height: float,
+    ):
         board = surf.board
         self.band = band
         self.r = r
-        self.gap = r - EPS                    # nearer than this to an obstacle is an overlap
+        self.gap = r - EPS  # nearer than this to an obstacle is an overlap
         self.width, self.height = width, height
         polys = board.polygons
         core, extra = [], []
-        self.cover = band.has_ledge           # must the test also keep to the band's area?
-        for i, near in near_parts.items():   # the pieces within r of a surface of this band
+        self.cover = band.has_ledge  # must the test also keep to the band's area?
+        for i, near in near_parts.items():  # the pieces within r of a surface of this band
             levels = {surf.part_z[a] for a in near}
             obst = {z for z in levels if is_obstacle(i, z)}
             if obst == levels:
@@ -68,7 +76,7 @@ class BandSpace:
                 shapely.prepare(low)
                 extra.append((i, low))
             elif i in surf.wall_tops:
-                self.cover = True             # a wall top a base may overhang, never stand on
+                self.cover = True  # a wall top a base may overhang, never stand on
         self.core = core
         self.core_union = shapely.union_all([polys[i] for i in core]) if core else None
         if self.core_union is not None:
@@ -76,23 +84,23 @@ class BandSpace:
         self.extra = extra
         self.polys = polys
         self._surf = surf
-        self.cx = None                      # the circles: see graph()
+        self.cx = None  # the circles: see graph()
         if band.ground:
             self.graph()
         self._chains: dict[int, Chain] = {}
         self._prims = None
         self.ray_cache: dict = {}  # rays.Caster: what does not depend on the query
         self._no_end = None
-        self.links: dict = {}      # search.Links per source (a slot or a transition node)
-        self.tangents: dict = {}   # links.Tangents per source, for every game
-        self.tangents_at: dict = {} # links.Tangents per point or base queries start from (recent ones)
-        self.base_lines: dict = {} # links._base_lines: (source, bases) -> tangents to the bases
-        self.located: dict = {}    # slot -> {row to a fixed target: (interval, offset) where it leaves}
+        self.links: dict = {}  # search.Links per source (a slot or a transition node)
+        self.tangents: dict = {}  # links.Tangents per source, for every game
+        self.tangents_at: dict = {}  # links.Tangents per point or base queries start from (recent ones)
+        self.base_lines: dict = {}  # links._base_lines: (source, bases) -> tangents to the bases
+        self.located: dict = {}  # slot -> {row to a fixed target: (interval, offset) where it leaves}
         self.free_arcs: dict = {}  # search._Band._blockers: a base and those near it -> its free arcs
-        self.fixed = None          # search._fixed_targets
+        self.fixed = None  # search._fixed_targets
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
-        self._ring_memo: dict = {} # ring_ok: disc (x, y, R) -> samples round it where a base may be
-        self._ends_memo: dict = {} # ring_ends: circle (x, y, R) -> where its free runs end
+        self._ring_memo: dict = {}  # ring_ok: disc (x, y, R) -> samples round it where a base may be
+        self._ends_memo: dict = {}  # ring_ends: circle (x, y, R) -> where its free runs end
 
     def forget_transitions(self) -> None:
         """Drop what was kept against the transitions' nodes (the links and tangents from
@@ -140,12 +148,17 @@ class BandSpace:
         return ok
 
     def ok_segments(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        AB = np.concatenate([A, B], axis=1)      # rows (ax, ay, bx, by)
+        AB = np.concatenate([A, B], axis=1)  # rows (ax, ay, bx, by)
         if len(AB) <= _FEW:
             # the search asks for one to a few at a time: :meth:`_on_table`'s tests in Python
             lo, hx, hy = self._table_box()
-            ok = np.array([lo <= ax <= hx and lo <= ay <= hy and lo <= bx <= hx and lo <= by <= hy
-                           for ax, ay, bx, by in AB.tolist()], dtype=bool)
+            ok = np.array(
+                [
+                    lo <= ax <= hx and lo <= ay <= hy and lo <= bx <= hx and lo <= by <= hy
+                    for ax, ay, bx, by in AB.tolist()
+                ],
+                dtype=bool,
+            )
         else:
             ok = self._on_table(A[:, 0], A[:, 1]) & self._on_table(B[:, 0], B[:, 1])
         if not ok.any():
@@ -216,7 +229,9 @@ class BandSpace:
             if len(self._ends_memo) >= _MEMO:
                 self._ends_memo.clear()
             a, _X, _Y, ok = self.ring_free(x, y, R)
-            out = self._ends_memo[key] = [] if ok.all() else [end for lo, w in runs(a, ok) for end in dict.fromkeys((lo, lo + w))]
+            out = self._ends_memo[key] = (
+                [] if ok.all() else [end for lo, w in runs(a, ok) for end in dict.fromkeys((lo, lo + w))]
+            )
         return out
 
     def _ring_clear(self, x: float, y: float, R: float) -> bool:
@@ -257,8 +272,15 @@ class BandSpace:
                 keep[zero] &= self.ok_points(C[zero, 0], C[zero, 1])
             # the same corner twice (pieces sharing it): once
             seen = set()
-            for k, key in enumerate(zip(C[:, 0].round(9).tolist(), C[:, 1].round(9).tolist(), rho_a.tolist(),
-                                        lo_a.round(9).tolist(), w_a.round(9).tolist())):
+            for k, key in enumerate(
+                zip(
+                    C[:, 0].round(9).tolist(),
+                    C[:, 1].round(9).tolist(),
+                    rho_a.tolist(),
+                    lo_a.round(9).tolist(),
+                    w_a.round(9).tolist(),
+                )
+            ):
                 if keep[k]:
                     keep[k] = key not in seen
                     seen.add(key)
@@ -281,7 +303,9 @@ class BandSpace:
                 crowded[np.unique(hit[np.bincount(hit, minlength=n)[hit] > 1])] = True
             for i, _low in self.extra:
                 crowded |= shapely.dwithin(self.polys[i], pts, reach)
-            crowded |= ~self._on_table(C[:, 0] - reach, C[:, 1] - reach) | ~self._on_table(C[:, 0] + reach, C[:, 1] + reach)
+            crowded |= ~self._on_table(C[:, 0] - reach, C[:, 1] - reach) | ~self._on_table(
+                C[:, 0] + reach, C[:, 1] + reach
+            )
             if self.cover:
                 crowded |= shapely.dwithin(self.band.edge, pts, reach)
             crowded &= self.rho > 0
@@ -294,7 +318,9 @@ class BandSpace:
             first = np.repeat(np.cumsum(k) - k, k)
             t = (np.arange(len(owner)) - first) / np.repeat(k - 1, k)
             ang = lo[owner] + w[owner] * t
-            ok = self.ok_points(self.cx[owner] + self.rho[owner] * np.cos(ang), self.cy[owner] + self.rho[owner] * np.sin(ang))
+            ok = self.ok_points(
+                self.cx[owner] + self.rho[owner] * np.cos(ang), self.cy[owner] + self.rho[owner] * np.sin(ang)
+            )
             # a run starts where ok begins (or a circle's samples begin), ends where it stops
             new_circle = np.r_[True, owner[1:] != owner[:-1]]
             end_circle = np.r_[owner[1:] != owner[:-1], True]
@@ -373,7 +399,11 @@ class BandSpace:
             if self.cover:
                 parts.append(shapely.buffer(self.band.edge, r, quad_segs=8))
             W, H = self.width, self.height
-            parts.append(shapely.difference(shapely.box(-1, -1, W + 1, H + 1), shapely.box(self.r, self.r, W - self.r, H - self.r)))
+            parts.append(
+                shapely.difference(
+                    shapely.box(-1, -1, W + 1, H + 1), shapely.box(self.r, self.r, W - self.r, H - self.r)
+                )
+            )
             self._no_end = shapely.union_all(parts)
             shapely.prepare(self._no_end)
         return self._no_end
@@ -425,8 +455,9 @@ class BandSpace:
         vis = self.ok_segments(T1, T2) if len(keep) else np.zeros(0, dtype=bool)
         for s in (1, -1):
             m_ = vis & (S1 == s)
-            self._chains[2 * c + (s < 0)] = Chain(iv1[m_], s * p1[m_], a1[m_], T1[m_], T2[m_], 2 * J[m_] + (S2[m_] < 0),
-                                                  iv2[m_], S2[m_] * p2[m_], a2[m_])
+            self._chains[2 * c + (s < 0)] = Chain(
+                iv1[m_], s * p1[m_], a1[m_], T1[m_], T2[m_], 2 * J[m_] + (S2[m_] < 0), iv2[m_], S2[m_] * p2[m_], a2[m_]
+            )
 
 
 class Chain:
@@ -449,7 +480,9 @@ class Chain:
         self.to_a = to_a[order].tolist()
         starts = np.flatnonzero(np.r_[True, iv[1:] != iv[:-1]]) if len(iv) else np.zeros(0, dtype=np.int64)
         ends = np.r_[starts[1:], len(iv)]
-        self.ranges = {int(v): (int(lo), int(hi)) for v, lo, hi in zip(iv[starts].tolist(), starts.tolist(), ends.tolist())}
+        self.ranges = {
+            int(v): (int(lo), int(hi)) for v, lo, hi in zip(iv[starts].tolist(), starts.tolist(), ends.tolist())
+        }
         self.end = np.repeat(ends, ends - starts).tolist() if len(iv) else []
 
 
@@ -474,13 +507,19 @@ class Space:
                 return z <= t.height + free + EPS
             return avoid and t.kind == "difficult"
 
-        pieces = [i for i, t in enumerate(terrain) if t.solid or t.kind == "impassable" or (avoid and t.kind == "difficult")]
+        pieces = [
+            i for i, t in enumerate(terrain) if t.solid or t.kind == "impassable" or (avoid and t.kind == "difficult")
+        ]
         near: list[dict[int, list[int]]] = [{} for _ in surf.bands]
         if pieces:
-            pi, ai = surf._tree.query(np.array([board.polygons[i] for i in pieces], dtype=object), predicate="dwithin", distance=r)
+            pi, ai = surf._tree.query(
+                np.array([board.polygons[i] for i in pieces], dtype=object), predicate="dwithin", distance=r
+            )
             for p, a in zip(pi.tolist(), ai.tolist()):
                 near[surf.part_band[a]].setdefault(pieces[p], []).append(a)
-        self.bands = [BandSpace(surf, band, r, near[band.id], is_obstacle, board.width, board.height) for band in surf.bands]
+        self.bands = [
+            BandSpace(surf, band, r, near[band.id], is_obstacle, board.width, board.height) for band in surf.bands
+        ]
 
     def forget_transitions(self) -> None:
         """:meth:`BandSpace.forget_transitions` for every band."""

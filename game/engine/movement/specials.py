@@ -25,8 +25,24 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 #: Directions of the rays that look for gap jumps and wall climbs (grid steps).
-_DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1),
-         (2, 1), (1, 2), (-1, 2), (-2, 1), (-2, -1), (-1, -2), (1, -2), (2, -1))
+_DIRS = (
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+    (2, 1),
+    (1, 2),
+    (-1, 2),
+    (-2, 1),
+    (-2, -1),
+    (-1, -2),
+    (1, -2),
+    (2, -1),
+)
 _TOL = 1e-9
 
 
@@ -174,12 +190,13 @@ def _gap_jumps(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: Fo
             if di == dj == 0:
                 continue
             sh = np.full((nx, ny), np.inf)
-            sh[max(0, -di):nx - max(0, di), max(0, -dj):ny - max(0, dj)] = \
-                z2[max(0, di):nx - max(0, -di), max(0, dj):ny - max(0, -dj)]
+            sh[max(0, -di) : nx - max(0, di), max(0, -dj) : ny - max(0, dj)] = z2[
+                max(0, di) : nx - max(0, -di), max(0, dj) : ny - max(0, -dj)
+            ]
             lower |= sh < z2 - free - EPS
     rim = np.nonzero(lower.ravel() & (z > free + EPS) & ~wall_top)[0]
     gmax = float(rs.jump_gap_max)
-    tries: list[list[np.ndarray]] = [[], [], [], [], [], []]   # take-off, landing, back, back ok, on, on ok
+    tries: list[list[np.ndarray]] = [[], [], [], [], [], []]  # take-off, landing, back, back ok, on, on ok
     for di, dj in _DIRS:
         step = math.hypot(di, dj) * cell
         T = int(math.ceil((gmax + 3 * cell) / step)) + 1
@@ -226,6 +243,7 @@ def _gap_jumps(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: Fo
             gb = np.concatenate([gb, kb[ok2]])
     return ga, gb
 
+
 def _wall_climbs(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: Footprints) -> dict:
     """Climbs over walls (M6) between cells near a wall top and across it, classified
     exactly: :class:`Specials`' ``wall_*`` attributes by name, in ray order."""
@@ -243,8 +261,9 @@ def _wall_climbs(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: 
             for dj in range(-k, k + 1):
                 if math.hypot(di, dj) * cell > reach + EPS:
                     continue
-                near[max(0, di):nx - max(0, -di), max(0, dj):ny - max(0, -dj)] |= \
-                    wt2[max(0, -di):nx - max(0, di), max(0, -dj):ny - max(0, dj)]
+                near[max(0, di) : nx - max(0, -di), max(0, dj) : ny - max(0, -dj)] |= wt2[
+                    max(0, -di) : nx - max(0, di), max(0, -dj) : ny - max(0, dj)
+                ]
     origins = np.nonzero(near.ravel() & ~wall_top)[0]
     wmax = float(rs.wall_climb_max_thickness)
     ray_id, order, wa, wb, nxt = [], [], [], [], []
@@ -284,13 +303,37 @@ def _wall_climbs(base: "CellGrid", rs, free: float, wall_top: np.ndarray, prof: 
         ok, cu, nu, cd, nd, dd, piece, e, f = _wall_edges(prof, A, B, z[wa], z[wb], rs, free)
         o = np.nonzero(ok)[0]
         o = o[np.lexsort((order[o], ray_id[o]))]
-        return dict(wall_a=wa[o], wall_b=wb[o], wall_ray=ray_id[o], wall_next=nxt[o],
-                    wall_w=np.hypot(X[wb[o]] - X[wa[o]], Y[wb[o]] - Y[wa[o]]),
-                    wall_cu=cu[o], wall_nu=nu[o], wall_cd=cd[o], wall_nd=nd[o], wall_dd=dd[o],
-                    wall_piece=piece[o], wall_e=e[o], wall_f=f[o])
-    return dict(wall_a=empty_i, wall_b=empty_i, wall_ray=empty_i, wall_piece=empty_i, wall_next=empty_i,
-                wall_w=np.zeros(0), wall_cu=np.zeros(0), wall_cd=np.zeros(0), wall_e=np.zeros(0),
-                wall_f=np.zeros(0), wall_nu=empty_i, wall_nd=empty_i, wall_dd=np.zeros(0, dtype=bool))
+        return dict(
+            wall_a=wa[o],
+            wall_b=wb[o],
+            wall_ray=ray_id[o],
+            wall_next=nxt[o],
+            wall_w=np.hypot(X[wb[o]] - X[wa[o]], Y[wb[o]] - Y[wa[o]]),
+            wall_cu=cu[o],
+            wall_nu=nu[o],
+            wall_cd=cd[o],
+            wall_nd=nd[o],
+            wall_dd=dd[o],
+            wall_piece=piece[o],
+            wall_e=e[o],
+            wall_f=f[o],
+        )
+    return dict(
+        wall_a=empty_i,
+        wall_b=empty_i,
+        wall_ray=empty_i,
+        wall_piece=empty_i,
+        wall_next=empty_i,
+        wall_w=np.zeros(0),
+        wall_cu=np.zeros(0),
+        wall_cd=np.zeros(0),
+        wall_e=np.zeros(0),
+        wall_f=np.zeros(0),
+        wall_nu=empty_i,
+        wall_nd=empty_i,
+        wall_dd=np.zeros(0, dtype=bool),
+    )
+
 
 class CellGrid:
     """Cell centres of the table and the surface under each (height, top piece)."""

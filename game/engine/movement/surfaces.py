@@ -41,11 +41,11 @@ class Band:
     def __init__(self, bid: int, levels: tuple[float, ...], area):
         self.id = bid
         self.levels = levels
-        self.area = area              # the union of its surfaces (a shapely geometry, prepared)
+        self.area = area  # the union of its surfaces (a shapely geometry, prepared)
         shapely.prepare(area)
-        self.edge = area.boundary     # its outline
+        self.edge = area.boundary  # its outline
         shapely.prepare(self.edge)
-        self.has_ledge = False        # a drop of more than free_height at its edge somewhere
+        self.has_ledge = False  # a drop of more than free_height at its edge somewhere
         self.ground = levels[0] <= EPS
 
 
@@ -63,7 +63,9 @@ class Surfaces:
         levels = sorted({0.0} | {float(terrain[i].height) for i in standable})
         parts, part_z = [], []
         for z in levels:
-            mine = table if z <= 0 else shapely.union_all([board.polygons[i] for i in standable if terrain[i].height == z])
+            mine = (
+                table if z <= 0 else shapely.union_all([board.polygons[i] for i in standable if terrain[i].height == z])
+            )
             higher = [board.polygons[i] for i in raised if terrain[i].height > z]
             area = shapely.difference(mine, shapely.union_all(higher)) if higher else mine
             for part in shapely.get_parts(area):
@@ -92,7 +94,9 @@ class Surfaces:
         self.bands: list[Band] = []
         for k in range(len(roots)):
             mine = [a for a in range(len(parts)) if self.part_band[a] == k]
-            self.bands.append(Band(k, tuple(sorted({part_z[a] for a in mine})), shapely.union_all([parts[a] for a in mine])))
+            self.bands.append(
+                Band(k, tuple(sorted({part_z[a] for a in mine})), shapely.union_all([parts[a] for a in mine]))
+            )
         self._corners: dict[int, tuple] = {}
         self._sample_ledges(cell, ladders, ladder_reach)
 
@@ -145,7 +149,7 @@ class Surfaces:
         E, N, H = [], [], []
         for a, part in enumerate(self.parts):
             if self.part_z[a] <= self.free + EPS:
-                continue   # nothing lower than free_height below it
+                continue  # nothing lower than free_height below it
             poly = shapely.orient_polygons(part)
             for ring in [poly.exterior, *poly.interiors]:
                 xy = np.asarray(ring.coords)
@@ -172,13 +176,15 @@ class Surfaces:
         z_out, top_out = surface_heights(board, out[:, 0], out[:, 1])
         z_in, top_in = surface_heights(board, inn[:, 0], inn[:, 1])
         on_table = (out[:, 0] > 0) & (out[:, 0] < board.width) & (out[:, 1] > 0) & (out[:, 1] < board.height)
-        wall = np.array([terrain[i].kind == "wall" and terrain[i].height > self.free + EPS for i in range(len(terrain))] + [False])
+        wall = np.array(
+            [terrain[i].kind == "wall" and terrain[i].height > self.free + EPS for i in range(len(terrain))] + [False]
+        )
         ok = on_table & ~wall[top_out] & (z_in - z_out > self.free + EPS) & (np.abs(z_in - H) <= EPS) & (top_in >= 0)
         self.ledge_at = E[ok]
-        self.ledge_n = N[ok]              # outward: from the top towards the foot
+        self.ledge_n = N[ok]  # outward: from the top towards the foot
         self.ledge_hi = z_in[ok]
         self.ledge_lo = z_out[ok]
-        self.ledge_piece = top_in[ok]     # the piece whose edge it is (climbed, jumped from)
+        self.ledge_piece = top_in[ok]  # the piece whose edge it is (climbed, jumped from)
         self.ledge_band_hi = self.bands_at(inn[ok, 0], inn[ok, 1])
         self.ledge_band_lo = self.bands_at(out[ok, 0], out[ok, 1])
         for b in set(self.ledge_band_hi.tolist()):
@@ -188,7 +194,10 @@ class Surfaces:
         lad = np.full(len(self.ledge_at), -1, dtype=np.int64)
         for k, ladder in enumerate(ladders):
             top = board.by_id.get(ladder.top, -2)
-            near = np.hypot(self.ledge_at[:, 0] - ladder.foot[0], self.ledge_at[:, 1] - ladder.foot[1]) <= ladder_reach + EPS
+            near = (
+                np.hypot(self.ledge_at[:, 0] - ladder.foot[0], self.ledge_at[:, 1] - ladder.foot[1])
+                <= ladder_reach + EPS
+            )
             lad[(self.ledge_piece == top) & near & (lad < 0)] = k
         self.ledge_ladder = lad
 
@@ -204,11 +213,11 @@ def convex_corners(ring_xy: np.ndarray):
     xy = xy[keep]
     if len(xy) < 3:
         return np.zeros((0, 2)), np.zeros(0), np.zeros(0)
-    d_in = xy - np.roll(xy, 1, axis=0)       # edge arriving at each vertex
-    d_out = np.roll(xy, -1, axis=0) - xy     # edge leaving it
+    d_in = xy - np.roll(xy, 1, axis=0)  # edge arriving at each vertex
+    d_out = np.roll(xy, -1, axis=0) - xy  # edge leaving it
     cross = d_in[:, 0] * d_out[:, 1] - d_in[:, 1] * d_out[:, 0]
     dot = (d_in * d_out).sum(axis=1)
-    turn = np.arctan2(cross, dot)            # > 0: a left turn (convex for the solid on the left)
+    turn = np.arctan2(cross, dot)  # > 0: a left turn (convex for the solid on the left)
     convex = turn > 1e-9
     # outward (right-hand) normal of the arriving edge
     start = np.arctan2(-d_in[:, 0], d_in[:, 1])

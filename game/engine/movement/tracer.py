@@ -46,8 +46,16 @@ def _trace_fields(u: Unit) -> tuple:
 
 def copy_trace(tr: Trace) -> Trace:
     """A copy of ``tr`` its caller may change (its lists and stretches its own)."""
-    return Trace(list(tr.points), list(tr.cum), tr.length, list(tr.transitions), tr.vertical, tr.difficult,
-                 list(tr.airborne), [replace(st) for st in tr.stretches])
+    return Trace(
+        list(tr.points),
+        list(tr.cum),
+        tr.length,
+        list(tr.transitions),
+        tr.vertical,
+        tr.difficult,
+        list(tr.airborne),
+        [replace(st) for st in tr.stretches],
+    )
 
 
 class Tracer:
@@ -59,9 +67,9 @@ class Tracer:
         self.rs = scenario.ruleset
         self.ladders = list(scenario.ladders)
         self._raised = {i for i, t in enumerate(board.terrain) if t.solid and t.height > 0}
-        self._fields: dict[tuple, BaseField] = {}   # recent base indexes, by where the bases stand
-        self._traces: dict[tuple, Trace | IllegalAction] = {}   # recent traces, by what they read
-        self._ends: dict[tuple, object] = {}    # end_problem's answers on the map alone, by spot and unit
+        self._fields: dict[tuple, BaseField] = {}  # recent base indexes, by where the bases stand
+        self._traces: dict[tuple, Trace | IllegalAction] = {}  # recent traces, by what they read
+        self._ends: dict[tuple, object] = {}  # end_problem's answers on the map alone, by spot and unit
 
     # --- parameters ----------------------------------------------------------------------
     @property
@@ -100,7 +108,7 @@ class Tracer:
         if field is None:
             field = BaseField(self.board, state)
             if len(fields) >= FIELDS:
-                del fields[next(iter(fields))]      # the one asked for least recently
+                del fields[next(iter(fields))]  # the one asked for least recently
         fields[key] = field
         return field
 
@@ -164,8 +172,9 @@ class Tracer:
                 return lad.id
         return None
 
-    def _step(self, unit: Unit, s: float, at: Point, z0: float, z1: float, p0: int | None, p1: int | None,
-              descend: str) -> Transition:
+    def _step(
+        self, unit: Unit, s: float, at: Point, z0: float, z1: float, p0: int | None, p1: int | None, descend: str
+    ) -> Transition:
         dz = z1 - z0
         rs = self.rs
         name = lambda p: self.board.terrain[p].id if p is not None else None  # noqa: E731
@@ -183,7 +192,9 @@ class Tracer:
         if descend == "jump":
             self._no_dazed(unit, "jump", RuleId.M9)
             dis = -dz >= float(rs.jump_down_disadvantage_from) - EPS
-            return Transition("jump_down", at, s, -dz, z0, z1, needs_check=True, disadvantage=dis, rule=RuleId.M9, piece=name(p0))
+            return Transition(
+                "jump_down", at, s, -dz, z0, z1, needs_check=True, disadvantage=dis, rule=RuleId.M9, piece=name(p0)
+            )
         self._no_dazed(unit, "climb", RuleId.M6)
         return Transition("climb_down", at, s, -dz, z0, z1, needs_check=True, rule=RuleId.M6, piece=name(p0), cost=-dz)
 
@@ -232,7 +243,7 @@ class Tracer:
         waypoints = cum[1:-1]
         transitions: list[Transition] = []
         airborne: list[tuple[float, float]] = []
-        anchors: list[tuple[float, int | None]] = []   # non-free crossings: (s, piece crossed)
+        anchors: list[tuple[float, int | None]] = []  # non-free crossings: (s, piece crossed)
         i = 0
         if st[0].wall_top:
             raise IllegalAction(RuleId.M6, f"{unit.id} stands on a wall top")
@@ -250,12 +261,28 @@ class Tracer:
                     c = st[j]
                     width = c.s0 - s
                     inside = any(s + EPS < w < c.s0 - EPS for w in waypoints)
-                    if (width <= float(rs.jump_gap_max) + EPS and abs(c.z - a.z) <= float(rs.jump_height_max) + EPS
-                            and not inside and not c.wall_top):
+                    if (
+                        width <= float(rs.jump_gap_max) + EPS
+                        and abs(c.z - a.z) <= float(rs.jump_height_max) + EPS
+                        and not inside
+                        and not c.wall_top
+                    ):
                         self._no_dazed(unit, "jump", RuleId.M8)
                         pc = a.piece
-                        transitions.append(Transition("jump_gap", at, s, abs(c.z - a.z), a.z, c.z, gap=width, needs_check=True,
-                                                      rule=RuleId.M8, piece=self.board.terrain[pc].id if pc is not None else None))
+                        transitions.append(
+                            Transition(
+                                "jump_gap",
+                                at,
+                                s,
+                                abs(c.z - a.z),
+                                a.z,
+                                c.z,
+                                gap=width,
+                                needs_check=True,
+                                rule=RuleId.M8,
+                                piece=self.board.terrain[pc].id if pc is not None else None,
+                            )
+                        )
                         airborne.append((s, c.s0))
                         anchors.append((s, None))
                         anchors.append((c.s0, None))
@@ -267,8 +294,11 @@ class Tracer:
                     raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {wall.id}")
                 thick = b.s1 - b.s0
                 if thick > float(rs.wall_climb_max_thickness) + EPS:
-                    raise IllegalAction(RuleId.M6, f"the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}\" of it "
-                                                   f"(climbing over allows {float(rs.wall_climb_max_thickness):g}\" or less)")
+                    raise IllegalAction(
+                        RuleId.M6,
+                        f'the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}" of it '
+                        f'(climbing over allows {float(rs.wall_climb_max_thickness):g}" or less)',
+                    )
                 c = st[i + 2]
                 up = self._step(unit, s, at, a.z, b.z, a.piece, b.piece, descend)
                 down = self._step(unit, b.s1, point_at(pts, cum, b.s1), b.z, c.z, b.piece, c.piece, descend)
@@ -290,7 +320,9 @@ class Tracer:
                     airborne.append((s, self._landing(pts, cum, s, a.piece, unit.r)))
             i += 1
         if st[-1].wall_top:
-            raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}")
+            raise IllegalAction(
+                RuleId.M6, f"{unit.id} may not end on top of wall {self.board.terrain[st[-1].piece].id}"
+            )
         vertical = sum(t.cost for t in transitions)
         self._check_fit(unit, pts, cum, st, anchors, airborne)
         difficult = self.touches_difficult(unit, pts)
@@ -324,7 +356,7 @@ class Tracer:
             if stc.wall_top:
                 continue
             a, b = stc.s0, stc.s1
-            for (p0, p1) in minus_intervals(a, b, airborne):  # skip airborne parts
+            for p0, p1 in minus_intervals(a, b, airborne):  # skip airborne parts
                 geom = sub_line(pts, cum, p0, p1)
                 hits = board.tree.query(geom, predicate="dwithin", distance=max(0.0, r - 1e-4)).tolist()
                 for h in hits:
@@ -339,11 +371,17 @@ class Tracer:
                     windows = [(s_an - near, s_an + near) for (s_an, piece) in anchors if piece == h]
                     if windows:
                         rest = minus_intervals(p0, p1, windows)
-                        if all(float(shapely.distance(sub_line(pts, cum, q0, q1), board.polygons[h])) >= r - 1e-4 for q0, q1 in rest):
+                        if all(
+                            float(shapely.distance(sub_line(pts, cum, q0, q1), board.polygons[h])) >= r - 1e-4
+                            for q0, q1 in rest
+                        ):
                             continue
                     d = float(shapely.distance(geom, board.polygons[h]))
-                    raise IllegalAction(RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit past {t.kind} {t.id} "
-                                                   f"({d:.2f}\" from its centre line, needs {r:.2f}\")")
+                    raise IllegalAction(
+                        RuleId.M5,
+                        f"the {unit.base_mm:g} mm base of {unit.id} does not fit past {t.kind} {t.id} "
+                        f'({d:.2f}" from its centre line, needs {r:.2f}")',
+                    )
         # Impassable ground in the air is fine (jumping), elsewhere checked above.
 
     def touches_difficult(self, unit: Unit, pts: Sequence[Point]) -> bool:
@@ -382,8 +420,16 @@ class Tracer:
                 out.append(p)
         return out
 
-    def check_path(self, state: GameState, unit: Unit, pts: Sequence[Point], descend: str,
-                   field: BaseField | None = None, blockers: Iterable[str] | None = None, final: bool = True) -> Trace:
+    def check_path(
+        self,
+        state: GameState,
+        unit: Unit,
+        pts: Sequence[Point],
+        descend: str,
+        field: BaseField | None = None,
+        blockers: Iterable[str] | None = None,
+        final: bool = True,
+    ) -> Trace:
         """Trace and check bases (M5) and the end of the move (M5, M6)."""
         tr = self.trace(unit, pts, descend)
         field = field or self.base_field(state)
@@ -404,18 +450,27 @@ class Tracer:
                     continue
                 s_in, s_out = tr.cum[k - 1] + iv[0] * seg, tr.cum[k - 1] + iv[1] * seg
                 # Is some overlapped part at the other base's level and not in the air?
-                for (s0, s1) in minus_intervals(s_in, s_out, tr.airborne):
+                for s0, s1 in minus_intervals(s_in, s_out, tr.airborne):
                     # Blocked where the base overlaps the other one over some length while
                     # standing at its level (a stretch that only touches [s0, s1] does not count:
                     # a jump from the ledge above a base at the foot is not blocked by it).
-                    level = [(max(s0, stc.s0), min(s1, stc.s1)) for stc in tr.stretches if abs(stc.z - oz) <= free + EPS]
+                    level = [
+                        (max(s0, stc.s0), min(s1, stc.s1)) for stc in tr.stretches if abs(stc.z - oz) <= free + EPS
+                    ]
                     hit = next(((q0, q1) for q0, q1 in level if q1 - q0 > EPS), None)
                     if hit is not None:
                         s0 = hit[0]
                         o = state.units[uid]
-                        why = "an enemy" if self.opposing(unit, o) else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
-                        raise IllegalAction(RuleId.M5, f"the path of {unit.id} is blocked by {uid} ({why}) at "
-                                                       f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]")
+                        why = (
+                            "an enemy"
+                            if self.opposing(unit, o)
+                            else f"a friendly unit that is {'Engaged' if o.engaged_with else o.status.capitalize()}"
+                        )
+                        raise IllegalAction(
+                            RuleId.M5,
+                            f"the path of {unit.id} is blocked by {uid} ({why}) at "
+                            f"[{tr.point_at(s0)[0]:.2f}, {tr.point_at(s0)[1]:.2f}]",
+                        )
         if not final:
             return tr
         ex, ey = tr.points[-1]
@@ -425,8 +480,11 @@ class Tracer:
                 raise IllegalAction(RuleId.M5, f"{unit.id} may not end its move on {uid} (bases never overlap)")
         levels = self.board.heights_under_disc(ex, ey, unit.r)
         if levels[-1] - levels[0] > free + EPS:
-            raise IllegalAction(RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{ex:.2f}, {ey:.2f}] "
-                                           f"straddles {levels[-1] - levels[0]:.2f}\" (more than {free:g}\")")
+            raise IllegalAction(
+                RuleId.M6,
+                f"{unit.id} may not end part-way up a surface: its base at [{ex:.2f}, {ey:.2f}] "
+                f'straddles {levels[-1] - levels[0]:.2f}" (more than {free:g}")',
+            )
         return tr
 
     def in_contact(self, x: float, y: float, unit: Unit, target: Unit) -> bool:
@@ -436,8 +494,9 @@ class Tracer:
         dz = abs(self.board.height_at(x, y) - self.board.height_at(target.x, target.y))
         return -EPS <= d <= float(self.rs.contact_tolerance) + 1e-9 and dz <= self.free + EPS
 
-    def end_problem(self, state: GameState, unit: Unit, x: float, y: float,
-                    field: BaseField | None = None) -> IllegalAction | None:
+    def end_problem(
+        self, state: GameState, unit: Unit, x: float, y: float, field: BaseField | None = None
+    ) -> IllegalAction | None:
         """Why a move may not end with the unit's centre at (x, y), or None (M5, M6).
         ``field``: :meth:`base_field` of ``state``, when the caller has it."""
         why, z = _ground_end(self, unit, x, y)
@@ -463,7 +522,7 @@ def forget_kept(tracer: Tracer) -> None:
 def _kept_trace(tracer: Tracer, unit: Unit, pts: list[Point], descend: str) -> Trace:
     """:meth:`Tracer.trace` from the kept answers, else worked out and kept."""
     if any(0.0 in p for p in pts):
-        return tracer._trace(unit, pts, descend)   # 0.0 and -0.0 are equal keys, not equal answers
+        return tracer._trace(unit, pts, descend)  # 0.0 and -0.0 are equal keys, not equal answers
     key = (_trace_fields(unit), descend, tuple(pts))
     traces = tracer._traces
     answer = traces.pop(key, None)
@@ -475,7 +534,7 @@ def _kept_trace(tracer: Tracer, unit: Unit, pts: list[Point], descend: str) -> T
                 raise
             answer = exc
         if len(traces) >= TRACES:
-            del traces[next(iter(traces))]      # the one asked for least recently
+            del traces[next(iter(traces))]  # the one asked for least recently
     traces[key] = answer
     if isinstance(answer, IllegalAction):
         raise IllegalAction(answer.rule, answer.reason)
@@ -488,7 +547,7 @@ def _ground_end(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[tuple[s
     most recent :data:`ENDS`) by the point and the unit's id, base and radius: the
     searches into contact ask it of the same spots again and again."""
     if x == 0.0 or y == 0.0:
-        return _ground_end_worked_out(tracer, unit, x, y)   # 0.0 and -0.0: equal keys, not equal reasons
+        return _ground_end_worked_out(tracer, unit, x, y)  # 0.0 and -0.0: equal keys, not equal reasons
     key = ("end", x, y, unit.r, unit.base_mm, unit.id)
     ends = tracer._ends
     hit = ends.get(key)
@@ -497,6 +556,7 @@ def _ground_end(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[tuple[s
             ends.clear()
         hit = ends[key] = _ground_end_worked_out(tracer, unit, x, y)
     return hit
+
 
 def _ground_end_worked_out(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[tuple[str, str] | None, float]:
     board = tracer.board
@@ -515,9 +575,13 @@ def _ground_end_worked_out(tracer: Tracer, unit: Unit, x: float, y: float) -> tu
             if t.kind == "impassable" and z <= t.height + free + EPS:
                 return (RuleId.M5, f"{unit.id} may not enter impassable terrain {t.id}"), z
             if t.solid and t.height > z + free + EPS:
-                return (RuleId.M5, f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
-                                   f"beside {t.kind} {t.id}"), z
+                return (
+                    RuleId.M5,
+                    f"the {unit.base_mm:g} mm base of {unit.id} does not fit at [{x:.2f}, {y:.2f}] "
+                    f"beside {t.kind} {t.id}",
+                ), z
     return None, z
+
 
 def _ground_level(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[str, str] | None:
     """:meth:`Tracer.end_problem`'s last question (M6: the base may not straddle more than
@@ -531,8 +595,11 @@ def _ground_level(tracer: Tracer, unit: Unit, x: float, y: float) -> tuple[str, 
         levels = tracer.board.heights_under_disc(x, y, unit.r)
         hit = None
         if levels[-1] - levels[0] > tracer.free + EPS:
-            hit = (RuleId.M6, f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
-                              f"straddles {levels[-1] - levels[0]:.2f}\" (more than {tracer.free:g}\")")
+            hit = (
+                RuleId.M6,
+                f"{unit.id} may not end part-way up a surface: its base at [{x:.2f}, {y:.2f}] "
+                f'straddles {levels[-1] - levels[0]:.2f}" (more than {tracer.free:g}")',
+            )
         ends[key] = hit
     return hit
 
@@ -555,23 +622,27 @@ def difficult_stretches(tracer: Tracer, unit: Unit, pts: Sequence[Point]) -> lis
     if board.tree is None or len(pts) < 2:
         return []
     line = LineString(pts)
-    zones = [board.polygons[h].buffer(unit.r - EPS) for h in
-             board.tree.query(line, predicate="dwithin", distance=unit.r).tolist()
-             if board.terrain[h].kind == "difficult"]
+    zones = [
+        board.polygons[h].buffer(unit.r - EPS)
+        for h in board.tree.query(line, predicate="dwithin", distance=unit.r).tolist()
+        if board.terrain[h].kind == "difficult"
+    ]
     if not zones:
         return []
     zone = shapely.union_all(zones)
     cum = [0.0]
     for a, b in zip(pts, pts[1:]):
         cum.append(cum[-1] + math.hypot(b[0] - a[0], b[1] - a[1]))
-    spans: list[list[float]] = []   # arc-length intervals inside the zone, in order
+    spans: list[list[float]] = []  # arc-length intervals inside the zone, in order
     for i, (a, b) in enumerate(zip(pts, pts[1:])):
         seg = LineString([a, b])
         if seg.length <= 0:
             continue
-        cuts = sorted((cum[i] + seg.project(ShPoint(g.coords[0])), cum[i] + seg.project(ShPoint(g.coords[-1])))
-                      for g in shapely.get_parts(seg.intersection(zone))
-                      if g.geom_type == "LineString" and g.length > 1e-9)
+        cuts = sorted(
+            (cum[i] + seg.project(ShPoint(g.coords[0])), cum[i] + seg.project(ShPoint(g.coords[-1])))
+            for g in shapely.get_parts(seg.intersection(zone))
+            if g.geom_type == "LineString" and g.length > 1e-9
+        )
         for s0, s1 in cuts:
             s0, s1 = min(s0, s1), max(s0, s1)
             if spans and s0 <= spans[-1][1] + 1e-9:

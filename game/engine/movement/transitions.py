@@ -56,14 +56,16 @@ class Transitions:
         k_top = add(top, surf.ledge_band_hi)
         k_far = add(far, surf.ledge_band_lo)
         dz = surf.ledge_hi - surf.ledge_lo
-        edges = []   # (from, to, kind, vertical inches paid (up), ladder id, piece)
+        edges = []  # (from, to, kind, vertical inches paid (up), ladder id, piece)
         both = np.nonzero(ok_foot & ok_top)[0]
         edges.append((k_foot[both], k_top[both], UP, dz[both], surf.ledge_ladder[both], surf.ledge_piece[both]))
         edges.append((k_top[both], k_foot[both], DOWN, dz[both], surf.ledge_ladder[both], surf.ledge_piece[both]))
         fo = np.nonzero(ok_far)[0]
         edges.append((k_top[fo], k_far[fo], FAR, dz[fo], np.full(len(fo), -1), surf.ledge_piece[fo]))
         # Gap jumps and climbs over walls, between cell centres the base fits at.
-        cells = np.unique(np.concatenate([specials.gap_a, specials.gap_b, specials.wall_a, specials.wall_b, specials.wall_next]))
+        cells = np.unique(
+            np.concatenate([specials.gap_a, specials.gap_b, specials.wall_a, specials.wall_b, specials.wall_next])
+        )
         cxy = np.stack([grid.X[cells], grid.Y[cells]], axis=1) if len(cells) else np.zeros((0, 2))
         cband = surf.bands_at(cxy[:, 0], cxy[:, 1]) if len(cells) else np.zeros(0, dtype=np.int64)
         cfit = self._valid(space, cxy, cband)
@@ -72,35 +74,59 @@ class Transitions:
         knode = np.full(grid.nx * grid.ny + 1, -1, dtype=np.int64)
         knode[cells[cfit]] = add(cxy[cfit], cband[cfit])
         g = np.nonzero(fit[specials.gap_a] & fit[specials.gap_b])[0]
-        edges.append((knode[specials.gap_a[g]], knode[specials.gap_b[g]], GAP, np.zeros(len(g)), np.full(len(g), -1),
-                      grid.top[specials.gap_a[g]]))
+        edges.append(
+            (
+                knode[specials.gap_a[g]],
+                knode[specials.gap_b[g]],
+                GAP,
+                np.zeros(len(g)),
+                np.full(len(g), -1),
+                grid.top[specials.gap_a[g]],
+            )
+        )
         w = self._walls(tracer, grid, specials, fit, r)
         self.X = np.concatenate(xs) if xs else np.zeros(0)
         self.Y = np.concatenate(ys) if ys else np.zeros(0)
         self.band = np.concatenate(bands).astype(np.int64) if bands else np.zeros(0, dtype=np.int64)
         self.e_from = np.concatenate([e[0] for e in edges] + [knode[specials.wall_a[w]]]).astype(np.int64)
         self.e_to = np.concatenate([e[1] for e in edges] + [knode[specials.wall_b[w]]]).astype(np.int64)
-        self.e_kind = np.concatenate([np.full(len(e[0]), e[2]) for e in edges] + [np.full(len(w), WALL)]).astype(np.int64)
+        self.e_kind = np.concatenate([np.full(len(e[0]), e[2]) for e in edges] + [np.full(len(w), WALL)]).astype(
+            np.int64
+        )
         self.e_dz = np.concatenate([e[3] for e in edges] + [specials.wall_cu[w]]).astype(float)
         self.e_dz2 = np.concatenate([np.zeros(len(e[0])) for e in edges] + [specials.wall_cd[w]]).astype(float)
-        self.e_n = np.concatenate([np.ones(len(e[0]), dtype=np.int64) for e in edges]
-                                  + [specials.wall_nu[w] + specials.wall_nd[w]]).astype(np.int64)
-        self.e_down_free = np.concatenate([np.zeros(len(e[0]), dtype=bool) for e in edges]
-                                          + [specials.wall_dd[w] & (specials.wall_nd[w] > 0)])
+        self.e_n = np.concatenate(
+            [np.ones(len(e[0]), dtype=np.int64) for e in edges] + [specials.wall_nu[w] + specials.wall_nd[w]]
+        ).astype(np.int64)
+        self.e_down_free = np.concatenate(
+            [np.zeros(len(e[0]), dtype=bool) for e in edges] + [specials.wall_dd[w] & (specials.wall_nd[w] > 0)]
+        )
         self.e_ladder = np.concatenate([e[4] for e in edges] + [np.full(len(w), -1)]).astype(np.int64)
         self.e_piece = np.concatenate([e[5] for e in edges] + [specials.wall_piece[w]]).astype(np.int64)
         self.e_len = np.hypot(self.X[self.e_to] - self.X[self.e_from], self.Y[self.e_to] - self.Y[self.e_from])
         self.e_ledge = np.concatenate([both, both, fo, np.full(len(g) + len(w), -1)]).astype(np.int64)
         order = np.argsort(self.e_from, kind="stable")
-        for name in ("e_from", "e_to", "e_kind", "e_dz", "e_dz2", "e_n", "e_down_free", "e_ladder", "e_piece", "e_len", "e_ledge"):
+        for name in (
+            "e_from",
+            "e_to",
+            "e_kind",
+            "e_dz",
+            "e_dz2",
+            "e_n",
+            "e_down_free",
+            "e_ladder",
+            "e_piece",
+            "e_len",
+            "e_ledge",
+        ):
             setattr(self, name, getattr(self, name)[order])
         self.out_ptr = np.searchsorted(self.e_from, np.arange(len(self.X) + 1)).tolist()
         self.P = np.stack([self.X, self.Y], axis=1)
         self.X_l, self.Y_l, self.band_l = self.X.tolist(), self.Y.tolist(), self.band.tolist()
-        self.used = np.zeros(len(self.X), dtype=bool)   # a node some edge starts or ends at
+        self.used = np.zeros(len(self.X), dtype=bool)  # a node some edge starts or ends at
         self.used[self.e_from] = True
         self.used[self.e_to] = True
-        self._priced: dict = {}   # (descend, ladders, may_climb) -> node -> its edges priced
+        self._priced: dict = {}  # (descend, ladders, may_climb) -> node -> its edges priced
 
     @staticmethod
     def _valid(space: Space, P: np.ndarray, bands: np.ndarray) -> np.ndarray:
@@ -116,7 +142,7 @@ class Transitions:
     def _walls(tracer, grid: CellGrid, sp: Specials, fit: np.ndarray, r: float) -> np.ndarray:
         """Climbs over walls from the last cell before the wall the base fits at to the first
         one after it, where the base clears the wall away from the crossing (M5)."""
-        idx = np.nonzero(fit[sp.wall_a] & fit[sp.wall_b] & ~fit[sp.wall_next])[0]   # fit[-1] is False
+        idx = np.nonzero(fit[sp.wall_a] & fit[sp.wall_b] & ~fit[sp.wall_next])[0]  # fit[-1] is False
         if not len(idx):
             return idx
         _u, first = np.unique(sp.wall_ray[idx], return_index=True)
@@ -140,8 +166,11 @@ class Transitions:
         per = self._priced.setdefault((descend, ladders, may_climb), {})
         out = per.get(n)
         if out is None:
-            out = per[n] = [(e, int(self.e_to[e])) + p for e in range(self.out_ptr[n], self.out_ptr[n + 1])
-                            if (p := self.price(e, descend, ladders, may_climb)) is not None]
+            out = per[n] = [
+                (e, int(self.e_to[e])) + p
+                for e in range(self.out_ptr[n], self.out_ptr[n + 1])
+                if (p := self.price(e, descend, ladders, may_climb)) is not None
+            ]
         return out
 
     def price(self, e: int, descend: str, ladders: bool, may_climb: bool) -> tuple[float, int] | None:
@@ -165,4 +194,4 @@ class Transitions:
             return (length if descend == "jump" else length + dz), 1
         if kind == FAR:
             return (length, 1) if descend == "jump" else None
-        return length, 1   # GAP
+        return length, 1  # GAP

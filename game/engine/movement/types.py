@@ -20,15 +20,22 @@ from game.engine.tolerance import EPS
 Point = tuple[float, float]
 
 CHECK_KINDS = ("climb_up", "climb_down", "jump_gap", "jump_down")
-RULE_OF = {"free": RuleId.M4, "climb_up": RuleId.M6, "climb_down": RuleId.M6, "ladder": RuleId.M10,
-           "jump_gap": RuleId.M8, "jump_down": RuleId.M9}
+RULE_OF = {
+    "free": RuleId.M4,
+    "climb_up": RuleId.M6,
+    "climb_down": RuleId.M6,
+    "ladder": RuleId.M10,
+    "jump_gap": RuleId.M8,
+    "jump_down": RuleId.M9,
+}
 
 
 def _fmt(v: float) -> str:
-    return f"{v:.2f}\""
+    return f'{v:.2f}"'
 
 
 # --- value types ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Allowance:
@@ -37,8 +44,8 @@ class Allowance:
 
     unit: str
     run: bool
-    move: float           # the Move characteristic
-    inches: float         # after status (M1) and Run (M2)
+    move: float  # the Move characteristic
+    inches: float  # after status (M1) and Run (M2)
     difficult_penalty: float
     notes: tuple[str, ...] = ()
 
@@ -46,30 +53,41 @@ class Allowance:
         return max(0.0, self.inches - self.difficult_penalty) if difficult else self.inches
 
     def to_dict(self) -> dict[str, Any]:
-        return {"unit": self.unit, "run": self.run, "move": self.move, "inches": round(self.inches, 2),
-                "difficult_penalty": self.difficult_penalty, "notes": list(self.notes)}
+        return {
+            "unit": self.unit,
+            "run": self.run,
+            "move": self.move,
+            "inches": round(self.inches, 2),
+            "difficult_penalty": self.difficult_penalty,
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)
 class Transition:
     """A change of height along a path, at arc length ``s`` (inches from the start)."""
 
-    kind: str             # free | climb_up | climb_down | ladder | jump_gap | jump_down
+    kind: str  # free | climb_up | climb_down | ladder | jump_gap | jump_down
     at: Point
     s: float
-    height: float         # vertical inches (absolute), or the height difference across a gap
+    height: float  # vertical inches (absolute), or the height difference across a gap
     z_from: float
     z_to: float
-    gap: float = 0.0      # jump_gap: inches across
+    gap: float = 0.0  # jump_gap: inches across
     needs_check: bool = False
     disadvantage: bool = False
     rule: str = RuleId.M4
-    piece: str | None = None   # terrain climbed / jumped from
-    cost: float = 0.0     # vertical inches paid
+    piece: str | None = None  # terrain climbed / jumped from
+    cost: float = 0.0  # vertical inches paid
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"kind": self.kind, "at": [round(self.at[0], 2), round(self.at[1], 2)], "height": round(self.height, 2),
-             "rule": self.rule, "needs_check": self.needs_check}
+        d = {
+            "kind": self.kind,
+            "at": [round(self.at[0], 2), round(self.at[1], 2)],
+            "height": round(self.height, 2),
+            "rule": self.rule,
+            "needs_check": self.needs_check,
+        }
         if self.kind == "jump_gap":
             d["gap"] = round(self.gap, 2)
         if self.disadvantage:
@@ -81,9 +99,15 @@ class Transition:
     def describe(self) -> str:
         where = f" {self.piece}" if self.piece else ""
         if self.kind == "jump_gap":
-            return f"jump a {self.gap:.2f}\" gap{where}"
-        word = {"climb_up": "climb up", "climb_down": "climb down", "jump_down": "jump down", "ladder": "ladder", "free": "step"}[self.kind]
-        return f"{word} {self.height:.2f}\"{where}"
+            return f'jump a {self.gap:.2f}" gap{where}'
+        word = {
+            "climb_up": "climb up",
+            "climb_down": "climb down",
+            "jump_down": "jump down",
+            "ladder": "ladder",
+            "free": "step",
+        }[self.kind]
+        return f'{word} {self.height:.2f}"{where}'
 
 
 @dataclass(frozen=True)
@@ -92,13 +116,13 @@ class MovePlan:
     run: bool
     points: tuple[tuple[float, float, float], ...]  # x, y, z of every waypoint, the start first
     cost: float
-    allowance: float      # the total that applies (after M12 if difficult)
+    allowance: float  # the total that applies (after M12 if difficult)
     transitions: tuple[Transition, ...]
     difficult: bool
     descend: str = "climb"
-    length: float = 0.0   # horizontal inches
-    cum: tuple[float, ...] = ()   # arc length at each waypoint
-    engage: str | None = None     # the target's id when this is an Engage (E1): a move into contact
+    length: float = 0.0  # horizontal inches
+    cum: tuple[float, ...] = ()  # arc length at each waypoint
+    engage: str | None = None  # the target's id when this is an Engage (E1): a move into contact
 
     @property
     def checks(self) -> list[Transition]:
@@ -131,9 +155,14 @@ class MoveOutcome:
     completed: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"final": [round(self.final[0], 2), round(self.final[1], 2)], "paid": round(self.cost, 2),
-                "completed": self.completed, "events": list(self.events),
-                "rolls": [r.to_dict() for r in self.rolls], "incapacitated": list(self.incapacitated)}
+        return {
+            "final": [round(self.final[0], 2), round(self.final[1], 2)],
+            "paid": round(self.cost, 2),
+            "completed": self.completed,
+            "events": list(self.events),
+            "rolls": [r.to_dict() for r in self.rolls],
+            "incapacitated": list(self.incapacitated),
+        }
 
 
 @dataclass(frozen=True)
@@ -156,12 +185,13 @@ class Reach:
 
 # --- traces ------------------------------------------------------------------------
 
+
 @dataclass
 class Stretch:
     s0: float
     s1: float
     z: float
-    piece: int | None     # index into board.terrain of the surface piece, None on the table
+    piece: int | None  # index into board.terrain of the surface piece, None on the table
     wall_top: bool
 
 
@@ -221,12 +251,11 @@ def sub_line(points: Sequence[Point], cum: Sequence[float], a: float, b: float):
     return LineString(coords)
 
 
-
 def minus_intervals(a: float, b: float, holes: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
     parts = [(a, b)]
-    for (x0, x1) in holes:
+    for x0, x1 in holes:
         nxt = []
-        for (p0, p1) in parts:
+        for p0, p1 in parts:
             if x1 <= p0 or x0 >= p1:
                 nxt.append((p0, p1))
                 continue
@@ -236,4 +265,3 @@ def minus_intervals(a: float, b: float, holes: Sequence[tuple[float, float]]) ->
                 nxt.append((x1, p1))
         parts = nxt
     return parts
-

@@ -26,7 +26,10 @@ EDGE_OFFSETS = (0.0, 1e-4, -1e-4, 2e-4, 0.01, -0.01, 0.05)
 def _rect(rng: random.Random, w: float, h: float, angle: float) -> Polygon:
     cx, cy = rng.uniform(3, SIZE - 3), rng.uniform(3, SIZE - 3)
     c, s = math.cos(angle), math.sin(angle)
-    pts = [(cx + c * x - s * y, cy + s * x + c * y) for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
+    pts = [
+        (cx + c * x - s * y, cy + s * x + c * y)
+        for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))
+    ]
     return Polygon([(round(x, 4), round(y, 4)) for x, y in pts])
 
 
@@ -46,7 +49,11 @@ def _terrain(rng: random.Random) -> list[dict]:
     for _ in range(rng.randint(4, 7)):
         add("difficult", _rect(rng, rng.uniform(2, 6), rng.uniform(2, 6), rng.choice((0.0, rng.uniform(0, math.pi)))))
     for _ in range(rng.randint(2, 4)):
-        add("wall", _rect(rng, rng.uniform(3, 7), rng.choice((0.25, 0.5)), rng.uniform(0, math.pi)), rng.choice((1.5, 2.0)))
+        add(
+            "wall",
+            _rect(rng, rng.uniform(3, 7), rng.choice((0.25, 0.5)), rng.uniform(0, math.pi)),
+            rng.choice((1.5, 2.0)),
+        )
     for _ in range(rng.randint(1, 3)):
         add("impassable", _rect(rng, rng.uniform(1, 3), rng.uniform(1, 3), rng.uniform(0, math.pi)))
     for _ in range(rng.randint(0, 2)):
@@ -95,16 +102,27 @@ def crowded_document(seed: int) -> dict:
             continue
         placed.append((x, y, r))
         side = "red" if len(placed) % 2 else "blue"
-        u = {"id": f"{side}-{len(units[side]):02d}", "name": f"{side} {len(units[side])}", "at": [round(x, 6), round(y, 6)],
-             "base_mm": mm, "stats": {"move": rng.choice(MOVES), "agility": 12, "morale": 10, "defence": 10}}
+        u = {
+            "id": f"{side}-{len(units[side]):02d}",
+            "name": f"{side} {len(units[side])}",
+            "at": [round(x, 6), round(y, 6)],
+            "base_mm": mm,
+            "stats": {"move": rng.choice(MOVES), "agility": 12, "morale": 10, "defence": 10},
+        }
         if rng.random() < 0.12:
             u["status"] = "staggered"
         units[side].append(u)
     first = rng.choice(("red", "blue"))
     second = "blue" if first == "red" else "red"
-    return {"name": f"crowded {seed}", "table": {"width": SIZE, "height": SIZE}, "terrain": terrain,
-            "warbands": [{"id": first, "player": 1, "units": units[first]},
-                         {"id": second, "player": 2, "units": units[second]}]}
+    return {
+        "name": f"crowded {seed}",
+        "table": {"width": SIZE, "height": SIZE},
+        "terrain": terrain,
+        "warbands": [
+            {"id": first, "player": 1, "units": units[first]},
+            {"id": second, "player": 2, "units": units[second]},
+        ],
+    }
 
 
 def crowded_text(seed: int) -> str:

@@ -83,7 +83,9 @@ def _free_part(game, unit, reach: float, obstacles):
     r = unit.r + MARGIN
     start = Point(unit.x, unit.y)
     table = box(r, r, game.board.width - r, game.board.height - r)
-    space = shapely.difference(shapely.intersection(table, start.buffer(reach, quad_segs=8)), shapely.union_all(obstacles))
+    space = shapely.difference(
+        shapely.intersection(table, start.buffer(reach, quad_segs=8)), shapely.union_all(obstacles)
+    )
     # a base touching another at its start sits on that base's grown edge: let it step off
     space = shapely.union(space, shapely.intersection(start.buffer(0.01), table))
     for part in shapely.get_parts(space):
@@ -136,9 +138,11 @@ class EngageReference:
         self.game = game
         self.unit = game.state.units[unit_id]
         self.allow = game.mover.allowance(game.state, unit_id, engage=True)
-        self.ways = {"round difficult ground": (self.allow.total(False), True),
-                     "through difficult ground": (self.allow.total(True), False)}
-        if stands_in_difficult(game.mover, self.unit):      # every path crosses it (M12)
+        self.ways = {
+            "round difficult ground": (self.allow.total(False), True),
+            "through difficult ground": (self.allow.total(True), False),
+        }
+        if stands_in_difficult(game.mover, self.unit):  # every path crosses it (M12)
             del self.ways["round difficult ground"]
         self._parts: dict = {}
         self._envs: dict = {}
@@ -146,8 +150,11 @@ class EngageReference:
     def _part(self, way: str):
         if way not in self._parts:
             limit, round_difficult = self.ways[way]
-            self._parts[way] = _free_part(self.game, self.unit, limit + 0.3,
-                                          _obstacles(self.game, self.unit, round_difficult)) if limit > 0 else None
+            self._parts[way] = (
+                _free_part(self.game, self.unit, limit + 0.3, _obstacles(self.game, self.unit, round_difficult))
+                if limit > 0
+                else None
+            )
         return self._parts[way]
 
     def _env(self, way: str):
@@ -205,8 +212,11 @@ def enemies_in_reach(game, unit_id: str) -> list[str]:
     st = game.state
     u = st.units[unit_id]
     inches, contact = engage_inches(game.rs, u), float(game.rs.contact_tolerance)
-    return [o.id for o in st.units.values()
-            if o.active and o.warband != u.warband and engage_within(engage_gap(u, o), inches, contact)]
+    return [
+        o.id
+        for o in st.units.values()
+        if o.active and o.warband != u.warband and engage_within(engage_gap(u, o), inches, contact)
+    ]
 
 
 def disagreements(game, unit_id: str) -> list[Disagreement]:
@@ -220,21 +230,35 @@ def disagreements(game, unit_id: str) -> list[Disagreement]:
     for tid in enemies_in_reach(game, unit_id):
         why = game.why_illegal(_engage(unit_id, tid))
         if (why is None) != (tid in listed):
-            out.append(Disagreement(unit_id, tid, f"legal_actions {'lists' if tid in listed else 'leaves out'} the target, "
-                                                  f"why_illegal says {why or 'legal'}"))
+            out.append(
+                Disagreement(
+                    unit_id,
+                    tid,
+                    f"legal_actions {'lists' if tid in listed else 'leaves out'} the target, "
+                    f"why_illegal says {why or 'legal'}",
+                )
+            )
         if why is None:
             plan = game.mover.plan_engage(game.state, unit_id, tid)
             given = [(x, y) for x, y, _z in plan.points]
             if len(given) > 1:
                 again = game.why_illegal(_engage(unit_id, tid, given))
                 if again is not None:
-                    out.append(Disagreement(unit_id, tid, f"accepted without a path, but its own path is refused: {again}"))
+                    out.append(
+                        Disagreement(unit_id, tid, f"accepted without a path, but its own path is refused: {again}")
+                    )
             continue
         if ref_of is None:
             ref_of = EngageReference(game, unit_id)
         ref = ref_of.answer(tid)
         if ref.legal:
-            out.append(Disagreement(unit_id, tid, f"refused without a path ({why}), but the explicit path "
-                                                  f"{[[round(x, 4), round(y, 4)] for x, y in ref.path]} ({ref.cost:.2f}\", "
-                                                  f"{ref.way}) is accepted"))
+            out.append(
+                Disagreement(
+                    unit_id,
+                    tid,
+                    f"refused without a path ({why}), but the explicit path "
+                    f'{[[round(x, 4), round(y, 4)] for x, y in ref.path]} ({ref.cost:.2f}", '
+                    f"{ref.way}) is accepted",
+                )
+            )
     return out

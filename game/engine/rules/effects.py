@@ -7,16 +7,33 @@ from __future__ import annotations
 import math
 
 from game.engine.errors import IllegalAction
-from game.engine.events import (EventNotTriggered, EventTriggered, Incapacitated, Measured, NeutralAppeared, Note,
-                                PlagueChecked, TokenDropped, TokenTaken)
+from game.engine.events import (
+    EventNotTriggered,
+    EventTriggered,
+    Incapacitated,
+    Measured,
+    NeutralAppeared,
+    Note,
+    PlagueChecked,
+    TokenDropped,
+    TokenTaken,
+)
 from game.engine.model import GameState, Token, Unit
 from game.engine.rule_ids import RuleId
 from game.engine.rules.context import Ctx
 from game.engine.tolerance import EPS, beyond, within
 
 #: Per-turn flags of a unit and their values when its owner's turn begins (docs/actions.md).
-TURN_FLAGS = {"ran": False, "moved": False, "used": 0.0, "difficult": False, "reloaded": False, "engage_attempted": False,
-              "shots": 0, "attacks": 0}
+TURN_FLAGS = {
+    "ran": False,
+    "moved": False,
+    "used": 0.0,
+    "difficult": False,
+    "reloaded": False,
+    "engage_attempted": False,
+    "shots": 0,
+    "attacks": 0,
+}
 
 
 def _f(v: float) -> str:
@@ -38,6 +55,7 @@ def clear_turn_flags(st: GameState, uids: list[str]) -> None:
 
 # --- treasure (U6, U7) ------------------------------------------------------------------
 
+
 def can_pick_up(ctx: Ctx, u: Unit) -> bool:
     """Able to pick up at all (U4/U6): active, not an Animal, not already carrying."""
     carried = 1 if u.carrying else 0
@@ -57,7 +75,9 @@ def pickup_denial(ctx: Ctx, u: Unit, tok: Token) -> IllegalAction | None:
         return IllegalAction(RuleId.U6, f"{tok.id} is carried by {tok.carried_by}")
     gap = ctx.board.distance(u, tok)
     if beyond(gap, rs.contact_tolerance):
-        return IllegalAction(RuleId.U6, f"{u.id} is {_f(gap)}\" from {tok.id}, not in contact ({_lim(rs.contact_tolerance)}\" or less)")
+        return IllegalAction(
+            RuleId.U6, f'{u.id} is {_f(gap)}" from {tok.id}, not in contact ({_lim(rs.contact_tolerance)}" or less)'
+        )
     nearest = None
     for o in ctx.state.units.values():
         if o.warband == u.warband or not o.active:
@@ -66,7 +86,10 @@ def pickup_denial(ctx: Ctx, u: Unit, tok: Token) -> IllegalAction | None:
         if within(d, rs.treasure_denial_range) and (nearest is None or d < nearest[0]):
             nearest = (d, o.id)
     if nearest:
-        return IllegalAction(RuleId.U6, f"pick-up denied: {nearest[1]} is {_f(nearest[0])}\" from {tok.id} ({_lim(rs.treasure_denial_range)}\" or less)")
+        return IllegalAction(
+            RuleId.U6,
+            f'pick-up denied: {nearest[1]} is {_f(nearest[0])}" from {tok.id} ({_lim(rs.treasure_denial_range)}" or less)',
+        )
     return None
 
 
@@ -90,8 +113,11 @@ def measure_denials(ctx: Ctx, units: list[Unit]) -> None:
         if tok.carried_by:
             continue
         for u in units:
-            if not (can_pick_up(ctx, u) and may_touch(ctx, u, tok)
-                    and within(ctx.board.distance(u, tok), ctx.rs.contact_tolerance)):
+            if not (
+                can_pick_up(ctx, u)
+                and may_touch(ctx, u, tok)
+                and within(ctx.board.distance(u, tok), ctx.rs.contact_tolerance)
+            ):
                 continue
             d = nearest_enemy(ctx, u, tok)
             if d is not None and within(d, ctx.rs.treasure_denial_range):
@@ -141,7 +167,9 @@ def take_token(ctx: Ctx, u: Unit, tok: Token, *, events: bool = True, how: str =
 def plague_check(ctx: Ctx, u: Unit, tok: Token) -> None:
     rs = ctx.rs
     stat = rs.plague_stat
-    roll = ctx.dice.check(rs, u.stats.get(stat, 0), reason=f"Plague check: {tok.id} hid the Plague", rule=RuleId.U7, unit=u.id, stat=stat)
+    roll = ctx.dice.check(
+        rs, u.stats.get(stat, 0), reason=f"Plague check: {tok.id} hid the Plague", rule=RuleId.U7, unit=u.id, stat=stat
+    )
     ctx.emit(PlagueChecked(u.id, tok.id, bool(roll.success), roll, stat, rs.plague_fail_status))
     if not roll.success:
         if rs.plague_fail_status == "incapacitated":
@@ -180,7 +208,9 @@ def spawn_neutral(ctx: Ctx, spec: dict, near: Token) -> None:
         ctx.emit(NeutralAppeared(uid, str(spec.get("name", "a Neutral unit")), None))
         return
     stats = {k: float(v) for k, v in (spec.get("stats") or {}).items()}
-    st.units[uid] = Unit(uid, name, ctx.neutral_id, spot[0], spot[1], base, r, stats, ["neutral"] + list(spec.get("keywords", [])))
+    st.units[uid] = Unit(
+        uid, name, ctx.neutral_id, spot[0], spot[1], base, r, stats, ["neutral"] + list(spec.get("keywords", []))
+    )
     st.neutral_act[uid] = str(spec.get("act") or rs.get("neutral_act", "manual"))
     ctx.emit(NeutralAppeared(uid, name, spot))
 
@@ -202,6 +232,7 @@ def _free_spot(ctx: Ctx, x: float, y: float, r: float) -> tuple[float, float] | 
 
 
 # --- units leaving play -------------------------------------------------------------------
+
 
 def break_engagements(st: GameState, u: Unit) -> None:
     """``u`` is no longer Engaged with anyone (and no one with it)."""

@@ -20,8 +20,10 @@ def game_turn_ends(ctx: Ctx) -> bool:
         bands = [w.id for w in ctx.scenario.warbands if w.player > 0 and w.id not in st.routed]
         held = {w: sum(1 for u in st.units_of(w) if u.carrying and u.on_table) for w in bands}
         ranked = sorted(bands, key=lambda w: (-held[w], st.lost.get(w, 0)))
-        if len(ranked) == 1 or (len(ranked) > 1 and (held[ranked[0]], -st.lost.get(ranked[0], 0))
-                                != (held[ranked[1]], -st.lost.get(ranked[1], 0))):
+        if len(ranked) == 1 or (
+            len(ranked) > 1
+            and (held[ranked[0]], -st.lost.get(ranked[0], 0)) != (held[ranked[1]], -st.lost.get(ranked[1], 0))
+        ):
             winner = ranked[0]
             reason += f": most treasure held ({held[winner]}), then fewer units lost ({st.lost.get(winner, 0)})"
         else:

@@ -44,13 +44,20 @@ def do_engage(ctx: Ctx, plan) -> None:
         ctx.emit(Engaged(u.id, t.id, start, plan.cost, plan.allowance))
     else:
         ctx.note(f"{u.id}'s Engage of {t.id} ends short: the attempt is spent (E1)", RuleId.E1)
-    ctx.report({"from": [_r(start[0]), _r(start[1])], "to": [_r(u.x), _r(u.y)],
-                "distance": _r(plan.cost), "engaged": t.id in u.engaged_with})
+    ctx.report(
+        {
+            "from": [_r(start[0]), _r(start[1])],
+            "to": [_r(u.x), _r(u.y)],
+            "distance": _r(plan.cost),
+            "engaged": t.id in u.engaged_with,
+        }
+    )
 
 
 def check_engage(ctx: Ctx, args: dict):
-    plan = plan_engage(ctx, ctx.acting(args["unit"]), ctx.unit(args["target"]), args.get("path"),
-                       args.get("descend", "climb"))
+    plan = plan_engage(
+        ctx, ctx.acting(args["unit"]), ctx.unit(args["target"]), args.get("path"), args.get("descend", "climb")
+    )
     return plan, args
 
 
@@ -96,5 +103,11 @@ def candidates_disengage(ctx: Ctx, u: Unit):
 
 RULES = [
     Rule("engage", check_engage, resolve_engage, candidates_engage, (RuleId.E1, "no opposing unit is on the table")),
-    Rule("disengage", check_disengage, resolve_disengage, candidates_disengage, (RuleId.ACTION, "{unit} is not engaged with anyone")),
+    Rule(
+        "disengage",
+        check_disengage,
+        resolve_disengage,
+        candidates_disengage,
+        (RuleId.ACTION, "{unit} is not engaged with anyone"),
+    ),
 ]

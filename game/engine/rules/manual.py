@@ -53,7 +53,9 @@ def check_roll(ctx: Ctx, args: dict) -> dict:
 
 def resolve_roll(ctx: Ctx, args: dict) -> None:
     count = args.get("count", 1)
-    roll = ctx.dice.roll(args["sides"], args.get("reason") or "free roll", rule=RuleId.FREE, unit=args.get("unit"), count=count)
+    roll = ctx.dice.roll(
+        args["sides"], args.get("reason") or "free roll", rule=RuleId.FREE, unit=args.get("unit"), count=count
+    )
     ctx.emit(Rolled(roll, count))
 
 
@@ -70,13 +72,25 @@ def resolve_check(ctx: Ctx, plan) -> None:
     st, rs = ctx.state, ctx.rs
     stat = args["stat"]
     disadvantage = args.get("disadvantage", False)
-    if (u.status == "staggered" and ctx.warband_player(u.warband) == st.player and rs.is_manual(st.phase)
-            and not disadvantage):
+    if (
+        u.status == "staggered"
+        and ctx.warband_player(u.warband) == st.player
+        and rs.is_manual(st.phase)
+        and not disadvantage
+    ):
         disadvantage = True
         ctx.note(f"{u.id} is Staggered: Disadvantage until the end of its own turn (U5)", RuleId.U5)
-    roll = ctx.dice.check(rs, u.stats[stat], reason=args.get("reason") or f"{stat} check", rule=args.get("rule") or RuleId.CHECK,
-                          unit=u.id, stat=stat, advantage=args.get("advantage", False), disadvantage=disadvantage,
-                          modifier=args.get("modifier", 0))
+    roll = ctx.dice.check(
+        rs,
+        u.stats[stat],
+        reason=args.get("reason") or f"{stat} check",
+        rule=args.get("rule") or RuleId.CHECK,
+        unit=u.id,
+        stat=stat,
+        advantage=args.get("advantage", False),
+        disadvantage=disadvantage,
+        modifier=args.get("modifier", 0),
+    )
     ctx.emit(Checked(u.id, stat, roll))
 
 

@@ -33,7 +33,9 @@ def plan_attack(ctx: Ctx, u: Unit, t: Unit) -> AttackPlan:
     if not u.engaged_with:
         raise IllegalAction(RuleId.F1, f"{u.id} is not Engaged with anyone")
     if u.attacks >= ctx.rs.attacks_per_turn:
-        raise IllegalAction(RuleId.F1, f"{u.id} has already attacked this turn ({ctx.rs.attacks_per_turn:g} attack per turn)")
+        raise IllegalAction(
+            RuleId.F1, f"{u.id} has already attacked this turn ({ctx.rs.attacks_per_turn:g} attack per turn)"
+        )
     if t.warband == u.warband:
         raise IllegalAction(RuleId.ACTION, f"{t.id} is not an opposing unit of {u.id}")
     if t.id not in u.engaged_with:
@@ -41,9 +43,12 @@ def plan_attack(ctx: Ctx, u: Unit, t: Unit) -> AttackPlan:
     if not t.active:
         raise IllegalAction(RuleId.F1, f"{t.id} is Incapacitated")
     if not ctx.mover.in_contact(u.x, u.y, u, t):
-        raise IllegalAction(RuleId.F1, f"{u.id} is not in base contact with {t.id}: "
-                                       f"{ctx.board.distance(u, t):.2f}\" apart "
-                                       f"({float(ctx.rs.contact_tolerance):g}\" or less is contact, G4; E2)")
+        raise IllegalAction(
+            RuleId.F1,
+            f"{u.id} is not in base contact with {t.id}: "
+            f'{ctx.board.distance(u, t):.2f}" apart '
+            f'({float(ctx.rs.contact_tolerance):g}" or less is contact, G4; E2)',
+        )
     adv, dis = [], []
     if t.status == "dazed":
         adv.append("Dazed target (U5)")
@@ -71,8 +76,13 @@ def resolve_attack(ctx: Ctx, plan: AttackPlan) -> None:
 
 def odds_attack(ctx: Ctx, plan: AttackPlan) -> wounds.Odds:
     u, t = ctx.state.units[plan.unit], ctx.state.units[plan.target]
-    return wounds.attack_odds(ctx.rs, float(u.stats.get(ctx.rs.melee_stat, 0)), plan.modes.mode, t,
-                              certain="incapacitated" if plan.stunned_target else None)
+    return wounds.attack_odds(
+        ctx.rs,
+        float(u.stats.get(ctx.rs.melee_stat, 0)),
+        plan.modes.mode,
+        t,
+        certain="incapacitated" if plan.stunned_target else None,
+    )
 
 
 def candidates_attack(ctx: Ctx, u: Unit):
@@ -80,4 +90,13 @@ def candidates_attack(ctx: Ctx, u: Unit):
         yield {"unit": u.id, "target": tid}
 
 
-RULES = [Rule("attack", check_attack, resolve_attack, candidates_attack, (RuleId.F1, "{unit} is not Engaged with anyone"), odds_attack)]
+RULES = [
+    Rule(
+        "attack",
+        check_attack,
+        resolve_attack,
+        candidates_attack,
+        (RuleId.F1, "{unit} is not Engaged with anyone"),
+        odds_attack,
+    )
+]

@@ -99,8 +99,9 @@ def check_reload(ctx: Ctx, args: dict):
     if not reloads(ctx.rs, u):
         raise IllegalAction(RuleId.M11, f"{u.id} has no weapon that reloads: only such a unit may Reload")
     if u.moved or u.used > 0:
-        raise IllegalAction(RuleId.M11, f"{u.id} has already moved {u.used:.2f}\" this turn: "
-                                        "reloading is instead of moving")
+        raise IllegalAction(
+            RuleId.M11, f'{u.id} has already moved {u.used:.2f}" this turn: reloading is instead of moving'
+        )
     if u.reloaded:
         raise IllegalAction(RuleId.M11, f"{u.id} has already reloaded this turn")
     return u
@@ -108,7 +109,7 @@ def check_reload(ctx: Ctx, args: dict):
 
 def resolve_reload(ctx: Ctx, u) -> None:
     u.reloaded = True
-    u.loaded = True   # a reload weapon that fired may shoot again (M11, S1)
+    u.loaded = True  # a reload weapon that fired may shoot again (M11, S1)
     ctx.emit(Reloaded(u.id))
 
 

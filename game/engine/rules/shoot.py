@@ -19,8 +19,11 @@ from game.engine.tolerance import beyond
 
 def placeholder_only(ctx: Ctx, rule: str) -> None:
     if ctx.rs.combat != "placeholder":
-        raise IllegalAction(rule, "combat is manual in this ruleset: set the result by hand (set_status, incapacitate), "
-                                  "or play with combat: placeholder")
+        raise IllegalAction(
+            rule,
+            "combat is manual in this ruleset: set the result by hand (set_status, incapacitate), "
+            "or play with combat: placeholder",
+        )
 
 
 def weapon_of(ctx: Ctx, u: Unit) -> tuple[str, dict] | None:
@@ -93,7 +96,7 @@ def plan_shot(ctx: Ctx, u: Unit, t: Unit) -> ShotPlan:
         raise IllegalAction(RuleId.L1, f"{u.id} cannot see {t.id}: no sight line of {seen.lines} is clear")
     dist = ctx.board.distance(u, t)
     if beyond(dist, rng):
-        raise IllegalAction(RuleId.S1, f"{t.id} is {dist:.2f}\" away ({name} range {rng:g}\")")
+        raise IllegalAction(RuleId.S1, f'{t.id} is {dist:.2f}" away ({name} range {rng:g}")')
     if t.engaged_with and not ctx.rs.shoot_into_melee:
         raise IllegalAction(RuleId.S1, f"{t.id} is Engaged with {', '.join(t.engaged_with)} (shoot_into_melee: false)")
     adv, dis = [], []
@@ -103,11 +106,21 @@ def plan_shot(ctx: Ctx, u: Unit, t: Unit) -> ShotPlan:
         dis.append("Staggered shooter (U5)")
     long_from = rng * float(ctx.rs.long_range_fraction)
     if beyond(dist, long_from):
-        dis.append(f"long range, beyond {long_from:g}\"")
+        dis.append(f'long range, beyond {long_from:g}"')
     if t.status == "dazed":
         adv.append("Dazed target (U5)")
-    return ShotPlan(u.id, t.id, name, rng, dist, True, bool(seen.cover), seen.clear_lines, seen.lines,
-                    wounds.Modes(tuple(adv), tuple(dis)))
+    return ShotPlan(
+        u.id,
+        t.id,
+        name,
+        rng,
+        dist,
+        True,
+        bool(seen.cover),
+        seen.clear_lines,
+        seen.lines,
+        wounds.Modes(tuple(adv), tuple(dis)),
+    )
 
 
 def check_shoot(ctx: Ctx, args: dict) -> ShotPlan:
@@ -120,10 +133,20 @@ def resolve_shoot(ctx: Ctx, plan: ShotPlan) -> None:
     u.shots += 1
     if rs.ranged_weapons[plan.weapon].get("reload"):
         u.loaded = False
-    what = f"{u.id} shoots {t.id} ({plan.distance:.2f}\", {plan.weapon}{', in cover' if plan.cover else ''})"
-    hit = wounds.strike(ctx, u, t, rs.shoot_stat, plan.modes, RuleId.S1, what, f"{u.id} shoots {t.id} with its {plan.weapon}")
-    ctx.report({"visible": plan.visible, "cover": plan.cover, "distance": round(plan.distance, 2),
-                "weapon": plan.weapon, "hit": hit, "status": t.status})
+    what = f'{u.id} shoots {t.id} ({plan.distance:.2f}", {plan.weapon}{", in cover" if plan.cover else ""})'
+    hit = wounds.strike(
+        ctx, u, t, rs.shoot_stat, plan.modes, RuleId.S1, what, f"{u.id} shoots {t.id} with its {plan.weapon}"
+    )
+    ctx.report(
+        {
+            "visible": plan.visible,
+            "cover": plan.cover,
+            "distance": round(plan.distance, 2),
+            "weapon": plan.weapon,
+            "hit": hit,
+            "status": t.status,
+        }
+    )
 
 
 def odds_shoot(ctx: Ctx, plan: ShotPlan) -> wounds.Odds:
@@ -137,4 +160,13 @@ def candidates_shoot(ctx: Ctx, u: Unit):
         yield {"unit": u.id, "target": o.id}
 
 
-RULES = [Rule("shoot", check_shoot, resolve_shoot, candidates_shoot, (RuleId.S1, "no opposing unit is on the table"), odds_shoot)]
+RULES = [
+    Rule(
+        "shoot",
+        check_shoot,
+        resolve_shoot,
+        candidates_shoot,
+        (RuleId.S1, "no opposing unit is on the table"),
+        odds_shoot,
+    )
+]

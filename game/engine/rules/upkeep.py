@@ -22,7 +22,13 @@ from game.engine.tolerance import EPS, within
 
 #: What a Unit Morale table result does in Speedheim (break point variant), unless the
 #: ruleset gives ``break_point_effects``.
-DEFAULT_BREAK_POINT_EFFECTS = {"rout": "leave", "flee": "leave", "waver": "dazed", "stand_firm": "none", "rally": "recover"}
+DEFAULT_BREAK_POINT_EFFECTS = {
+    "rout": "leave",
+    "flee": "leave",
+    "waver": "dazed",
+    "stand_firm": "none",
+    "rally": "recover",
+}
 RECOVERY = {"stunned": "dazed", "dazed": "staggered", "staggered": "normal"}
 
 
@@ -31,6 +37,7 @@ def _lim(v: float) -> str:
 
 
 # --- U1 Neutrals ---------------------------------------------------------------------------
+
 
 def _neutral_act(ctx: Ctx, uid: str) -> str:
     return ctx.state.neutral_act.get(uid, ctx.rs.get("neutral_act", "manual"))
@@ -64,8 +71,14 @@ def step_neutrals(ctx: Ctx):
         return DONE
     # ``bot``: the decision is the Neutrals' own (player 0), for the bot that plays them.
     who = 0 if all(_neutral_act(ctx, uid) == "bot" for uid in units) else st.player
-    ctx.set_pending(NeutralsAct(who, RuleId.U1, "Neutral units act as their Event says: move, engage or set results "
-                                                "for them, then end the step", tuple(units)))
+    ctx.set_pending(
+        NeutralsAct(
+            who,
+            RuleId.U1,
+            "Neutral units act as their Event says: move, engage or set results for them, then end the step",
+            tuple(units),
+        )
+    )
     return WAIT
 
 
@@ -106,6 +119,7 @@ def neutral_advance(ctx: Ctx, u) -> None:
 
 # --- U2-U4 Rout ------------------------------------------------------------------------------
 
+
 def rout_condition(ctx: Ctx, wid: str) -> tuple[bool, str]:
     """U2 (standard) or the legacy table: must ``wid`` make a Rout Check?"""
     st, rs = ctx.state, ctx.rs
@@ -117,13 +131,22 @@ def rout_condition(ctx: Ctx, wid: str) -> tuple[bool, str]:
             if (low is None or size >= low) and (high is None or size <= high):
                 need = value
         if need is None:
-            need = rs.rout_legacy_table[-1][2] if size > (rs.rout_legacy_table[-1][1] or 0) else rs.rout_legacy_table[0][2]
+            need = (
+                rs.rout_legacy_table[-1][2] if size > (rs.rout_legacy_table[-1][1] or 0) else rs.rout_legacy_table[0][2]
+            )
         return lost >= need, f"{wid} has lost {lost} of {size} starting units (legacy: checks from {need:g})"
-    held = sum(1 for t in st.treasure.values() if t.carried_by and st.units[t.carried_by].on_table
-               and st.units[t.carried_by].warband not in (wid, ctx.neutral_id))
+    held = sum(
+        1
+        for t in st.treasure.values()
+        if t.carried_by
+        and st.units[t.carried_by].on_table
+        and st.units[t.carried_by].warband not in (wid, ctx.neutral_id)
+    )
     total = lost + held
     ctx.emit(Measured(RuleId.U2, "rout_threshold", total))
-    text = f"{wid} lost {lost} + {held} treasure held by the opponent = {total} ({_lim(rs.rout_threshold)} or more checks)"
+    text = (
+        f"{wid} lost {lost} + {held} treasure held by the opponent = {total} ({_lim(rs.rout_threshold)} or more checks)"
+    )
     return total >= rs.rout_threshold, text
 
 
@@ -136,17 +159,36 @@ def rout_check(ctx: Ctx, wid: str, why: str) -> bool:
     if not heroes:
         rule = rs.rout_no_hero
         if rule == "auto_fail" or (rule == "best_morale" and not units):
-            ctx.auto(RuleId.U2, f"Rout Check for {wid} fails: no hero that is not Incapacitated (rout_no_hero: {rule})",
-                     RoutChecked, warband=wid, passed=False)
+            ctx.auto(
+                RuleId.U2,
+                f"Rout Check for {wid} fails: no hero that is not Incapacitated (rout_no_hero: {rule})",
+                RoutChecked,
+                warband=wid,
+                passed=False,
+            )
             return False
         if rule == "pass":
-            ctx.auto(RuleId.U2, f"Rout Check for {wid} passes: no hero, and rout_no_hero is 'pass'", RoutChecked, warband=wid, passed=True)
+            ctx.auto(
+                RuleId.U2,
+                f"Rout Check for {wid} passes: no hero, and rout_no_hero is 'pass'",
+                RoutChecked,
+                warband=wid,
+                passed=True,
+            )
             return True
         pool = units
     best = max(pool, key=lambda u: (u.stats.get("morale", 0), -ctx.order_of(u.id)))
-    roll = ctx.dice.check(rs, best.stats.get("morale", 0), reason=f"Rout Check: {why}", rule=RuleId.U2, unit=best.id, stat="morale")
-    ctx.auto(RuleId.U2, f"Rout Check for {wid} on {best.id}'s Morale {roll.target:g}: rolled {roll.kept}, {'pass' if roll.success else 'fail'}",
-             RoutChecked, warband=wid, passed=bool(roll.success), roll=roll)
+    roll = ctx.dice.check(
+        rs, best.stats.get("morale", 0), reason=f"Rout Check: {why}", rule=RuleId.U2, unit=best.id, stat="morale"
+    )
+    ctx.auto(
+        RuleId.U2,
+        f"Rout Check for {wid} on {best.id}'s Morale {roll.target:g}: rolled {roll.kept}, {'pass' if roll.success else 'fail'}",
+        RoutChecked,
+        warband=wid,
+        passed=bool(roll.success),
+        roll=roll,
+    )
     return bool(roll.success)
 
 
@@ -185,19 +227,21 @@ def continue_grab(ctx: Ctx):
         sub = prog.sub
         if sub is None:
             if not win_near and not lose_near:
-                ctx.auto(RuleId.U4, f"{tid}: no unit within {rng}\"")
+                ctx.auto(RuleId.U4, f'{tid}: no unit within {rng}"')
                 prog.tokens.pop(0)
                 continue
             sub = "winner_free" if not lose_near else ("loser" if not win_near else "winner")
             prog.sub = sub
-            case = {"winner_free": f"only {winner} within {rng}\": picks it up",
-                    "loser": f"only {loser} within {rng}\": Morale check to pick it up",
-                    "winner": f"both within {rng}\": {winner} makes a Morale check first"}[sub]
+            case = {
+                "winner_free": f'only {winner} within {rng}": picks it up',
+                "loser": f'only {loser} within {rng}": Morale check to pick it up',
+                "winner": f'both within {rng}": {winner} makes a Morale check first',
+            }[sub]
             ctx.auto(RuleId.U4, f"{tid}: {case}")
         side = loser if sub == "loser" else winner
         able = [u for u in (lose_near if sub == "loser" else win_near) if effects.can_pick_up(ctx, u)]
         if not able:
-            ctx.auto(RuleId.U4, f"{tid}: no unit of {side} within {rng}\" is able to pick it up")
+            ctx.auto(RuleId.U4, f'{tid}: no unit of {side} within {rng}" is able to pick it up')
             if sub == "winner":
                 prog.sub = "loser"
                 continue
@@ -207,9 +251,17 @@ def continue_grab(ctx: Ctx):
         chosen = prog.chosen
         if chosen is None or chosen not in {u.id for u in able}:
             if len(able) > 1:
-                ctx.set_pending(Grab(ctx.warband_player(side), RuleId.U4,
-                                     f"{side}: choose which unit tries to grab {tid}",
-                                     tid, side, tuple(u.id for u in able), sub != "winner_free"))
+                ctx.set_pending(
+                    Grab(
+                        ctx.warband_player(side),
+                        RuleId.U4,
+                        f"{side}: choose which unit tries to grab {tid}",
+                        tid,
+                        side,
+                        tuple(u.id for u in able),
+                        sub != "winner_free",
+                    )
+                )
                 return WAIT
             chosen = able[0].id
         prog.chosen = None
@@ -217,7 +269,14 @@ def continue_grab(ctx: Ctx):
         if sub == "winner_free":
             effects.take_token(ctx, u, tok, events=False, how="grabs")
         else:
-            roll = ctx.dice.check(rs, u.stats.get("morale", 0), reason=f"grab {tid} after the rout", rule=RuleId.U4, unit=u.id, stat="morale")
+            roll = ctx.dice.check(
+                rs,
+                u.stats.get("morale", 0),
+                reason=f"grab {tid} after the rout",
+                rule=RuleId.U4,
+                unit=u.id,
+                stat="morale",
+            )
             if roll.success:
                 effects.take_token(ctx, u, tok, events=False, how="grabs")
             elif sub == "winner":
@@ -265,7 +324,10 @@ def step_rout(ctx: Ctx):
     if rs.rout_variant == "break_point":
         if rs.get("break_point_table"):
             return break_point(ctx, w.id)
-        ctx.auto(RuleId.U2, "rout_variant break_point needs break_point_table (ruleset rout-breakpoint): using the standard rule")
+        ctx.auto(
+            RuleId.U2,
+            "rout_variant break_point needs break_point_table (ruleset rout-breakpoint): using the standard rule",
+        )
     need, why = rout_condition(ctx, w.id)
     if not need:
         ctx.auto(RuleId.U2, f"no Rout Check: {why}")
@@ -274,7 +336,9 @@ def step_rout(ctx: Ctx):
         start_rout(ctx, w.id, "failed its Rout Check (U2)")
         return continue_grab(ctx)
     prog.stage = "voluntary"
-    ctx.set_pending(VoluntaryRout(st.player, RuleId.U3, f"{w.id} passed its Rout Check: rout voluntarily, or play on?", w.id))
+    ctx.set_pending(
+        VoluntaryRout(st.player, RuleId.U3, f"{w.id} passed its Rout Check: rout voluntarily, or play on?", w.id)
+    )
     return WAIT
 
 
@@ -293,7 +357,10 @@ def break_point(ctx: Ctx, wid: str):
         return DONE
     count, sides = rs.break_point_dice
     fx = {**DEFAULT_BREAK_POINT_EFFECTS, **(rs.get("break_point_effects") or {})}
-    ctx.auto(RuleId.U2, f"{wid} is at its break point ({lost} lost of {size}, break point {bp}): every unit rolls {count}d{sides} + morale")
+    ctx.auto(
+        RuleId.U2,
+        f"{wid} is at its break point ({lost} lost of {size}, break point {bp}): every unit rolls {count}d{sides} + morale",
+    )
     for u in [u for u in st.units_of(wid) if u.active]:
         mod = int((u.stats.get("morale", 0) - rs.break_point_morale_base) // rs.break_point_morale_step)
         roll = ctx.dice.roll(int(sides), f"Unit Morale (break point {bp})", rule=RuleId.U2, count=int(count), unit=u.id)
@@ -325,11 +392,12 @@ def break_point(ctx: Ctx, wid: str):
 
 # --- U5 Recover, U6 Treasure, U8 Ongoing spells -------------------------------------------------
 
+
 def step_recover(ctx: Ctx):
     st = ctx.state
     w = ctx.current_warband()
     changed = []
-    for u in (st.units_of(w.id) if w else []):
+    for u in st.units_of(w.id) if w else []:
         if u.on_table and u.status in RECOVERY:
             before, u.status = u.status, RECOVERY[u.status]
             changed.append(f"{u.id} {before} -> {u.status}")
@@ -358,7 +426,9 @@ def step_treasure(ctx: Ctx):
     if not options:
         if not prog.noted:
             said = f" ({'; '.join(denied)})" if denied else ""
-            ctx.auto(RuleId.U6, f"Treasure step: no unit can pick up a token{said}", TreasureDenied, denied=tuple(denied))
+            ctx.auto(
+                RuleId.U6, f"Treasure step: no unit can pick up a token{said}", TreasureDenied, denied=tuple(denied)
+            )
         return DONE
     prog.noted = True
     ctx.set_pending(PickUp(st.player, RuleId.U6, "pick up treasure, or end the step", tuple(options), tuple(denied)))
@@ -369,12 +439,19 @@ def step_ongoing_spells(ctx: Ctx):
     st, rs = ctx.state, ctx.rs
     w = ctx.current_warband()
     any_spell = False
-    for u in (st.units_of(w.id) if w else []):
+    for u in st.units_of(w.id) if w else []:
         if not u.on_table or not u.spells:
             continue
         for spell in list(u.spells):
             any_spell = True
-            roll = ctx.dice.check(rs, u.stats.get("morale", 0), reason=f"keep the Ongoing spell {spell}", rule=RuleId.U8, unit=u.id, stat="morale")
+            roll = ctx.dice.check(
+                rs,
+                u.stats.get("morale", 0),
+                reason=f"keep the Ongoing spell {spell}",
+                rule=RuleId.U8,
+                unit=u.id,
+                stat="morale",
+            )
             if roll.success:
                 ctx.auto(RuleId.U8, f"{u.id} keeps {spell} ({roll.kept} vs Morale {roll.target:g})")
             else:
@@ -413,6 +490,7 @@ def decline(ctx: Ctx) -> None:
 
 # --- the decisions as actions ------------------------------------------------------------------
 
+
 def _pending(ctx: Ctx, cls):
     p = ctx.pending
     if not isinstance(p, cls):
@@ -423,7 +501,9 @@ def _pending(ctx: Ctx, cls):
 def check_rout(ctx: Ctx, args: dict) -> VoluntaryRout:
     p = _pending(ctx, VoluntaryRout)
     if args["player"] != p.player:
-        raise IllegalAction(RuleId.U3, f"player {args['player']} may not rout now: only player {p.player} just passed a Rout Check")
+        raise IllegalAction(
+            RuleId.U3, f"player {args['player']} may not rout now: only player {p.player} just passed a Rout Check"
+        )
     return p
 
 
@@ -448,8 +528,11 @@ def check_grab(ctx: Ctx, args: dict) -> str:
     if args["token"] != p.token:
         raise IllegalAction(RuleId.U4, f"the grab now is for {p.token}, not {args['token']}")
     if args["unit"] not in p.units:
-        raise IllegalAction(RuleId.U4, f"{args['unit']} may not try for {p.token}: choose one of {', '.join(p.units)} "
-                                       f"(within {ctx.rs.treasure_grab_range:g}\" and able to pick up)")
+        raise IllegalAction(
+            RuleId.U4,
+            f"{args['unit']} may not try for {p.token}: choose one of {', '.join(p.units)} "
+            f'(within {ctx.rs.treasure_grab_range:g}" and able to pick up)',
+        )
     return args["unit"]
 
 
@@ -492,6 +575,7 @@ RULES = [
     Rule("rout", check_rout, resolve_rout),
     Rule("play_on", check_play_on, resolve_play_on),
     Rule("grab", check_grab, resolve_grab, candidates_grab, (RuleId.U4, "no grab after a rout waits for this unit")),
-    Rule("pick_up", check_pick_up, resolve_pick_up, candidates_pick_up,
-         (RuleId.U6, "no treasure token is on the ground")),
+    Rule(
+        "pick_up", check_pick_up, resolve_pick_up, candidates_pick_up, (RuleId.U6, "no treasure token is on the ground")
+    ),
 ]

@@ -22,6 +22,7 @@ MISS, NO_EFFECT = "miss", "no effect"
 
 # --- exact odds --------------------------------------------------------------------------------
 
+
 def check_chance(rs, stat: float, mode: str = NORMAL, modifier: int = 0) -> Fraction:
     """P(a check against ``stat`` succeeds): one die of ``check_die`` sides, or two with
     Advantage (keep the better) or Disadvantage (keep the worse)."""
@@ -80,8 +81,11 @@ class Odds:
         return f"to hit {float(self.hit):.0%} ({self.mode}): " + ", ".join(parts)
 
     def to_dict(self) -> dict:
-        return {"hit": round(float(self.hit), 4), "mode": self.mode,
-                "results": {k: round(float(v), 4) for k, v in self.results.items()}}
+        return {
+            "hit": round(float(self.hit), 4),
+            "mode": self.mode,
+            "results": {k: round(float(v), 4) for k, v in self.results.items()},
+        }
 
 
 def attack_odds(rs, stat: float, mode: str, target: Unit, certain: str | None = None) -> Odds:
@@ -97,6 +101,7 @@ def attack_odds(rs, stat: float, mode: str, target: Unit, certain: str | None = 
 
 
 # --- resolution ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Modes:
@@ -115,12 +120,22 @@ class Modes:
         return "; ".join(parts)
 
 
-def strike(ctx: Ctx, by: Unit, target: Unit, stat: str, modes: Modes, rule: str, what: str, reason: str | None = None) -> bool:
+def strike(
+    ctx: Ctx, by: Unit, target: Unit, stat: str, modes: Modes, rule: str, what: str, reason: str | None = None
+) -> bool:
     """A to-hit check of ``by`` against its ``stat`` (S1, F1), the roll's ``reason`` logged
     with why it has Advantage or Disadvantage, then S2 on a hit; True when it hit."""
     why = modes.text()
-    roll = ctx.dice.check(ctx.rs, by.stats.get(stat, 0), reason=(reason or what) + (f" ({why})" if why else ""), rule=rule,
-                          unit=by.id, stat=stat, advantage=bool(modes.advantage), disadvantage=bool(modes.disadvantage))
+    roll = ctx.dice.check(
+        ctx.rs,
+        by.stats.get(stat, 0),
+        reason=(reason or what) + (f" ({why})" if why else ""),
+        rule=rule,
+        unit=by.id,
+        stat=stat,
+        advantage=bool(modes.advantage),
+        disadvantage=bool(modes.disadvantage),
+    )
     ctx.note(f"{what}: " + ("hit" if roll.success else "miss"), rule)
     if roll.success:
         wound(ctx, by, target)
@@ -131,8 +146,14 @@ def wound(ctx: Ctx, by: Unit, target: Unit) -> None:
     """S2: the target's Defence check, then the Injury chart when it fails."""
     rs = ctx.rs
     stat = rs.wound_stat
-    roll = ctx.dice.check(rs, target.stats.get(stat, 0), reason=f"{target.id} wounded by {by.id}: {stat} check",
-                          rule=RuleId.S2, unit=target.id, stat=stat)
+    roll = ctx.dice.check(
+        rs,
+        target.stats.get(stat, 0),
+        reason=f"{target.id} wounded by {by.id}: {stat} check",
+        rule=RuleId.S2,
+        unit=target.id,
+        stat=stat,
+    )
     if roll.success:
         ctx.note(f"{target.id} shrugs it off ({stat} check passed)", RuleId.S2)
         return
@@ -140,14 +161,17 @@ def wound(ctx: Ctx, by: Unit, target: Unit) -> None:
         effects.incapacitate(ctx, target.id, by=by.id)
         return
     mod = int(rs.wound_modifier)
-    injury = ctx.dice.roll(int(rs.injury_die), f"Injury chart: {target.id} wounded by {by.id}", rule=RuleId.S2, unit=target.id)
+    injury = ctx.dice.roll(
+        int(rs.injury_die), f"Injury chart: {target.id} wounded by {by.id}", rule=RuleId.S2, unit=target.id
+    )
     if mod:
         injury = ctx.dice.amend(injury, modifier=mod)
     result = rs.injury_result(injury.kept + mod)
     placeholder = " (placeholder chart)" if rs.get("injury_table_placeholder") else ""
     if result == "none" or worse(result, target.status) == target.status:
-        ctx.note(f"{target.id}: Injury {injury.kept + mod}: {result}{placeholder}, "
-                 f"no worse than {target.status}", RuleId.S2)
+        ctx.note(
+            f"{target.id}: Injury {injury.kept + mod}: {result}{placeholder}, no worse than {target.status}", RuleId.S2
+        )
         return
     if result == "incapacitated":
         effects.incapacitate(ctx, target.id, by=by.id)

@@ -49,8 +49,13 @@ def order_tag(game) -> str:
     rs = game.rs
     parts = []
     if rs.get("activation") == "alternating":
-        parts.append(f"activating {st.activation}" if st.activation else "alternating: pick a unit"
-                     if game.flow.activating(game.ctx) else f"P{st.first} first")
+        parts.append(
+            f"activating {st.activation}"
+            if st.activation
+            else "alternating: pick a unit"
+            if game.flow.activating(game.ctx)
+            else f"P{st.first} first"
+        )
     if rs.get("turn_order", "fixed") != "fixed":
         rolls = roll_off(game)
         parts.append(f"roll-off {rolls}: P{st.first} first" if rolls else f"P{st.first} first")
@@ -263,8 +268,12 @@ def plan_engage(game, uid: str, target: str) -> EngagePath | None:
     if planner is None:
         return None
     plan = planner(game.state, uid, target)
-    return EngagePath([(float(p[0]), float(p[1])) for p in plan.points], float(plan.cost), float(plan.allowance),
-                      tuple(plan.transitions))
+    return EngagePath(
+        [(float(p[0]), float(p[1])) for p in plan.points],
+        float(plan.cost),
+        float(plan.allowance),
+        tuple(plan.transitions),
+    )
 
 
 # --- bots (issue 11) ----------------------------------------------------------------------
@@ -365,21 +374,25 @@ def neutral_units(d: Decision | None) -> tuple[str, ...]:
 def decision_actions(d: Decision) -> list[tuple[str, Any, dict]]:
     """The answers a decision offers: (what, who, action). ``what`` names the answer."""
     if isinstance(d, VoluntaryRout):
-        return [("play_on", d.player, {"play_on": {"player": d.player}}),
-                ("rout", d.player, {"rout": {"player": d.player}})]
+        return [
+            ("play_on", d.player, {"play_on": {"player": d.player}}),
+            ("rout", d.player, {"rout": {"player": d.player}}),
+        ]
     if isinstance(d, Grab):
         return [("grab", uid, {"grab": {"unit": uid, "token": d.token}}) for uid in d.units]
     if isinstance(d, PickUp):
-        return ([("pick_up", (uid, tid), {"pick_up": {"unit": uid, "token": tid}}) for uid, tid in d.options]
-                + [("decline", None, {"end_step": {}})])
+        return [("pick_up", (uid, tid), {"pick_up": {"unit": uid, "token": tid}}) for uid, tid in d.options] + [
+            ("decline", None, {"end_step": {}})
+        ]
     return []
 
 
 def decision_notes(d: Decision) -> list[str]:
     """What a decision adds to its prompt: denied pick-ups, a grab's Morale check."""
     if isinstance(d, PickUp):
-        return (["Denied: " + "; ".join(d.denied)] if d.denied else []) + \
-            ["(You may also click a token in contact on the table.)"]
+        return (["Denied: " + "; ".join(d.denied)] if d.denied else []) + [
+            "(You may also click a token in contact on the table.)"
+        ]
     if isinstance(d, Grab) and d.check:
         return ["The chosen unit makes a Morale check."]
     return []

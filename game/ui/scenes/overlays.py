@@ -41,7 +41,9 @@ class HelpScene(DimmedScene):
         w, h = surface.get_size()
         self.dim(surface)
         rules = f"; {self.keys.label('rules')}: the rules" if self.keys.bindings("rules") else ""
-        title = T.text(f"{self.heading} - every key and mouse gesture (F1 or Esc closes{rules})", 20, (255, 255, 255), True)
+        title = T.text(
+            f"{self.heading} - every key and mouse gesture (F1 or Esc closes{rules})", 20, (255, 255, 255), True
+        )
         surface.blit(title, (32, 18))
         size = 14 if h >= 760 and w >= 1200 else 12
         lh = T.font(size).get_linesize() + 3
@@ -51,7 +53,7 @@ class HelpScene(DimmedScene):
         for col in range(2):
             x = 32 + col * col_w
             y = 58
-            for key, what in self.rows[col * half:(col + 1) * half]:
+            for key, what in self.rows[col * half : (col + 1) * half]:
                 surface.blit(T.text(key, size, (255, 220, 120), True), (x, y))
                 for i, line in enumerate(T.wrap(what, col_w - key_w - 16, size)):
                     surface.blit(T.text(line.strip(), size, (235, 235, 235)), (x + key_w, y))
@@ -64,8 +66,15 @@ class HandoverScene(Scene):
 
     opaque = True
 
-    def __init__(self, app, player: int, name: str, colour, on_done: Callable[[], None] | None = None,
-                 on_skip: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        app,
+        player: int,
+        name: str,
+        colour,
+        on_done: Callable[[], None] | None = None,
+        on_skip: Callable[[], None] | None = None,
+    ):
         """``on_skip``: offered under alternating activations (O2), where a hand-over comes
         with every activation: the players share the table, no more hand-over screens."""
         super().__init__(app)
@@ -83,8 +92,11 @@ class HandoverScene(Scene):
         self.button = UIButton(pygame.Rect(w // 2 - 110, h // 2 + 40, 220, 44), "I'm ready (Space)", self.app.ui)
         self.elements.append(self.button)
         if self.on_skip is not None:
-            self.skip_button = UIButton(pygame.Rect(w // 2 - 160, h // 2 + 96, 320, 40),
-                                        "We share the table: no more hand-overs (H)", self.app.ui)
+            self.skip_button = UIButton(
+                pygame.Rect(w // 2 - 160, h // 2 + 96, 320, 40),
+                "We share the table: no more hand-overs (H)",
+                self.app.ui,
+            )
             self.elements.append(self.skip_button)
 
     def _skip(self):
@@ -105,7 +117,11 @@ class HandoverScene(Scene):
         if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.button:
             self._go()
             return True
-        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.skip_button is not None and event.ui_element is self.skip_button:
+        if (
+            event.type == pygame_gui.UI_BUTTON_PRESSED
+            and self.skip_button is not None
+            and event.ui_element is self.skip_button
+        ):
             self._skip()
             return True
         return False

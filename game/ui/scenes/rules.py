@@ -22,7 +22,6 @@ ID_W = 76  # the id column
 
 
 class RulesScene(DimmedScene):
-
     def __init__(self, app, rule: str | None = None):
         super().__init__(app)
         self.entries = list(rules_doc.entries().values())
@@ -40,7 +39,9 @@ class RulesScene(DimmedScene):
         w, h = size
         panel = pygame.Rect(24, 24, w - 48, h - 48)
         need = ID_W + 16 + max(T.font(SIZE).size(e.title)[0] for e in self.entries)
-        listing = pygame.Rect(panel.x + 12, panel.y + 54, min(max(LIST_W, need), int(panel.width * 0.45)), panel.height - 80)
+        listing = pygame.Rect(
+            panel.x + 12, panel.y + 54, min(max(LIST_W, need), int(panel.width * 0.45)), panel.height - 80
+        )
         row_h = T.font(SIZE).get_linesize() + 4
         return panel, listing, row_h
 
@@ -84,12 +85,14 @@ class RulesScene(DimmedScene):
         panel, listing, row_h = self._layout((w, h))
         pygame.draw.rect(surface, (252, 249, 240), panel, border_radius=8)
         pygame.draw.rect(surface, (90, 80, 60), panel, 1, border_radius=8)
-        title = f"The rules ({len(self.entries)} ids, from docs/rules.md) - Up / Down or click to choose; " \
-                f"{RULES.label('close')} closes"
+        title = (
+            f"The rules ({len(self.entries)} ids, from docs/rules.md) - Up / Down or click to choose; "
+            f"{RULES.label('close')} closes"
+        )
         surface.blit(T.text(title, 17, theme.INK, True), (panel.x + 14, panel.y + 14))
         clip = surface.get_clip()
         surface.set_clip(listing)
-        for row, e in enumerate(self.entries[self.top:self.top + self._rows_shown()]):
+        for row, e in enumerate(self.entries[self.top : self.top + self._rows_shown()]):
             i = self.top + row
             r = pygame.Rect(listing.x, listing.y + row * row_h, listing.width, row_h)
             if i == self.index:
@@ -100,9 +103,13 @@ class RulesScene(DimmedScene):
         below = len(self.entries) - self.top - self._rows_shown()
         hint = (f"{self.top} more above, " if self.top > 0 else "") + (f"{below} more below " if below > 0 else "")
         if hint:
-            surface.blit(T.text(f"({hint.strip().rstrip(',')}: the wheel or Up / Down)", 12, (110, 100, 90)),
-                         (listing.x + 6, listing.bottom + 4))
-        pygame.draw.line(surface, (190, 180, 160), (listing.right + 8, listing.y), (listing.right + 8, listing.bottom), 1)
+            surface.blit(
+                T.text(f"({hint.strip().rstrip(',')}: the wheel or Up / Down)", 12, (110, 100, 90)),
+                (listing.x + 6, listing.bottom + 4),
+            )
+        pygame.draw.line(
+            surface, (190, 180, 160), (listing.right + 8, listing.y), (listing.right + 8, listing.bottom), 1
+        )
         e = self.entries[self.index]
         x = listing.right + 24
         width = panel.right - 20 - x

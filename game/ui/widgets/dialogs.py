@@ -39,7 +39,7 @@ def tab_between(event: pygame.event.Event, entries: list) -> bool:
     for e in entries:
         e.unfocus()
     there.focus()
-    there.set_text(there.get_text())   # the cursor at the end, in the text and on the screen
+    there.set_text(there.get_text())  # the cursor at the end, in the text and on the screen
     return True
 
 
@@ -109,16 +109,31 @@ class Dialog:
     def contains(self, pos) -> bool:
         return self.root is not None and self.root.get_abs_rect().collidepoint(pos)
 
-    def _buttons(self, manager, container, choices: list[tuple[str, Any]], default: Any, x: int, y: int,
-                 width: int, cols: int, height: int = 32) -> dict[Any, Any]:
+    def _buttons(
+        self,
+        manager,
+        container,
+        choices: list[tuple[str, Any]],
+        default: Any,
+        x: int,
+        y: int,
+        width: int,
+        cols: int,
+        height: int = 32,
+    ) -> dict[Any, Any]:
         """A grid of buttons (label, value); the default one is highlighted."""
         out: dict[Any, Any] = {}
         bw = (width - (cols - 1) * 6) // cols
         for i, (label, value) in enumerate(choices):
             r, c = divmod(i, cols)
             oid = DEFAULT_BUTTON if value == default and value is not None else None
-            b = UIButton(pygame.Rect(x + c * (bw + 6), y + r * (height + 6), bw, height), label, manager,
-                         container=container, object_id=oid)
+            b = UIButton(
+                pygame.Rect(x + c * (bw + 6), y + r * (height + 6), bw, height),
+                label,
+                manager,
+                container=container,
+                object_id=oid,
+            )
             out[b] = value
         return out
 
@@ -129,9 +144,18 @@ class ChoiceDialog(Dialog):
     Enter presses ``default`` (the first choice unless given); Esc answers ``cancel``.
     """
 
-    def __init__(self, manager: pygame_gui.UIManager, title: str, message: str,
-                 choices: list[tuple[str, Any]], on_choose: Callable[[Any], None],
-                 closable: bool = True, width: int = 460, default: Any = None, cancel: Any = None):
+    def __init__(
+        self,
+        manager: pygame_gui.UIManager,
+        title: str,
+        message: str,
+        choices: list[tuple[str, Any]],
+        on_choose: Callable[[Any], None],
+        closable: bool = True,
+        width: int = 460,
+        default: Any = None,
+        cancel: Any = None,
+    ):
         super().__init__()
         self.on_choose = on_choose
         self.closable = closable
@@ -181,8 +205,15 @@ class ContextMenu(Dialog):
     modal = False
     ITEM_H = 28
 
-    def __init__(self, manager: pygame_gui.UIManager, pos, title: str, items: list[tuple[str, Any]],
-                 on_choose: Callable[[Any], None], width: int = 270):
+    def __init__(
+        self,
+        manager: pygame_gui.UIManager,
+        pos,
+        title: str,
+        items: list[tuple[str, Any]],
+        on_choose: Callable[[Any], None],
+        width: int = 270,
+    ):
         super().__init__()
         self.on_choose = on_choose
         sw, sh = manager.window_resolution
@@ -197,8 +228,9 @@ class ContextMenu(Dialog):
         self.items = list(items)
         self.buttons: dict[Any, Any] = {}
         for i, (label, value) in enumerate(items):
-            b = UIButton(pygame.Rect(2, 26 + i * self.ITEM_H, width - 10, self.ITEM_H - 2), label, manager,
-                         container=self.root)
+            b = UIButton(
+                pygame.Rect(2, 26 + i * self.ITEM_H, width - 10, self.ITEM_H - 2), label, manager, container=self.root
+            )
             self.buttons[b] = value
 
     def handle_element(self, event) -> bool:
@@ -218,8 +250,16 @@ class ContextMenu(Dialog):
 class NumberPrompt(Dialog):
     """Ask for a whole number (a physical die's result); Enter or OK accepts, Esc gives None."""
 
-    def __init__(self, manager: pygame_gui.UIManager, title: str, message: str, low: int, high: int,
-                 on_value: Callable[[int | None], None], closable: bool = False):
+    def __init__(
+        self,
+        manager: pygame_gui.UIManager,
+        title: str,
+        message: str,
+        low: int,
+        high: int,
+        on_value: Callable[[int | None], None],
+        closable: bool = False,
+    ):
         super().__init__()
         self.low, self.high = low, high
         self.on_value = on_value
@@ -252,8 +292,9 @@ class NumberPrompt(Dialog):
         return True
 
     def handle_element(self, event) -> bool:
-        if (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.ok) or \
-                (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry):
+        if (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.ok) or (
+            event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry
+        ):
             self.confirm()
             return True
         return False
@@ -271,9 +312,16 @@ class TextPrompt(Dialog):
     ``(text, button value, name)``; Tab moves between the two fields.
     """
 
-    def __init__(self, manager: pygame_gui.UIManager, title: str, message: str, initial: str,
-                 on_value: Callable[[tuple | None], None],
-                 buttons: list[tuple[str, Any]] | None = None, name: str | None = None):
+    def __init__(
+        self,
+        manager: pygame_gui.UIManager,
+        title: str,
+        message: str,
+        initial: str,
+        on_value: Callable[[tuple | None], None],
+        buttons: list[tuple[str, Any]] | None = None,
+        name: str | None = None,
+    ):
         super().__init__()
         self.on_value = on_value
         extra = 0 if name is None else 40
@@ -283,17 +331,20 @@ class TextPrompt(Dialog):
         self.name: UITextEntryLine | None = None
         if name is not None:
             UILabel(pygame.Rect(6, 70, 90, 32), "map name", manager, container=self.root)
-            self.name = UITextEntryLine(pygame.Rect(100, 70, inner_w - 106, 32), manager, container=self.root,
-                                        initial_text=name)
-        self.entry = UITextEntryLine(pygame.Rect(6, 70 + extra, inner_w - 12, 32), manager, container=self.root,
-                                     initial_text=initial)
+            self.name = UITextEntryLine(
+                pygame.Rect(100, 70, inner_w - 106, 32), manager, container=self.root, initial_text=name
+            )
+        self.entry = UITextEntryLine(
+            pygame.Rect(6, 70 + extra, inner_w - 12, 32), manager, container=self.root, initial_text=initial
+        )
         first = self.name or self.entry
         first.focus()
-        first.set_text(first.get_text())   # the cursor at the end of the text
+        first.set_text(first.get_text())  # the cursor at the end of the text
         choices = buttons or [("OK", "ok")]
         self.default = choices[0][1]
-        self.buttons = self._buttons(manager, self.root, choices, self.default, 6, 110 + extra, inner_w - 12,
-                                     len(choices))
+        self.buttons = self._buttons(
+            manager, self.root, choices, self.default, 6, 110 + extra, inner_w - 12, len(choices)
+        )
 
     def handle_key(self, event: pygame.event.Event) -> bool:
         return (self.name is not None and tab_between(event, [self.name, self.entry])) or super().handle_key(event)
@@ -329,8 +380,16 @@ class FileDialog(Dialog):
     The typed path starts as the first listed file, so Enter alone takes that.
     """
 
-    def __init__(self, manager: pygame_gui.UIManager, title: str, message: str, files: list[tuple[str, str]],
-                 folder: str, on_path: Callable[[str | None], None], action: str = "Open"):
+    def __init__(
+        self,
+        manager: pygame_gui.UIManager,
+        title: str,
+        message: str,
+        files: list[tuple[str, str]],
+        folder: str,
+        on_path: Callable[[str | None], None],
+        action: str = "Open",
+    ):
         super().__init__()
         self.on_path = on_path
         self.root = _centred_window(manager, title, 480, 170 + 36 * len(files))
@@ -339,11 +398,13 @@ class FileDialog(Dialog):
         self.buttons = self._buttons(manager, self.root, files, None, 6, 54, inner_w - 12, 1, height=30)
         y = 54 + 36 * len(files)
         initial = files[0][1] if files else os.path.join(folder, "")
-        self.entry = UITextEntryLine(pygame.Rect(6, y, inner_w - 108, 30), manager, container=self.root,
-                                     initial_text=initial)
+        self.entry = UITextEntryLine(
+            pygame.Rect(6, y, inner_w - 108, 30), manager, container=self.root, initial_text=initial
+        )
         self.entry.focus()
-        self.ok = UIButton(pygame.Rect(inner_w - 96, y, 90, 30), action, manager, container=self.root,
-                           object_id=DEFAULT_BUTTON)
+        self.ok = UIButton(
+            pygame.Rect(inner_w - 96, y, 90, 30), action, manager, container=self.root, object_id=DEFAULT_BUTTON
+        )
 
     def confirm(self) -> bool:
         self.close(self.entry.get_text().strip() or None)
@@ -353,8 +414,9 @@ class FileDialog(Dialog):
         if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self.buttons:
             self.close(self.buttons[event.ui_element])
             return True
-        if (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.ok) or \
-                (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry):
+        if (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.ok) or (
+            event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry
+        ):
             self.confirm()
             return True
         return False
@@ -367,8 +429,15 @@ class SizePrompt(Dialog):
     """A new map's table size: width and height in inches, checked by ``check(w, h)``
     (which raises ValueError with a sentence); Enter or Create accepts."""
 
-    def __init__(self, manager: pygame_gui.UIManager, title: str, message: str, initial: tuple[float, float],
-                 check: Callable[[float, float], None], on_size: Callable[[tuple[float, float] | None], None]):
+    def __init__(
+        self,
+        manager: pygame_gui.UIManager,
+        title: str,
+        message: str,
+        initial: tuple[float, float],
+        check: Callable[[float, float], None],
+        on_size: Callable[[tuple[float, float] | None], None],
+    ):
         super().__init__()
         self.check, self.on_size = check, on_size
         self.root = _centred_window(manager, title, 460, 160)
@@ -381,10 +450,15 @@ class SizePrompt(Dialog):
             e.set_allowed_characters([*"0123456789."])
             e.set_text(f"{v:g}")
         self.width.focus()
-        self.ok = UIButton(pygame.Rect(360, 40, 70, 28), "Create", manager, container=self.root,
-                           object_id=DEFAULT_BUTTON)
-        self.error = UILabel(pygame.Rect(10, 80, 420, 28), "Tab: the other field; Enter creates the map, Esc cancels",
-                             manager, container=self.root)
+        self.ok = UIButton(
+            pygame.Rect(360, 40, 70, 28), "Create", manager, container=self.root, object_id=DEFAULT_BUTTON
+        )
+        self.error = UILabel(
+            pygame.Rect(10, 80, 420, 28),
+            "Tab: the other field; Enter creates the map, Esc cancels",
+            manager,
+            container=self.root,
+        )
 
     def handle_key(self, event: pygame.event.Event) -> bool:
         """Tab (and Shift+Tab) moves between the width and the height field."""
@@ -405,8 +479,9 @@ class SizePrompt(Dialog):
         return True
 
     def handle_element(self, event) -> bool:
-        if (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.ok) or \
-                (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element in (self.width, self.height)):
+        if (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.ok) or (
+            event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element in (self.width, self.height)
+        ):
             self.confirm()
             return True
         return False

@@ -70,7 +70,9 @@ class LogView:
         return len(self._lines)
 
     def handle_event(self, event: pygame.event.Event, pos=None) -> bool:
-        if event.type == pygame.MOUSEWHEEL and self.rect.collidepoint(pos if pos is not None else pygame.mouse.get_pos()):
+        if event.type == pygame.MOUSEWHEEL and self.rect.collidepoint(
+            pos if pos is not None else pygame.mouse.get_pos()
+        ):
             visible = max(1, (self.rect.height - 24) // self.line_h)
             self.scroll = max(0, min(max(0, len(self._lines) - visible), self.scroll + event.y * 3))
             return True
@@ -101,5 +103,7 @@ class LogView:
             y += self.line_h
         surface.set_clip(clip)
         if self.scroll:
-            surface.blit(T.text(f"(scrolled up {self.scroll} lines - wheel down for the newest)", 11, (120, 110, 100)),
-                         (r.x + 60, r.y + 4))
+            surface.blit(
+                T.text(f"(scrolled up {self.scroll} lines - wheel down for the newest)", 11, (120, 110, 100)),
+                (r.x + 60, r.y + 4),
+            )

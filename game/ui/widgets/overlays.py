@@ -35,14 +35,22 @@ def label_size(text: str, size: int = 12, max_width: int = 560) -> tuple[int, in
     return _box_size(_label_lines(text, size, max_width), size)
 
 
-def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255), max_width: int = 560,
-          below: pygame.Rect | None = None) -> pygame.Rect:
+def label(
+    surface,
+    text: str,
+    centre,
+    colour,
+    size: int = 12,
+    bg=(255, 255, 255),
+    max_width: int = 560,
+    below: pygame.Rect | None = None,
+) -> pygame.Rect:
     """A boxed label centred at ``centre``, wrapped to ``max_width`` (every line of it: a
     refusal is never cut mid-sentence) and kept inside the clip area. With ``below`` (a
     box already drawn) the label goes under that box, or above it where there is no room
     below, never over it. Returns the box drawn (the rule tips hover the refusal's); its
     size is :func:`label_size`'s."""
-    lines = _label_lines(text, size, max_width)   # wrapped once: the box and the lines drawn
+    lines = _label_lines(text, size, max_width)  # wrapped once: the box and the lines drawn
     imgs = [T.text(line.strip(), size, colour, True) for line in lines]
     lh = T.font(size, True).get_linesize()
     box = pygame.Rect((0, 0), _box_size(lines, size))
@@ -63,8 +71,13 @@ def label(surface, text: str, centre, colour, size: int = 12, bg=(255, 255, 255)
 
 CHECK_LETTERS = {"climb_up": "C", "climb_down": "C", "jump_gap": "J", "jump_down": "D", "ladder": "L"}
 #: The height changes along a path, as a player reads them.
-CHECK_WORDS = {"climb_up": "climb up (M6)", "climb_down": "climb down (M6)", "jump_gap": "jump a gap (M8)",
-               "jump_down": "jump down (M9)", "ladder": "ladder (M10)"}
+CHECK_WORDS = {
+    "climb_up": "climb up (M6)",
+    "climb_down": "climb down (M6)",
+    "jump_gap": "jump a gap (M8)",
+    "jump_down": "jump down (M9)",
+    "ladder": "ladder (M10)",
+}
 
 
 def check_icon(surface, c, kind: str) -> None:
@@ -97,8 +110,12 @@ def _hatch(size, colour) -> pygame.Surface:
 
 def reach_bands(reach: Any) -> dict[str, Any]:
     """The non-empty geometries of a movement Reach by band name."""
-    bands = {"walk_free": reach.walk_free, "walk_check": reach.walk_check, "run_free": reach.run_free,
-             "run_check": reach.run_check}
+    bands = {
+        "walk_free": reach.walk_free,
+        "walk_check": reach.walk_check,
+        "run_free": reach.run_free,
+        "run_check": reach.run_check,
+    }
     return {k: g for k, g in bands.items() if g is not None and not g.is_empty}
 
 
@@ -142,5 +159,3 @@ def _fill_geom(surface, cam: Camera, geom, rgba) -> None:
             hp = cam.points_px(hole.coords)
             if len(hp) >= 3:
                 pygame.draw.polygon(surface, (0, 0, 0, 0), hp)
-
-

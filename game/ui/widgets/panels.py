@@ -24,8 +24,20 @@ class Banner:
     #: The pills drawn: (text, rectangle on the screen), for their tips on hover.
     pills: list[tuple[str, pygame.Rect]] = []
 
-    def draw(self, surface, rect: pygame.Rect, turn: int, player: int, name: str, colour, phase: str,
-             step: str | None, note: str = "", tags=(), over: bool = False) -> None:
+    def draw(
+        self,
+        surface,
+        rect: pygame.Rect,
+        turn: int,
+        player: int,
+        name: str,
+        colour,
+        phase: str,
+        step: str | None,
+        note: str = "",
+        tags=(),
+        over: bool = False,
+    ) -> None:
         """``tags``: (text, colour) pills at the right end for what applies all game long
         ("placeholder combat", who the bot plays). ``over``: the game has ended, and the
         banner says so in place of the phase.
@@ -41,8 +53,11 @@ class Banner:
         surface.fill(colour, chip)
         gap = 18
         head = T.text(f"Turn {turn}", 16, (255, 255, 255), True)
-        phase_img = (T.text("Game over", 16, (255, 150, 120), True) if over
-                     else T.text(f"{phase.capitalize()} phase", 16, (255, 230, 150), True))
+        phase_img = (
+            T.text("Game over", 16, (255, 150, 120), True)
+            if over
+            else T.text(f"{phase.capitalize()} phase", 16, (255, 230, 150), True)
+        )
         who_colour = theme.mix(colour, (255, 255, 255), 0.45)
         fixed = 18 + head.get_width() + gap + phase_img.get_width() + gap
         # The pills, right to left, as many as leave room for the turn, a name and the phase.
@@ -56,7 +71,7 @@ class Banner:
             pills.append((img, pill_colour, right, text))
             right -= width + 6
         right -= 2
-        self.shown += [text for text, _c in tags[:len(pills)]]
+        self.shown += [text for text, _c in tags[: len(pills)]]
         for img, pill_colour, r, text in pills:
             pill = pygame.Rect(0, 0, img.get_width() + 14, img.get_height() + 6)
             pill.midright = (r, rect.centery)
@@ -137,9 +152,13 @@ class UnitCard:
         pygame.draw.rect(surface, PANEL_EDGE, rect, 1)
         if not uid or uid not in scene.state.units:
             surface.blit(T.text("No unit selected", 15, SOFT, True), (rect.x + 8, rect.y + 8))
-            for i, s in enumerate(("Click a unit to select it; drag it to move.",
-                                   "Right-click a unit for engage, status, checks.",
-                                   "F1 lists every key.")):
+            for i, s in enumerate(
+                (
+                    "Click a unit to select it; drag it to move.",
+                    "Right-click a unit for engage, status, checks.",
+                    "F1 lists every key.",
+                )
+            ):
                 surface.blit(T.text(s, 12, SOFT), (rect.x + 8, rect.y + 36 + i * 18))
             return
         st = scene.state
@@ -162,7 +181,9 @@ class UnitCard:
         for line in T.wrap(stats, rect.width - 20, 13, True):
             surface.blit(T.text(line, 13, (30, 30, 30), True), (x, y))
             y += 17
-        status_col = BAD if u.status in ("stunned", "incapacitated") else ((200, 110, 0) if u.status != "normal" else GOOD)
+        status_col = (
+            BAD if u.status in ("stunned", "incapacitated") else ((200, 110, 0) if u.status != "normal" else GOOD)
+        )
         surface.blit(T.text(f"Status: {u.status}", 13, status_col, True), (x, y))
         kw = ", ".join(u.keywords) or "none"
         surface.blit(T.text(f"Keywords: {kw}", 12, (30, 30, 30)), (x + 150, y + 1))
@@ -182,8 +203,10 @@ class UnitCard:
             fx += img.get_width() + 14
         y += 17
         engaged = ", ".join(u.engaged_with) if u.engaged_with else "no"
-        surface.blit(T.text(f"Engaged: {engaged}" + ("   (engage attempted)" if u.engage_attempted else ""), 12,
-                            (30, 30, 30)), (x, y))
+        surface.blit(
+            T.text(f"Engaged: {engaged}" + ("   (engage attempted)" if u.engage_attempted else ""), 12, (30, 30, 30)),
+            (x, y),
+        )
         y += 17
         if not u.on_table:
             surface.blit(T.text("Off the table", 13, BAD, True), (x, y))
@@ -210,7 +233,7 @@ class UnitCard:
                     y += 16
         z = scene.board.height_at(u.x, u.y)
         if y < rect.bottom - 16:
-            surface.blit(T.text(f'at ({u.x:.2f}, {u.y:.2f})' + (f', {z:g}" up' if z else ""), 11, SOFT), (x, y))
+            surface.blit(T.text(f"at ({u.x:.2f}, {u.y:.2f})" + (f', {z:g}" up' if z else ""), 11, SOFT), (x, y))
 
 
 class DiceTray:
@@ -245,4 +268,6 @@ class DiceTray:
             last = rolls[-1]
             surface.blit(T.text(str(last)[:60], 11, SOFT), (rect.x + 6, rect.y + 54))
         else:
-            surface.blit(T.text("no rolls yet: Roll dice (D) or a unit's Check...", 11, SOFT), (rect.x + 6, rect.y + 54))
+            surface.blit(
+                T.text("no rolls yet: Roll dice (D) or a unit's Check...", 11, SOFT), (rect.x + 6, rect.y + 54)
+            )

@@ -25,7 +25,7 @@ class Autosave:
         """``bots``: the players a bot plays now (player -> bot name), which a save keeps."""
         self.scene = scene
         self.bots = bots
-        self.on = False          # set by the first autosave: notes autosave from then on
+        self.on = False  # set by the first autosave: notes autosave from then on
         self.path = ""
         self._failing: str | None = None
 
@@ -66,6 +66,6 @@ class Autosave:
         here = len(game.log)
         game.notes = [n for n in game.notes if not (n[0] == here and n[1].startswith(RESUMED))]
         n = sum(1 for e in game.log if e.ok)
-        who = (" and ".join(f"player {p} ({name})" for p, name in sorted(bots.items())))
+        who = " and ".join(f"player {p} ({name})" for p, name in sorted(bots.items()))
         seats = f"; the bot plays {who}, as before" if bots else "; both sides are played at this screen, as before"
         scene.note(f"{RESUMED} ({n} action{'' if n == 1 else 's'}){seats}")

@@ -75,7 +75,7 @@ class BotPlayer:
     def __init__(self, scene: Table):
         self.scene = scene
         self.seats: dict[int, str] = {}  # player -> bot name
-        self.chosen = "utility"           # the bot the players named (--bot-name): a seat handed over, the hint
+        self.chosen = "utility"  # the bot the players named (--bot-name): a seat handed over, the hint
         self.bots: dict[int, Any] = {}
         self.paused = False
         self.speed = 1
@@ -116,9 +116,13 @@ class BotPlayer:
             rules.append(f"turn limit {rs.turn_limit} (T1, {rs.turn_limit_winner})")
         if ask.neutrals_by_bot(game):
             rules.append("the Neutrals played by a bot (U1)")
-        scene.note(f"bot game: the bot plays {sides}; " + ", ".join(rules) +
-                   ". P pauses the bot, . speeds it up, S skips its animation, Ctrl+1 / Ctrl+2 hand a side over "
-                   "or take it back", "bot")
+        scene.note(
+            f"bot game: the bot plays {sides}; "
+            + ", ".join(rules)
+            + ". P pauses the bot, . speeds it up, S skips its animation, Ctrl+1 / Ctrl+2 hand a side over "
+            "or take it back",
+            "bot",
+        )
 
     def toggle(self, player: int) -> None:
         """The side panel's switch: the bot takes ``player`` over (the one the players
@@ -133,8 +137,11 @@ class BotPlayer:
         self.paused = False
         scene.note(f"player {player} is played by the bot ({name}): P pauses it, Ctrl+{player} takes it back", "info")
         if ask.combat_mode(scene.game) != "placeholder":
-            scene.note("combat is manual in this game, so the bot cannot Shoot or Attack; "
-                       "start with speedheim play --bot N for placeholder combat", "refusal")
+            scene.note(
+                "combat is manual in this game, so the bot cannot Shoot or Attack; "
+                "start with speedheim play --bot N for placeholder combat",
+                "refusal",
+            )
 
     def controls(self, player: int) -> bool:
         """A bot plays ``player``'s decisions (0: the Neutrals, when the ruleset says so)."""
@@ -273,8 +280,11 @@ class BotPlayer:
         if self.paused:
             return f"bot {sides}: paused"
         if self.in_charge():
-            doing = "moving" if self.anim is not None else (
-                "waiting for the dialog" if scene.app.modal is not None else "thinking")
+            doing = (
+                "moving"
+                if self.anim is not None
+                else ("waiting for the dialog" if scene.app.modal is not None else "thinking")
+            )
             return f"bot {sides}: {doing} {self.speed}x"
         return f"bot {sides}"
 

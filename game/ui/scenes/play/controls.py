@@ -23,8 +23,18 @@ from game.ui.scenes.play.table import Table
 
 
 class PlayControls:
-    def __init__(self, scene: Table, bot: BotPlayer, files: GameFiles, menus: PlayMenus, rule_tips: RuleTips,
-                 ruler_tool: RulerTool, sight_tool: SightTool, hint_tool: HintTool, drag_tool: DragTool):
+    def __init__(
+        self,
+        scene: Table,
+        bot: BotPlayer,
+        files: GameFiles,
+        menus: PlayMenus,
+        rule_tips: RuleTips,
+        ruler_tool: RulerTool,
+        sight_tool: SightTool,
+        hint_tool: HintTool,
+        drag_tool: DragTool,
+    ):
         self.scene = scene
         self.bot = bot
         self.files = files
@@ -41,20 +51,35 @@ class PlayControls:
         s = self.scene
         app = s.app
         table: dict[str, Callable[[], Any]] = {
-            "end_step": s.end_step, "undo": s.undo, "redo": s.redo, "cancel": s.cancel,
-            "ruler": self.toggle_ruler, "sight": self.toggle_sight, "fit": lambda: s.fit(),
-            "hint": self.toggle_hint, "hint_brief": self.toggle_hint_brief,
+            "end_step": s.end_step,
+            "undo": s.undo,
+            "redo": s.redo,
+            "cancel": s.cancel,
+            "ruler": self.toggle_ruler,
+            "sight": self.toggle_sight,
+            "fit": lambda: s.fit(),
+            "hint": self.toggle_hint,
+            "hint_brief": self.toggle_hint_brief,
             "next_unit": self.select_next,
             "jump_toggle": lambda: self.set_descend("jump" if s.descend == "climb" else "climb"),
-            "roll": lambda: self.menus.roll_dialog(s.selected), "dice_mode": self.toggle_dice,
-            "handover": self.toggle_handover, "menu": self.open_selected_menu, "save": self.files.save_dialog,
-            "load": self.files.load_dialog, "sim_report": self.files.open_report, "quit": app.quit,
+            "roll": lambda: self.menus.roll_dialog(s.selected),
+            "dice_mode": self.toggle_dice,
+            "handover": self.toggle_handover,
+            "menu": self.open_selected_menu,
+            "save": self.files.save_dialog,
+            "load": self.files.load_dialog,
+            "sim_report": self.files.open_report,
+            "quit": app.quit,
             "back_to_editor": s.back,
             "help": lambda: app.push(HelpScene(app, PLAY, "Speedheim Table")),
             "rules": self.open_rules,
-            "zoom_in": lambda: self.zoom(1.25), "zoom_out": lambda: self.zoom(0.8),
-            "bot_1": lambda: self.bot.toggle(1), "bot_2": lambda: self.bot.toggle(2), "bot_pause": self.bot.pause,
-            "bot_faster": self.bot.faster, "bot_skip": self.bot.skip,
+            "zoom_in": lambda: self.zoom(1.25),
+            "zoom_out": lambda: self.zoom(0.8),
+            "bot_1": lambda: self.bot.toggle(1),
+            "bot_2": lambda: self.bot.toggle(2),
+            "bot_pause": self.bot.pause,
+            "bot_faster": self.bot.faster,
+            "bot_skip": self.bot.skip,
         }
         for name in ("rings", "reach", "trails"):
             table[name] = lambda name=name: self.toggle_setting(name)
@@ -73,26 +98,44 @@ class PlayControls:
 
     def toggle_ruler(self) -> None:
         on = self.ruler_tool.toggle()
-        self.scene.note("ruler on: drag to measure, with the line of sight between its ends (snaps to units and "
-                        "tokens); R or Esc to stop" if on else "ruler off", log=False)
+        self.scene.note(
+            "ruler on: drag to measure, with the line of sight between its ends (snaps to units and "
+            "tokens); R or Esc to stop"
+            if on
+            else "ruler off",
+            log=False,
+        )
 
     def toggle_sight(self) -> None:
         on = self.sight_tool.toggle()
         if on and self.scene.selected is None:
             self.scene.note("line of sight on: select a unit to shade what it cannot see; L to stop", log=False)
         else:
-            self.scene.note("line of sight on: shaded ground is out of sight; hover an enemy for its sight lines"
-                            if on else "line of sight off", log=False)
+            self.scene.note(
+                "line of sight on: shaded ground is out of sight; hover an enemy for its sight lines"
+                if on
+                else "line of sight off",
+                log=False,
+            )
 
     def toggle_hint(self) -> None:
         on = self.hint_tool.toggle()
-        self.scene.note(f"hint on: the {self.hint_tool.bot_name()} bot's three best next actions for the side "
-                        "to act, as numbered arrows; I to hide" if on else "hint off", log=False)
+        self.scene.note(
+            f"hint on: the {self.hint_tool.bot_name()} bot's three best next actions for the side "
+            "to act, as numbered arrows; I to hide"
+            if on
+            else "hint off",
+            log=False,
+        )
 
     def toggle_hint_brief(self) -> None:
         short = self.hint_tool.toggle_brief()
-        self.scene.note("hint: one short line an option; Shift+I for the reasons, I to hide" if short
-                        else "hint: the options with their reasons; Shift+I for short lines", log=False)
+        self.scene.note(
+            "hint: one short line an option; Shift+I for the reasons, I to hide"
+            if short
+            else "hint: the options with their reasons; Shift+I for short lines",
+            log=False,
+        )
 
     def toggle_setting(self, name: str) -> None:
         settings = self.scene.app.settings
@@ -105,16 +148,21 @@ class PlayControls:
         s.app.settings["dice"] = mode
         userdata.save_settings(s.app.settings)
         s.apply_dice_mode()
-        s.note("dice: I roll physical dice (you will be asked for each result)" if mode == "physical"
-               else "dice: roll for me", log=False)
+        s.note(
+            "dice: I roll physical dice (you will be asked for each result)"
+            if mode == "physical"
+            else "dice: roll for me",
+            log=False,
+        )
 
     def toggle_handover(self) -> None:
         settings = self.scene.app.settings
         on = not settings.get("handover", True)
         settings["handover"] = on
         userdata.save_settings(settings)
-        self.scene.note("hand-over screen between players: on (hot-seat)" if on else "hand-over screen: off (solo)",
-                        log=False)
+        self.scene.note(
+            "hand-over screen between players: on (hot-seat)" if on else "hand-over screen: off (solo)", log=False
+        )
 
     def set_descend(self, descend: str) -> None:
         s = self.scene

@@ -107,8 +107,14 @@ class DragTool:
         """Ask the planner for the newest cursor position; show what it finished."""
         d = self.drag
         if d is not None and d.active:
-            key = (round(d.cursor[0] / PREVIEW_STEP), round(d.cursor[1] / PREVIEW_STEP), tuple(d.waypoints),
-                   d.descend, self.scene.version, id(d))
+            key = (
+                round(d.cursor[0] / PREVIEW_STEP),
+                round(d.cursor[1] / PREVIEW_STEP),
+                tuple(d.waypoints),
+                d.descend,
+                self.scene.version,
+                id(d),
+            )
             if key != d.key:
                 d.key = key
                 job = Drag(d.uid, d.start_px, d.origin, d.cursor, True, list(d.waypoints), d.descend)
@@ -162,8 +168,17 @@ class DragTool:
             err = legal.refused["move"]
             if not {"move", "run"} & ask.legal_kinds(game):  # not this phase: say what is, and how
                 err = IllegalAction(err.rule, phase_words(game))
-            return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err,
-                           ask.difficult_stretches(game, d.uid, straight))
+            return Preview(
+                None,
+                None,
+                straight,
+                path_length(straight),
+                info["walk"],
+                info["run"],
+                [],
+                err,
+                ask.difficult_stretches(game, d.uid, straight),
+            )
         body = self.move_action(d, False)["move"]  # what the drop applies (rounded to 0.001")
         where: dict[str, Any] = {"descend": d.descend}
         if "path" in body:
@@ -181,16 +196,33 @@ class DragTool:
                 continue
             pts = [(float(p[0]), float(p[1])) for p in plan.points] or straight
             walk, run_to = info["walk"], info["run"]
-            if plan.difficult:   # M12: the allowances this path has (the engine's, after every modifier)
+            if plan.difficult:  # M12: the allowances this path has (the engine's, after every modifier)
                 walk, run_to = info["walk_difficult"], info["run_difficult"]
-            return Preview("run" if run else "move", self.move_action(d, run), pts, float(plan.cost), walk,
-                           run_to, plan_checks(plan), difficult=ask.difficult_stretches(game, d.uid, pts))
+            return Preview(
+                "run" if run else "move",
+                self.move_action(d, run),
+                pts,
+                float(plan.cost),
+                walk,
+                run_to,
+                plan_checks(plan),
+                difficult=ask.difficult_stretches(game, d.uid, pts),
+            )
         err = errors[-1]
         if info["run"] is None and info["run_denied"] is not None:
             e0, rd = errors[0], info["run_denied"]
             err = IllegalAction(e0.rule, f"{e0.reason}; Run denied ({rd.rule}: {rd.reason})")
-        return Preview(None, None, straight, path_length(straight), info["walk"], info["run"], [], err,
-                       ask.difficult_stretches(game, d.uid, straight))
+        return Preview(
+            None,
+            None,
+            straight,
+            path_length(straight),
+            info["walk"],
+            info["run"],
+            [],
+            err,
+            ask.difficult_stretches(game, d.uid, straight),
+        )
 
     def drop(self) -> None:
         d, self.drag = self.drag, None

@@ -86,7 +86,7 @@ class EngageTool:
         err = ask.why_illegal(game, action)
         plan = None
         try:
-            if ask.may_engage(game, uid, target):   # else refused by the straight line: nothing to search
+            if ask.may_engage(game, uid, target):  # else refused by the straight line: nothing to search
                 plan = ask.plan_engage(game, uid, target)
         except IllegalAction as exc:
             err = exc if err is None or err.rule == exc.rule else err
@@ -98,7 +98,7 @@ class EngageTool:
             k = max(0.0, d - u.r - t.r) / d
             pts = [(u.x, u.y), (u.x + (t.x - u.x) * k, u.y + (t.y - u.y) * k)]
             cost, allowance, checks = gap, self._allowance(uid), []
-        crossed = ask.difficult_stretches(game, uid, pts)   # M12, where the path crosses it
+        crossed = ask.difficult_stretches(game, uid, pts)  # M12, where the path crosses it
         if err is not None:
             return Preview(None, None, pts, cost, allowance, None, checks, err, crossed)
         return Preview("engage", action, pts, cost, allowance, None, checks, difficult=crossed)
@@ -117,12 +117,14 @@ class EngageTool:
         self.answer.set((uid, target, scene.version), preview)
         if preview.kind is None:
             self.pinned = None
-            scene.refuse(preview.error, engage_action(uid, target))   # the engine's refusal (compute)
+            scene.refuse(preview.error, engage_action(uid, target))  # the engine's refusal (compute)
             return
         st = scene.state
         u, t = st.units[uid], st.units[target]
-        lines = [f'{u.name} ({uid}) moves {preview.cost:.2f}" of {preview.walk:.2f}" into base contact '
-                 f"with {t.name} ({target}), along the path on the table."]
+        lines = [
+            f'{u.name} ({uid}) moves {preview.cost:.2f}" of {preview.walk:.2f}" into base contact '
+            f"with {t.name} ({target}), along the path on the table."
+        ]
         if preview.checks:
             lines.append("Checks on the way: " + ", ".join(CHECK_WORDS.get(k, k) for _x, _y, k in preview.checks) + ".")
         else:
@@ -133,5 +135,13 @@ class EngageTool:
             if value == "go":
                 scene.act(preview.action)
 
-        scene.app.open_dialog(ChoiceDialog(scene.app.ui, f"Engage {t.name} (E1)?", "\n".join(lines),
-                                           [("Engage", "go"), ("Cancel", None)], chosen, cancel=None))
+        scene.app.open_dialog(
+            ChoiceDialog(
+                scene.app.ui,
+                f"Engage {t.name} (E1)?",
+                "\n".join(lines),
+                [("Engage", "go"), ("Cancel", None)],
+                chosen,
+                cancel=None,
+            )
+        )

@@ -45,8 +45,9 @@ class EngineView:
         after the first frame)."""
         if self._thread is None:
             game = self.game
-            self._thread = threading.Thread(target=ask.prepare_movement, args=(game,), daemon=True,
-                                            name="speedheim-mover")
+            self._thread = threading.Thread(
+                target=ask.prepare_movement, args=(game,), daemon=True, name="speedheim-mover"
+            )
             self._thread.start()
 
     def ready(self) -> None:
@@ -65,8 +66,14 @@ class EngineView:
                 return got
             game = self.game
             # *_difficult: the allowance of a path across difficult ground (M12)
-            info: dict[str, Any] = {"walk": 0.0, "run": None, "walk_error": None, "run_denied": None,
-                                    "walk_difficult": 0.0, "run_difficult": None}
+            info: dict[str, Any] = {
+                "walk": 0.0,
+                "run": None,
+                "walk_error": None,
+                "run_denied": None,
+                "walk_difficult": 0.0,
+                "run_difficult": None,
+            }
             try:
                 info["walk"] = ask.allowance(game, uid, run=False)
                 info["walk_difficult"] = ask.allowance_across_difficult(game, uid, run=False)

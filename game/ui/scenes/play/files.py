@@ -50,8 +50,11 @@ def find_reports(dirs: list[str]) -> list[str]:
     found: set[str] = set()
     for d in dirs:
         found.update(glob.glob(os.path.join(glob.escape(d), "sim-out*", "report.html")))
-        found.update(p for p in glob.glob(os.path.join(glob.escape(d), "*", "report.html"))
-                     if os.path.exists(os.path.join(os.path.dirname(p), "games.jsonl")))
+        found.update(
+            p
+            for p in glob.glob(os.path.join(glob.escape(d), "*", "report.html"))
+            if os.path.exists(os.path.join(os.path.dirname(p), "games.jsonl"))
+        )
     return sorted(found, key=lambda p: (os.path.getmtime(p), p), reverse=True)
 
 
@@ -70,8 +73,16 @@ class GameFiles:
             if path:
                 self.save_to(path)
 
-        scene.app.open_dialog(TextPrompt(scene.app.ui, "Save game", "Save the game (scenario + log) to:", default, done,
-                                         [("Save", "save"), ("Cancel", None)]))
+        scene.app.open_dialog(
+            TextPrompt(
+                scene.app.ui,
+                "Save game",
+                "Save the game (scenario + log) to:",
+                default,
+                done,
+                [("Save", "save"), ("Cancel", None)],
+            )
+        )
 
     def save_to(self, path: str) -> bool:
         try:
@@ -84,12 +95,24 @@ class GameFiles:
 
     def load_dialog(self) -> None:
         d = saves_dir()
-        files = sorted((os.path.join(d, f) for f in os.listdir(d) if f.endswith((".yaml", ".yml"))),
-                       key=os.path.getmtime, reverse=True)[:RECENT]
+        files = sorted(
+            (os.path.join(d, f) for f in os.listdir(d) if f.endswith((".yaml", ".yml"))),
+            key=os.path.getmtime,
+            reverse=True,
+        )[:RECENT]
         choices = [(os.path.basename(f), f) for f in files]
         choices += [(f"autosave: {os.path.basename(f)}", f) for f in userdata.all_autosaves()[:RECENT]]
-        self.scene.app.open_dialog(FileDialog(self.scene.app.ui, "Load game", f"Saved games in {d}:", choices, d,
-                                              lambda path: path and self.load_from(path), action="Load"))
+        self.scene.app.open_dialog(
+            FileDialog(
+                self.scene.app.ui,
+                "Load game",
+                f"Saved games in {d}:",
+                choices,
+                d,
+                lambda path: path and self.load_from(path),
+                action="Load",
+            )
+        )
 
     def load_from(self, path: str) -> bool:
         scene = self.scene
@@ -121,22 +144,35 @@ class GameFiles:
         reports = find_reports(dirs)
         if not reports:
             where = "\n".join(f"  {d}" for d in dirs)
-            scene.app.open_dialog(ChoiceDialog(
-                scene.app.ui, "No simulation report",
-                "No simulation report was found (sim-out*/report.html) in:\n" + where +
-                "\nRun `speedheim simulate SCENARIO --games N` first (it writes sim-out/report.html), "
-                "or choose a report file.",
-                [("Choose a file...", "choose"), ("OK", None)], lambda v: v == "choose" and self.choose_report(dirs[0]),
-                width=560))
+            scene.app.open_dialog(
+                ChoiceDialog(
+                    scene.app.ui,
+                    "No simulation report",
+                    "No simulation report was found (sim-out*/report.html) in:\n"
+                    + where
+                    + "\nRun `speedheim simulate SCENARIO --games N` first (it writes sim-out/report.html), "
+                    "or choose a report file.",
+                    [("Choose a file...", "choose"), ("OK", None)],
+                    lambda v: v == "choose" and self.choose_report(dirs[0]),
+                    width=560,
+                )
+            )
             scene.note("no simulation report found (run speedheim simulate first)", log=False)
             return None
         return self.show_report(reports[0])
 
     def choose_report(self, folder: str) -> None:
-        self.scene.app.open_dialog(FileDialog(self.scene.app.ui, "Open a simulation report",
-                                              "Type the path of a report.html:", [], folder,
-                                              lambda path: path and self.show_report(os.path.expanduser(path)),
-                                              action="Open"))
+        self.scene.app.open_dialog(
+            FileDialog(
+                self.scene.app.ui,
+                "Open a simulation report",
+                "Type the path of a report.html:",
+                [],
+                folder,
+                lambda path: path and self.show_report(os.path.expanduser(path)),
+                action="Open",
+            )
+        )
 
     def show_report(self, path: str) -> str | None:
         scene = self.scene

@@ -57,7 +57,7 @@ def brief(reason: str) -> str:
     head = reason.split(";", 1)[0].strip()
     if len(head) <= BRIEF_CHARS:
         return head
-    cut = head[:BRIEF_CHARS - 3]
+    cut = head[: BRIEF_CHARS - 3]
     at = cut.rfind(", ")
     if at < len(cut) // 2:
         at = cut.rfind(" ")
@@ -76,7 +76,7 @@ def lead_into(first, best, phase: str):
     Its arrow is that action's (``extra["then"]``)."""
     kind = next(iter(first.action), "")
     lead = f"ends the {phase} phase" if kind == "end_phase" else "ends this step"
-    rest = best.reason[len("then: "):] if best.reason.startswith("then: ") else best.reason
+    rest = best.reason[len("then: ") :] if best.reason.startswith("then: ") else best.reason
     return replace(first, reason=f"{lead}, then {rest}", score=best.score, extra={**first.extra, "then": best.action})
 
 
@@ -92,9 +92,9 @@ class HintTool:
         self.scene = scene
         self.bot = bot
         self.on = False
-        self.short = False        # the short list (Shift+I): one line an option, no reasons
+        self.short = False  # the short list (Shift+I): one line an option, no reasons
         self.answer = LatestAnswer(self._compute, "speedheim-hint", "working out the hint")
-        self._mover: tuple[Any, Any] = (None, None)   # (scenario, the worker's movement engine)
+        self._mover: tuple[Any, Any] = (None, None)  # (scenario, the worker's movement engine)
         self.error: str | None = None
 
     def toggle(self) -> bool:
@@ -132,7 +132,7 @@ class HintTool:
 
     def _job(self) -> tuple:
         scene = self.scene
-        with scene.engine.lock:   # the copy is taken on the window's thread
+        with scene.engine.lock:  # the copy is taken on the window's thread
             copy = ask.bot_snapshot(scene.game, None)
         return (self.bot_name(), copy)
 
@@ -195,7 +195,7 @@ class HintTool:
         if other is None:
             return []
         d = math.hypot(other.x - u.x, other.y - u.y)
-        k = max(0.0, d - other.r) / d if d > 0 else 0.0   # to the edge of its base, its label stays readable
+        k = max(0.0, d - other.r) / d if d > 0 else 0.0  # to the edge of its base, its label stays readable
         return [start, (u.x + (other.x - u.x) * k, u.y + (other.y - u.y) * k)]
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -205,7 +205,7 @@ class HintTool:
         view, cam = scene.view_rect, scene.camera
         answer = self.current()
         name = self.bot_name()
-        arrows: list[tuple[float, float]] = []   # arrow heads and number labels: the list keeps off them
+        arrows: list[tuple[float, float]] = []  # arrow heads and number labels: the list keeps off them
         if answer is None:
             lines = [f"HINT ({name}): thinking..." if self.key() is not None else "HINT: the game is over"]
         elif isinstance(answer, HintFailure):
@@ -213,18 +213,23 @@ class HintTool:
         elif not answer:
             lines = [f"HINT ({name}): nothing to advise"]
         else:
-            lines = [f"HINT ({name}), best first (I to hide, Shift+I: " + ("with reasons):" if self.short else "short list):")]
-            numbers = []   # drawn over every arrow, so that no arrow hides another's number
+            lines = [
+                f"HINT ({name}), best first (I to hide, Shift+I: "
+                + ("with reasons):" if self.short else "short list):")
+            ]
+            numbers = []  # drawn over every arrow, so that no arrow hides another's number
             for i, d in reversed(list(enumerate(answer))):
                 pts = self.targets(d)
-                at = _along(pts[0], pts[1], LABEL_AT[i % len(LABEL_AT)]) if len(pts) > 1 else None   # its number
+                at = _along(pts[0], pts[1], LABEL_AT[i % len(LABEL_AT)]) if len(pts) > 1 else None  # its number
                 numbers.append(self._arrow(surface, cam, pts, COLOURS[i % len(COLOURS)], i + 1, at))
                 arrows += pts[-1:] + ([at] if at is not None else [])
             for number in numbers:
                 if number is not None:
                     label(surface, *number)
-            lines += [f"{i + 1}. {brief(d.reason) if self.short else d.reason}  [value {d.score:.2f}]"
-                      for i, d in enumerate(answer)]
+            lines += [
+                f"{i + 1}. {brief(d.reason) if self.short else d.reason}  [value {d.score:.2f}]"
+                for i, d in enumerate(answer)
+            ]
         self._panel(surface, view, lines, arrows)
 
     def _arrow(self, surface, cam, pts, colour, n: int, at):
@@ -238,8 +243,11 @@ class HintTool:
         (x0, y0), (x1, y1) = px[-2], px[-1]
         ang = math.atan2(y1 - y0, x1 - x0)
         size = 16
-        head = [(x1, y1), (x1 - size * math.cos(ang - 0.45), y1 - size * math.sin(ang - 0.45)),
-                (x1 - size * math.cos(ang + 0.45), y1 - size * math.sin(ang + 0.45))]
+        head = [
+            (x1, y1),
+            (x1 - size * math.cos(ang - 0.45), y1 - size * math.sin(ang - 0.45)),
+            (x1 - size * math.cos(ang + 0.45), y1 - size * math.sin(ang + 0.45)),
+        ]
         pygame.draw.polygon(surface, colour, head)
         pygame.draw.polygon(surface, INK, head, 2)
         return (str(n), cam.to_px(*at), INK, 15, colour)
@@ -255,8 +263,13 @@ class HintTool:
         total = sum(h + 4 for _l, _w, h in boxes)
         scene = self.scene
         marks = [SimpleNamespace(x=x, y=y, r=ARROW_MARK, on_table=True) for x, y in arrows] * ARROW_WEIGHT
-        place = clear_place(scene.camera, (scene.scenario.width, scene.scenario.height),
-                            list(scene.state.units.values()) + marks, (max(w for _l, w, _h in boxes), total), view)
+        place = clear_place(
+            scene.camera,
+            (scene.scenario.width, scene.scenario.height),
+            list(scene.state.units.values()) + marks,
+            (max(w for _l, w, _h in boxes), total),
+            view,
+        )
         y = place.y
         for i, (line, w, h) in enumerate(boxes):
             bg = PANEL_BG if i == 0 else tuple(min(255, c + 90) for c in COLOURS[(i - 1) % len(COLOURS)])

@@ -29,7 +29,7 @@ from game.ui.draw import dashed
 from game.ui.sight_layer import MARKS
 from game.ui.widgets.overlays import GREEN, RED, YELLOW, check_icon, label, render_reach
 
-DIFFICULT_EDGE = (110, 60, 10)     # a path's stretch across difficult ground (M12): edge and hatching
+DIFFICULT_EDGE = (110, 60, 10)  # a path's stretch across difficult ground (M12): edge and hatching
 DIFFICULT_BAND = (215, 160, 80)
 
 
@@ -40,8 +40,17 @@ TOAST_S = 3.0
 
 
 class BoardLayers:
-    def __init__(self, scene: Table, bot: BotPlayer, sight_tool: SightTool, hint_tool: HintTool,
-                 drag_tool: DragTool, engage_tool: EngageTool, ruler_tool: RulerTool, rule_tips: RuleTips):
+    def __init__(
+        self,
+        scene: Table,
+        bot: BotPlayer,
+        sight_tool: SightTool,
+        hint_tool: HintTool,
+        drag_tool: DragTool,
+        engage_tool: EngageTool,
+        ruler_tool: RulerTool,
+        rule_tips: RuleTips,
+    ):
         self.scene = scene
         self.bot = bot
         self.sight_tool = sight_tool
@@ -64,8 +73,17 @@ class BoardLayers:
         s = scene.app.settings
         anim = self.bot.anim
         walking = anim.uid if anim is not None and anim.moving else None
-        key = (scene.version, round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size,
-               scene.selected, bool(s.get("reach", True)), bool(s.get("trails", True)), walking)
+        key = (
+            scene.version,
+            round(cam.scale, 6),
+            round(cam.offset[0], 3),
+            round(cam.offset[1], 3),
+            view.size,
+            scene.selected,
+            bool(s.get("reach", True)),
+            bool(s.get("trails", True)),
+            walking,
+        )
         if key != self._board_key or self._board is None:
             self.draw_board(surface, view)
             self._board = surface.subsurface(view).copy()
@@ -95,7 +113,9 @@ class BoardLayers:
             painter.draw_trails(surface, cam, st)
         painter.draw_tokens(surface, cam, st, False)
         anim = self.bot.anim
-        painter.draw_units(surface, cam, st, scene.selected, skip=[anim.uid] if anim is not None and anim.moving else [])
+        painter.draw_units(
+            surface, cam, st, scene.selected, skip=[anim.uid] if anim is not None and anim.moving else []
+        )
 
     def draw_bot(self, surface: pygame.Surface, walking: str | None) -> None:
         """A bot's action being shown: the unit walking along its path, or the line of a
@@ -122,8 +142,14 @@ class BoardLayers:
         if not scene.selected or not scene.app.settings.get("reach", True):
             return
         view, cam = scene.view_rect, scene.camera
-        key = (scene.selected, scene.version, round(cam.scale, 4), round(cam.offset[0], 2), round(cam.offset[1], 2),
-               view.size)
+        key = (
+            scene.selected,
+            scene.version,
+            round(cam.scale, 4),
+            round(cam.offset[0], 2),
+            round(cam.offset[1], 2),
+            view.size,
+        )
         if self._reach_key != key:
             r = scene.engine.reach(scene.selected, scene.version)
             self._reach_key = key
@@ -151,8 +177,11 @@ class BoardLayers:
             return
         cam, rs = scene.camera, scene.rs
         c = cam.to_px(u.x, u.y)
-        rings = ((float(rs.treasure_denial_range), (200, 60, 60)), (float(rs.treasure_grab_range), GRAB),
-                 (float(rs.run_denial_range), (30, 30, 30)))
+        rings = (
+            (float(rs.treasure_denial_range), (200, 60, 60)),
+            (float(rs.treasure_grab_range), GRAB),
+            (float(rs.run_denial_range), (30, 30, 30)),
+        )
         for d, col in rings:
             rad = cam.length(u.r + d)
             pygame.draw.circle(surface, col, c, rad, 1)
@@ -200,8 +229,15 @@ class BoardLayers:
         rad = max(3, cam.length(u.r))
         pygame.draw.circle(surface, {None: RED, "move": GREEN, "run": YELLOW, "engage": GREEN}[p.kind], c, rad, 3)
         img_w = min(360, T.text(text, 14, (20, 20, 20), True).get_width())
-        label(surface, text, (c[0] + rad + 14 + img_w / 2, c[1] + rad + 12), (20, 20, 20), size=14,
-              bg=(255, 255, 255) if p.kind else (255, 225, 225), max_width=360)
+        label(
+            surface,
+            text,
+            (c[0] + rad + 14 + img_w / 2, c[1] + rad + 12),
+            (20, 20, 20),
+            size=14,
+            bg=(255, 255, 255) if p.kind else (255, 225, 225),
+            max_width=360,
+        )
 
     def draw_difficult(self, surface: pygame.Surface, p) -> None:
         """Where a planned path crosses difficult ground (M12, the engine's stretches): a
@@ -218,9 +254,15 @@ class BoardLayers:
             dashed(surface, DIFFICULT_EDGE, px, 12, dash=4)
         piece = p.difficult[0]
         (ax, ay), (bx, by) = piece[0], piece[-1]
-        mid = cam.to_px((ax + bx) / 2, (ay + by) / 2)   # above the middle of the first stretch
-        label(surface, f'difficult ground -{self.scene.rs.difficult_penalty:g}" (M12)', (mid[0], mid[1] - 22),
-              DIFFICULT_EDGE, size=12, bg=(255, 240, 215))
+        mid = cam.to_px((ax + bx) / 2, (ay + by) / 2)  # above the middle of the first stretch
+        label(
+            surface,
+            f'difficult ground -{self.scene.rs.difficult_penalty:g}" (M12)',
+            (mid[0], mid[1] - 22),
+            DIFFICULT_EDGE,
+            size=12,
+            bg=(255, 240, 215),
+        )
 
     def draw_ruler(self, surface: pygame.Surface) -> None:
         scene = self.scene
@@ -229,8 +271,14 @@ class BoardLayers:
         if r is None:
             if tool.on:
                 v = scene.view_rect
-                label(surface, "RULER: drag to measure (R / Esc to stop)", (v.centerx, v.y + 14), RULER, size=14,
-                      bg=RULER_BG)
+                label(
+                    surface,
+                    "RULER: drag to measure (R / Esc to stop)",
+                    (v.centerx, v.y + 14),
+                    RULER,
+                    size=14,
+                    bg=RULER_BG,
+                )
             return
         cam = scene.camera
         dist, dz = tool.reading(r)
@@ -256,8 +304,16 @@ class BoardLayers:
         if los is not None:  # the sight box under the distance, never over it
             colour = MARKS[los.status][0]
             box = label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
-            label(surface, los.text, (mid[0], mid[1] + 14), RULER, size=13, bg=theme.mix(colour, (255, 255, 255), 0.7),
-                  max_width=420, below=box)
+            label(
+                surface,
+                los.text,
+                (mid[0], mid[1] + 14),
+                RULER,
+                size=13,
+                bg=theme.mix(colour, (255, 255, 255), 0.7),
+                max_width=420,
+                below=box,
+            )
             label(surface, text, box.center, RULER, size=15, bg=RULER_BG)  # on top, whatever the clip did
         else:
             label(surface, text, (mid[0], mid[1] - 12), RULER, size=15, bg=RULER_BG)
@@ -268,8 +324,15 @@ class BoardLayers:
         at = (view.centerx, view.bottom - 30)
         if scene.refusal is not None and now - scene.refusal[2] < REFUSAL_S:
             rule, reason, _ = scene.refusal
-            self.rule_tips.refusal_box = label(surface, f"illegal: {rule}: {reason}", at, (255, 255, 255), size=15,
-                                                bg=(170, 30, 30), max_width=view.width - 40)
+            self.rule_tips.refusal_box = label(
+                surface,
+                f"illegal: {rule}: {reason}",
+                at,
+                (255, 255, 255),
+                size=15,
+                bg=(170, 30, 30),
+                max_width=view.width - 40,
+            )
         elif scene.toast is not None and now - scene.toast[1] < TOAST_S:
             label(surface, scene.toast[0], at, (255, 255, 255), size=14, bg=(60, 55, 50), max_width=view.width - 40)
 

@@ -12,8 +12,15 @@ from game.ui.scenes import ask
 from game.ui.scenes.play.bot_play import BotPlayer
 from game.ui.scenes.play.engage import EngageTool
 from game.ui.scenes.play.table import Table
-from game.ui.scenes.play.words import (ATTACK_WORDS, attack_item, attack_text, pending_choices, pending_text,
-                                      token_menu_items, unit_menu_items)
+from game.ui.scenes.play.words import (
+    ATTACK_WORDS,
+    attack_item,
+    attack_text,
+    pending_choices,
+    pending_text,
+    token_menu_items,
+    unit_menu_items,
+)
 from game.ui.widgets.dialogs import ChoiceDialog, ContextMenu, TextPrompt
 
 
@@ -95,8 +102,9 @@ class PlayMenus:
             elif isinstance(value, dict):
                 self.action_chosen(value)
 
-        scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"{u.name} ({uid}) on {t.name} ({target})", items,
-                                          chosen, width=430))
+        scene.app.open_dialog(
+            ContextMenu(scene.app.ui, pos, f"{u.name} ({uid}) on {t.name} ({target})", items, chosen, width=430)
+        )
         return True
 
     def attack_chosen(self, choice: ask.AttackChoice) -> None:
@@ -107,13 +115,29 @@ class PlayMenus:
             return
         title, message = attack_text(scene, choice)
         word = ATTACK_WORDS.get(choice.kind, (choice.kind,))[0]
-        scene.app.open_dialog(ChoiceDialog(scene.app.ui, title, message, [(f"{word} (roll)", "go"), ("Cancel", None)],
-                                           lambda v: v == "go" and scene.act(choice.action), width=520, cancel=None))
+        scene.app.open_dialog(
+            ChoiceDialog(
+                scene.app.ui,
+                title,
+                message,
+                [(f"{word} (roll)", "go"), ("Cancel", None)],
+                lambda v: v == "go" and scene.act(choice.action),
+                width=520,
+                cancel=None,
+            )
+        )
 
     def open_token_menu(self, tid: str, pos) -> None:
         scene = self.scene
-        scene.app.open_dialog(ContextMenu(scene.app.ui, pos, f"token {tid}", token_menu_items(scene, tid),
-                                          lambda v: isinstance(v, dict) and scene.act(v)))
+        scene.app.open_dialog(
+            ContextMenu(
+                scene.app.ui,
+                pos,
+                f"token {tid}",
+                token_menu_items(scene, tid),
+                lambda v: isinstance(v, dict) and scene.act(v),
+            )
+        )
 
     def roll_dialog(self, uid: str | None = None) -> None:
         scene = self.scene
@@ -128,16 +152,22 @@ class PlayMenus:
             scene.act({"roll": body})
 
         who = f" for {uid}" if uid else ""
-        scene.app.open_dialog(TextPrompt(scene.app.ui, "Roll dice" + who, "Why are you rolling? (goes into the log)",
-                                         "", done, DICE))
+        scene.app.open_dialog(
+            TextPrompt(scene.app.ui, "Roll dice" + who, "Why are you rolling? (goes into the log)", "", done, DICE)
+        )
 
     def confirm_back(self) -> None:
         """Esc with nothing left to cancel, when the game was opened from the editor."""
         scene = self.scene
-        scene.app.open_dialog(ChoiceDialog(scene.app.ui, "Leave the game?",
-                                           "Go back to the map editor? (The game is autosaved.)",
-                                           [("Back to the editor", True), ("Keep playing", False)],
-                                           lambda v: v and scene.back()))
+        scene.app.open_dialog(
+            ChoiceDialog(
+                scene.app.ui,
+                "Leave the game?",
+                "Go back to the map editor? (The game is autosaved.)",
+                [("Back to the editor", True), ("Keep playing", False)],
+                lambda v: v and scene.back(),
+            )
+        )
 
     # --- decisions and reports ---------------------------------------------------------------
     def queue_reports(self, result: Any, quiet: bool = False) -> None:

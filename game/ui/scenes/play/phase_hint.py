@@ -42,7 +42,7 @@ ALLOWS = (
 
 
 def ending_key(game) -> str:
-    """"Space ends the phase" (or "the step"): the key and what it ends now."""
+    """ "Space ends the phase" (or "the step"): the key and what it ends now."""
     what = "step" if ask.end_kind(game) == "end_step" else "phase"
     return f"{PLAY.label('end_step')} ends the {what}"
 
@@ -123,8 +123,7 @@ def turn_card_lines(game) -> list[str]:
     return [
         "Each game turn, player 1 plays a turn, then player 2.",
         "A turn runs its phases in order: " + ", ".join(phases) + ".",
-        f"{end} (or the End phase button) ends a phase; the strip under the banner always says "
-        "what the phase allows.",
+        f"{end} (or the End phase button) ends a phase; the strip under the banner always says what the phase allows.",
         "Engage: select a unit, hover an enemy to see its path, right-click the enemy to Engage.",
         "Move: drag a unit; a drag farther than its Move is a Run. Difficult ground costs more.",
         "Shoot and Melee: select a unit, right-click an enemy.",
@@ -161,7 +160,7 @@ class TurnCard(DimmedScene):
         w = min(self.WIDTH, size[0] - 40)
         lines = self.wrapped(w - 48)
         lh = T.font(self.SIZE).get_linesize()
-        text_h = sum(lh if line else lh // 2 for line in lines)   # a blank line between paragraphs is half
+        text_h = sum(lh if line else lh // 2 for line in lines)  # a blank line between paragraphs is half
         box = pygame.Rect(0, 0, w, 62 + text_h + 56)
         box.center = (size[0] // 2, size[1] // 2)
         return box, lines

@@ -36,7 +36,7 @@ class Pointer:
             if self.sidebar.log_view.handle_event(event, self.mouse_pos):
                 return None
             if scene.in_view(self.mouse_pos):
-                scene.camera.zoom_about(self.mouse_pos[0], self.mouse_pos[1], 1.15 ** event.y)
+                scene.camera.zoom_about(self.mouse_pos[0], self.mouse_pos[1], 1.15**event.y)
             return None
         if event.type == pygame.MOUSEBUTTONDOWN:
             return self.mouse_down(event)

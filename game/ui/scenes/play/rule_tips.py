@@ -41,7 +41,8 @@ BADGES = {
         "against the bot (and every simulation) can be played to its end, Shoot and Attack are "
         "resolved by the placeholder rules S1, S2 and F1; the menus show the exact odds before "
         "each roll. A hot-seat game without a bot sets the results by hand instead (combat: manual).",
-        RuleId.S1),
+        RuleId.S1,
+    ),
 }
 
 
@@ -84,7 +85,9 @@ class RuleTips:
             if len(self._spans) > 4000:
                 self._spans.clear()
             f = T.font(self.sidebar.log_view.SIZE, bold)
-            spans = self._spans[key] = [(f.size(text[:a])[0], f.size(text[:b])[0], r) for a, b, r in rules_doc.find_ids(text)]
+            spans = self._spans[key] = [
+                (f.size(text[:a])[0], f.size(text[:b])[0], r) for a, b, r in rules_doc.find_ids(text)
+            ]
         return spans
 
     def log_links(self) -> list[tuple[pygame.Rect, str]]:

@@ -75,14 +75,28 @@ class PlayScene(Scene):
         self.files = GameFiles(self, self.bot)
         self.sidebar = Sidebar(self, self.bot)
         self.rule_tips = RuleTips(self, self.sidebar)
-        self.layers = BoardLayers(self, bot=self.bot, sight_tool=self.sight_tool, hint_tool=self.hint_tool,
-                                  drag_tool=self.drag_tool, engage_tool=self.engage_tool,
-                                  ruler_tool=self.ruler_tool, rule_tips=self.rule_tips)
+        self.layers = BoardLayers(
+            self,
+            bot=self.bot,
+            sight_tool=self.sight_tool,
+            hint_tool=self.hint_tool,
+            drag_tool=self.drag_tool,
+            engage_tool=self.engage_tool,
+            ruler_tool=self.ruler_tool,
+            rule_tips=self.rule_tips,
+        )
         self.pointer = Pointer(self, self.sidebar, self.drag_tool, self.menus, self.ruler_tool)
-        self.controls = PlayControls(self, bot=self.bot, files=self.files, menus=self.menus,
-                                     rule_tips=self.rule_tips, ruler_tool=self.ruler_tool,
-                                     sight_tool=self.sight_tool, hint_tool=self.hint_tool,
-                                     drag_tool=self.drag_tool)
+        self.controls = PlayControls(
+            self,
+            bot=self.bot,
+            files=self.files,
+            menus=self.menus,
+            rule_tips=self.rule_tips,
+            ruler_tool=self.ruler_tool,
+            sight_tool=self.sight_tool,
+            hint_tool=self.hint_tool,
+            drag_tool=self.drag_tool,
+        )
         self.commands: dict[str, Callable[[], Any]] = self.controls.table
         self.replace_game(game, source, first=True)
 
@@ -130,8 +144,9 @@ class PlayScene(Scene):
         self.game.dice.prompt = self._physical_die if self.app.settings.get("dice") == "physical" else None
 
     def _physical_die(self, sides: int, reason: str) -> int:
-        return self.app.ask_number(f"Roll a d{sides}", f"Roll a d{sides} and type the result "
-                                   f"(Esc: let the table roll).\n{reason}", 1, sides)
+        return self.app.ask_number(
+            f"Roll a d{sides}", f"Roll a d{sides} and type the result (Esc: let the table roll).\n{reason}", 1, sides
+        )
 
     def changed(self) -> None:
         """The game state changed (an action, undo, redo, load)."""
@@ -232,7 +247,7 @@ class PlayScene(Scene):
         w = self.scenario.warband_of_player(player)
         name = (w.name or w.id) if w else f"Player {player}"
         colour = self.painter.warband_colour(w.id) if w else theme.INK
-        skip = self.commands["handover"] if ask.alternating(self.game) else None   # O2: one per activation
+        skip = self.commands["handover"] if ask.alternating(self.game) else None  # O2: one per activation
         self.app.push(HandoverScene(self.app, player, name, colour, on_skip=skip))
 
     def back(self) -> None:
@@ -247,7 +262,7 @@ class PlayScene(Scene):
     @property
     def view_rect(self) -> pygame.Rect:
         w, h = self.app.size
-        top = BANNER_H + HINT_H   # the banner, then the phase hint's strip
+        top = BANNER_H + HINT_H  # the banner, then the phase hint's strip
         return pygame.Rect(0, top, w - SIDEBAR_W, h - top)
 
     def fit(self) -> None:

@@ -27,9 +27,23 @@ END_W = 176  # the End button's part of the banner
 
 #: Tool bar buttons: (caption, command); the tooltip shows the command's keys.
 TOOLBAR = (
-    ("Undo", "undo"), ("Redo", "redo"), ("Ruler", "ruler"), ("Sight", "sight"), ("Rings", "rings"), ("Reach", "reach"),
-    ("Fit", "fit"), ("Roll", "roll"), ("Dice", "dice_mode"), ("Save", "save"), ("Load", "load"), ("Trails", "trails"),
-    ("Report", "sim_report"), ("Help", "help"), ("P1: you", "bot_1"), ("P2: you", "bot_2"), ("Pause", "bot_pause"),
+    ("Undo", "undo"),
+    ("Redo", "redo"),
+    ("Ruler", "ruler"),
+    ("Sight", "sight"),
+    ("Rings", "rings"),
+    ("Reach", "reach"),
+    ("Fit", "fit"),
+    ("Roll", "roll"),
+    ("Dice", "dice_mode"),
+    ("Save", "save"),
+    ("Load", "load"),
+    ("Trails", "trails"),
+    ("Report", "sim_report"),
+    ("Help", "help"),
+    ("P1: you", "bot_1"),
+    ("P2: you", "bot_2"),
+    ("Pause", "bot_pause"),
 )
 
 #: Captions the switches change to (update_captions), which must fit their buttons too.
@@ -62,22 +76,34 @@ class Sidebar:
         scene = self.scene
         w, _ = scene.app.size
         self.buttons.clear()
-        self.end_button = self._button(pygame.Rect(w - SIDEBAR_W - END_W + 6, 4, END_W - 16, BANNER_H - 8),
-                                       "End phase (Space)", "end_step", object_id="#banner_end")
+        self.end_button = self._button(
+            pygame.Rect(w - SIDEBAR_W - END_W + 6, 4, END_W - 16, BANNER_H - 8),
+            "End phase (Space)",
+            "end_step",
+            object_id="#banner_end",
+        )
         if scene.below is not None:
-            self._button(pygame.Rect(w - SIDEBAR_W + 4, 4, SIDEBAR_W - 8, BANNER_H - 8),
-                         f"Back to the editor ({PLAY.label('back_to_editor')})", "back_to_editor")
+            self._button(
+                pygame.Rect(w - SIDEBAR_W + 4, 4, SIDEBAR_W - 8, BANNER_H - 8),
+                f"Back to the editor ({PLAY.label('back_to_editor')})",
+                "back_to_editor",
+            )
         sb = self.rect()
         cols, bw = self.toolbar_grid()
         for i, (caption, cmd) in enumerate(TOOLBAR):
             r, c = divmod(i, cols)
-            self._button(pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27), caption, cmd,
-                         tool_tip_text=f"{caption} ({PLAY.label(cmd)})")
+            self._button(
+                pygame.Rect(sb.x + 4 + c * (bw + 3), sb.y + 4 + r * 30, bw, 27),
+                caption,
+                cmd,
+                tool_tip_text=f"{caption} ({PLAY.label(cmd)})",
+            )
         top = sb.y + 4 + -(-len(TOOLBAR) // cols) * 30 + 2
         self.card_rect = pygame.Rect(sb.x + 4, top + 2, SIDEBAR_W - 8, 232)
         self.tray_rect = pygame.Rect(sb.x + 4, self.card_rect.bottom + 4, SIDEBAR_W - 8, 74)
-        self.log_view.set_rect(pygame.Rect(sb.x + 4, self.tray_rect.bottom + 4, SIDEBAR_W - 8,
-                                           sb.bottom - self.tray_rect.bottom - 8))
+        self.log_view.set_rect(
+            pygame.Rect(sb.x + 4, self.tray_rect.bottom + 4, SIDEBAR_W - 8, sb.bottom - self.tray_rect.bottom - 8)
+        )
 
     def toolbar_grid(self) -> tuple[int, int]:
         """Columns and button width of the tool bar: as many columns as let every caption
@@ -124,20 +150,31 @@ class Sidebar:
         name = (w.name or w.id) if w else ("Neutrals" if st.player == 0 else f"Player {st.player}")
         over = ask.outcome(game) is not None
         caption = {"end_step": "End step (Space)", "end_activation": "End activation (Space)"}.get(
-            ask.end_kind(game), "End phase (Space)")
+            ask.end_kind(game), "End phase (Space)"
+        )
         if self.end_button is not None:
             if self.end_button.text != caption:
                 self.end_button.set_text(caption)
             if over and self.end_button.visible:  # nothing is left to end: the game is over
                 self.end_button.hide()
             elif not over and not self.end_button.visible and scene.ui_visible:
-                self.end_button.show()   # (not while another screen is on top: it hid the button)
+                self.end_button.show()  # (not while another screen is on top: it hid the button)
         width = scene.app.size[0]
         # Once the game is over the banner may take the End button's place too.
         banner_w = width - SIDEBAR_W - (0 if over else END_W)
-        self.banner.draw(surface, pygame.Rect(0, 0, banner_w, BANNER_H), st.turn, st.player, name,
-                         colour, st.phase, None if over else st.step, "", () if over else self.tags(),
-                         over=over)  # once over, who won and how take the pills' room too
+        self.banner.draw(
+            surface,
+            pygame.Rect(0, 0, banner_w, BANNER_H),
+            st.turn,
+            st.player,
+            name,
+            colour,
+            st.phase,
+            None if over else st.step,
+            "",
+            () if over else self.tags(),
+            over=over,
+        )  # once over, who won and how take the pills' room too
         self.update_captions()
         surface.fill(theme.CHROME, pygame.Rect(banner_w, 0, width - banner_w, BANNER_H))
 
@@ -145,7 +182,7 @@ class Sidebar:
         """The banner's pills, right to left: the combat mode, then who the bot plays."""
         out = []
         order = ask.order_tag(self.scene.game)
-        if order:   # O1, O2: whose activation, who went first, the roll-off
+        if order:  # O1, O2: whose activation, who went first, the roll-off
             out.append((order, (170, 230, 170)))
         if self.mode_tag():
             out.append((self.mode_tag(), (255, 200, 90)))
@@ -157,9 +194,11 @@ class Sidebar:
     def update_captions(self) -> None:
         """The bot switches say who plays each side and whether the bot is paused."""
         bot = self.bot
-        captions = {"bot_1": "P1: bot" if 1 in bot.seats else "P1: you",
-                    "bot_2": "P2: bot" if 2 in bot.seats else "P2: you",
-                    "bot_pause": "Resume" if bot.paused else "Pause"}
+        captions = {
+            "bot_1": "P1: bot" if 1 in bot.seats else "P1: you",
+            "bot_2": "P2: bot" if 2 in bot.seats else "P2: you",
+            "bot_pause": "Resume" if bot.paused else "Pause",
+        }
         for button, cmd in self.buttons.items():
             text = captions.get(cmd)
             if text is not None and button.text != text:

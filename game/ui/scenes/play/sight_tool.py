@@ -119,8 +119,11 @@ class SightTool:
         view, cam = scene.view_rect, scene.camera
         layer = self.current()
         if layer is None:
-            text = ("LINE OF SIGHT: working it out..." if self.key() is not None
-                    else "LINE OF SIGHT: select a unit (L to stop)")
+            text = (
+                "LINE OF SIGHT: working it out..."
+                if self.key() is not None
+                else "LINE OF SIGHT: select a unit (L to stop)"
+            )
             label(surface, text, (view.centerx, view.y + 14), theme.INK, size=14, bg=(225, 225, 245))
             return
         cam_key = (round(cam.scale, 6), round(cam.offset[0], 3), round(cam.offset[1], 3), view.size)
@@ -139,8 +142,15 @@ class SightTool:
         surface.blit(self._lines, view.topleft)
         u = scene.state.units[uid]
         c = cam.to_px(u.x, u.y)
-        label(surface, f"{u.name} ({uid}): {sight_words(res)}", (c[0], c[1] + cam.length(u.r) + 26), theme.INK,
-              size=13, bg=theme.mix(MARKS[res.status][0], (255, 255, 255), 0.75), max_width=420)
+        label(
+            surface,
+            f"{u.name} ({uid}): {sight_words(res)}",
+            (c[0], c[1] + cam.length(u.r) + 26),
+            theme.INK,
+            size=13,
+            bg=theme.mix(MARKS[res.status][0], (255, 255, 255), 0.75),
+            max_width=420,
+        )
 
     @staticmethod
     def _local(cam: Camera, view: pygame.Rect) -> Camera:
@@ -172,7 +182,11 @@ class SightTool:
                 out = RulerSight(res.status, f"line of sight {a.label} to {b.label}: {sight_words(res)}")
             elif (a.x, a.y) != (b.x, b.y):
                 res = ask.sight_between_points(scene.game, (a.x, a.y), (b.x, b.y))
-                what = "clear" if res.visible else "blocked" + (f" by {', '.join(res.blockers[:3])}" if res.blockers else "")
+                what = (
+                    "clear"
+                    if res.visible
+                    else "blocked" + (f" by {', '.join(res.blockers[:3])}" if res.blockers else "")
+                )
                 out = RulerSight(res.status, f"line of sight (eye height at both ends): {what}")
         self._ruler = (key, out)
         return out

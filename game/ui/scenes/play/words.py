@@ -55,7 +55,7 @@ def format_entry(e: Any, actor: int | None = None) -> list[tuple[str, str]]:
             cost = e.extra.get("cost")
             who = actor if actor is not None else e.player
             shown = f'{float(cost):.2f}"' if cost is not None else None
-            if shown is not None and what.endswith(f'{shown} long'):
+            if shown is not None and what.endswith(f"{shown} long"):
                 shown = None  # a flat path costs its length, said once
             elif shown is not None and what.endswith(" long"):
                 shown = f"cost {shown}"  # climbing, ladders, difficult ground: the cost differs
@@ -91,7 +91,7 @@ def action_words(action: Any, result: Any = None) -> str:
     waypoint stays in the action, so the save (and the replay) has the full path."""
     if not isinstance(action, dict) or len(action) != 1:
         return describe(action)
-    (kind, body), = action.items()
+    ((kind, body),) = action.items()
     if kind not in PATH_KINDS or not isinstance(body, dict):
         return describe(action)
     pts = ask.path_taken(result) if result is not None else None
@@ -145,33 +145,65 @@ def unit_menu_items(scene: Table, uid: str) -> list[tuple[str, Any]]:
     targets = ask.engage_targets(game, uid)
     items: list[tuple[str, Any]] = []
     if targets:
-        sub = [(f"{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}\"", {"engage": {"unit": uid, "target": v}})
-               for v in targets[:14]]
+        sub = [
+            (f'{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}"', {"engage": {"unit": uid, "target": v}})
+            for v in targets[:14]
+        ]
         items.append(("Engage...", ("submenu", f"{u.name} engages", sub)))
     for kind, legal in ask.legal_targets(game, uid).items():
         if kind in MENU_KINDS:
             continue  # listed with their own items
-        sub = [(f"{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}\"" if v in st.units else v,
-                {kind: {"unit": uid, "target": v}}) for v in legal[:14]]
-        items.append((f"{kind.replace('_', ' ').capitalize()}...", ("submenu", f"{u.name}: {kind.replace('_', ' ')}", sub)))
+        sub = [
+            (
+                f'{st.units[v].name} ({v}) {board.distance(u, st.units[v]):.2f}"' if v in st.units else v,
+                {kind: {"unit": uid, "target": v}},
+            )
+            for v in legal[:14]
+        ]
+        items.append(
+            (f"{kind.replace('_', ' ').capitalize()}...", ("submenu", f"{u.name}: {kind.replace('_', ' ')}", sub))
+        )
     for tid in u.engaged_with:
         items.append((f"Disengage from {tid}", {"disengage": {"unit": uid, "target": tid}}))
     statuses = [s for s in STATUSES if s != "incapacitated"]
-    items.append(("Set status...", ("submenu", f"{u.name}: status",
-                                   [(s + (" (now)" if s == u.status else ""), {"set_status": {"unit": uid, "status": s}})
-                                    for s in statuses])))
-    by = [(f"by {st.units[v].name} ({v})", {"incapacitate": {"unit": uid, "by": v}})
-          for v in sorted(targets, key=lambda v: (v not in u.engaged_with, board.distance(u, st.units[v])))[:12]]
-    items.append(("Incapacitate...", ("submenu", f"{u.name} is incapacitated",
-                                      [("by nobody / other", {"incapacitate": {"unit": uid}})] + by)))
+    items.append(
+        (
+            "Set status...",
+            (
+                "submenu",
+                f"{u.name}: status",
+                [
+                    (s + (" (now)" if s == u.status else ""), {"set_status": {"unit": uid, "status": s}})
+                    for s in statuses
+                ],
+            ),
+        )
+    )
+    by = [
+        (f"by {st.units[v].name} ({v})", {"incapacitate": {"unit": uid, "by": v}})
+        for v in sorted(targets, key=lambda v: (v not in u.engaged_with, board.distance(u, st.units[v])))[:12]
+    ]
+    items.append(
+        (
+            "Incapacitate...",
+            ("submenu", f"{u.name} is incapacitated", [("by nobody / other", {"incapacitate": {"unit": uid}})] + by),
+        )
+    )
     if ask.has_reload_weapon(game, uid):  # only a weapon that reloads is ever reloaded
         items.append(("Reload (M11)", {"reload": {"unit": uid}}))
     for action in ask.pick_up_actions(game, unit=uid):
         items.append((f"Pick up {action['pick_up']['token']}", action))
     stats = [k for k in u.stats if k != "move"]
-    items.append(("Check...", ("submenu", f"{u.name}: check",
-                               [(f"{s} ({u.stats[s]:g})", {"check": {"unit": uid, "stat": s, "reason": "dice tray"}})
-                                for s in stats])))
+    items.append(
+        (
+            "Check...",
+            (
+                "submenu",
+                f"{u.name}: check",
+                [(f"{s} ({u.stats[s]:g})", {"check": {"unit": uid, "stat": s, "reason": "dice tray"}}) for s in stats],
+            ),
+        )
+    )
     items.append(("Roll dice...", ("roll", uid)))
     jump = scene.descend == "jump"
     items.append(("Drags climb down ledges (M6)" if jump else "Drags jump down ledges (M9)", ("descend", uid)))
@@ -219,7 +251,9 @@ def attack_text(scene: Table, choice) -> tuple[str, str]:
 
 def token_menu_items(scene: Table, tid: str) -> list[tuple[str, Any]]:
     st = scene.state
-    items = [(f"{st.units[a['pick_up']['unit']].name} picks it up", a) for a in ask.pick_up_actions(scene.game, token=tid)]
+    items = [
+        (f"{st.units[a['pick_up']['unit']].name} picks it up", a) for a in ask.pick_up_actions(scene.game, token=tid)
+    ]
     return items or [("no unit may pick it up now", None)]
 
 
@@ -247,8 +281,12 @@ def pending_choices(scene: Table, d: Decision) -> list[tuple[str, Any]]:
 
 
 def pending_text(scene: Table, d: Decision) -> tuple[str, str]:
-    title = {"voluntary_rout": "Rout check passed (U3)", "pick_up": "Treasure (U6)",
-             "grab": "Treasure grab after a rout (U4)", "neutrals": "Neutrals (U1)"}.get(d.kind, d.kind.replace("_", " "))
+    title = {
+        "voluntary_rout": "Rout check passed (U3)",
+        "pick_up": "Treasure (U6)",
+        "grab": "Treasure grab after a rout (U4)",
+        "neutrals": "Neutrals (U1)",
+    }.get(d.kind, d.kind.replace("_", " "))
     msg = d.prompt
     if d.kind == "voluntary_rout":
         rout = ask.rout_checks(scene.game)
@@ -274,7 +312,9 @@ def game_summary(game, outcome) -> tuple[str, list[str]]:
         lost = st.lost.get(w.id, sum(1 for u in units if not u.active))
         held = [u.carrying for u in units if u.carrying and u.on_table]
         fate = " (routed)" if w.id in st.routed else ""
-        lines.append(f"{w.name or w.id}{fate}: {lost} unit(s) lost, treasure held: {len(held)}"
-                     + (f" ({', '.join(held)})" if held else ""))
+        lines.append(
+            f"{w.name or w.id}{fate}: {lost} unit(s) lost, treasure held: {len(held)}"
+            + (f" ({', '.join(held)})" if held else "")
+        )
     lines.append(f"Actions in the log: {len(game.log)}")
     return title, lines
