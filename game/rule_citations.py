@@ -124,23 +124,23 @@ class _Scan(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         called = _called(node)
         if node.args and called in _REFUSALS:
-            self.add(_const(node.args[0]), node, "refuses")
+            self.add(_const(node.args[0]), node.args[0], "refuses")
         elif node.args and called == "auto":
-            self.add(_const(node.args[0]), node, "records")
+            self.add(_const(node.args[0]), node.args[0], "records")
         for k in node.keywords:
             if k.arg == "rule":
-                self.add(_const(k.value), node, "records")
+                self.add(_const(k.value), k.value, "records")
         self.generic_visit(node)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         if isinstance(node.op, ast.Or) and _const(node.values[-1]):
             if any(re.search(r"\brule\b", ast.unparse(v)) for v in node.values[:-1]):
-                self.add(_const(node.values[-1]), node, "records")
+                self.add(_const(node.values[-1]), node.values[-1], "records")
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id.startswith("RULE_"):
-            self.add(_const(node.value), node, "records")
+            self.add(_const(node.value), node.value, "records")
         self.generic_visit(node)
 
 
