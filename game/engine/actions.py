@@ -160,7 +160,8 @@ def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
         return None, [
             (
                 (name,),
-                f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec)}}}, not {describe_value(body)}",
+                f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec)}}}, "
+                f"not {describe_value(body)}",
             )
         ]
     args: dict[str, Any] = {}

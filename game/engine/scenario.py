@@ -408,7 +408,8 @@ def _check_ladder_foot(r: _Read, path: tuple, what: str, foot: tuple[float, floa
     if gap > reach + EPS:
         r.ck.bad(
             path + ("foot",),
-            f'{what}: foot is {gap:.2f}" from block {top.id!r}; it must stand beside it (within {reach:g}", ladder_reach)',
+            f'{what}: foot is {gap:.2f}" from block {top.id!r}; '
+            f'it must stand beside it (within {reach:g}", ladder_reach)',
         )
     elif board.height_at(*foot) >= top.height:
         r.ck.bad(path + ("foot",), f"{what}: foot stands on top of {top.id!r}; it must be on the ground beside it")
@@ -777,7 +778,8 @@ def _check_placement(
         if not blocked and levels[-1] - levels[0] > ruleset.free_height + EPS:
             ck.bad(
                 at,
-                f'unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}" (more than {ruleset.free_height:g}"); move it fully onto one level',
+                f'unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}" '
+                f'(more than {ruleset.free_height:g}"); move it fully onto one level',
             )
         for other in placed:
             overlap = u.r + other.r - math.hypot(u.x - other.x, u.y - other.y)
@@ -901,7 +903,7 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
             item["height"] = _num(t.height)
         item["polygon"] = [_pt(p) for p in t.polygon]
         out["terrain"].append(item)
-    out["ladders"] = [{"id": l.id, "foot": _pt(l.foot), "top": l.top} for l in sc.ladders]
+    out["ladders"] = [{"id": ladder.id, "foot": _pt(ladder.foot), "top": ladder.top} for ladder in sc.ladders]
     out["treasure"] = []
     for tok in state.treasure.values():
         item = {"id": tok.id, "at": _pt(tok.pos), "event": tok.event}
