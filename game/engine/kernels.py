@@ -206,7 +206,7 @@ def _circle_hit(t, ox, oy, ux, uy, C, R2, use_c):
 
 @kernel
 def cast_kernel(origins, U, reach, P, E, lo_s, hi_s, C, R, R2, chunk, clip):
-    """:meth:`.movement.rays.Caster.cast`: the distance along each ray (origin origins[i],
+    """:meth:`.movement.rays.Caster.cast`: the distance along each ray (from origins[i],
     unit direction U[i]) to its first hit on a segment (P, direction E, bounding boxes
     lo_s..hi_s) or a circle (centre C, radius R, R2 = R**2), inf for none. With ``clip``
     (the reference's ``reach`` given), rays are taken ``chunk`` at a time and only what
