@@ -4,8 +4,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 PLAYSTAMP := $(VENV)/.installed
+RUFF   := $(VENV)/bin/ruff
+LINTED := game tests tools
 
-.PHONY: play edit test test-fast fuzz bench check render clean
+.PHONY: play edit test test-fast lint format fuzz bench check render clean
 
 # The first run sets up .venv: one line a step, then pip's own words only if something fails.
 $(PY):
@@ -42,13 +44,27 @@ edit: $(PLAYSTAMP)
 # worker, so module fixtures (the wheel build, a shared report) are made once.
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP)
+	$(RUFF) format --check $(LINTED)
+	$(RUFF) check $(LINTED)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n $(WORKERS) --dist loadfile
 
 # make test-fast: the same run without the tests marked slow (whole bot games, studies, the
 # long property and legality sweeps: each over ~10 s) and without the install tests (a wheel
 # built and installed in a fresh virtualenv); for iterating. make test still runs them all.
 test-fast: $(STAMP)
+	$(RUFF) format --check $(LINTED)
+	$(RUFF) check $(LINTED)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -n $(WORKERS) --dist loadfile -m "not slow and not install"
+
+# make lint: the formatter's check and the lint rules (pyproject.toml [tool.ruff]), which make test
+# and make test-fast run first; make format: reformat, then apply ruff's safe fixes (read the diff).
+lint: $(STAMP)
+	$(RUFF) format --check $(LINTED)
+	$(RUFF) check $(LINTED)
+
+format: $(STAMP)
+	$(RUFF) format $(LINTED)
+	$(RUFF) check --fix $(LINTED)
 
 # the property tests with new examples each run (make test draws the same ones every run)
 FUZZ_TESTS = $(shell grep -l "@given" tests/*.py)

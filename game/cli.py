@@ -159,11 +159,8 @@ def cmd_edit(args) -> int:
     return _windowed(run)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="speedheim", description="Speedheim Table: a digital tabletop for Speedheim.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def _add_window_commands(sub) -> None:
+    """The commands that open a window: play and edit."""
     p = sub.add_parser("play", help="open the table (no argument: the bundled default scenario)")
     p.add_argument("scenario", nargs="?")
     p.add_argument("--resume", action="store_true", help="resume the autosaved game without asking")
@@ -189,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", nargs="?")
     p.set_defaults(func=cmd_edit)
 
+
+def _add_query_commands(sub) -> None:
+    """The commands that read a file and answer: check, measure, los, replay, legal, advise."""
     p = sub.add_parser("check", help="validate scenarios, action scripts, rulesets and bot personalities")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=cmd_check)
@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object: player, bot, options")
     p.set_defaults(func=cmd_advise)
 
+
+def _add_output_commands(sub) -> None:
+    """The commands that write files or explain: render, simulate, rules."""
     p = sub.add_parser("render", help="draw the table to a PNG, headless")
     p.add_argument("scenario")
     p.add_argument("-o", "--output", required=True, metavar="OUT.png")
@@ -274,6 +277,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rules", help="the rule ids; with ID, its text, its parameters and the code that enforces it")
     p.add_argument("rule", nargs="?", metavar="ID", help="a rule id, as `speedheim rules` lists them")
     p.set_defaults(func=cmd_rules)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="speedheim", description="Speedheim Table: a digital tabletop for Speedheim.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_window_commands(sub)
+    _add_query_commands(sub)
+    _add_output_commands(sub)
     return parser
 
 

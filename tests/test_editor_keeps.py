@@ -260,7 +260,8 @@ warbands:  # two sides
   - id: blue  # player two
     player: 2  # second
     units:  # one unit
-      - {id: blue-captain, name: Captain, at: [21, 21], base_mm: 25, stats: {move: 6, agility: 12, morale: 14, defence: 10}}  # flow
+      - {id: blue-captain, name: Captain, at: [21, 21], base_mm: 25, \
+stats: {move: 6, agility: 12, morale: 14, defence: 10}}  # flow
 # the end
 """
 

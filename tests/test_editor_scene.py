@@ -90,7 +90,7 @@ def test_build_a_map_with_mouse_and_keys_save_check_and_replay(tmp_path, capsys)
     sc = doc.sc
     kinds = sorted(t.kind for t in sc.terrain)
     assert kinds == ["block", "block", "difficult", "wall"]
-    assert [(l.top, l.foot) for l in sc.ladders] == [("block-1", (14.5, 12.0))]
+    assert [(ladder.top, ladder.foot) for ladder in sc.ladders] == [("block-1", (14.5, 12.0))]
     assert sorted(t.event for t in sc.state.treasure.values()) == ["event", "none"]
     assert set(sc.deployment) == {"reavers", "wardens"}
     by_band = {w.id: [u.id for u in sc.state.units.values() if u.warband == w.id] for w in sc.warbands}

@@ -57,7 +57,8 @@ def test_engage_allowance_boundary(extra, ok):
         assert m.plan_engage(sc.state, "a", "b").cost == pytest.approx(6.0, abs=1e-9)
     else:
         assert refused(lambda: m.plan_engage(sc.state, "a", "b"), "E1").startswith(
-            f'E1: b is {6 + TOL + extra:.2f}" away in a straight line, base edge to base edge: beyond any path into contact (a may engage up to 6")'
+            f'E1: b is {6 + TOL + extra:.2f}" away in a straight line, base edge to base edge: '
+            'beyond any path into contact (a may engage up to 6")'
         )
 
 

@@ -16,7 +16,12 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def make_n(*args: str) -> list[str]:
-    """The commands ``make -n ARGS`` would run (nothing is run), with .venv taken as set up."""
+    """The game commands ``make -n ARGS`` would run (nothing is run), with .venv taken as set up."""
+    return [line for line in make_n_all(*args) if "-m game" in line]
+
+
+def make_n_all(*args: str) -> list[str]:
+    """Every command ``make -n ARGS`` would run (nothing is run), with .venv taken as set up."""
     out = subprocess.run(
         [
             "make",
@@ -34,7 +39,7 @@ def make_n(*args: str) -> list[str]:
         timeout=60,
     )
     assert out.returncode == 0, out.stderr
-    return [line for line in out.stdout.splitlines() if "-m game" in line]
+    return out.stdout.splitlines()
 
 
 def test_make_edit_and_make_check_file_run_the_named_file():
@@ -42,6 +47,19 @@ def test_make_edit_and_make_check_file_run_the_named_file():
     assert make_n("edit")[-1].rstrip().endswith("-m game edit")
     assert make_n("check", "FILE=a.yaml b.yaml")[-1].endswith("-m game check a.yaml b.yaml")
     assert make_n("check")[-1].endswith("-m game check maps/*.yaml")
+
+
+def test_make_test_runs_the_ruff_checks_before_pytest_and_make_lint_runs_them_alone():
+    checks = [".venv/bin/ruff format --check game tests tools", ".venv/bin/ruff check game tests tools"]
+    for target in ("test", "test-fast"):
+        lines = make_n_all(target)
+        pytest_at = next(i for i, line in enumerate(lines) if "-m pytest" in line)
+        assert lines[:pytest_at] == checks, lines
+    assert make_n_all("lint") == checks
+    assert make_n_all("format") == [
+        ".venv/bin/ruff format game tests tools",
+        ".venv/bin/ruff check --fix game tests tools",
+    ]
 
 
 def test_every_make_command_the_readme_shows_is_a_target():

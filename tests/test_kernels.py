@@ -86,22 +86,24 @@ def test_cast_kernel_is_the_numpy_function(P, data, chunk):
     if len(P) and data.draw(st.booleans()):
         Q[0] = P[0] + (3.0, 0.0)  # an axis-aligned segment: rays along it
     circles = np.array(data.draw(st.lists(st.tuples(coord, coord, radius), max_size=8)), dtype=float).reshape(-1, 3)
-    O = data.draw(points(1, 20))
+    origins = data.draw(points(1, 20))
     if len(circles) and data.draw(st.booleans()):
-        O[0] = circles[0, :2] + (circles[0, 2], 0.0)  # an origin on a circle
+        origins[0] = circles[0, :2] + (circles[0, 2], 0.0)  # an origin on a circle
     a = np.array(
         data.draw(
             st.lists(
                 st.one_of(st.floats(0, 2 * math.pi), st.sampled_from([0.0, math.pi / 2, math.pi])),
-                min_size=len(O),
-                max_size=len(O),
+                min_size=len(origins),
+                max_size=len(origins),
             )
         )
     )
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
     reach = data.draw(
         st.one_of(
-            st.none(), st.floats(0.1, 20), st.lists(st.floats(0, 20), min_size=len(O), max_size=len(O)).map(np.array)
+            st.none(),
+            st.floats(0.1, 20),
+            st.lists(st.floats(0, 20), min_size=len(origins), max_size=len(origins)).map(np.array),
         )
     )
     c = _caster(P, Q, circles[:, :2].copy(), circles[:, 2].copy())
@@ -109,7 +111,7 @@ def test_cast_kernel_is_the_numpy_function(P, data, chunk):
     rays._CHUNK = chunk
     try:
         with np.errstate(over="ignore"):  # the reference's sums overflow on near-parallel rays (no hit)
-            same(c.cast(O, U, reach), c.cast_numpy(O, U, reach))
+            same(c.cast(origins, U, reach), c.cast_numpy(origins, U, reach))
     finally:
         rays._CHUNK = old
 

@@ -18,7 +18,10 @@ R25 = 25 / 25.4 / 2  # radius of a 25 mm base, inches
 
 
 def unit_text(uid, x, y, base=25):
-    return f"      - {{id: {uid}, at: [{x!r}, {y!r}], base_mm: {base}, stats: {{move: 6, agility: 12, morale: 14, defence: 10}}}}\n"
+    return (
+        f"      - {{id: {uid}, at: [{x!r}, {y!r}], base_mm: {base}, "
+        "stats: {move: 6, agility: 12, morale: 14, defence: 10}}\n"
+    )
 
 
 def scenario(red, blue, terrain="", treasure="", extra=""):

@@ -294,7 +294,8 @@ def test_render_cli_writes_a_png(tmp_path, capsys):
 def test_render_cli_bad_scenario_exits_2_with_file_line(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text(
-        "name: x\ntable: {width: 10, height: 10}\nterrain:\n  - {id: a, kind: blok, polygon: [[0,0],[1,0],[1,1]]}\nwarbands: []\n"
+        "name: x\ntable: {width: 10, height: 10}\nterrain:\n"
+        "  - {id: a, kind: blok, polygon: [[0,0],[1,0],[1,1]]}\nwarbands: []\n"
     )
     out = tmp_path / "o.png"
     assert main(["render", str(bad), "-o", str(out)]) == 2

@@ -15,7 +15,8 @@ def run(capsys, *args):
 def test_json_lines_have_the_formats_keys(tmp_path, capsys):
     script = tmp_path / "a.yaml"
     script.write_text(
-        "seed: 7\nactions:\n  - end_phase: {}\n  - run: {unit: blue-ogre, to: [28, 28]}\n  - roll: {sides: 6, reason: tray}\n"
+        "seed: 7\nactions:\n  - end_phase: {}\n"
+        "  - run: {unit: blue-ogre, to: [28, 28]}\n  - roll: {sides: 6, reason: tray}\n"
     )
     code, out, err = run(capsys, path("duel.yaml"), str(script), "--json")
     assert code == 0 and err == ""
@@ -66,10 +67,8 @@ def test_bad_files_exit_2_with_file_line(tmp_path, capsys):
     script.write_text("seed: 1\nactions:\n  - end_phase: {}\n  - warp: {unit: a}\n")
     code, out, err = run(capsys, path("duel.yaml"), str(script), "--json")
     assert code == 2 and out == ""
-    assert (
-        err.strip()
-        == f"{script}:4: action 2: unknown action 'warp' (known: {', '.join(__import__('game.engine.actions', fromlist=['SPECS']).SPECS)})"
-    )
+    known = ", ".join(__import__("game.engine.actions", fromlist=["SPECS"]).SPECS)
+    assert err.strip() == f"{script}:4: action 2: unknown action 'warp' (known: {known})"
     scen = tmp_path / "scen.yaml"
     scen.write_text("name: x\ntable: {width: 0, height: 10}\n")
     code, out, err = run(capsys, str(scen), str(script))

@@ -67,7 +67,8 @@ warbands:
   - id: red
     player: 1
     units:
-      - {id: red-a, name: A, at: [9, 5], base_mm: 25, stats: {move: 6, agility: 12, morale: 14, defence: 10}, keywords: [hero], carrying: t1}
+      - {id: red-a, name: A, at: [9, 5], base_mm: 25, stats: {move: 6, agility: 12, morale: 14, defence: 10}, \
+keywords: [hero], carrying: t1}
   - id: blue
     player: 2
     units:

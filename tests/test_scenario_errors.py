@@ -103,7 +103,7 @@ CASES = [
 @pytest.mark.parametrize("name,text,line,words", CASES, ids=[c[0] for c in CASES])
 def test_each_broken_file_gets_its_own_line(tmp_path, name, text, line, words):
     problems, _ = problems_of(text, tmp_path)
-    assert any(l == line and words in msg for l, msg in problems), problems
+    assert any(at == line and words in msg for at, msg in problems), problems
 
 
 @pytest.mark.parametrize("name,text,line,words", CASES, ids=[c[0] for c in CASES])

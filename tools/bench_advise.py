@@ -74,5 +74,6 @@ def run() -> list[dict]:
 if __name__ == "__main__":
     for row in run():
         print(
-            f"{row['name']:<80} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}"
+            f"{row['name']:<80} {row['value']:>8} {row['unit']:<4} "
+            f"target {row['target']:<8} {'ok' if row['ok'] else 'NO'}"
         )

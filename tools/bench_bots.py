@@ -92,8 +92,8 @@ def run() -> list[dict]:
     flo, fhi = m["first_seat_ci"]
     rows.append(
         {
-            "name": f"utility vs utility, first seat wins of games won (mirror.yaml, {GAMES} games, {m['draws']} draws; "
-            f"95% CI {flo:.0%}-{fhi:.0%})",
+            "name": f"utility vs utility, first seat wins of games won (mirror.yaml, {GAMES} games, "
+            f"{m['draws']} draws; 95% CI {flo:.0%}-{fhi:.0%})",
             "value": round(100 * m["first_seat_win_rate"], 1),
             "unit": "%",
             "target": "CI holds 50",

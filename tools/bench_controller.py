@@ -136,5 +136,6 @@ def run() -> list[dict]:
 if __name__ == "__main__":
     for row in run():
         print(
-            f"{row['name']:<50} {row['value']:>12} {row['unit']:<10} target {row['target']:<8} {'ok' if row['ok'] else 'SLOW'}"
+            f"{row['name']:<50} {row['value']:>12} {row['unit']:<10} "
+            f"target {row['target']:<8} {'ok' if row['ok'] else 'SLOW'}"
         )

@@ -119,5 +119,6 @@ def run() -> list[dict]:
 if __name__ == "__main__":
     for row in run():
         print(
-            f"{row['name']:<50} {row['value']:>9} {row['unit']:<4} target {row['target']:<12} {'ok' if row['ok'] else 'SLOW'}"
+            f"{row['name']:<50} {row['value']:>9} {row['unit']:<4} "
+            f"target {row['target']:<12} {'ok' if row['ok'] else 'SLOW'}"
         )

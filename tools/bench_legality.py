@@ -196,7 +196,8 @@ def run() -> list[dict]:
         _row("Engage legal_actions, cold process, first unit (default.yaml turn 1; no path search)", first),
         _row(f"Engage legal_actions per unit, cold, worst of {len(rest)} more (default.yaml turn 1)", max(rest)),
         {
-            "name": "build of the map's navigation structures, once per map and process (the first path search pays it)",
+            "name": "build of the map's navigation structures, once per map and process "
+            "(the first path search pays it)",
             "value": round(nav_build(), 1),
             "unit": "ms",
             "target": "info",
@@ -270,5 +271,6 @@ def run() -> list[dict]:
 if __name__ == "__main__":
     for row in run():
         print(
-            f"{row['name']:<120} {row['value']:>8} {row['unit']:<4} target {row['target']:<8} {'ok' if row['ok'] else 'NO'}"
+            f"{row['name']:<120} {row['value']:>8} {row['unit']:<4} "
+            f"target {row['target']:<8} {'ok' if row['ok'] else 'NO'}"
         )

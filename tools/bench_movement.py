@@ -192,7 +192,19 @@ def run() -> list[dict]:
     state = sc.state
     units = [u for u in state.units.values() if u.active]
     rng = random.Random(7)
+    rows += _exact_path_rows(mover, sc, state, units, rng)
+    rows += _destination_rows(mover, sc, state, units, rng)
+    rows += _detour_rows(mover, sc, state, units, rng)
+    rows += _hop_rows(mover, sc, state, units, rng)
+    rows += _reach_rows(mover, sc, state, units, rng)
+    rows += _engage_rows(mover, state, units, rng)
+    rows += flat_rows()
+    return rows
 
+
+def _exact_path_rows(mover, sc, state, units, rng) -> list[dict]:
+    """Checking an exact path of 10 waypoints (a random walk of ~0.8" steps)."""
+    rows = []
     # Exact paths of 10 waypoints (a random walk of ~0.8" steps).
     times = []
     for k in range(300):
@@ -206,7 +218,12 @@ def run() -> list[dict]:
             path.append((x, y))
         times.append(_timed(lambda: mover.plan(state, u.id, path=path, run=True), mover))
     rows.append(_row("check an exact 10-waypoint path (median)", statistics.median(times), 2))
+    return rows
 
+
+def _destination_rows(mover, sc, state, units, rng) -> list[dict]:
+    """The cheapest path to a destination within about a Run."""
+    rows = []
     # Cheapest path to a destination within about a Run.
     times = []
     for k in range(200):
@@ -217,7 +234,12 @@ def run() -> list[dict]:
         times.append(_timed(lambda: mover.plan(state, u.id, to=to), mover))
     rows.append(_row("cheapest path to a destination (median)", statistics.median(times), 10))
     rows.append(_row("cheapest path to a destination (95th percentile)", _p(times, 0.95), 16))
+    return rows
 
+
+def _detour_rows(mover, sc, state, units, rng) -> list[dict]:
+    """The hard case: legal destinations that need a detour (the found path bends)."""
+    rows = []
     # The hard case: legal destinations that need a detour (the found path bends).
     bent = []
     for k in range(3000):
@@ -237,7 +259,12 @@ def run() -> list[dict]:
         times = [_timed(lambda: mover.plan(state, uid, to=to, run=True), mover) for uid, to in bent]
         rows.append(_row(f"cheapest path needing a detour, {len(bent)} cases (median)", statistics.median(times), 10))
         rows.append(_row("cheapest path needing a detour (95th percentile)", _p(times, 0.95), 16))
+    return rows
 
+
+def _hop_rows(mover, sc, state, units, rng) -> list[dict]:
+    """Paths that jump a gap (M8) or climb over a wall (M6)."""
+    rows = []
     # Paths that jump a gap (M8) or climb over a wall (M6): a unit is put on a roof (or
     # beside a wall) and sent to a roof (or the far side) that such an edge reaches.
     hops = _hop_cases(mover, state, units, rng)
@@ -255,14 +282,17 @@ def run() -> list[dict]:
             )
         )
         rows.append(_row("cheapest path with a gap jump or wall climb (95th percentile)", _p(times, 0.95), 16))
+    return rows
 
+
+def _reach_rows(mover, sc, state, units, rng) -> list[dict]:
+    """The reachable area of every unit."""
+    rows = []
     times = []
     for u in units:
         times.append(_timed(lambda: mover.reachable(state, u.id), mover))
     rows.append(_row("reachable area, both layers (median)", statistics.median(times), 30))
     rows.append(_row("reachable area, both layers (worst unit)", max(times), 30))
-    rows += _engage_rows(mover, state, units, rng)
-    rows += flat_rows()
     return rows
 
 

@@ -82,5 +82,6 @@ def run() -> list[dict]:
 if __name__ == "__main__":
     for row in run():
         print(
-            f"{row['name']:<64} {row['value']:>9.2f} {row['unit']:<4} target {row['target']:<22} {'ok' if row['ok'] else 'SLOW'}"
+            f"{row['name']:<64} {row['value']:>9.2f} {row['unit']:<4} "
+            f"target {row['target']:<22} {'ok' if row['ok'] else 'SLOW'}"
         )

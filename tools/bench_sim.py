@@ -135,7 +135,7 @@ def run() -> list[dict]:
             "ok": report < median,
         }
     )
-    (r1, start1), (r2, start2) = rate(8, workers=1), rate(16, workers=2)
+    (r1, _), (r2, start2) = rate(8, workers=1), rate(16, workers=2)
     rows.append(
         {
             "name": "games/s, --workers 1 (8 games)",
@@ -217,5 +217,6 @@ def run() -> list[dict]:
 if __name__ == "__main__":
     for row in run():
         print(
-            f"{row['name']}: {row['value']:.3g} {row['unit']} (target {row['target']}) {'ok' if row['ok'] else 'NOT MET'}"
+            f"{row['name']}: {row['value']:.3g} {row['unit']} "
+            f"(target {row['target']}) {'ok' if row['ok'] else 'NOT MET'}"
         )

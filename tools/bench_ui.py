@@ -251,8 +251,8 @@ def run() -> list[dict]:
                 "ok": plan <= 50 and shown > 10,
             },
             {
-                "name": "ui: median frame with the L line of sight overlay (stress.yaml, viewer changes every 30 frames, "
-                "hover every 5)",
+                "name": "ui: median frame with the L line of sight overlay "
+                "(stress.yaml, viewer changes every 30 frames, hover every 5)",
                 "value": round(l_median, 2),
                 "unit": "ms",
                 "target": f"<= {FRAME_TARGET_MS:g} ms",

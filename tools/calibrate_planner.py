@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             f"(median a turn {s['step_ms_median']:.2f}); outside rollouts {s['overhead_ms_median']:.0f} ms median "
             f"(max {s['overhead_ms_max']:.0f}); player-turn median {s['turn_s_median']:.2f} s ({lo:.2f}-{hi:.2f}); "
             f"{s['steps_median']:.0f} decisions, {s['rollouts_median']:.0f} rollouts a turn (median)\n"
-            f"    CPU time: rollout decision {s['step_cpu_ms']:.2f} ms, outside rollouts {s['overhead_cpu_ms_median']:.0f} ms, "
+            f"    CPU time: rollout decision {s['step_cpu_ms']:.2f} ms, "
+            f"outside rollouts {s['overhead_cpu_ms_median']:.0f} ms, "
             f"player-turn median {s['turn_cpu_s_median']:.2f} s"
         )
     return 0

@@ -1,6 +1,7 @@
 """What one goal held from the start does for a seat: utility bots, one unit's goal forced.
 
-    python tools/forced_goal.py --map maps/mirror.yaml --seat 2 --unit south-hound --goal deny:t-east --turns 3 --games 6
+    python tools/forced_goal.py --map maps/mirror.yaml --seat 2 --unit south-hound \\
+        --goal deny:t-east --turns 3 --games 6
 
 Plays ``--games`` games (seed = game number) of the utility bot against the utility bot;
 in its first ``--turns`` game turns the seat ``--seat`` plays by the planner's goal policy

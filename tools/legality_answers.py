@@ -150,7 +150,8 @@ def main(argv=None) -> int:
     ts = sorted(times)
     print(
         f"{len(answers)} answers; {len(ts)} legal_actions calls: median {ts[len(ts) // 2]:.2f} ms, "
-        f"p95 {ts[max(0, math.ceil(0.95 * len(ts)) - 1)]:.2f} ms, worst {ts[-1]:.2f} ms (one run each, first calls cold)"
+        f"p95 {ts[max(0, math.ceil(0.95 * len(ts)) - 1)]:.2f} ms, worst {ts[-1]:.2f} ms "
+        "(one run each, first calls cold)"
     )
     if args.compare:
         with open(args.compare) as f:

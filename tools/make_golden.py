@@ -56,67 +56,89 @@ def random_script(scenario_path: str, seed: int, n: int) -> dict:
         kinds = game.legal_action_kinds()
         mine = [u for u in st.units.values() if u.active and game.warband_player(u.warband) == st.player]
         everyone = [u for u in st.units.values() if u.active]
-        kind = rng.choice(kinds)
-        if "move" in kinds and rng.random() < 0.75:
-            kind = rng.choice(["move", "move", "run", "reload"])
-        elif "engage" in kinds and rng.random() < 0.4:
-            kind = "engage"
-        elif game.pending and rng.random() < 0.7:
-            kind = rng.choice([k for k in kinds if k not in ("rout", "roll", "check")] or kinds)
-        if kind in ("move", "run") and mine and rng.random() < 0.85:
-            u = rng.choice(mine)
-            reach = rng.uniform(0.5, 9 if kind == "run" else 6.5)
-            a = rng.uniform(0, 2 * math.pi)
-            foes = [o for o in everyone if o.warband != u.warband]
-            if foes and rng.random() < 0.6:
-                f = min(foes, key=lambda o: math.hypot(o.x - u.x, o.y - u.y))
-                a = math.atan2(f.y - u.y, f.x - u.x) + rng.uniform(-0.4, 0.4)
-            to = [round(u.x + reach * math.cos(a), 2), round(u.y + reach * math.sin(a), 2)]
-            act = {kind: {"unit": u.id, "to": to}}
-            if rng.random() < 0.2:
-                act[kind]["descend"] = "jump"
-        elif kind == "pick_up" and game.pending and game.pending.options:
-            unit, token = rng.choice(game.pending.options)
-            act = {"pick_up": {"unit": unit, "token": token}}
-        elif kind == "engage" and mine:
-            u = rng.choice(mine)
-            others = sorted((o for o in everyone if o.warband != u.warband), key=lambda o: game.board.distance(u, o))[
-                :2
-            ]
-            act = {"engage": {"unit": u.id, "target": rng.choice(others).id}} if others else {"end_phase": {}}
-        elif kind == "set_status" and everyone:
-            act = {
-                "set_status": {
-                    "unit": rng.choice(everyone).id,
-                    "status": rng.choice(["staggered", "dazed", "stunned", "normal"]),
-                }
-            }
-        elif kind == "incapacitate" and everyone and rng.random() < 0.3:
-            act = {"incapacitate": {"unit": rng.choice(everyone).id}}
-        elif kind == "check" and everyone:
-            act = {"check": {"unit": rng.choice(everyone).id, "stat": "agility"}}
-        elif kind == "roll":
-            act = {"roll": {"sides": 6, "count": 2}}
-        elif kind == "reload" and mine:
-            act = {"reload": {"unit": rng.choice(mine).id}}
-        elif kind == "cast" and mine:
-            act = {"cast": {"unit": rng.choice(mine).id, "spell": "mist", "ongoing": rng.random() < 0.5}}
-        elif kind == "disengage" and mine:
-            act = {"disengage": {"unit": rng.choice(mine).id}}
-        elif kind in ("rout", "play_on") and game.pending:
-            act = {kind: {"player": game.pending.player}}
-        elif kind == "grab" and game.pending:
-            p = game.pending
-            act = {"grab": {"unit": rng.choice(p.units), "token": p.token}}
-        elif kind in ("end_step", "end_phase", "end_turn"):
-            act = {kind: {}}
-        else:
-            act = {"end_phase": {}}
+        kind = _random_kind(rng, game, kinds)
+        act = _unit_action(rng, game, kind, mine, everyone)
+        if act is None:
+            act = _other_action(rng, game, kind, mine)
         if rng.random() < 0.1:
             act = {"end_phase": {}}
         game.try_apply(act)
         actions.append(act)
     return {"seed": seed, "actions": actions}
+
+
+def _random_kind(rng: random.Random, game, kinds: list[str]) -> str:
+    """A legal action kind, mostly a move where one may move, an engage where one may."""
+    kind = rng.choice(kinds)
+    if "move" in kinds and rng.random() < 0.75:
+        kind = rng.choice(["move", "move", "run", "reload"])
+    elif "engage" in kinds and rng.random() < 0.4:
+        kind = "engage"
+    elif game.pending and rng.random() < 0.7:
+        kind = rng.choice([k for k in kinds if k not in ("rout", "roll", "check")] or kinds)
+    return kind
+
+
+def _move_to(rng: random.Random, kind: str, u, everyone: list) -> dict:
+    """A move or run of ``u`` a random distance, mostly towards the nearest foe."""
+    reach = rng.uniform(0.5, 9 if kind == "run" else 6.5)
+    a = rng.uniform(0, 2 * math.pi)
+    foes = [o for o in everyone if o.warband != u.warband]
+    if foes and rng.random() < 0.6:
+        f = min(foes, key=lambda o: math.hypot(o.x - u.x, o.y - u.y))
+        a = math.atan2(f.y - u.y, f.x - u.x) + rng.uniform(-0.4, 0.4)
+    to = [round(u.x + reach * math.cos(a), 2), round(u.y + reach * math.sin(a), 2)]
+    act = {kind: {"unit": u.id, "to": to}}
+    if rng.random() < 0.2:
+        act[kind]["descend"] = "jump"
+    return act
+
+
+def _unit_action(rng: random.Random, game, kind: str, mine: list, everyone: list) -> dict | None:
+    """A random action of ``kind`` that moves, engages or marks a unit; None for the other kinds
+    (or where this one does not apply)."""
+    if kind in ("move", "run") and mine and rng.random() < 0.85:
+        return _move_to(rng, kind, rng.choice(mine), everyone)
+    if kind == "pick_up" and game.pending and game.pending.options:
+        unit, token = rng.choice(game.pending.options)
+        return {"pick_up": {"unit": unit, "token": token}}
+    if kind == "engage" and mine:
+        u = rng.choice(mine)
+        others = sorted((o for o in everyone if o.warband != u.warband), key=lambda o: game.board.distance(u, o))[:2]
+        return {"engage": {"unit": u.id, "target": rng.choice(others).id}} if others else {"end_phase": {}}
+    if kind == "set_status" and everyone:
+        return {
+            "set_status": {
+                "unit": rng.choice(everyone).id,
+                "status": rng.choice(["staggered", "dazed", "stunned", "normal"]),
+            }
+        }
+    if kind == "incapacitate" and everyone and rng.random() < 0.3:
+        return {"incapacitate": {"unit": rng.choice(everyone).id}}
+    if kind == "check" and everyone:
+        return {"check": {"unit": rng.choice(everyone).id, "stat": "agility"}}
+    return None
+
+
+def _other_action(rng: random.Random, game, kind: str, mine: list) -> dict:
+    """A random action of ``kind`` among the rest (rolls, spells, answers to a pending
+    decision, the ends of steps and phases); an end_phase where none applies."""
+    if kind == "roll":
+        return {"roll": {"sides": 6, "count": 2}}
+    if kind == "reload" and mine:
+        return {"reload": {"unit": rng.choice(mine).id}}
+    if kind == "cast" and mine:
+        return {"cast": {"unit": rng.choice(mine).id, "spell": "mist", "ongoing": rng.random() < 0.5}}
+    if kind == "disengage" and mine:
+        return {"disengage": {"unit": rng.choice(mine).id}}
+    if kind in ("rout", "play_on") and game.pending:
+        return {kind: {"player": game.pending.player}}
+    if kind == "grab" and game.pending:
+        p = game.pending
+        return {"grab": {"unit": rng.choice(p.units), "token": p.token}}
+    if kind in ("end_step", "end_phase", "end_turn"):
+        return {kind: {}}
+    return {"end_phase": {}}
 
 
 RANDOM = [  # (scenario, script file, seed, actions)

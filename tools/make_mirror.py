@@ -1,4 +1,5 @@
-"""Generate game/maps/mirror.yaml (maps/mirror.yaml in the repository): a table symmetric about its centre line, for bot self-play.
+"""Generate game/maps/mirror.yaml (maps/mirror.yaml in the repository): a table symmetric about its
+centre line, for bot self-play.
 
 The north half (terrain, ladders, treasure, a warband) is written here once; the south
 half is its mirror image across the line y = 18, and the pieces on the line are their own
@@ -107,7 +108,8 @@ def build() -> str:
     out.append("deployment:")
     out.append(f"  north: [[0, 0], [{_num(SIZE)}, 0], [{_num(SIZE)}, 6], [0, 6]]")
     out.append(
-        f"  south: [[0, {_num(SIZE - 6)}], [{_num(SIZE)}, {_num(SIZE - 6)}], [{_num(SIZE)}, {_num(SIZE)}], [0, {_num(SIZE)}]]"
+        f"  south: [[0, {_num(SIZE - 6)}], [{_num(SIZE)}, {_num(SIZE - 6)}], "
+        f"[{_num(SIZE)}, {_num(SIZE)}], [0, {_num(SIZE)}]]"
     )
     out.append("warbands:")
     for wid, player, name, colour, flipped in SIDES:

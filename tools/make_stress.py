@@ -61,7 +61,26 @@ def _wall(rng: random.Random) -> Polygon:
 
 
 def generate(seed: int = SEED) -> dict:
+    """The stress map's data for ``seed``: terrain, ladders, treasure, then the warbands,
+    drawn from one random stream in that order."""
     rng = random.Random(seed)
+    terrain, placed, blocks = _terrain(rng)
+    ladders = _ladders(rng, blocks)
+    treasure = _treasure(rng, placed)
+    warbands = _warbands(rng)
+    deployment = {"north": [[0, 0], [48, 0], [48, 6], [0, 6]], "south": [[0, 42], [48, 42], [48, 48], [0, 48]]}
+    return {
+        "terrain": terrain,
+        "ladders": ladders,
+        "treasure": treasure,
+        "deployment": deployment,
+        "warbands": warbands,
+    }
+
+
+def _terrain(rng: random.Random) -> tuple[list[dict], list[Polygon], list[tuple[str, Polygon, float]]]:
+    """The terrain pieces (COUNTS of each kind, each clear of the others by GAP), the
+    footprints placed, and the blocks (id, footprint, height)."""
     placed: list[Polygon] = []  # footprints that others keep clear of
     terrain: list[dict] = []
     blocks: list[tuple[str, Polygon, float]] = []
@@ -113,7 +132,11 @@ def generate(seed: int = SEED) -> dict:
     for i in range(COUNTS["impassable"]):
         poly = place(lambda: _blob(rng, rng.uniform(0.8, 1.8), rng.uniform(0.8, 1.8)))
         add("impassable", poly, None, f"pool-{i + 1:02d}")
+    return terrain, placed, blocks
 
+
+def _ladders(rng: random.Random, blocks: list[tuple[str, Polygon, float]]) -> list[dict]:
+    """A ladder at the middle of a side of eight rectangular blocks past the towers' ones."""
     # Ladders: the middle of a block's side, 0.5" out.
     ladders = []
     for tid, poly, h in [b for b in blocks if len(b[1].exterior.coords) == 5][COUNTS["tower"] : COUNTS["tower"] + 8]:
@@ -128,7 +151,11 @@ def generate(seed: int = SEED) -> dict:
         if not (0.5 < foot[0] < SIZE - 0.5 and 0.5 < foot[1] < SIZE - 0.5):
             continue
         ladders.append({"id": f"ladder-{tid}", "foot": [_fmt(foot[0]), _fmt(foot[1])], "top": tid})
+    return ladders
 
+
+def _treasure(rng: random.Random, placed: list[Polygon]) -> list[dict]:
+    """Eight tokens (one Event, one Plague) on open ground; each keeps the next ones clear."""
     # Treasure on open ground.
     treasure = []
     events = ["event", "plague"] + ["none"] * 6
@@ -140,7 +167,11 @@ def generate(seed: int = SEED) -> dict:
                 placed.append(Point(x, y).buffer(0.5))
                 treasure.append({"id": f"t{i + 1}", "at": [_fmt(x), _fmt(y)], "event": ev})
                 break
+    return treasure
 
+
+def _warbands(rng: random.Random) -> list[dict]:
+    """The two warbands of UNITS_PER_SIDE units in rows at their table edges, stats drawn."""
     warbands = []
     for side, (wid, player, colour, y0) in enumerate([("north", 1, "#c8322b", 1.75), ("south", 2, "#2862c8", 42.75)]):
         units = []
@@ -172,14 +203,7 @@ def generate(seed: int = SEED) -> dict:
                 }
             )
         warbands.append({"id": wid, "player": player, "colour": colour, "units": units})
-    deployment = {"north": [[0, 0], [48, 0], [48, 6], [0, 6]], "south": [[0, 42], [48, 42], [48, 48], [0, 48]]}
-    return {
-        "terrain": terrain,
-        "ladders": ladders,
-        "treasure": treasure,
-        "deployment": deployment,
-        "warbands": warbands,
-    }
+    return warbands
 
 
 def _fmt(v: float) -> int | float:

@@ -281,6 +281,32 @@ class PositionScorer:
         X, Y = P[:, 0], P[:, 1]
         Z = self.board.heights_at(X, Y)
         terms: dict[str, np.ndarray] = {}
+        treasure, deny, routed, routed_tok, best_cost = self._token_terms(X, Y, Z)
+        terms["treasure"], terms["deny"] = treasure, deny
+        terms["_route_left"], terms["_route_tok"] = routed, routed_tok
+        threat, nearest = self._threat_and_nearest(X, Y)
+        caution = p.threat * (p.carrier_caution if self.carrying else 1.0)
+        terms["threat"] = -caution * threat
+        terms["hunt"], best_cost = self._hunt_term(X, Y, Z, best_cost)
+        near_enemy = nearest <= float(s.rs.run_denial_range)
+        run_wanted = (~self.carrying) & (best_cost > self.move) & np.isfinite(best_cost)
+        terms["run_zone"] = -p.run_zone * (near_enemy & run_wanted)
+        terms["_run_kept"] = (~near_enemy & run_wanted & (nearest <= float(s.rs.run_denial_range) + 3)).astype(float)
+        friends = np.zeros(n)
+        for a in s.mine:
+            if a.id != u.id:
+                friends += (np.hypot(X - a.x, Y - a.y) - u.r - a.r) <= SUPPORT_RANGE
+        terms["support"] = p.support * np.minimum(friends, 2) * near_enemy
+        total = sum(v for k, v in terms.items() if not k.startswith("_"))
+        terms["_nearest"] = nearest
+        return total, terms
+
+    def _token_terms(self, X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> tuple[np.ndarray, ...]:
+        """At each point: the treasure term, the deny term, the way left along the route
+        of the best token and that token's index (nan and -1 where none), and the least
+        cost to a token worth its full value."""
+        s, p, u = self.s, self.p, self.u
+        n = len(X)
         treasure = np.zeros(n)
         best_cost = np.full(n, np.inf)
         routed = np.full(n, np.nan)
@@ -316,8 +342,13 @@ class PositionScorer:
                 covered = any(a.id != u.id and gap(a.x, a.y, a.r, tok) <= lim for a in s.mine)
                 weight = p.deny * value * (URGENT if urgent else 1.0) * (0.3 if covered else 1.0)
                 deny = np.maximum(deny, np.where(flat <= lim, weight, 0.0))
-        terms["treasure"], terms["deny"] = treasure, deny
-        terms["_route_left"], terms["_route_tok"] = routed, routed_tok
+        return treasure, deny, routed, routed_tok, best_cost
+
+    def _threat_and_nearest(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """At each point: the loss the threats may deal there (a shot counts half), and the
+        distance to the nearest threat (to the nearest enemy where there is no threat)."""
+        s, u = self.s, self.u
+        n = len(X)
         threat = np.zeros(n)
         nearest = np.full(n, np.inf)
         for e, reach, loss, how in self.threats:
@@ -327,9 +358,16 @@ class PositionScorer:
         if not self.threats:
             for e in s.enemies:
                 nearest = np.minimum(nearest, np.hypot(X - e.x, Y - e.y) - u.r - e.r)
-        caution = p.threat * (p.carrier_caution if self.carrying else 1.0)
-        terms["threat"] = -caution * threat
-        hunt = np.zeros(n)
+        return threat, nearest
+
+    def _hunt_term(
+        self, X: np.ndarray, Y: np.ndarray, Z: np.ndarray, best_cost: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """At each point: the hunt term (the best enemy worth attacking, the nearer the
+        more), and ``best_cost`` lowered by the way to an enemy where the unit does not go
+        for tokens."""
+        p, u = self.p, self.u
+        hunt = np.zeros(len(X))
         for e, value in self.offense:
             if value <= 0:
                 continue
@@ -341,19 +379,7 @@ class PositionScorer:
             hunt = np.maximum(hunt, p.hunt * value * np.where(d <= 0, 1.0, self.move / (self.move + np.maximum(d, 0))))
             if not self.picker or not self.tokens:
                 best_cost = np.minimum(best_cost, np.maximum(d, 0.0))
-        terms["hunt"] = hunt
-        near_enemy = nearest <= float(s.rs.run_denial_range)
-        run_wanted = (~self.carrying) & (best_cost > self.move) & np.isfinite(best_cost)
-        terms["run_zone"] = -p.run_zone * (near_enemy & run_wanted)
-        terms["_run_kept"] = (~near_enemy & run_wanted & (nearest <= float(s.rs.run_denial_range) + 3)).astype(float)
-        friends = np.zeros(n)
-        for a in s.mine:
-            if a.id != u.id:
-                friends += (np.hypot(X - a.x, Y - a.y) - u.r - a.r) <= SUPPORT_RANGE
-        terms["support"] = p.support * np.minimum(friends, 2) * near_enemy
-        total = sum(v for k, v in terms.items() if not k.startswith("_"))
-        terms["_nearest"] = nearest
-        return total, terms
+        return hunt, best_cost
 
     # --- the choice -----------------------------------------------------------------------------------
     def could_gain(self, hold: "Option") -> bool:

@@ -224,7 +224,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
 
     def all_ids(self) -> set[str]:
         sc = self.sc
-        ids = {t.id for t in sc.terrain} | {l.id for l in sc.ladders} | {w.id for w in sc.warbands}
+        ids = {t.id for t in sc.terrain} | {ladder.id for ladder in sc.ladders} | {w.id for w in sc.warbands}
         return ids | set(sc.state.units) | set(sc.state.treasure) | self.kept_ids
 
     def new_id(self, stem: str) -> str:
@@ -253,9 +253,9 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
             raise EditError(f"no treasure token {tid!r}") from None
 
     def ladder(self, lid: str) -> Ladder:
-        for l in self.sc.ladders:
-            if l.id == lid:
-                return l
+        for ladder in self.sc.ladders:
+            if ladder.id == lid:
+                return ladder
         raise EditError(f"no ladder {lid!r}")
 
     def warband(self, wid: str) -> Warband:
@@ -270,7 +270,7 @@ class Document(TerrainCommands, ItemCommands, PieceCommands):
         if kind == "terrain":
             return any(t.id == key for t in sc.terrain)
         if kind == "ladder":
-            return any(l.id == key for l in sc.ladders)
+            return any(ladder.id == key for ladder in sc.ladders)
         if kind == "treasure":
             return key in sc.state.treasure
         if kind == "unit":

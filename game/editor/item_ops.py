@@ -57,9 +57,9 @@ class ItemCommands:
         """Refs plus the ladders of moved blocks (a ladder follows its block)."""
         out = list(dict.fromkeys(refs))
         blocks = {k for kind, k in out if kind == "terrain"}
-        for l in self.sc.ladders:
-            if l.top in blocks and ("ladder", l.id) not in out:
-                out.append(("ladder", l.id))
+        for ladder in self.sc.ladders:
+            if ladder.top in blocks and ("ladder", ladder.id) not in out:
+                out.append(("ladder", ladder.id))
         return out
 
     def move(self, refs: Iterable[Ref], dx: float, dy: float) -> None:
@@ -116,9 +116,9 @@ class ItemCommands:
             self._check_polygon(pts, f"{ref[0]} {ref[1]}")
             self._set_points(ref, pts)
             if ref[0] == "terrain":
-                for l in self.sc.ladders:
-                    if l.top == ref[1]:
-                        l.foot = self._ladder_foot(self.terrain(ref[1]), l.foot)
+                for ladder in self.sc.ladders:
+                    if ladder.top == ref[1]:
+                        ladder.foot = self._ladder_foot(self.terrain(ref[1]), ladder.foot)
 
     def duplicate(self, refs: Iterable[Ref], offset: Point = DUPLICATE_OFFSET) -> list[Ref]:
         """Copies of terrain, tokens and units, offset by (1", 1") (units slide out of overlap)."""
@@ -158,9 +158,9 @@ class ItemCommands:
                     continue
                 if kind == "terrain":
                     sc.terrain = [t for t in sc.terrain if t.id != key]
-                    sc.ladders = [l for l in sc.ladders if l.top != key]
+                    sc.ladders = [ladder for ladder in sc.ladders if ladder.top != key]
                 elif kind == "ladder":
-                    sc.ladders = [l for l in sc.ladders if l.id != key]
+                    sc.ladders = [ladder for ladder in sc.ladders if ladder.id != key]
                 elif kind == "treasure":
                     del sc.state.treasure[key]
                     for u in sc.state.units.values():
@@ -192,9 +192,9 @@ class ItemCommands:
         for t in self.sc.state.treasure.values():
             if math.hypot(t.x - x, t.y - y) <= t.r + slack:
                 return ("treasure", t.id)
-        for l in self.sc.ladders:
-            if math.hypot(l.foot[0] - x, l.foot[1] - y) <= 0.35 + slack:
-                return ("ladder", l.id)
+        for ladder in self.sc.ladders:
+            if math.hypot(ladder.foot[0] - x, ladder.foot[1] - y) <= 0.35 + slack:
+                return ("ladder", ladder.id)
         pt = ShPoint(x, y)
         hits = [t for t in self.sc.terrain if Polygon(t.polygon).distance(pt) <= slack + 1e-9]
         if hits:

@@ -81,9 +81,9 @@ class TerrainCommands:
         with self.edit(f"set {tid}"):
             t.kind, t.height = k, h
             if new_id and new_id != tid:
-                for l in self.sc.ladders:
-                    if l.top == tid:
-                        l.top = new_id
+                for ladder in self.sc.ladders:
+                    if ladder.top == tid:
+                        ladder.top = new_id
                 t.id = new_id
                 self.renamed(tid, new_id)
         return t.id

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,57 +88,96 @@ def _point(value: Any) -> list[float] | None:
     return None
 
 
+def _check_word(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """An id (unit, token: one word) or free text, as a string."""
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        return None, f"{what} must be {'an id' if kind != 'text' else 'text'}, not {describe_value(value)}"
+    text = str(value)
+    if kind != "text" and (not text.strip() or any(c.isspace() for c in text)):
+        return None, f"{what} {text!r} must be one word with no spaces"
+    return text, None
+
+
+def _check_point(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """A point [x, y] as two floats."""
+    p = _point(value)
+    return (p, None) if p else (None, f"{what} must be a point [x, y], not {describe_value(value)}")
+
+
+def _check_path(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """A list of at least two points."""
+    if not isinstance(value, (list, tuple)) or len(value) < 2:
+        return None, f"{what} must be a list of at least 2 points [[x, y], ...], not {describe_value(value)}"
+    pts = [_point(v) for v in value]
+    for i, p in enumerate(pts):
+        if p is None:
+            return None, f"{what} point {i + 1} must be [x, y], not {describe_value(value[i])}"
+    return pts, None
+
+
+def _check_whole(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """A whole number (a float like 3.0 becomes 3) within the bounds of its kind."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+            value = int(value)
+        else:
+            return None, f"{what} must be a whole number, not {describe_value(value)}"
+    low = {"player": 0, "sides": 1, "count": 1}.get(kind)
+    if low is not None and value < low:
+        return None, f"{what} must be at least {low}, not {value}"
+    if kind == "count" and value > MAX_DICE:
+        return None, f"{what} must be at most {MAX_DICE}, not {value}"
+    if kind == "sides" and value > 1000:
+        return None, f"{what} must be at most 1000, not {value}"
+    return value, None
+
+
+def _check_bool(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """True or false."""
+    if isinstance(value, bool):
+        return value, None
+    return None, f"{what} must be true or false, not {describe_value(value)}"
+
+
+def _check_status(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """One of STATUSES (a near miss is suggested)."""
+    if value in STATUSES:
+        return value, None
+    close = difflib.get_close_matches(str(value), STATUSES, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"
+    return None, f"{what}: unknown status {value!r}{hint}"
+
+
+def _check_descend(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
+    """One of DESCENDS."""
+    if value in DESCENDS:
+        return value, None
+    return None, f"{what} must be one of {', '.join(DESCENDS)}, not {describe_value(value)}"
+
+
+#: field kind -> its checker (kind, value, what) -> (value, None) or (None, problem)
+_FIELD_CHECKS: dict[str, Callable[[str, Any, str], tuple[Any, str | None]]] = {
+    "unit": _check_word,
+    "token": _check_word,
+    "text": _check_word,
+    "point": _check_point,
+    "path": _check_path,
+    "player": _check_whole,
+    "int": _check_whole,
+    "sides": _check_whole,
+    "count": _check_whole,
+    "bool": _check_bool,
+    "status": _check_status,
+    "descend": _check_descend,
+}
+
+
 def _check_field(kind: str, value: Any, what: str) -> tuple[Any, str | None]:
     """Normalise one field value; (value, None) or (None, problem)."""
-    if kind in ("unit", "token", "text"):
-        if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-            return None, f"{what} must be {'an id' if kind != 'text' else 'text'}, not {describe_value(value)}"
-        text = str(value)
-        if kind != "text" and (not text.strip() or any(c.isspace() for c in text)):
-            return None, f"{what} {text!r} must be one word with no spaces"
-        return text, None
-    if kind == "point":
-        p = _point(value)
-        return (p, None) if p else (None, f"{what} must be a point [x, y], not {describe_value(value)}")
-    if kind == "path":
-        if not isinstance(value, (list, tuple)) or len(value) < 2:
-            return None, f"{what} must be a list of at least 2 points [[x, y], ...], not {describe_value(value)}"
-        pts = [_point(v) for v in value]
-        for i, p in enumerate(pts):
-            if p is None:
-                return None, f"{what} point {i + 1} must be [x, y], not {describe_value(value[i])}"
-        return pts, None
-    if kind in ("player", "int", "sides", "count"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer() and math.isfinite(value):
-                value = int(value)
-            else:
-                return None, f"{what} must be a whole number, not {describe_value(value)}"
-        low = {"player": 0, "sides": 1, "count": 1}.get(kind)
-        if low is not None and value < low:
-            return None, f"{what} must be at least {low}, not {value}"
-        if kind == "count" and value > MAX_DICE:
-            return None, f"{what} must be at most {MAX_DICE}, not {value}"
-        if kind == "sides" and value > 1000:
-            return None, f"{what} must be at most 1000, not {value}"
-        return value, None
-    if kind == "bool":
-        return (
-            (value, None)
-            if isinstance(value, bool)
-            else (None, f"{what} must be true or false, not {describe_value(value)}")
-        )
-    if kind == "status":
-        if value in STATUSES:
-            return value, None
-        close = difflib.get_close_matches(str(value), STATUSES, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else f" (one of {', '.join(STATUSES)})"
-        return None, f"{what}: unknown status {value!r}{hint}"
-    if kind == "descend":
-        if value in DESCENDS:
-            return value, None
-        return None, f"{what} must be one of {', '.join(DESCENDS)}, not {describe_value(value)}"
-    raise AssertionError(kind)
+    check = _FIELD_CHECKS.get(kind)
+    if check is None:
+        raise AssertionError(kind)
+    return check(kind, value, what)
 
 
 def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
@@ -160,7 +200,8 @@ def check_action(raw: Any) -> tuple[Action | None, list[tuple[tuple, str]]]:
         return None, [
             (
                 (name,),
-                f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec)}}}, not {describe_value(body)}",
+                f"{name} needs a mapping of fields like {{{', '.join(f'{k}: ...' for k in spec)}}}, "
+                f"not {describe_value(body)}",
             )
         ]
     args: dict[str, Any] = {}
@@ -227,6 +268,59 @@ class Script:
     lines: list[int] = field(default_factory=list)
 
 
+def _script_unknown_keys(data: dict, bad: Callable[[tuple, str], None]) -> None:
+    """Report each key of a script that is not one of SCRIPT_KEYS."""
+    for key in data:
+        if key not in SCRIPT_KEYS:
+            close = difflib.get_close_matches(str(key), SCRIPT_KEYS, n=1)
+            bad(
+                (key,),
+                f"unknown key {key!r} in an action script"
+                + (f" (did you mean {close[0]!r}?)" if close else " (known: seed, dice, actions)"),
+            )
+
+
+def _script_seed(data: dict, bad: Callable[[tuple, str], None]) -> int | None:
+    """The script's seed, None if it has none or a bad one (reported)."""
+    seed = data.get("seed")
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        bad(("seed",), f"seed must be a whole number, not {describe_value(seed)}")
+        return None
+    return seed
+
+
+def _script_dice(data: dict, bad: Callable[[tuple, str], None]) -> list[int]:
+    """The script's typed-in rolls that are whole numbers of at least 1 (the others reported)."""
+    dice = data.get("dice")
+    out: list[int] = []
+    if dice is None:
+        return out
+    if not isinstance(dice, list):
+        bad(("dice",), f"dice must be a list of typed-in rolls like [12, 3, 20], not {describe_value(dice)}")
+        return out
+    for i, v in enumerate(dice):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            bad(("dice", i), f"dice roll {i + 1} must be a whole number of at least 1, not {describe_value(v)}")
+        else:
+            out.append(v)
+    return out
+
+
+def _script_actions(data: dict, bad: Callable[[tuple, str], None]) -> list:
+    """The script's raw actions list ([] if missing or not a list: reported)."""
+    actions = data.get("actions")
+    if "actions" not in data:
+        bad((), "an action script needs an 'actions' list")
+        return []
+    if not isinstance(actions, list):
+        if actions is not None:
+            bad(("actions",), f"actions must be a list, not {describe_value(actions)}")
+        return []
+    return actions
+
+
 def parse_script(src: Source, prefix: tuple = ()) -> Script:
     """Check a loaded script (at ``prefix`` inside ``src``); raise LoadError with every problem."""
     problems: list[Problem] = []
@@ -247,39 +341,10 @@ def parse_script(src: Source, prefix: tuple = ()) -> Script:
             ]
         )
     script = Script(src.file)
-    for key in data:
-        if key not in SCRIPT_KEYS:
-            close = difflib.get_close_matches(str(key), SCRIPT_KEYS, n=1)
-            bad(
-                (key,),
-                f"unknown key {key!r} in an action script"
-                + (f" (did you mean {close[0]!r}?)" if close else " (known: seed, dice, actions)"),
-            )
-    seed = data.get("seed")
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            bad(("seed",), f"seed must be a whole number, not {describe_value(seed)}")
-        else:
-            script.seed = seed
-    dice = data.get("dice")
-    if dice is not None:
-        if not isinstance(dice, list):
-            bad(("dice",), f"dice must be a list of typed-in rolls like [12, 3, 20], not {describe_value(dice)}")
-        else:
-            for i, v in enumerate(dice):
-                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                    bad(("dice", i), f"dice roll {i + 1} must be a whole number of at least 1, not {describe_value(v)}")
-                else:
-                    script.dice.append(v)
-    actions = data.get("actions")
-    if "actions" not in data:
-        bad((), "an action script needs an 'actions' list")
-    elif actions is None:
-        actions = []
-    elif not isinstance(actions, list):
-        bad(("actions",), f"actions must be a list, not {describe_value(actions)}")
-        actions = []
-    for i, raw in enumerate(actions or []):
+    _script_unknown_keys(data, bad)
+    script.seed = _script_seed(data, bad)
+    script.dice = _script_dice(data, bad)
+    for i, raw in enumerate(_script_actions(data, bad)):
         action, probs = check_action(raw)
         for path, msg in probs:
             bad(("actions", i) + path, f"action {i + 1}: {msg}")

@@ -47,7 +47,8 @@ class Roll:
             verdict = "pass" if self.success else "fail"
             shown = "/".join(map(str, self.values)) if len(self.values) > 1 else str(self.kept)
             mode = f" ({self.mode})" if self.mode != NORMAL else ""
-            return f"{self.rule or ''} {who}{self.stat} check {shown}{mode} vs {self.target:g}: {verdict} - {self.reason}".strip()
+            check = f"{who}{self.stat} check {shown}{mode} vs {self.target:g}"
+            return f"{self.rule or ''} {check}: {verdict} - {self.reason}".strip()
         return f"{self.rule or ''} {who}d{self.sides}: {self.kept} - {self.reason}".strip()
 
 

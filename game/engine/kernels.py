@@ -136,73 +136,95 @@ def tangents_kernel(x1, y1, r1, s1, X2, Y2, r2, s2, eps):
 
 
 @kernel
-def cast_kernel(O, U, reach, P, E, lo_s, hi_s, C, R, R2, chunk, clip):
-    """:meth:`.movement.rays.Caster.cast`: the distance along each ray (origin O[i],
+def _reach_box(origins, reach, lo, hi):
+    """The box (x0, y0, x1, y1) that holds every point within reach of origins[lo:hi]."""
+    x0 = y0 = np.inf
+    x1 = y1 = -np.inf
+    for i in range(lo, hi):
+        x0 = min(x0, origins[i, 0] - reach[i])
+        y0 = min(y0, origins[i, 1] - reach[i])
+        x1 = max(x1, origins[i, 0] + reach[i])
+        y1 = max(y1, origins[i, 1] + reach[i])
+    return x0, y0, x1, y1
+
+
+@kernel
+def _mark_in_box(x0, y0, x1, y1, lo_s, hi_s, C, R, use_s, use_c):
+    """Set use_s/use_c to whether each segment's bounding box, each circle's square, meets the box."""
+    for j in range(lo_s.shape[0]):
+        use_s[j] = (hi_s[j, 0] >= x0) and (lo_s[j, 0] <= x1) and (hi_s[j, 1] >= y0) and (lo_s[j, 1] <= y1)
+    for j in range(C.shape[0]):
+        use_c[j] = (
+            (C[j, 0] + R[j] >= x0) and (C[j, 0] - R[j] <= x1) and (C[j, 1] + R[j] >= y0) and (C[j, 1] - R[j] <= y1)
+        )
+
+
+@kernel
+def _segment_hit(t, ox, oy, ux, uy, P, E, use_s):
+    """t, or the distance along the ray (ox, oy) + s (ux, uy) to a nearer crossing of a used segment."""
+    for j in range(P.shape[0]):
+        if not use_s[j]:
+            continue
+        ex, ey = E[j, 0], E[j, 1]
+        den = ux * ey - uy * ex
+        if abs(den) <= 1e-12:
+            continue
+        wx = P[j, 0] - ox
+        wy = P[j, 1] - oy
+        tt = (wx * ey - wy * ex) / den
+        ss = (wx * uy - wy * ux) / den
+        if tt <= 1e-7 or ss < -1e-12 or ss > 1 + 1e-12:
+            continue
+        t = min(t, tt)
+    return t
+
+
+@kernel
+def _circle_hit(t, ox, oy, ux, uy, C, R2, use_c):
+    """t, or the distance along the ray (ox, oy) + s (ux, uy) to a nearer entry into a used circle."""
+    for j in range(C.shape[0]):
+        if not use_c[j]:
+            continue
+        fx = ox - C[j, 0]
+        fy = oy - C[j, 1]
+        b = fx * ux + fy * uy
+        c = fx * fx + fy * fy - R2[j]
+        if c <= 1e-9:
+            # from on a circle: a ray heading into it stops where it starts
+            if b < -1e-9:
+                t = min(t, 0.0)
+            continue
+        disc = b * b - c
+        if disc <= 0:
+            continue
+        tt = -b - np.sqrt(disc)
+        if tt <= 1e-7:
+            continue
+        t = min(t, tt)
+    return t
+
+
+@kernel
+def cast_kernel(origins, U, reach, P, E, lo_s, hi_s, C, R, R2, chunk, clip):
+    """:meth:`.movement.rays.Caster.cast`: the distance along each ray (from origins[i],
     unit direction U[i]) to its first hit on a segment (P, direction E, bounding boxes
     lo_s..hi_s) or a circle (centre C, radius R, R2 = R**2), inf for none. With ``clip``
     (the reference's ``reach`` given), rays are taken ``chunk`` at a time and only what
     lies within reach of the chunk's origins' box is looked at, as the reference does, so
     that a hit beyond reach is found or missed exactly as there."""
-    n, ms, mc = O.shape[0], P.shape[0], C.shape[0]
+    n = origins.shape[0]
     best = np.full(n, np.inf)
-    use_s = np.ones(ms, dtype=np.bool_)
-    use_c = np.ones(mc, dtype=np.bool_)
+    use_s = np.ones(P.shape[0], dtype=np.bool_)
+    use_c = np.ones(C.shape[0], dtype=np.bool_)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         if clip:
-            x0 = y0 = np.inf
-            x1 = y1 = -np.inf
-            for i in range(lo, hi):
-                x0 = min(x0, O[i, 0] - reach[i])
-                y0 = min(y0, O[i, 1] - reach[i])
-                x1 = max(x1, O[i, 0] + reach[i])
-                y1 = max(y1, O[i, 1] + reach[i])
-            for j in range(ms):
-                use_s[j] = (hi_s[j, 0] >= x0) and (lo_s[j, 0] <= x1) and (hi_s[j, 1] >= y0) and (lo_s[j, 1] <= y1)
-            for j in range(mc):
-                use_c[j] = (
-                    (C[j, 0] + R[j] >= x0)
-                    and (C[j, 0] - R[j] <= x1)
-                    and (C[j, 1] + R[j] >= y0)
-                    and (C[j, 1] - R[j] <= y1)
-                )
+            x0, y0, x1, y1 = _reach_box(origins, reach, lo, hi)
+            _mark_in_box(x0, y0, x1, y1, lo_s, hi_s, C, R, use_s, use_c)
         for i in range(lo, hi):
-            ox, oy, ux, uy = O[i, 0], O[i, 1], U[i, 0], U[i, 1]
-            t = np.inf
-            for j in range(ms):
-                if not use_s[j]:
-                    continue
-                ex, ey = E[j, 0], E[j, 1]
-                den = ux * ey - uy * ex
-                if abs(den) <= 1e-12:
-                    continue
-                wx = P[j, 0] - ox
-                wy = P[j, 1] - oy
-                tt = (wx * ey - wy * ex) / den
-                ss = (wx * uy - wy * ux) / den
-                if tt <= 1e-7 or ss < -1e-12 or ss > 1 + 1e-12:
-                    continue
-                t = min(t, tt)
-            for j in range(mc):
-                if not use_c[j]:
-                    continue
-                fx = ox - C[j, 0]
-                fy = oy - C[j, 1]
-                b = fx * ux + fy * uy
-                c = fx * fx + fy * fy - R2[j]
-                if c <= 1e-9:
-                    # from on a circle: a ray heading into it stops where it starts
-                    if b < -1e-9:
-                        t = min(t, 0.0)
-                    continue
-                disc = b * b - c
-                if disc <= 0:
-                    continue
-                tt = -b - np.sqrt(disc)
-                if tt <= 1e-7:
-                    continue
-                t = min(t, tt)
-            best[i] = t
+            ox, oy, ux, uy = origins[i, 0], origins[i, 1], U[i, 0], U[i, 1]
+            t = _segment_hit(np.inf, ox, oy, ux, uy, P, E, use_s)
+            best[i] = _circle_hit(t, ox, oy, ux, uy, C, R2, use_c)
     return best
 
 

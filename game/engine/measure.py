@@ -26,5 +26,6 @@ def resolve(sc: Scenario, board: Board, spec: str) -> Disc:
         return board.point_disc(x, y)
     known = sorted(state.units) + sorted(state.treasure)
     raise ValueError(
-        f"{spec!r} is not a unit id, a treasure id or x,y (ids here: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''})"
+        f"{spec!r} is not a unit id, a treasure id or x,y "
+        f"(ids here: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''})"
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -83,6 +84,36 @@ def _did_you_mean(value: Any, known: tuple[str, ...]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def _word_list_problems(key: str, value: Any, src: Source, path: tuple) -> list[Problem]:
+    """What is wrong with a WORD_LISTS override (one word or a list of them)."""
+    words = [value] if isinstance(value, str) else value
+    if not isinstance(words, list):
+        return [src.problem(path, f"{key} must be a list of {', '.join(WORD_LISTS[key])}, not {value!r}")]
+    return [
+        src.problem(
+            path + (i,) if isinstance(value, list) else path,
+            f"{key}: unknown {word!r} (known: {', '.join(WORD_LISTS[key])})" + _did_you_mean(word, WORD_LISTS[key]),
+        )
+        for i, word in enumerate(words)
+        if word not in WORD_LISTS[key]
+    ]
+
+
+def _number_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a number override (finite, at least or more than 0, at most its
+    maximum, whole where it must be), None if nothing."""
+    if not is_finite_number(value):
+        what = "NaN or infinite" if isinstance(value, float) and not math.isfinite(value) else repr(value)
+        return f"{key} must be a finite number, not {what}"
+    if value < 0 or (key in POSITIVE and value == 0):
+        return f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}"
+    if value > MAXIMA.get(key, MAX_NUMBER):
+        return f"{key} is too big ({value:g}): at most {MAXIMA.get(key, MAX_NUMBER):g}"
+    if key in INTEGERS and value != int(value):
+        return f"{key} must be a whole number, not {value}"
+    return None
+
+
 def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, problems: list[Problem]) -> None:
     """Check an override against the type of the base value."""
     if key in CHOICES:
@@ -96,37 +127,16 @@ def _check_value(key: str, value: Any, base: Any, src: Source, path: tuple, prob
             )
         return
     if key in WORD_LISTS:
-        words = [value] if isinstance(value, str) else value
-        if not isinstance(words, list):
-            problems.append(src.problem(path, f"{key} must be a list of {', '.join(WORD_LISTS[key])}, not {value!r}"))
-            return
-        for i, word in enumerate(words):
-            if word not in WORD_LISTS[key]:
-                where = path + (i,) if isinstance(value, list) else path
-                problems.append(
-                    src.problem(
-                        where,
-                        f"{key}: unknown {word!r} (known: {', '.join(WORD_LISTS[key])})"
-                        + _did_you_mean(word, WORD_LISTS[key]),
-                    )
-                )
+        problems += _word_list_problems(key, value, src, path)
         return
     if isinstance(base, bool):
         if not isinstance(value, bool):
             problems.append(src.problem(path, f"{key} must be true or false, not {value!r}"))
         return
     if isinstance(base, (int, float)):
-        if not is_finite_number(value):
-            what = "NaN or infinite" if isinstance(value, float) and not math.isfinite(value) else repr(value)
-            problems.append(src.problem(path, f"{key} must be a finite number, not {what}"))
-        elif value < 0 or (key in POSITIVE and value == 0):
-            problems.append(
-                src.problem(path, f"{key} must be {'more than' if key in POSITIVE else 'at least'} 0, not {value}")
-            )
-        elif value > MAXIMA.get(key, MAX_NUMBER):
-            problems.append(src.problem(path, f"{key} is too big ({value:g}): at most {MAXIMA.get(key, MAX_NUMBER):g}"))
-        elif key in INTEGERS and value != int(value):
-            problems.append(src.problem(path, f"{key} must be a whole number, not {value}"))
+        problem = _number_problem(key, value)
+        if problem:
+            problems.append(src.problem(path, problem))
         return
     if isinstance(base, str) and not isinstance(value, str):
         problems.append(src.problem(path, f"{key} must be text, not {value!r}"))
@@ -198,11 +208,37 @@ def _check_tables(params: dict, src: Source | None, file: str, problems: list[Pr
 PHASE_KEYS = ("name", "manual", "actions", "steps", "end")
 
 
+def _check_phase(i: int, p: dict, params: dict, bad: Callable[[tuple, str], None]) -> None:
+    """One phase (number i) of ``phases``: known keys, known actions, its steps, its end."""
+
+    def where(key: str | None = None) -> tuple:
+        return ("phases", i) + ((key,) if key else ())
+
+    for key in p:
+        if key not in PHASE_KEYS:
+            bad(where(key), f"phase {p['name']}: unknown key {key!r} (known: {', '.join(PHASE_KEYS)})")
+    acts = p.get("actions")
+    if acts is not None:
+        if not isinstance(acts, list) or not all(isinstance(a, str) for a in acts):
+            bad(where("actions"), f"phase {p['name']}: actions must be a list of action names")
+        else:
+            for a in acts:
+                if a not in SPECS:
+                    bad(where("actions"), f"phase {p['name']}: unknown action {a!r}")
+    steps = p.get("steps")
+    if isinstance(steps, str):
+        if not isinstance(params.get(steps), list):
+            bad(where("steps"), f"phase {p['name']}: steps names {steps!r}, which is not a list parameter")
+        elif steps != "upkeep_steps" and not all(s in STEPS for s in params[steps]):
+            bad((steps,), f"{steps} must be a list of {', '.join(STEPS)}")
+    elif steps is not None and (not isinstance(steps, list) or not all(s in STEPS for s in steps)):
+        bad(where("steps"), f"phase {p['name']}: steps must be a list of {', '.join(STEPS)}")
+    if p.get("end", "player") not in ("steps", "player"):
+        bad(where("end"), f"phase {p['name']}: end must be steps or player, not {p['end']!r}")
+
+
 def _check_phases(params: dict, src: Source | None, prob) -> None:
     """Phases are data (game/engine/flow.py): known actions and steps, unique names."""
-
-    def where(i: int, key: str | None = None) -> tuple:
-        return ("phases", i) + ((key,) if key else ())
 
     def bad(path: tuple, msg: str) -> None:
         prob(path, msg)
@@ -219,27 +255,7 @@ def _check_phases(params: dict, src: Source | None, prob) -> None:
     if len(set(names)) != len(names):
         bad(("phases",), "phase names must be unique")
     for i, p in enumerate(phases):
-        for key in p:
-            if key not in PHASE_KEYS:
-                bad(where(i, key), f"phase {p['name']}: unknown key {key!r} (known: {', '.join(PHASE_KEYS)})")
-        acts = p.get("actions")
-        if acts is not None:
-            if not isinstance(acts, list) or not all(isinstance(a, str) for a in acts):
-                bad(where(i, "actions"), f"phase {p['name']}: actions must be a list of action names")
-            else:
-                for a in acts:
-                    if a not in SPECS:
-                        bad(where(i, "actions"), f"phase {p['name']}: unknown action {a!r}")
-        steps = p.get("steps")
-        if isinstance(steps, str):
-            if not isinstance(params.get(steps), list):
-                bad(where(i, "steps"), f"phase {p['name']}: steps names {steps!r}, which is not a list parameter")
-            elif steps != "upkeep_steps" and not all(s in STEPS for s in params[steps]):
-                bad((steps,), f"{steps} must be a list of {', '.join(STEPS)}")
-        elif steps is not None and (not isinstance(steps, list) or not all(s in STEPS for s in steps)):
-            bad(where(i, "steps"), f"phase {p['name']}: steps must be a list of {', '.join(STEPS)}")
-        if p.get("end", "player") not in ("steps", "player"):
-            bad(where(i, "end"), f"phase {p['name']}: end must be steps or player, not {p['end']!r}")
+        _check_phase(i, p, params, bad)
     steps = params.get("upkeep_steps")
     if steps is not None and (not isinstance(steps, list) or not all(s in STEPS for s in steps)):
         bad(("upkeep_steps",), f"upkeep_steps must be a list of {', '.join(STEPS)}")

@@ -101,7 +101,8 @@ def save_game(path: str, game: Game, bots: dict[int, str] | None = None) -> None
 
 def peek_save(path: str) -> dict[str, Any]:
     """What a save says without replaying it (never raises): ``name`` (the scenario's),
-    ``actions`` (how many), ``bots`` (player: bot name, as the window played it), and ``said``/``outcome`` as :func:`saved_outcome` gives them."""
+    ``actions`` (how many), ``bots`` (player: bot name, as the window played it), and
+    ``said``/``outcome`` as :func:`saved_outcome` gives them."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -176,7 +177,8 @@ def _notes(src, n_actions: int) -> list[tuple[int, str, str]]:
             problems.append(
                 src.problem(
                     where,
-                    f"note {i + 1}: at must be a whole number of at least 0 (the actions before it), not {describe_value(at)}",
+                    f"note {i + 1}: at must be a whole number of at least 0 (the actions before it), "
+                    f"not {describe_value(at)}",
                 )
             )
         elif not isinstance(text, str):
@@ -271,7 +273,8 @@ def load_game(path: str, *, text: str | None = None, prompt: Callable[[int, str]
                         Problem(
                             path,
                             script.lines[i],
-                            f"action {i + 1} ({describe(script.actions[i])}) failed on replay: {result.rule}: {result.reason}",
+                            f"action {i + 1} ({describe(script.actions[i])}) failed on replay: "
+                            f"{result.rule}: {result.reason}",
                         )
                     ]
                 )

@@ -408,7 +408,8 @@ def _check_ladder_foot(r: _Read, path: tuple, what: str, foot: tuple[float, floa
     if gap > reach + EPS:
         r.ck.bad(
             path + ("foot",),
-            f'{what}: foot is {gap:.2f}" from block {top.id!r}; it must stand beside it (within {reach:g}", ladder_reach)',
+            f'{what}: foot is {gap:.2f}" from block {top.id!r}; '
+            f'it must stand beside it (within {reach:g}", ladder_reach)',
         )
     elif board.height_at(*foot) >= top.height:
         r.ck.bad(path + ("foot",), f"{what}: foot stands on top of {top.id!r}; it must be on the ground beside it")
@@ -777,13 +778,55 @@ def _check_placement(
         if not blocked and levels[-1] - levels[0] > ruleset.free_height + EPS:
             ck.bad(
                 at,
-                f'unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}" (more than {ruleset.free_height:g}"); move it fully onto one level',
+                f'unit {uid} at [{u.x:g}, {u.y:g}] straddles a height change of {levels[-1] - levels[0]:g}" '
+                f'(more than {ruleset.free_height:g}"); move it fully onto one level',
             )
         for other in placed:
             overlap = u.r + other.r - math.hypot(u.x - other.x, u.y - other.y)
             if overlap > EPS and abs(board.height_at(u.x, u.y) - board.height_at(other.x, other.y)) <= EPS:
                 ck.bad(at, f'unit {uid} overlaps unit {other.id} by {overlap:.2f}" (bases never overlap)')
         placed.append(u)
+
+
+def _state_player(ck: _Checker, raw: Any, players: dict[int, str]) -> int:
+    """The player to act, 1 if ``raw`` is not a whole number of at least 1 (reported, as is
+    a player who plays no warband)."""
+    p = ck.integer(raw, ("state", "player"), "state player", minimum=1)
+    if p is not None and players and p not in players:
+        ck.bad(
+            ("state", "player"),
+            f"state player {p} plays no warband (players: {', '.join(map(str, sorted(players)))})",
+        )
+    return p or 1
+
+
+def _state_step(ck: _Checker, step: Any, ruleset: Ruleset | None, state: GameState) -> None:
+    """Set ``state.step`` to ``step`` if it is a step of the state's phase (else report it)."""
+    spec = next((p for p in phase_specs(ruleset) if p.name == state.phase), None) if ruleset else None
+    steps = list(spec.steps) if spec else []
+    if not steps:
+        ck.bad(("state", "step"), f"step {step!r} given, but the {state.phase} phase has no steps")
+    elif step not in steps:
+        ck.bad(("state", "step"), f"unknown step {step!r} ({state.phase} steps: {', '.join(steps)})")
+    else:
+        state.step = step
+
+
+def _state_lost(ck: _Checker, raw: Any, ids: set[str], state: GameState) -> None:
+    """Fill ``state.lost`` from ``raw`` (warband id: units lost), reporting unknown warbands."""
+    lost = ck.mapping(
+        raw,
+        ("state", "lost"),
+        "state lost",
+        tuple(ids) + tuple(map(str, raw)) if isinstance(raw, dict) else (),
+    )
+    for key, value in (lost or {}).items():
+        if key not in ids:
+            ck.bad(("state", "lost", key), f"lost: {key!r} names no warband")
+        else:
+            n = ck.integer(value, ("state", "lost", key), f"units lost by {key}")
+            if n is not None:
+                state.lost[key] = n
 
 
 def _state(
@@ -799,42 +842,17 @@ def _state(
     if "turn" in d:
         state.turn = ck.integer(d["turn"], ("state", "turn"), "state turn", minimum=1, maximum=MAX_TURN) or 1
     if "player" in d:
-        p = ck.integer(d["player"], ("state", "player"), "state player", minimum=1)
-        if p is not None and players and p not in players:
-            ck.bad(
-                ("state", "player"),
-                f"state player {p} plays no warband (players: {', '.join(map(str, sorted(players)))})",
-            )
-        state.player = p or 1
+        state.player = _state_player(ck, d["player"], players)
     if "phase" in d:
         if d["phase"] not in phases:
             ck.bad(("state", "phase"), f"unknown phase {d['phase']!r} (the ruleset has {', '.join(phases)})")
         else:
             state.phase = d["phase"]
     if d.get("step") is not None:
-        spec = next((p for p in phase_specs(ruleset) if p.name == state.phase), None) if ruleset else None
-        steps = list(spec.steps) if spec else []
-        if not steps:
-            ck.bad(("state", "step"), f"step {d['step']!r} given, but the {state.phase} phase has no steps")
-        elif d["step"] not in steps:
-            ck.bad(("state", "step"), f"unknown step {d['step']!r} ({state.phase} steps: {', '.join(steps)})")
-        else:
-            state.step = d["step"]
+        _state_step(ck, d["step"], ruleset, state)
     ids = {w.id for w in warbands}
     if d.get("lost") is not None:
-        lost = ck.mapping(
-            d["lost"],
-            ("state", "lost"),
-            "state lost",
-            tuple(ids) + tuple(map(str, d["lost"])) if isinstance(d["lost"], dict) else (),
-        )
-        for key, value in (lost or {}).items():
-            if key not in ids:
-                ck.bad(("state", "lost", key), f"lost: {key!r} names no warband")
-            else:
-                n = ck.integer(value, ("state", "lost", key), f"units lost by {key}")
-                if n is not None:
-                    state.lost[key] = n
+        _state_lost(ck, d["lost"], ids, state)
     if d.get("event_triggered_by") is not None:
         p = ck.integer(d["event_triggered_by"], ("state", "event_triggered_by"), "event_triggered_by", minimum=1)
         if p is not None and p not in players:
@@ -884,71 +902,70 @@ def _pt(p) -> list:
     return [_num(p[0]), _num(p[1])]
 
 
-def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, Any]:
-    """The scenario (with ``state``, by default its starting state) as file data."""
-    state = state or sc.state
-    out: dict[str, Any] = {"name": sc.name, "table": {"width": _num(sc.width), "height": _num(sc.height)}}
-    if sc.ruleset_embedded:
-        out["ruleset"] = sc.ruleset.to_dict()
-    elif sc.ruleset_name is not None:
-        out["ruleset"] = sc.ruleset_name
-    if sc.rules_overrides:
-        out["rules"] = dict(sc.rules_overrides)
-    out["terrain"] = []
-    for t in sc.terrain:
-        item: dict[str, Any] = {"id": t.id, "kind": t.kind}
-        if t.solid or t.height:
-            item["height"] = _num(t.height)
-        item["polygon"] = [_pt(p) for p in t.polygon]
-        out["terrain"].append(item)
-    out["ladders"] = [{"id": l.id, "foot": _pt(l.foot), "top": l.top} for l in sc.ladders]
-    out["treasure"] = []
-    for tok in state.treasure.values():
-        item = {"id": tok.id, "at": _pt(tok.pos), "event": tok.event}
-        if tok.size_mm != sc.ruleset.token_size_mm:
-            item["size_mm"] = _num(tok.size_mm)
-        if tok.revealed:
-            item["revealed"] = True
-        out["treasure"].append(item)
-    if sc.deployment:
-        out["deployment"] = {k: [_pt(p) for p in v] for k, v in sc.deployment.items()}
-    out["warbands"] = []
+def _terrain_dict(t: Terrain) -> dict[str, Any]:
+    """One terrain piece as file data (height only where it has one)."""
+    item: dict[str, Any] = {"id": t.id, "kind": t.kind}
+    if t.solid or t.height:
+        item["height"] = _num(t.height)
+    item["polygon"] = [_pt(p) for p in t.polygon]
+    return item
+
+
+def _treasure_dict(tok: Token, sc: Scenario) -> dict[str, Any]:
+    """One treasure token as file data (size only where it is not the ruleset's)."""
+    item: dict[str, Any] = {"id": tok.id, "at": _pt(tok.pos), "event": tok.event}
+    if tok.size_mm != sc.ruleset.token_size_mm:
+        item["size_mm"] = _num(tok.size_mm)
+    if tok.revealed:
+        item["revealed"] = True
+    return item
+
+
+def _unit_dict(u: Unit) -> dict[str, Any]:
+    """One unit as file data (the optional keys only where they differ from the default)."""
+    ud: dict[str, Any] = {
+        "id": u.id,
+        "name": u.name,
+        "at": _pt(u.pos),
+        "base_mm": _num(u.base_mm),
+        "stats": {k: _num(v) for k, v in u.stats.items()},
+        "keywords": list(u.keywords),
+        "status": u.status,
+        "carrying": u.carrying,
+    }
+    if not u.on_table:
+        ud["on_table"] = False
+    if u.spells:
+        ud["spells"] = list(u.spells)
+    if u.engaged_with:
+        ud["engaged_with"] = list(u.engaged_with)
+    if not u.loaded:
+        ud["loaded"] = False
+    return ud
+
+
+def _warband_dicts(sc: Scenario, state: GameState) -> list[dict[str, Any]]:
+    """Every warband with its units in the scenario's order, as file data."""
+    out = []
     order = sc.unit_order + [u for u in state.units if u not in sc.unit_order]
     declared = [w.id for w in sc.warbands]
     # Units of no declared warband: the Neutrals an Event brought on (U7), written as the
     # player-0 warband they belong to, so a position saved mid-game loads again.
     spawned = sorted({u.warband for u in state.units.values() if u.warband not in declared})
     for w in list(sc.warbands) + [Warband(wid, 0, wid) for wid in spawned]:
-        item = {"id": w.id, "player": w.player}
+        item: dict[str, Any] = {"id": w.id, "player": w.player}
         if w.name and w.name != w.id:
             item["name"] = w.name
         if w.colour:
             item["colour"] = w.colour
-        item["units"] = []
-        for uid in order:
-            u = state.units.get(uid)
-            if u is None or u.warband != w.id:
-                continue
-            ud: dict[str, Any] = {
-                "id": u.id,
-                "name": u.name,
-                "at": _pt(u.pos),
-                "base_mm": _num(u.base_mm),
-                "stats": {k: _num(v) for k, v in u.stats.items()},
-                "keywords": list(u.keywords),
-                "status": u.status,
-                "carrying": u.carrying,
-            }
-            if not u.on_table:
-                ud["on_table"] = False
-            if u.spells:
-                ud["spells"] = list(u.spells)
-            if u.engaged_with:
-                ud["engaged_with"] = list(u.engaged_with)
-            if not u.loaded:
-                ud["loaded"] = False
-            item["units"].append(ud)
-        out["warbands"].append(item)
+        units = (state.units.get(uid) for uid in order)
+        item["units"] = [_unit_dict(u) for u in units if u is not None and u.warband == w.id]
+        out.append(item)
+    return out
+
+
+def _state_dict(state: GameState) -> dict[str, Any]:
+    """The game state's turn, player, phase and tallies as file data."""
     st: dict[str, Any] = {
         "turn": state.turn,
         "player": state.player,
@@ -961,7 +978,26 @@ def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, 
         st["routed"] = list(state.routed)
     if state.winner:
         st["winner"] = state.winner
-    out["state"] = st
+    return st
+
+
+def scenario_to_dict(sc: Scenario, state: GameState | None = None) -> dict[str, Any]:
+    """The scenario (with ``state``, by default its starting state) as file data."""
+    state = state or sc.state
+    out: dict[str, Any] = {"name": sc.name, "table": {"width": _num(sc.width), "height": _num(sc.height)}}
+    if sc.ruleset_embedded:
+        out["ruleset"] = sc.ruleset.to_dict()
+    elif sc.ruleset_name is not None:
+        out["ruleset"] = sc.ruleset_name
+    if sc.rules_overrides:
+        out["rules"] = dict(sc.rules_overrides)
+    out["terrain"] = [_terrain_dict(t) for t in sc.terrain]
+    out["ladders"] = [{"id": ladder.id, "foot": _pt(ladder.foot), "top": ladder.top} for ladder in sc.ladders]
+    out["treasure"] = [_treasure_dict(tok, sc) for tok in state.treasure.values()]
+    if sc.deployment:
+        out["deployment"] = {k: [_pt(p) for p in v] for k, v in sc.deployment.items()}
+    out["warbands"] = _warband_dicts(sc, state)
+    out["state"] = _state_dict(state)
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,47 +66,45 @@ class _TooBig(Exception):
     pass
 
 
-def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, problems: list[Problem]) -> Any:
-    if len(src.lines) > MAX_NODES:
-        raise _TooBig()
-    src.lines[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        if node.tag not in ("tag:yaml.org,2002:map",):
-            problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
-            return None
-        own = {id(k) for k, _ in node.value}
-        loader.flatten_mapping(node)
-        out: dict = {}
-        merged: set = set()  # keys that came from a merge key (<<): a key of the mapping's own overrides them
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                problems.append(Problem(src.file, key_node.start_mark.line + 1, "a mapping key must be a plain value"))
+def _mapping_entries(
+    loader: _Builder, node: yaml.MappingNode, src: Source, problems: list[Problem]
+) -> Iterator[tuple[Any, yaml.Node, yaml.Node]]:
+    """The (key, key node, value node) a mapping node keeps, in order: merge keys (<<)
+    resolved, a bad or duplicate key reported and left out. A generator, so that building
+    nested values does not add a frame per level (deep files hit the recursion limit where
+    they always did)."""
+    own = {id(k) for k, _ in node.value}
+    loader.flatten_mapping(node)
+    seen: set = set()
+    merged: set = set()  # keys that came from a merge key (<<): a key of the mapping's own overrides them
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            problems.append(Problem(src.file, key_node.start_mark.line + 1, "a mapping key must be a plain value"))
+            continue
+        try:
+            key = loader.construct_object(key_node, deep=True)
+        except yaml.YAMLError as exc:
+            problems.append(Problem(src.file, key_node.start_mark.line + 1, _short(exc)))
+            continue
+        if not isinstance(key, (str, int, float, bool)) or key is None:
+            problems.append(Problem(src.file, key_node.start_mark.line + 1, f"key {key!r} must be text"))
+            continue
+        if id(key_node) not in own:
+            if key in seen:  # merged keys come first; an earlier merged map's key wins (YAML's merge)
                 continue
-            try:
-                key = loader.construct_object(key_node, deep=True)
-            except yaml.YAMLError as exc:
-                problems.append(Problem(src.file, key_node.start_mark.line + 1, _short(exc)))
-                continue
-            if not isinstance(key, (str, int, float, bool)) or key is None:
-                problems.append(Problem(src.file, key_node.start_mark.line + 1, f"key {key!r} must be text"))
-                continue
-            if id(key_node) not in own:
-                if key in out:  # merged keys come first; an earlier merged map's key wins (YAML's merge)
-                    continue
-                merged.add(key)
-            elif key in merged:
-                merged.discard(key)
-            elif key in out:
-                problems.append(Problem(src.file, key_node.start_mark.line + 1, f"duplicate key {key!r}"))
-                continue
-            out[key] = _construct(loader, value_node, path + (key,), src, problems)
-            src.lines[path + (key,)] = key_node.start_mark.line + 1
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        if node.tag != "tag:yaml.org,2002:seq":
-            problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
-            return None
-        return [_construct(loader, item, path + (i,), src, problems) for i, item in enumerate(node.value)]
+            merged.add(key)
+        elif key in merged:
+            merged.discard(key)
+        elif key in seen:
+            problems.append(Problem(src.file, key_node.start_mark.line + 1, f"duplicate key {key!r}"))
+            continue
+        seen.add(key)
+        yield key, key_node, value_node
+
+
+def _construct_scalar(loader: _Builder, node: yaml.Node, path: Path, src: Source, problems: list[Problem]) -> Any:
+    """A scalar node's value; None (and a problem) for a bad tag or value, a number too big,
+    a NUL in text."""
     try:
         value = loader.construct_object(node, deep=True)
     except yaml.YAMLError as exc:
@@ -131,6 +130,29 @@ def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, probl
         problems.append(src.problem(path, f"the number {_clip(node.value)} is too big: it does not fit a float"))
         return None
     return value
+
+
+def _construct(loader: _Builder, node: yaml.Node, path: Path, src: Source, problems: list[Problem]) -> Any:
+    """A node as plain data (dict, list, scalar), each value's line noted in ``src.lines``;
+    what is not safe YAML or does not fit is reported in ``problems`` and becomes None."""
+    if len(src.lines) > MAX_NODES:
+        raise _TooBig()
+    src.lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        if node.tag not in ("tag:yaml.org,2002:map",):
+            problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
+            return None
+        out: dict = {}
+        for key, key_node, value_node in _mapping_entries(loader, node, src, problems):
+            out[key] = _construct(loader, value_node, path + (key,), src, problems)
+            src.lines[path + (key,)] = key_node.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        if node.tag != "tag:yaml.org,2002:seq":
+            problems.append(src.problem(path, f"tag {node.tag!r} is not allowed (safe YAML only)"))
+            return None
+        return [_construct(loader, item, path + (i,), src, problems) for i, item in enumerate(node.value)]
+    return _construct_scalar(loader, node, path, src, problems)
 
 
 def _clip(text: str, n: int = 24) -> str:

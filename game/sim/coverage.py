@@ -54,6 +54,27 @@ FLOW_KINDS = ("end_step", "end_phase", "end_turn", "end_activation")
 _OWN_ACTION_HOW = ("picks up", "grabs")
 
 
+def _event_fired(e: Any, turn_limit_reached: bool) -> tuple[str | None, int]:
+    """The rule one event of an action fired and how many times ((None, 0): none)."""
+    if isinstance(e, RoutChecked) and e.roll is None:
+        return RuleId.U2, 1  # decided without a roll (no hero: rout_no_hero)
+    if isinstance(e, TreasureDenied) and e.denied:
+        return RuleId.U6, len(e.denied)
+    if isinstance(e, Incapacitated):
+        return RuleId.U6, 1  # the loss is counted (and the token dropped or handed)
+    if isinstance(e, TokenTaken) and e.how not in _OWN_ACTION_HOW:
+        return RuleId.U6, 1
+    if isinstance(e, Won) and turn_limit_reached:
+        return RuleId.T1, 1
+    if isinstance(e, FirstPlayer):
+        return RuleId.O1, 1  # the turn order chose the first player (a roll-off counts its rolls too)
+    if isinstance(e, Activated):
+        return RuleId.O2, 1  # a unit activated in turn (alternating)
+    if isinstance(e, TurnLimits):
+        return RuleId.O3, 1  # game turn 1 played under the first player's limits
+    return None, 0
+
+
 def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
     """The rules one log entry (an :class:`~game.engine.game.ActionResult`) fired."""
     out: Counter = Counter()
@@ -72,22 +93,9 @@ def fired(entry: Any, turn_limit_reached: bool = False) -> Counter:
         if roll.stat is not None:
             out[RuleId.CHECK] += 1  # a check: check_die and check_success decided it
     for e in entry.events:
-        if isinstance(e, RoutChecked) and e.roll is None:
-            out[RuleId.U2] += 1  # decided without a roll (no hero: rout_no_hero)
-        elif isinstance(e, TreasureDenied) and e.denied:
-            out[RuleId.U6] += len(e.denied)
-        elif isinstance(e, Incapacitated):
-            out[RuleId.U6] += 1  # the loss is counted (and the token dropped or handed)
-        elif isinstance(e, TokenTaken) and e.how not in _OWN_ACTION_HOW:
-            out[RuleId.U6] += 1
-        elif isinstance(e, Won) and turn_limit_reached:
-            out[RuleId.T1] += 1
-        elif isinstance(e, FirstPlayer):
-            out[RuleId.O1] += 1  # the turn order chose the first player (a roll-off counts its rolls too)
-        elif isinstance(e, Activated):
-            out[RuleId.O2] += 1  # a unit activated in turn (alternating)
-        elif isinstance(e, TurnLimits):
-            out[RuleId.O3] += 1  # game turn 1 played under the first player's limits
+        rule, n = _event_fired(e, turn_limit_reached)
+        if rule:
+            out[rule] += n
     return out
 
 

@@ -413,7 +413,8 @@ CSS = """
 body{font-family:-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Helvetica,Arial,sans-serif;color:#1d232b;
 background:#f5f6f8;margin:0}
 main{max-width:1120px;margin:0 auto;padding:28px 32px 48px;background:#fff;box-shadow:0 0 0 1px #e4e7ec}
-h1{font-size:26px;margin:0 0 4px}h2{font-size:18px;margin:34px 0 10px;border-bottom:2px solid #e4e7ec;padding-bottom:6px}
+h1{font-size:26px;margin:0 0 4px}\
+h2{font-size:18px;margin:34px 0 10px;border-bottom:2px solid #e4e7ec;padding-bottom:6px}
 .meta{color:#5b6573;margin:0 0 18px}
 .findings{list-style:none;padding:0;margin:0}
 .findings li{padding:9px 14px;margin:6px 0;border-left:4px solid #c5ccd6;background:#f7f8fa;border-radius:3px}
@@ -936,7 +937,10 @@ def _warnings(summary: dict) -> str:
 def _figure(png: str | None, caption: str) -> str:
     if png is None:
         return ""
-    return f"<figure><img alt='{html.escape(caption)}' src='data:image/png;base64,{png}'><figcaption>{caption}</figcaption></figure>"
+    return (
+        f"<figure><img alt='{html.escape(caption)}' src='data:image/png;base64,{png}'>"
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
 
 
 def render_html(summary: dict, title: str = "") -> str:
@@ -984,7 +988,8 @@ def render_html(summary: dict, title: str = "") -> str:
     parts += [
         "<h2>Per variant</h2>",
         _table(summary),
-        "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 is player 1, who moves first under the fixed turn order (O1); other orders choose the first player each game turn.</p>",
+        "<p class=note>Rates with their 95% Wilson interval in brackets. Seat 1 is player 1, who moves first "
+        "under the fixed turn order (O1); other orders choose the first player each game turn.</p>",
         "<h2>How games ended</h2>",
         _ends_table(summary),
         "<h2>Warband by seat</h2>",
@@ -992,7 +997,8 @@ def render_html(summary: dict, title: str = "") -> str:
         "<h2>Rules that fired</h2>",
         _rules_table(summary),
         "<p class=note>Share of games in which each rule decided something: a check rolled, a result applied, an "
-        "action it governs taken or refused. A rule a bot avoided by asking first (a Run it was denied) is not seen.</p>",
+        "action it governs taken or refused. A rule a bot avoided by asking first (a Run it was denied) "
+        "is not seen.</p>",
         "<h2>Outcomes</h2>",
         _figure(
             plot_outcomes(summary),

@@ -229,7 +229,15 @@ class _Acc:
     decided: Counter = field(default_factory=Counter)  # (winner, decided_by) -> games
 
     def add(self, r: dict[str, Any]) -> None:
+        """Count one game's record."""
         self.games += 1
+        self._add_result(r)
+        self._add_rules(r)
+        self._add_tallies(r)
+        self._add_line(r)
+
+    def _add_result(self, r: dict[str, Any]) -> None:
+        """Who won from which seat, draws, turns, routs and how the game ended."""
         winner = r.get("winner")
         seats = _seats(r)
         for s, w in enumerate(seats[:2], start=1):
@@ -247,6 +255,9 @@ class _Acc:
         for w in r.get("routed") or []:
             self.routed[w] += 1
         self.ends[str(r.get("end", "unknown"))] += 1
+
+    def _add_rules(self, r: dict[str, Any]) -> None:
+        """The rules the game fired, its rout checks, the variant's changed rules."""
         if "rules_fired" not in r:
             self.coverage_known = False
         for rule, n in (r.get("rules_fired") or {}).items():
@@ -255,6 +266,9 @@ class _Acc:
         self.checks[rout_checks(r)] += 1
         self.rules_changed = list(r.get("variant_rules", self.rules_changed))
         self.under = dict(r.get("under") or self.under)
+
+    def _add_tallies(self, r: dict[str, Any]) -> None:
+        """Treasure held, units lost (by type), illegal actions, actions and seconds."""
         for w, n in (r.get("treasure") or {}).items():
             self.treasure.setdefault(w, Counter())[int(n)] += 1
         for w, n in (r.get("lost") or {}).items():
@@ -266,6 +280,9 @@ class _Acc:
         self.illegal += int(r.get("illegal", 0))
         self.actions += int(r.get("actions", 0))
         self.seconds += float(r.get("seconds", 0.0))
+
+    def _add_line(self, r: dict[str, Any]) -> None:
+        """The game's slim record by pairing, a new line's first game, who decided it."""
         slim = {
             k: r.get(k)
             for k in (

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 from game.engine.errors import LoadError, Problem
 from game.engine.ruleset import NOT_RULES, rules_changed
 from game.engine.scenario import load_scenario
-from game.engine.yamlsrc import describe_value, load_yaml, read_text
+from game.engine.yamlsrc import Source, describe_value, load_yaml, read_text
 from game.bots import is_bot_name
 from game.sim.match import BOTS, DEFAULT_BOTS, Job
 from game.sim.variants import ArgProblem, DEFAULT_LABEL, parse_variant, scenario_text, swap_seats, variant_scenario
@@ -106,6 +106,43 @@ def parse_bots(value: Any, where: str) -> tuple[str, str]:
     return (names[0], names[1])
 
 
+def _study_options(data: dict, plan: Plan, bad: Callable[[Any, str], None]) -> None:
+    """Set the plan's whole-number options (games, seed, turn_limit) and switches (swap,
+    keep_logs) that the study gives, reporting those of the wrong kind."""
+    for key in ("games", "seed", "turn_limit"):
+        if key in data and data[key] is not None:
+            v = data[key]
+            low = 1 if key != "seed" else 0
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                bad(key, f"{key} must be a whole number of at least {low}, not {describe_value(v)}")
+            else:
+                setattr(plan, key, v)
+    for key in ("swap", "keep_logs"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                bad(key, f"{key} must be true or false, not {describe_value(data[key])}")
+            else:
+                setattr(plan, key, data[key])
+
+
+def _study_out_and_variants(data: dict, plan: Plan, path: str, src: Source, bad: Callable[[Any, str], None]) -> None:
+    """Set the plan's output folder (default: one named after the study) and its variants
+    with the line of each, reporting those of the wrong kind."""
+    if "out" in data:
+        if not isinstance(data["out"], str):
+            bad("out", f"out must be a folder, not {describe_value(data['out'])}")
+        else:
+            plan.out = data["out"]
+    else:
+        plan.out = os.path.join(DEFAULT_OUT, os.path.splitext(os.path.basename(path))[0])
+    variants = data.get("variants", [DEFAULT_LABEL])
+    if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
+        bad("variants", "variants must be a list of specs: a ruleset name or path, or key=value overrides")
+    else:
+        plan.variants = list(variants)
+        plan.where = [f"{path}:{src.line(('variants', i))}" for i in range(len(variants))]
+
+
 def load_study(path: str) -> Plan:
     """A study file as a :class:`Plan`; every problem as ``FILE:LINE: ...`` (LoadError)."""
     src = load_yaml(read_text(path), path)
@@ -127,20 +164,7 @@ def load_study(path: str) -> Plan:
         bad("scenario", f"scenario must be the path of a scenario file, not {describe_value(scen)}")
     else:
         plan.scenario = os.path.normpath(os.path.join(here, scen))
-    for key in ("games", "seed", "turn_limit"):
-        if key in data and data[key] is not None:
-            v = data[key]
-            low = 1 if key != "seed" else 0
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                bad(key, f"{key} must be a whole number of at least {low}, not {describe_value(v)}")
-            else:
-                setattr(plan, key, v)
-    for key in ("swap", "keep_logs"):
-        if key in data:
-            if not isinstance(data[key], bool):
-                bad(key, f"{key} must be true or false, not {describe_value(data[key])}")
-            else:
-                setattr(plan, key, data[key])
+    _study_options(data, plan, bad)
     if "bots" in data:
         value = data["bots"]
         given = value if isinstance(value, list) and value and all(isinstance(b, list) for b in value) else [value]
@@ -148,19 +172,7 @@ def load_study(path: str) -> Plan:
             plan.bots = [parse_bots(b, f"{path}:{src.line(('bots',))}") for b in given]
         except LoadError as exc:
             problems += exc.problems
-    if "out" in data:
-        if not isinstance(data["out"], str):
-            bad("out", f"out must be a folder, not {describe_value(data['out'])}")
-        else:
-            plan.out = data["out"]
-    else:
-        plan.out = os.path.join(DEFAULT_OUT, os.path.splitext(os.path.basename(path))[0])
-    variants = data.get("variants", [DEFAULT_LABEL])
-    if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
-        bad("variants", "variants must be a list of specs: a ruleset name or path, or key=value overrides")
-    else:
-        plan.variants = list(variants)
-        plan.where = [f"{path}:{src.line(('variants', i))}" for i in range(len(variants))]
+    _study_out_and_variants(data, plan, path, src, bad)
     if problems:
         raise LoadError(problems)
     return plan

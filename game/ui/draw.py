@@ -88,6 +88,25 @@ def geom_lines(geom) -> list[list[tuple[float, float]]]:
     return out
 
 
+def _fill_rings(surface: pygame.Surface, camera: Camera, geom, rings: list, fill: Colour, alpha: int) -> None:
+    """Fill the rings of ``geom`` with ``fill``, through a translucent layer over the
+    geometry's bounds (clipped to the surface's clip) when ``alpha`` is below 255."""
+    if alpha >= 255:
+        for ring in rings:
+            pygame.draw.polygon(surface, fill, camera.points_px(ring))
+        return
+    minx, miny, maxx, maxy = geom.bounds
+    x0, y0 = camera.to_px(minx, miny)
+    x1, y1 = camera.to_px(maxx, maxy)
+    clip = surface.get_clip()
+    r = pygame.Rect(math.floor(x0), math.floor(y0), math.ceil(x1 - x0) + 2, math.ceil(y1 - y0) + 2).clip(clip)
+    if r.w > 0 and r.h > 0:
+        tmp = pygame.Surface(r.size, pygame.SRCALPHA)
+        for ring in rings:
+            pygame.draw.polygon(tmp, (*fill, alpha), [(px - r.x, py - r.y) for px, py in camera.points_px(ring)])
+        surface.blit(tmp, r.topleft)
+
+
 def draw_geometry(
     surface: pygame.Surface,
     camera: Camera,
@@ -113,22 +132,7 @@ def draw_geometry(
     if not rings:
         return
     if fill is not None:
-        if alpha >= 255:
-            for ring in rings:
-                pygame.draw.polygon(surface, fill, camera.points_px(ring))
-        else:
-            minx, miny, maxx, maxy = geom.bounds
-            x0, y0 = camera.to_px(minx, miny)
-            x1, y1 = camera.to_px(maxx, maxy)
-            clip = surface.get_clip()
-            r = pygame.Rect(math.floor(x0), math.floor(y0), math.ceil(x1 - x0) + 2, math.ceil(y1 - y0) + 2).clip(clip)
-            if r.w > 0 and r.h > 0:
-                tmp = pygame.Surface(r.size, pygame.SRCALPHA)
-                for ring in rings:
-                    pygame.draw.polygon(
-                        tmp, (*fill, alpha), [(px - r.x, py - r.y) for px, py in camera.points_px(ring)]
-                    )
-                surface.blit(tmp, r.topleft)
+        _fill_rings(surface, camera, geom, rings, fill, alpha)
     if outline is not None:
         for ring in rings:
             pygame.draw.polygon(surface, outline, camera.points_px(ring), max(1, width))

@@ -481,7 +481,8 @@ def render_cli(
             return 2
     if los is not None and not (los in state.units and state.units[los].on_table):
         print(
-            f"speedheim render: --los {los!r} is not a unit on the table (units: {', '.join(sorted(state.units)[:12])})",
+            f"speedheim render: --los {los!r} is not a unit on the table "
+            f"(units: {', '.join(sorted(state.units)[:12])})",
             file=sys.stderr,
         )
         return 2

@@ -260,12 +260,7 @@ def _race(game, side: str, left: int) -> float:
     unit, Animals too) within the denial range before that upkeep takes some of it away
     (:func:`_kept`); the Neutrals at a token deny both sides. Distances are base edge to
     token edge, plus the height to climb (a roof token is a climb away, not a step)."""
-    st, rs = game.state, game.rs
-    mult = float(rs.run_multiplier)
-    contact = float(rs.contact_tolerance)
-    lim = float(rs.treasure_denial_range)
-    free_h = float(rs.free_height)
-    neutral = game.neutral_id
+    st = game.state
     board = game.board
     ctx = game.ctx
     # Whose turn comes next (a rollout ends before the side's own turn, a screening
@@ -284,52 +279,12 @@ def _race(game, side: str, left: int) -> float:
     their_turns = turns_of(3 - me)
     active = [u for u in st.units.values() if u.active]
     discs = {u.id: board.disc(u) for u in active}  # each base's place and height, once
-    run_denier = game.mover.run_denier  # M2, the engine's
-
-    movers = []  # (unit, mine, Run inches or 0, the first turn's inches, may pick up, height)
-    for u in active:
-        status = next_status(u.status)
-        run = first = 0.0
-        if not u.engaged_with and status != "stunned":
-            slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
-            walk = float(u.stats.get("move", 0)) * slow
-            run = walk if u.carrying else walk * mult  # a carrier may not Run (U6)
-            first = walk if run_denier(st, u, discs) else run  # M2 takes the next Run away
-        picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
-        movers.append((u, u.warband == side, run, first, picker, discs[u.id].z))
+    movers = _race_movers(game, side, active, discs)
     total = 0.0
     for tok in st.treasure.values():
         if tok.carried_by:
             continue
-        td = board.disc(tok)
-        tz = td.z
-        pick = {True: math.inf, False: math.inf}  # turns until a picker touches it
-        runs = {True: math.inf, False: math.inf}  # the same in Runs, unrounded (the decay)
-        deny = {True: math.inf, False: math.inf}  # turns until a unit of that side denies it
-        firm = {True: 0.0, False: 0.0}  # how firmly the one there now holds it
-        for u, mine, run, first, picker, uz in movers:
-            dz = abs(tz - uz)
-            climb = dz if dz > free_h else 0.0
-            g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r)
-            if u.warband == neutral:
-                if board.distance(discs[u.id], td) <= lim + 1e-9:
-                    deny[True] = deny[False] = 0  # the Neutrals deny both sides (U6)
-                    firm[True] = firm[False] = max(firm[True], firm[False], _firm(st, u))
-                continue
-            if board.distance(discs[u.id], td) <= lim + 1e-9:
-                deny[mine] = 0
-                firm[mine] = max(firm[mine], _firm(st, u))
-            elif run > 0:
-                deny[mine] = min(deny[mine], math.ceil(_turns(max(0.0, g - lim) + climb, first, run)))
-            if picker:
-                need = max(0.0, g - contact) + climb
-                if need <= 1e-9:
-                    pick[mine] = 0
-                    runs[mine] = 0.0
-                elif run > 0:
-                    turns = _turns(need, first, run)
-                    pick[mine] = min(pick[mine], math.ceil(turns))
-                    runs[mine] = min(runs[mine], turns)
+        pick, runs, deny, firm = _token_race(game, tok, movers, discs)
         a, b = pick[True], pick[False]
         # On a time line of half-turns (1 = the next turn): a picker that needs ``a`` turns
         # picks up at the upkeep of its side's turn a+1 unless a foe arrived within the
@@ -356,6 +311,70 @@ def _race(game, side: str, left: int) -> float:
                 * _kept(arrive, t_theirs, firm[True] if deny[True] == 0 else 0.0)
             )
     return total
+
+
+def _race_movers(game, side: str, active: list, discs: dict) -> list[tuple]:
+    """Each active unit in :func:`_race`: (unit, of ``side``, Run inches or 0, the first
+    turn's inches, whether it may pick up a token, its height)."""
+    st, rs = game.state, game.rs
+    mult = float(rs.run_multiplier)
+    neutral = game.neutral_id
+    ctx = game.ctx
+    run_denier = game.mover.run_denier  # M2, the engine's
+    movers = []
+    for u in active:
+        status = next_status(u.status)
+        run = first = 0.0
+        if not u.engaged_with and status != "stunned":
+            slow = float(rs.staggered_move_factor) if status in ("staggered", "dazed") else 1.0
+            walk = float(u.stats.get("move", 0)) * slow
+            run = walk if u.carrying else walk * mult  # a carrier may not Run (U6)
+            first = walk if run_denier(st, u, discs) else run  # M2 takes the next Run away
+        picker = u.warband != neutral and not u.engaged_with and status != "stunned" and can_pick_up(ctx, u)
+        movers.append((u, u.warband == side, run, first, picker, discs[u.id].z))
+    return movers
+
+
+def _token_race(game, tok, movers: list[tuple], discs: dict) -> tuple[dict, dict, dict, dict]:
+    """For one free token, by side (True: :func:`_race`'s side): the turns until a picker
+    touches it, the same in Runs (unrounded), the turns until a unit denies it, and how
+    firmly the one there now holds it."""
+    st, rs = game.state, game.rs
+    contact = float(rs.contact_tolerance)
+    lim = float(rs.treasure_denial_range)
+    free_h = float(rs.free_height)
+    neutral = game.neutral_id
+    board = game.board
+    td = board.disc(tok)
+    tz = td.z
+    pick = {True: math.inf, False: math.inf}  # turns until a picker touches it
+    runs = {True: math.inf, False: math.inf}  # the same in Runs, unrounded (the decay)
+    deny = {True: math.inf, False: math.inf}  # turns until a unit of that side denies it
+    firm = {True: 0.0, False: 0.0}  # how firmly the one there now holds it
+    for u, mine, run, first, picker, uz in movers:
+        dz = abs(tz - uz)
+        climb = dz if dz > free_h else 0.0
+        g = max(0.0, math.hypot(u.x - tok.x, u.y - tok.y) - u.r - tok.r)
+        if u.warband == neutral:
+            if board.distance(discs[u.id], td) <= lim + 1e-9:
+                deny[True] = deny[False] = 0  # the Neutrals deny both sides (U6)
+                firm[True] = firm[False] = max(firm[True], firm[False], _firm(st, u))
+            continue
+        if board.distance(discs[u.id], td) <= lim + 1e-9:
+            deny[mine] = 0
+            firm[mine] = max(firm[mine], _firm(st, u))
+        elif run > 0:
+            deny[mine] = min(deny[mine], math.ceil(_turns(max(0.0, g - lim) + climb, first, run)))
+        if picker:
+            need = max(0.0, g - contact) + climb
+            if need <= 1e-9:
+                pick[mine] = 0
+                runs[mine] = 0.0
+            elif run > 0:
+                turns = _turns(need, first, run)
+                pick[mine] = min(pick[mine], math.ceil(turns))
+                runs[mine] = min(runs[mine], turns)
+    return pick, runs, deny, firm
 
 
 def _turns(inches: float, first: float, run: float) -> float:

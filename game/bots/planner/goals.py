@@ -42,7 +42,10 @@ class Goal:
     target: str | None = None
 
     def text(self, names: dict[str, str] | None = None) -> str:
-        n = lambda i: (names or {}).get(i, i)
+
+        def n(uid: str) -> str:
+            return (names or {}).get(uid, uid)
+
         if self.kind == "fall_back":
             return f"{n(self.unit)} falls back"
         if self.kind in ("cover", "hold"):

@@ -319,6 +319,120 @@ def links_from(
     return fixed + _as_rows(q, B, parts, ftid, ext, X, Y, R)
 
 
+def _fixed_in_range(q, B, b: int, fx: tuple, circles: bool) -> tuple:
+    """The band's fixed targets a path may reach at all (with or without ``circles``), with
+    their centres, radii, heuristic less radius, circles and nodes; kept on the band."""
+    inr = B.fixed_in_range.get(circles)
+    if inr is not None:
+        return inr
+    X, Y, R, S, C, N, local = fx
+    want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1]) if circles else np.zeros(0, dtype=np.int64)
+    nodes = q.nodes_by_band.get(b)
+    if nodes is not None:
+        want = np.concatenate([want, local[nodes]])
+    inr = B.fixed_in_range[circles] = (
+        want,
+        X[want],
+        Y[want],
+        R[want],
+        q.hx(X[want], Y[want]) - R[want],
+        C[want],
+        N[want],
+    )
+    return inr
+
+
+def _fixed_wanted(
+    q,
+    B,
+    b: int,
+    fx: tuple,
+    x0: float,
+    y0: float,
+    r0: float,
+    g0: float,
+    skip_circle: int,
+    skip_node: int,
+    circles: bool,
+) -> tuple:
+    """The fixed targets :func:`_fixed_rows` links to: those that could end a path within
+    the limit after ``g0`` inches (less the skipped circle and node), then those past the
+    limit whose stretch may enter the goal region; and a mask of the latter (None if none)."""
+    X, Y, R, S, C, N, local = fx
+    want, Xw, Yw, Rw, hx, Cw, Nw = _fixed_in_range(q, B, b, fx, circles)
+    keep = g0 + np.hypot(Xw - x0, Yw - y0) - Rw - r0 + hx <= q.limit + EPS
+    if skip_circle >= 0:
+        keep &= Cw != skip_circle
+    if skip_node >= 0:
+        keep &= Nw != skip_node
+    want = want[keep]
+    ext = None  # targets past the limit whose stretch may enter the goal region (_rim_targets)
+    if B.goal is not None:
+        more = _rim_targets(q, B, X, Y, R, C, N, x0, y0, r0, g0, circles, skip_circle, skip_node, want)
+        if more is not None:
+            ext = np.zeros(len(X), dtype=bool)
+            ext[more] = True
+            want = np.concatenate([want, more])
+    return want, ext
+
+
+def _tangent_maker(B, x0: float, y0: float, r0: float, s0: int, fx: tuple):
+    """The function of target ids that gives the rows of the tangents from (x0, y0, r0, s0)
+    to those targets, with no goal inches (the rows a :class:`Links` keeps)."""
+    X, Y, R, S, C, N, local = fx
+
+    def compute(idx):
+        ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
+        return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
+
+    return compute
+
+
+def _point_rows(q, B, fx: tuple, want, x0: float, y0: float, r0: float, s0: int):
+    """The rows to ``want`` from a point or base of this query (no source node)."""
+    X, Y, R, S, C, N, local = fx
+    if q.links is not None:
+        # a point or base of this query: the same one is often asked again (the unit's
+        # start, for every destination looked at), its tangents are kept for a while
+        table = _point_table(B.bs, (x0, y0, r0, s0), len(X))
+        return table.get(want, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
+    return _tangent_maker(B, x0, y0, r0, s0, fx)(want)
+
+
+def _source_rows(q, B, b: int, source, fx: tuple, want, x0: float, y0: float, r0: float, s0: int) -> tuple:
+    """The rows to ``want`` from a fixed ``source`` (a node or circle of the band), kept
+    in its :class:`Links`: (rows still to make into a part, or None; that Links; the rows
+    ready-made by the Links without a goal region; where they stand in it)."""
+    X, Y, R, S, C, N, local = fx
+    fixed, fixed_at = [], None
+    kept = B.bs.links if q.links is None else q.links.setdefault(b, {})
+    links = kept.get(source)
+    if links is None:
+        links = kept[source] = Links(len(X))
+    if q.links is not None:
+        # the tangents themselves are the same whichever game asks: kept with the band space
+        table = B.bs.tangents.get(source)
+        if table is None:
+            table = B.bs.tangents[source] = Tangents(len(X))
+        rows = links.get(
+            want, lambda idx: table.get(idx, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
+        )
+    else:
+        rows = links.get(want, _tangent_maker(B, x0, y0, r0, s0, fx))
+    if rows is not None:
+        inw = np.zeros(len(X), dtype=bool)
+        inw[want] = True
+        if B.goal is None:
+            fixed_at = np.nonzero(inw[rows[0]])[0]
+            made = links.out(S, C, N)
+            fixed = [made[i] for i in fixed_at.tolist()]
+            rows = None
+        else:
+            m_ = inw[rows[0]]
+            rows = tuple(r[m_] for r in rows)
+    return rows, links, fixed, fixed_at
+
+
 def _fixed_rows(
     q,
     B,
@@ -340,79 +454,16 @@ def _fixed_rows(
     Links, the part's target ids, and the targets past the limit whose stretch may enter
     the goal region."""
     X, Y, R, S, C, N, local = fx
-    # fixed targets in range
-    inr = B.fixed_in_range.get(circles)
-    if inr is None:
-        want = np.concatenate([2 * B.in_range, 2 * B.in_range + 1]) if circles else np.zeros(0, dtype=np.int64)
-        nodes = q.nodes_by_band.get(b)
-        if nodes is not None:
-            want = np.concatenate([want, local[nodes]])
-        inr = B.fixed_in_range[circles] = (
-            want,
-            X[want],
-            Y[want],
-            R[want],
-            q.hx(X[want], Y[want]) - R[want],
-            C[want],
-            N[want],
-        )
-    want, Xw, Yw, Rw, hx, Cw, Nw = inr
-    keep = g0 + np.hypot(Xw - x0, Yw - y0) - Rw - r0 + hx <= q.limit + EPS
-    if skip_circle >= 0:
-        keep &= Cw != skip_circle
-    if skip_node >= 0:
-        keep &= Nw != skip_node
-    want = want[keep]
-    ext = None  # targets past the limit whose stretch may enter the goal region (_rim_targets)
-    if B.goal is not None:
-        more = _rim_targets(q, B, X, Y, R, C, N, x0, y0, r0, g0, circles, skip_circle, skip_node, want)
-        if more is not None:
-            ext = np.zeros(len(X), dtype=bool)
-            ext[more] = True
-            want = np.concatenate([want, more])
+    want, ext = _fixed_wanted(q, B, b, fx, x0, y0, r0, g0, skip_circle, skip_node, circles)
     part = None
     links = None
     ftid = None  # the fixed rows' targets (they come first in the rows below)
     fixed, fixed_at, rows = [], None, None  # without a goal region: rows made once (Links.out)
     if len(want):
-
-        def compute(idx):
-            ok, T1, T2, a1, a2, iv2, off2 = _lines(B, x0, y0, r0, s0, X[idx], Y[idx], R[idx], S[idx], C[idx])
-            return idx[ok], T1[ok], T2[ok], a1[ok], a2[ok], iv2[ok], off2[ok], np.zeros(int(ok.sum()))
-
-        if source is None and q.links is not None:
-            # a point or base of this query: the same one is often asked again (the unit's
-            # start, for every destination looked at), its tangents are kept for a while
-            table = _point_table(B.bs, (x0, y0, r0, s0), len(X))
-            rows = table.get(want, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
-        elif source is None:
-            rows = compute(want)
+        if source is None:
+            rows = _point_rows(q, B, fx, want, x0, y0, r0, s0)
         else:
-            kept = B.bs.links if q.links is None else q.links.setdefault(b, {})
-            links = kept.get(source)
-            if links is None:
-                links = kept[source] = Links(len(X))
-            if q.links is not None:
-                # the tangents themselves are the same whichever game asks: kept with the band space
-                table = B.bs.tangents.get(source)
-                if table is None:
-                    table = B.bs.tangents[source] = Tangents(len(X))
-                rows = links.get(
-                    want, lambda idx: table.get(idx, lambda m: _lines(B, x0, y0, r0, s0, X[m], Y[m], R[m], S[m], C[m]))
-                )
-            else:
-                rows = links.get(want, compute)
-            if rows is not None:
-                inw = np.zeros(len(X), dtype=bool)
-                inw[want] = True
-                if B.goal is None:
-                    fixed_at = np.nonzero(inw[rows[0]])[0]
-                    made = links.out(S, C, N)
-                    fixed = [made[i] for i in fixed_at.tolist()]
-                    rows = None
-                else:
-                    m_ = inw[rows[0]]
-                    rows = tuple(r[m_] for r in rows)
+            rows, links, fixed, fixed_at = _source_rows(q, B, b, source, fx, want, x0, y0, r0, s0)
         if rows is not None and len(rows[0]):
             tid = rows[0]
             ftid = tid

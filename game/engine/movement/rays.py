@@ -77,31 +77,42 @@ class Caster:
             self._tree = shapely.STRtree(shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
         return self._tree
 
-    def cast(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
-        """Distance along each ray (origin O, unit direction U) to its first hit (inf: none;
+    def cast(self, origins: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
+        """Distance along each ray (from ``origins``, unit direction U) to its first hit (inf: none;
         with ``reach``, a number or one per ray, hits beyond it may be missed: rays of a star
         or fan are cut there). A compiled kernel (:func:`.kernels.cast_kernel`) where
         numba is, else :meth:`cast_numpy`: the same answers."""
         if not kernels.use():
-            return self.cast_numpy(O, U, reach)
-        n, f = len(O), kernels.f64
+            return self.cast_numpy(origins, U, reach)
+        n, f = len(origins), kernels.f64
         clip = reach is not None
         rr = f(np.broadcast_to(np.asarray(reach, dtype=float), (n,))) if clip else np.zeros(n)
         lo_s, hi_s = self._box
         return kernels.cast_kernel(
-            f(O), f(U), rr, f(self.P), f(self._E), f(lo_s), f(hi_s), f(self.C), f(self.R), f(self._R2), _CHUNK, clip
+            f(origins),
+            f(U),
+            rr,
+            f(self.P),
+            f(self._E),
+            f(lo_s),
+            f(hi_s),
+            f(self.C),
+            f(self.R),
+            f(self._R2),
+            _CHUNK,
+            clip,
         )
 
-    def cast_numpy(self, O: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
+    def cast_numpy(self, origins: np.ndarray, U: np.ndarray, reach=None) -> np.ndarray:
         """:meth:`cast` in numpy (the reference of its kernel)."""
-        n = len(O)
+        n = len(origins)
         best = np.full(n, np.inf)
         if reach is not None:
             reach = np.broadcast_to(np.asarray(reach, dtype=float), (n,))
         lo_s, hi_s = self._box
         with np.errstate(divide="ignore", invalid="ignore"):
             for lo in range(0, n, _CHUNK):
-                o, u = O[lo : lo + _CHUNK], U[lo : lo + _CHUNK]
+                o, u = origins[lo : lo + _CHUNK], U[lo : lo + _CHUNK]
                 P, E, C, R2 = self.P, self._E, self.C, self._R2
                 if reach is not None:
                     # only what lies within reach of these origins' box
@@ -309,8 +320,8 @@ def stars(caster: Caster, points, top: float, budgets=None, edges: bool = True):
     )
     own, a = _sorted_unique(np.concatenate([own_e, own_s, rows[at]]), np.concatenate([even, sil % TAU, cross % TAU]))
     U = np.stack([np.cos(a), np.sin(a)], axis=1)
-    O = np.stack([X[own], Y[own]], axis=1)
-    return O, U, np.zeros(len(a)), np.bincount(own, minlength=len(pts)), g, False
+    origins = np.stack([X[own], Y[own]], axis=1)
+    return origins, U, np.zeros(len(a)), np.bincount(own, minlength=len(pts)), g, False
 
 
 def fans(caster: Caster, arcs, top: float, budgets=None, edges: bool = True):

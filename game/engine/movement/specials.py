@@ -146,10 +146,10 @@ def _ray_cells(origins: np.ndarray, nx: int, ny: int, di: int, dj: int, steps: i
     """Cells along rays from ``origins`` in grid direction (di, dj), -1 off the table."""
     oi, oj = np.divmod(origins, ny)
     t = np.arange(1, steps + 1)
-    I = oi[:, None] + t[None, :] * di
-    J = oj[:, None] + t[None, :] * dj
-    inside = (I >= 0) & (I < nx) & (J >= 0) & (J < ny)
-    return np.where(inside, I * ny + J, -1)
+    cell_i = oi[:, None] + t[None, :] * di
+    cell_j = oj[:, None] + t[None, :] * dj
+    inside = (cell_i >= 0) & (cell_i < nx) & (cell_j >= 0) & (cell_j < ny)
+    return np.where(inside, cell_i * ny + cell_j, -1)
 
 
 class Specials:

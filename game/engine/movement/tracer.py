@@ -228,6 +228,73 @@ class Tracer:
         rollouts trace the same paths again and again."""
         return _kept_trace(self, unit, [(float(x), float(y)) for x, y in points], descend)
 
+    def _gap_landing(self, st: list, i: int, waypoints: list[float]) -> int | None:
+        """The stretch a gap jump (M8) from the end of stretch ``i`` lands on: down by more
+        than the free height, then back up to within the jump height of the take-off, across
+        no more than the widest gap, with no waypoint inside and not onto a wall top. None
+        where the path does not jump a gap there."""
+        a = st[i]
+        if st[i + 1].z - a.z >= -self.free - EPS:
+            return None
+        j = i + 1
+        while j < len(st) and st[j].z < a.z - self.free - EPS:
+            j += 1
+        if j >= len(st):
+            return None
+        c = st[j]
+        s = a.s1
+        inside = any(s + EPS < w < c.s0 - EPS for w in waypoints)
+        if (
+            c.s0 - s <= float(self.rs.jump_gap_max) + EPS
+            and abs(c.z - a.z) <= float(self.rs.jump_height_max) + EPS
+            and not inside
+            and not c.wall_top
+        ):
+            return j
+        return None
+
+    def _gap_jump(self, a, c, at: Point) -> Transition:
+        """The M8 transition of a gap jump from the end of stretch ``a`` (at ``at``) to the start of ``c``."""
+        s = a.s1
+        pc = a.piece
+        return Transition(
+            "jump_gap",
+            at,
+            s,
+            abs(c.z - a.z),
+            a.z,
+            c.z,
+            gap=c.s0 - s,
+            needs_check=True,
+            rule=RuleId.M8,
+            piece=self.board.terrain[pc].id if pc is not None else None,
+        )
+
+    def _over_wall(
+        self, unit: Unit, pts: list[Point], cum: list[float], st: list, i: int, descend: str
+    ) -> tuple[list[Transition], list[tuple[float, float]]]:
+        """Climbing over the wall whose top is stretch i + 1 (M6): the transitions that are
+        not free (up, then down) and the airborne stretch of a jump down from its top.
+        Raises IllegalAction where the path ends on the wall or its top is too thick."""
+        a, b = st[i], st[i + 1]
+        s = a.s1
+        wall = self.board.terrain[b.piece]
+        if i + 2 >= len(st):
+            raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {wall.id}")
+        thick = b.s1 - b.s0
+        if thick > float(self.rs.wall_climb_max_thickness) + EPS:
+            raise IllegalAction(
+                RuleId.M6,
+                f'the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}" of it '
+                f'(climbing over allows {float(self.rs.wall_climb_max_thickness):g}" or less)',
+            )
+        c = st[i + 2]
+        up = self._step(unit, s, point_at(pts, cum, s), a.z, b.z, a.piece, b.piece, descend)
+        down = self._step(unit, b.s1, point_at(pts, cum, b.s1), b.z, c.z, b.piece, c.piece, descend)
+        over = [t for t in (up, down) if t.kind != "free"]
+        air = [(b.s1, self._landing(pts, cum, b.s1, b.piece, unit.r))] if down.kind == "jump_down" else []
+        return over, air
+
     def _trace(self, unit: Unit, pts: list[Point], descend: str) -> Trace:
         """:meth:`trace`, worked out."""
         cum = [0.0]
@@ -238,8 +305,6 @@ class Tracer:
             if not self.board.disc_on_table(x, y, unit.r):
                 raise IllegalAction(RuleId.M5, f"the base of {unit.id} would leave the table at [{x:.2f}, {y:.2f}]")
         st = self._profile(pts, cum)
-        rs = self.rs
-        free = self.free
         waypoints = cum[1:-1]
         transitions: list[Transition] = []
         airborne: list[tuple[float, float]] = []
@@ -253,60 +318,20 @@ class Tracer:
             at = point_at(pts, cum, s)
             dz = b.z - a.z
             # M8: a gap jump - down, then back up to about the same height, no waypoint inside.
-            if dz < -free - EPS:
-                j = i + 1
-                while j < len(st) and st[j].z < a.z - free - EPS:
-                    j += 1
-                if j < len(st):
-                    c = st[j]
-                    width = c.s0 - s
-                    inside = any(s + EPS < w < c.s0 - EPS for w in waypoints)
-                    if (
-                        width <= float(rs.jump_gap_max) + EPS
-                        and abs(c.z - a.z) <= float(rs.jump_height_max) + EPS
-                        and not inside
-                        and not c.wall_top
-                    ):
-                        self._no_dazed(unit, "jump", RuleId.M8)
-                        pc = a.piece
-                        transitions.append(
-                            Transition(
-                                "jump_gap",
-                                at,
-                                s,
-                                abs(c.z - a.z),
-                                a.z,
-                                c.z,
-                                gap=width,
-                                needs_check=True,
-                                rule=RuleId.M8,
-                                piece=self.board.terrain[pc].id if pc is not None else None,
-                            )
-                        )
-                        airborne.append((s, c.s0))
-                        anchors.append((s, None))
-                        anchors.append((c.s0, None))
-                        i = j
-                        continue
+            j = self._gap_landing(st, i, waypoints)
+            if j is not None:
+                self._no_dazed(unit, "jump", RuleId.M8)
+                c = st[j]
+                transitions.append(self._gap_jump(a, c, at))
+                airborne.append((s, c.s0))
+                anchors.append((s, None))
+                anchors.append((c.s0, None))
+                i = j
+                continue
             if b.wall_top:
-                wall = self.board.terrain[b.piece]
-                if i + 2 >= len(st):
-                    raise IllegalAction(RuleId.M6, f"{unit.id} may not end on top of wall {wall.id}")
-                thick = b.s1 - b.s0
-                if thick > float(rs.wall_climb_max_thickness) + EPS:
-                    raise IllegalAction(
-                        RuleId.M6,
-                        f'the top of wall {wall.id} is not walkable: the path crosses {thick:.2f}" of it '
-                        f'(climbing over allows {float(rs.wall_climb_max_thickness):g}" or less)',
-                    )
-                c = st[i + 2]
-                up = self._step(unit, s, at, a.z, b.z, a.piece, b.piece, descend)
-                down = self._step(unit, b.s1, point_at(pts, cum, b.s1), b.z, c.z, b.piece, c.piece, descend)
-                for t in (up, down):
-                    if t.kind != "free":
-                        transitions.append(t)
-                if down.kind == "jump_down":
-                    airborne.append((b.s1, self._landing(pts, cum, b.s1, b.piece, unit.r)))
+                over, air = self._over_wall(unit, pts, cum, st, i, descend)
+                transitions.extend(over)
+                airborne.extend(air)
                 anchors.append((s, b.piece))
                 anchors.append((b.s1, b.piece))
                 i += 2

@@ -88,7 +88,8 @@ def pickup_denial(ctx: Ctx, u: Unit, tok: Token) -> IllegalAction | None:
     if nearest:
         return IllegalAction(
             RuleId.U6,
-            f'pick-up denied: {nearest[1]} is {_f(nearest[0])}" from {tok.id} ({_lim(rs.treasure_denial_range)}" or less)',
+            f'pick-up denied: {nearest[1]} is {_f(nearest[0])}" from {tok.id} '
+            f'({_lim(rs.treasure_denial_range)}" or less)',
         )
     return None
 

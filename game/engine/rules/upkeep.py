@@ -183,7 +183,8 @@ def rout_check(ctx: Ctx, wid: str, why: str) -> bool:
     )
     ctx.auto(
         RuleId.U2,
-        f"Rout Check for {wid} on {best.id}'s Morale {roll.target:g}: rolled {roll.kept}, {'pass' if roll.success else 'fail'}",
+        f"Rout Check for {wid} on {best.id}'s Morale {roll.target:g}: "
+        f"rolled {roll.kept}, {'pass' if roll.success else 'fail'}",
         RoutChecked,
         warband=wid,
         passed=bool(roll.success),
@@ -359,7 +360,8 @@ def break_point(ctx: Ctx, wid: str):
     fx = {**DEFAULT_BREAK_POINT_EFFECTS, **(rs.get("break_point_effects") or {})}
     ctx.auto(
         RuleId.U2,
-        f"{wid} is at its break point ({lost} lost of {size}, break point {bp}): every unit rolls {count}d{sides} + morale",
+        f"{wid} is at its break point ({lost} lost of {size}, break point {bp}): "
+        f"every unit rolls {count}d{sides} + morale",
     )
     for u in [u for u in st.units_of(wid) if u.active]:
         mod = int((u.stats.get("morale", 0) - rs.break_point_morale_base) // rs.break_point_morale_step)

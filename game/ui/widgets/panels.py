@@ -151,21 +151,39 @@ class UnitCard:
         surface.fill(PANEL_BG, rect)
         pygame.draw.rect(surface, PANEL_EDGE, rect, 1)
         if not uid or uid not in scene.state.units:
-            surface.blit(T.text("No unit selected", 15, SOFT, True), (rect.x + 8, rect.y + 8))
-            for i, s in enumerate(
-                (
-                    "Click a unit to select it; drag it to move.",
-                    "Right-click a unit for engage, status, checks.",
-                    "F1 lists every key.",
-                )
-            ):
-                surface.blit(T.text(s, 12, SOFT), (rect.x + 8, rect.y + 36 + i * 18))
+            self._draw_none(surface, rect)
             return
-        st = scene.state
-        u = st.units[uid]
+        u = scene.state.units[uid]
         colour = scene.painter.warband_colour(u.warband)
         pygame.draw.rect(surface, colour, pygame.Rect(rect.x, rect.y, 6, rect.height))
-        x, y = rect.x + 12, rect.y + 6
+        x = rect.x + 12
+        y = self._draw_who(surface, rect, scene, u, x, rect.y + 6)
+        y = self._draw_state(surface, scene.state, u, x, y)
+        if not u.on_table:
+            surface.blit(T.text("Off the table", 13, BAD, True), (x, y))
+            return
+        if info is not None:
+            y = self._draw_allowance(surface, rect, u, info, x, y)
+        z = scene.board.height_at(u.x, u.y)
+        if y < rect.bottom - 16:
+            surface.blit(T.text(f"at ({u.x:.2f}, {u.y:.2f})" + (f', {z:g}" up' if z else ""), 11, SOFT), (x, y))
+
+    @staticmethod
+    def _draw_none(surface, rect: pygame.Rect) -> None:
+        """The card with no unit: how to pick one."""
+        surface.blit(T.text("No unit selected", 15, SOFT, True), (rect.x + 8, rect.y + 8))
+        for i, s in enumerate(
+            (
+                "Click a unit to select it; drag it to move.",
+                "Right-click a unit for engage, status, checks.",
+                "F1 lists every key.",
+            )
+        ):
+            surface.blit(T.text(s, 12, SOFT), (rect.x + 8, rect.y + 36 + i * 18))
+
+    @staticmethod
+    def _draw_who(surface, rect: pygame.Rect, scene, u, x: int, y: int) -> int:
+        """The unit's name and id, warband, player and base, and stats; the y below them."""
         surface.blit(T.text(f"{u.name}", 17, (20, 20, 20), True), (x, y))
         surface.blit(T.text(u.id, 12, SOFT), (rect.right - 8 - T.text(u.id, 12, SOFT).get_width(), y + 4))
         y += 24
@@ -181,6 +199,11 @@ class UnitCard:
         for line in T.wrap(stats, rect.width - 20, 13, True):
             surface.blit(T.text(line, 13, (30, 30, 30), True), (x, y))
             y += 17
+        return y
+
+    @staticmethod
+    def _draw_state(surface, st, u, x: int, y: int) -> int:
+        """Status, keywords, what it carries, its flags and whom it fights; the y below them."""
         status_col = (
             BAD if u.status in ("stunned", "incapacitated") else ((200, 110, 0) if u.status != "normal" else GOOD)
         )
@@ -207,33 +230,32 @@ class UnitCard:
             T.text(f"Engaged: {engaged}" + ("   (engage attempted)" if u.engage_attempted else ""), 12, (30, 30, 30)),
             (x, y),
         )
-        y += 17
-        if not u.on_table:
-            surface.blit(T.text("Off the table", 13, BAD, True), (x, y))
-            return
-        if info is not None:
-            used = f'used {u.used:.2f}"' if u.used else "not moved yet"
-            if info.get("walk_error") is not None:
-                e = info["walk_error"]
-                for line in T.wrap(f"Move: {e.rule}: {e.reason}", rect.width - 20, 12)[:2]:
-                    surface.blit(T.text(line, 12, BAD), (x, y))
-                    y += 16
-            else:
-                run = f'{info["run"]:.2f}"' if info.get("run") is not None else "denied"
-                surface.blit(T.text(f'Move {info["walk"]:.2f}"   Run {run}   ({used})', 13, (30, 30, 30), True), (x, y))
-                y += 17
-                across = difficult_line(info)
-                if across:
-                    surface.blit(T.text(across, 12, DIFFICULT_INK), (x, y))
-                    y += 16
-            if info.get("run_denied") is not None:
-                e = info["run_denied"]
-                for line in T.wrap(f"Run: {e.rule}: {e.reason}", rect.width - 20, 12)[:3]:
-                    surface.blit(T.text(line, 12, BAD), (x, y))
-                    y += 16
-        z = scene.board.height_at(u.x, u.y)
-        if y < rect.bottom - 16:
-            surface.blit(T.text(f"at ({u.x:.2f}, {u.y:.2f})" + (f', {z:g}" up' if z else ""), 11, SOFT), (x, y))
+        return y + 17
+
+    @staticmethod
+    def _draw_allowance(surface, rect: pygame.Rect, u, info: dict, x: int, y: int) -> int:
+        """The Move and Run allowances (or why there is none), difficult ground on the way;
+        the y below them."""
+        used = f'used {u.used:.2f}"' if u.used else "not moved yet"
+        if info.get("walk_error") is not None:
+            e = info["walk_error"]
+            for line in T.wrap(f"Move: {e.rule}: {e.reason}", rect.width - 20, 12)[:2]:
+                surface.blit(T.text(line, 12, BAD), (x, y))
+                y += 16
+        else:
+            run = f'{info["run"]:.2f}"' if info.get("run") is not None else "denied"
+            surface.blit(T.text(f'Move {info["walk"]:.2f}"   Run {run}   ({used})', 13, (30, 30, 30), True), (x, y))
+            y += 17
+            across = difficult_line(info)
+            if across:
+                surface.blit(T.text(across, 12, DIFFICULT_INK), (x, y))
+                y += 16
+        if info.get("run_denied") is not None:
+            e = info["run_denied"]
+            for line in T.wrap(f"Run: {e.rule}: {e.reason}", rect.width - 20, 12)[:3]:
+                surface.blit(T.text(line, 12, BAD), (x, y))
+                y += 16
+        return y
 
 
 class DiceTray:

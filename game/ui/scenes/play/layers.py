@@ -188,7 +188,6 @@ class BoardLayers:
             label(surface, f'{d:g}"', (c[0] + rad * 0.707, c[1] - rad * 0.707), col)
 
     def draw_drag(self, surface: pygame.Surface) -> None:
-        scene = self.scene
         d = self.drag_tool.drag
         if d is None or not d.active or d.preview is None:
             return
