@@ -335,3 +335,35 @@ def test_a_planners_sandbox_searches_no_new_route():
     assert book.best(box, u_box, (15, 13), 10.5, 10.5)[1] != book.best(box, u_box, (15, 13), 10.5, 10.5)[1]  # nan
     kept = book.route(v, g.state.units["red-runner"], (15, 13))  # the real game: searched
     assert book.route(box, u_box, (15, 13)).cost == pytest.approx(kept.cost)
+
+
+def test_a_route_counts_the_moves_to_within_reach_of_its_end():
+    """``Route.turns(short=)``: the moves to come within that many inches of the end along
+    the route (a base in contact with a token need not stand on it)."""
+    g = _ladder_game()
+    r = _route(g)
+    assert r.turns(10.5, 10.5, 10, g.rs, short=0.0) == r.turns(10.5, 10.5, 10, g.rs) == 3
+    assert r.turns(10.5, 10.5, 10, g.rs, short=r.cost - r.stop(0.0, 10.5)) == 1  # the first stop
+    assert r.turns(10.5, 10.5, 10, g.rs, short=r.cost + 1) == 0
+    assert r.turns(9.0, 9.0, 10, g.rs, short=1.0) == math.inf  # never up the ladder in one move
+
+
+def test_the_planners_take_goals_count_the_runs_of_the_route():
+    """A goal's value counts the turns it takes (issue 47): the Runner is one Run from
+    the roof token as the crow flies, three along the route round the hedge and up the
+    ladder; the Scout's Run never gets up the 8" ladder and onto the roof in one move."""
+    from game.bots.planner.portfolio import candidates
+    from game.bots.sense import Sense, gap
+    from game.bots.utility import UtilityBot
+
+    g = _ladder_game()
+    base = UtilityBot()
+    sense = Sense(view(g, 1), "red", base.personality, base.book)
+    priors = {(goal.unit, goal.kind, goal.target): prior for prior, goal in candidates(sense, 9)}
+    runner, tok = g.state.units["red-runner"], g.state.treasure["t-roof"]
+    assert math.ceil((gap(runner.x, runner.y, runner.r, tok) - sense.contact) / 10.5) == 1
+    route = _route(g)
+    assert math.ceil(route.turns(10.5, 10.5, 10, g.rs, short=runner.r + tok.r + sense.contact)) == 3
+    # 3 - its 3 Runs, and 1 as the enemy's Runner is no more than one Run behind
+    assert priors[("red-runner", "take", "t-roof")] == pytest.approx(1.0)
+    assert ("red-scout", "take", "t-roof") not in priors
