@@ -4,6 +4,7 @@ and the route puzzles (tests/puzzles with ``turns:``) that both bots must solve.
 
 import math
 import os
+import re
 
 import pytest
 
@@ -31,11 +32,15 @@ def _ladder_game():
 
 def test_the_engine_routes_round_the_tower_and_up_its_ladder():
     g = _ladder_game()
-    plan = route(g.mover, g.state, "red-runner", (15, 13))
+    plan = route(g.mover, g.state, "red-runner", (15, 13), checks=False)
     assert 22.5 < plan.cost < 24.0  # round the hedge, 8" up the ladder, onto the roof
     assert [t.kind for t in plan.transitions] == ["ladder"]
     assert not plan.checks
     assert plan.points[-1][2] == 8.0 and plan.points[0][2] == 0.0
+    # with checks: climbing the same wall nearer the hedge's end, not at it (M5)
+    climb = route(g.mover, g.state, "red-runner", (15, 13))
+    assert [t.kind for t in climb.transitions] == ["climb_up"] and climb.cost < plan.cost
+    assert 12.0 + g.state.units["red-runner"].r < climb.transitions[0].at[0] < 13.5
     # the same place is refused as one move
     with pytest.raises(IllegalAction):
         g.mover.plan(g.state, "red-runner", to=(15, 13), run=True)
@@ -67,10 +72,57 @@ def test_view_route_answers_with_only_the_units_base_on_the_table():
     assert isinstance(v.route("red-runner", (15, 11.5)), IllegalAction)
 
 
+# --- the search and the tracer agree ------------------------------------------------------------
+
+
+def test_every_transition_the_search_may_take_is_a_step_the_tracer_accepts():
+    """A transition (a climb, a ladder, a jump) is one straight step between two nodes the
+    base fits at; the tracer must accept that step on its own, or the search finds a path
+    the tracer refuses and it hides the paths behind it. On the ladder roof the foot of a
+    climb up the tower's north wall beside the end of a hedge has the base in the hedge
+    where it meets the wall (M5)."""
+    g = _ladder_game()
+    u = g.state.units["red-runner"]
+    tr = g.mover.nav.layer(u.r).trans
+    taken = 0
+    for descend in ("climb", "jump"):
+        for n in range(len(tr.X)):
+            for _e, to, _cost, _checks in tr.priced(n, descend, True, True):
+                g.mover.trace(u, [(tr.X_l[n], tr.Y_l[n]), (tr.X_l[to], tr.Y_l[to])], descend)  # raises if refused
+                taken += 1
+    assert taken > 10
+
+
+def test_a_place_up_the_ladder_is_refused_by_its_cost_not_as_out_of_reach():
+    """``plan(to=)`` of a place no move reaches measures the cheapest path there (the
+    same as the route's): a climb the tracer refuses does not hide it."""
+    g = _ladder_game()
+    with pytest.raises(IllegalAction) as why:
+        g.mover.plan(g.state, "red-runner", to=(15, 13), run=True)
+    assert "no legal path" not in why.value.reason
+    cost = float(re.search(r'costs ([0-9.]+)"', why.value.reason).group(1))
+    assert cost == pytest.approx(route(g.mover, g.state, "red-runner", (15, 13)).cost, abs=0.01)
+
+
+def test_a_route_with_checks_is_the_cheapest_path_the_tracer_accepts():
+    """The route that may take checks is never dearer than the one without, and the tracer
+    gives the same path the same cost."""
+    g = _ladder_game()
+    u = g.state.units["red-runner"]
+    for uid in ("red-runner", "red-scout", "blue-runner"):
+        u = g.state.units[uid]
+        with_checks = route(g.mover, g.state, uid, (15, 13))
+        without = route(g.mover, g.state, uid, (15, 13), checks=False)
+        assert with_checks.cost <= without.cost + 1e-9
+        again = g.mover.check_path(g.state, u, [p[:2] for p in with_checks.points], "climb")
+        assert again.cost == pytest.approx(with_checks.cost, abs=1e-9)
+
+
 # --- reading a route ------------------------------------------------------------------------------
 
 
-def _route(g, uid="red-runner", goal=(15, 13), checks=True) -> Route:
+def _route(g, uid="red-runner", goal=(15, 13), checks=False) -> Route:
+    """The route up the ladder (``checks=False``: the climb beside it is cheaper)."""
     u = g.state.units[uid]
     return Route(route(g.mover, g.state, uid, goal, checks=checks), goal, u.r, float(g.rs.free_height))
 
@@ -251,19 +303,19 @@ def test_a_unit_off_its_route_joins_it_by_a_straight_line():
     v = view(g, 1)
     book = RouteBook()
     u = g.state.units["red-runner"]
-    first = book.route(v, u, (15, 13))
+    first = book.route(v, u, (15, 13), checks=False)
     u.x, u.y = 9.0, 9.0  # a step aside, west of the route
-    joined = book.route(v, u, (15, 13))
+    joined = book.route(v, u, (15, 13), checks=False)
     assert joined is not None and joined.points[0] == (9.0, 9.0)
     assert [t.kind for t in joined.plan.transitions] == ["ladder"]
     assert first.cost - 3 < joined.cost < first.cost + 3
     assert joined.cum[-1] == pytest.approx(joined.plan.length)
     # what the engine says from there is no cheaper than the join by much
-    fresh = route(g.mover, g.state, "red-runner", (15, 13))
+    fresh = route(g.mover, g.state, "red-runner", (15, 13), checks=False)
     assert fresh.cost <= joined.cost + 1e-6 and joined.cost - fresh.cost < 1.5
     # a unit far from every point of its route (more than a move) is searched for again
     u.x, u.y = 30.0, 30.0
-    far = book.route(v, u, (15, 13))
+    far = book.route(v, u, (15, 13), checks=False)
     assert far is not None and far.points[0] == (30.0, 30.0)
 
 
@@ -283,3 +335,35 @@ def test_a_planners_sandbox_searches_no_new_route():
     assert book.best(box, u_box, (15, 13), 10.5, 10.5)[1] != book.best(box, u_box, (15, 13), 10.5, 10.5)[1]  # nan
     kept = book.route(v, g.state.units["red-runner"], (15, 13))  # the real game: searched
     assert book.route(box, u_box, (15, 13)).cost == pytest.approx(kept.cost)
+
+
+def test_a_route_counts_the_moves_to_within_reach_of_its_end():
+    """``Route.turns(short=)``: the moves to come within that many inches of the end along
+    the route (a base in contact with a token need not stand on it)."""
+    g = _ladder_game()
+    r = _route(g)
+    assert r.turns(10.5, 10.5, 10, g.rs, short=0.0) == r.turns(10.5, 10.5, 10, g.rs) == 3
+    assert r.turns(10.5, 10.5, 10, g.rs, short=r.cost - r.stop(0.0, 10.5)) == 1  # the first stop
+    assert r.turns(10.5, 10.5, 10, g.rs, short=r.cost + 1) == 0
+    assert r.turns(9.0, 9.0, 10, g.rs, short=1.0) == math.inf  # never up the ladder in one move
+
+
+def test_the_planners_take_goals_count_the_runs_of_the_route():
+    """A goal's value counts the turns it takes (issue 47): the Runner is one Run from
+    the roof token as the crow flies, three along the route round the hedge and up the
+    ladder; the Scout's Run never gets up the 8" ladder and onto the roof in one move."""
+    from game.bots.planner.portfolio import candidates
+    from game.bots.sense import Sense, gap
+    from game.bots.utility import UtilityBot
+
+    g = _ladder_game()
+    base = UtilityBot()
+    sense = Sense(view(g, 1), "red", base.personality, base.book)
+    priors = {(goal.unit, goal.kind, goal.target): prior for prior, goal in candidates(sense, 9)}
+    runner, tok = g.state.units["red-runner"], g.state.treasure["t-roof"]
+    assert math.ceil((gap(runner.x, runner.y, runner.r, tok) - sense.contact) / 10.5) == 1
+    route = _route(g)
+    assert math.ceil(route.turns(10.5, 10.5, 10, g.rs, short=runner.r + tok.r + sense.contact)) == 3
+    # 3 - its 3 Runs, and 1 as the enemy's Runner is no more than one Run behind
+    assert priors[("red-runner", "take", "t-roof")] == pytest.approx(1.0)
+    assert ("red-scout", "take", "t-roof") not in priors

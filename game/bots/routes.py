@@ -124,21 +124,24 @@ class Route:
                 break
         return out
 
-    def turns(self, first: float, per_turn: float, agility: float, rs) -> float:
-        """The moves it takes to get to the end (this one counted), a failed check costing
-        one more (its expected retries); inf when a move cannot get past some stretch."""
+    def turns(self, first: float, per_turn: float, agility: float, rs, short: float = 0.0) -> float:
+        """The moves it takes to get to the end, or within ``short`` inches of it along the
+        route (this one counted), a failed check on the way costing one more (its
+        expected retries); inf when a move cannot get past some stretch."""
         length = float(self.cum[-1]) if self.cum else 0.0
-        if length <= 1e-9:
+        need = length - max(0.0, short)
+        if need <= 1e-9:
             return 0.0
         st = self.stops(first, per_turn)
-        if not st or st[-1] < length - 1e-6:
+        moves = next((k + 1 for k, s in enumerate(st) if s >= need - 1e-6), None)
+        if moves is None:
             return math.inf
         extra = 0.0
         for t in self.plan.transitions:
-            if t.needs_check:
+            if t.needs_check and t.s < need:
                 p = float(check_chance(rs, agility, DISADVANTAGE if t.disadvantage else NORMAL))
                 extra += math.inf if p <= 0 else (1 - p) / p
-        return len(st) + extra
+        return moves + extra
 
     def point(self, s: float) -> tuple[float, float]:
         return point_at(self.points, self.cum, s)

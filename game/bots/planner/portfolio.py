@@ -149,8 +149,9 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
                 ),
                 default=99,
             )
-            if picker:
-                mine.append((3.0 - turns + (1.0 if their_turns <= turns + 1 else 0.0), Goal("take", u.id, tok.id)))
+            take = take_turns(sense, u, tok, run, turns) if picker else math.inf
+            if take <= 3 and take <= turn_left + 1:
+                mine.append((3.0 - take + (1.0 if their_turns <= take + 1 else 0.0), Goal("take", u.id, tok.id)))
             if their_turns <= 3:
                 mine.append((3.0 - turns + (2.0 if their_turns <= 1 else 0.5), Goal("deny", u.id, tok.id)))
         reach = sense.engage_reach(u)
@@ -177,6 +178,22 @@ def candidates(sense: Sense, turn_left: int) -> list[tuple[float, Goal]]:
         out += mine[:PER_UNIT]
     out.sort(key=lambda pg: (-pg[0], sense.view.unit_order(pg[1].unit), pg[1].kind, pg[1].target or ""))
     return out[:MAX_CANDIDATES]
+
+
+def take_turns(sense: Sense, u, tok, run: float, crow: int) -> float:
+    """The Runs ``u`` takes to touch ``tok`` (to pick it up, U6) along the movement
+    engine's route (:meth:`RouteBook.best`: round walls, up ladders or climbing, no stop
+    part-way up, a failed check costing a Run), rounded up: a token on a roof whose ladder
+    is round the back is several Runs away, not the one of the straight line. ``crow``
+    (the straight line's) when ``u`` touches it now, or no route to it is known."""
+    if crow <= 0 or run <= 0:
+        return crow
+    reach = u.r + tok.r + sense.contact
+    route, _turns = sense.book.routes.best(sense.view, u, (tok.x, tok.y), run, run, 3 * run + reach)
+    if route is None:
+        return crow
+    turns = route.turns(run, run, float(u.stats.get("agility", 0)), sense.rs, short=reach)
+    return math.ceil(turns - 1e-9) if turns < math.inf else math.inf
 
 
 def marks(sense: Sense, u, run: float) -> list[tuple[float, Goal]]:

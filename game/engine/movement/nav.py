@@ -444,25 +444,38 @@ class NavCache:
         key = ("find", (float(goal[0]), float(goal[1])), allow, descend)
         return self._memo.trace(key, state, unit, lambda: self._find(state, unit, goal, allow, descend))
 
-    def _find(
-        self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str
-    ) -> "Trace":
-        mover = self.mover
-        problem = mover.end_problem(state, unit, goal[0], goal[1])
+    def _straight_first(
+        self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str
+    ) -> "tuple[Ctx, Trace | None, IllegalAction | None]":
+        """How a search for a point (``to:``, a route) starts: the end spot is checked
+        first (M5, M6: its refusal is raised), then the query's context is built and the
+        straight line traced, often legal and then the cheapest. (context, the straight
+        line's trace or None, its refusal or None)."""
+        problem = self.mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
             raise problem
         ctx = Ctx(self, state, unit, descend)
-        start = (unit.x, unit.y)
-        first_error: IllegalAction | None = None
         try:
-            straight = mover.check_path(state, unit, [start, goal], descend, field=ctx.field, blockers=ctx.blockers)
-            if straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9:
-                return straight
+            straight = self.mover.check_path(
+                state, unit, [(unit.x, unit.y), goal], descend, field=ctx.field, blockers=ctx.blockers
+            )
         except IllegalAction as exc:
-            first_error = exc
-            straight = None
+            return ctx, None, exc
+        return ctx, straight, None
+
+    def _point_goal(self, goal: tuple[float, float]) -> Goal:
+        """The search's goal for a point: the point on its band."""
         gb = self.surf.band_at(goal[0], goal[1])
-        target = Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
+        return Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
+
+    def _find(
+        self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str
+    ) -> "Trace":
+        ctx, straight, first_error = self._straight_first(state, unit, goal, descend)
+        if straight is not None and straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9:
+            return straight
+        start = (unit.x, unit.y)
+        target = self._point_goal(goal)
         best = self._best(ctx, target, allow, straight)
         if best is not None:
             return best

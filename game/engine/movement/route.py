@@ -80,23 +80,13 @@ def _route(
     checks: bool,
     within: float | None,
 ) -> Trace:
-    mover = nav.mover
-    problem = mover.end_problem(state, unit, goal[0], goal[1])
-    if problem is not None:
-        raise problem
-    ctx = Ctx(nav, state, unit, descend)
+    ctx, straight, _error = nav._straight_first(state, unit, goal, descend)
+    if straight is not None and not straight.n_checks:
+        return straight  # no path is shorter, and it takes no check
+    if not checks:
+        straight = None
     start = (unit.x, unit.y)
-    straight = None
-    try:
-        straight = mover.check_path(state, unit, [start, goal], descend, field=ctx.field, blockers=ctx.blockers)
-        if not straight.n_checks:
-            return straight  # no path is shorter, and it takes no check
-        if not checks:
-            straight = None
-    except IllegalAction:
-        pass
-    gb = nav.surf.band_at(goal[0], goal[1])
-    target = Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
+    target = nav._point_goal(goal)
     tr = _search(nav, ctx, target, start, goal, checks, within)
     tr = _cheaper(tr, straight)
     if tr is not None and within is not None and tr.cost > within + EPS:

@@ -11,9 +11,11 @@ Every transition goes straight from a point on one band to a point on another:
 * ``GAP`` (M8) and ``WALL`` (M6, over a wall): the exactly classified candidates of
   :class:`.specials.Specials`, between cell centres, kept where the base fits.
 
-The search (:mod:`.search`) prices them for the unit (ladders, Animals, Dazed, descend);
-the tracer has the last word on the path, and :mod:`.nav` pulls the bends next to a
-transition tight afterwards.
+The search (:mod:`.search`) prices them for the unit (ladders, Animals, Dazed, descend)
+and takes only those the tracer accepts as a step on their own (:meth:`Transitions.fits`:
+both ends fit, but the base may still meet another piece on the way, a hedge at the foot
+of a climb); the tracer has the last word on the path, and :mod:`.nav` pulls the bends
+next to a transition tight afterwards.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from game.engine.errors import IllegalAction
+from game.engine.model import Unit
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
-from game.engine.movement.surfaces import Surfaces
+from game.engine.movement.surfaces import Surfaces, surface_heights
 
 UP, DOWN, FAR, GAP, WALL = range(5)
 #: Offsets (inches) of the two ends of a ledge crossing from the edge.
@@ -127,6 +131,7 @@ class Transitions:
         self.used[self.e_from] = True
         self.used[self.e_to] = True
         self._priced: dict = {}  # (descend, ladders, may_climb) -> node -> its edges priced
+        self._check_steps_with(tracer)
 
     @staticmethod
     def _valid(space: Space, P: np.ndarray, bands: np.ndarray) -> np.ndarray:
@@ -160,16 +165,70 @@ class Transitions:
             good &= ~inside | (dist >= r - 1e-4)
         return idx[good]
 
+    def _check_steps_with(self, tracer) -> None:
+        """Get ready for :meth:`fits`: the tracer that has the word on a step, and the
+        edges it is asked about."""
+        self._tracer = tracer
+        self.e_near = self._near_other(tracer.board, float(tracer.rs.free_height), self.r)
+        self._fits: dict = {}  # (edge, descend, ladders) -> does the tracer accept its step
+
+    def _near_other(self, board, free: float, r: float) -> np.ndarray:
+        """Per edge: may the tracer refuse its step on its own? Where the straight step
+        comes within ``r`` of a piece other than the one it crosses that can stop a base
+        walking at the lower end's level or above (impassable ground no more than
+        free_height under it, a solid piece more than free_height over it: M5), or an
+        end lies within ``r`` of the table's edge. Elsewhere both ends fit and what the
+        base meets on the way is the piece the transition crosses (M5 near a crossing)."""
+        A, B = self.P[self.e_from], self.P[self.e_to]
+        near = np.zeros(len(A), dtype=bool)
+        if not len(A):
+            return near
+        for Q in (A, B):
+            near |= (Q[:, 0] < r + 1e-6) | (Q[:, 1] < r + 1e-6)
+            near |= (Q[:, 0] > board.width - r - 1e-6) | (Q[:, 1] > board.height - r - 1e-6)
+        if board.tree is None:
+            return near
+        si, pi = board.tree.query(shapely.linestrings(np.stack([A, B], axis=1)), predicate="dwithin", distance=r)
+        z = np.minimum(surface_heights(board, A[:, 0], A[:, 1])[0], surface_heights(board, B[:, 0], B[:, 1])[0])[si]
+        h = np.array([float(t.height) for t in board.terrain])[pi]
+        impassable = np.array([t.kind == "impassable" for t in board.terrain], dtype=bool)[pi]
+        solid = np.array([t.solid for t in board.terrain], dtype=bool)[pi]
+        stops = (impassable & (z <= h + free + 1e-6)) | (solid & (h > z + free - 1e-6))
+        near[si[stops & (pi != self.e_piece[si])]] = True
+        return near
+
+    def fits(self, e: int, descend: str, ladders: bool) -> bool:
+        """Does the tracer accept edge e's step on its own, for a unit that descends so
+        and may (or, an Animal, may not) use ladders (M5 against terrain, as for any
+        path: :meth:`Tracer.trace`)? Asked of the tracer where it may refuse it
+        (:meth:`_near_other`), once per kind of unit."""
+        if not self.e_near[e]:
+            return True
+        key = (e, descend, ladders)
+        ok = self._fits.get(key)
+        if ok is None:
+            a, b = int(self.e_from[e]), int(self.e_to[e])
+            keywords = [] if ladders else ["animal"]
+            unit = Unit("transition", "transition", "", self.X_l[a], self.Y_l[a], 0.0, self.r, {}, keywords)
+            try:
+                self._tracer.trace(unit, [(self.X_l[a], self.Y_l[a]), (self.X_l[b], self.Y_l[b])], descend)
+                ok = True
+            except IllegalAction:
+                ok = False
+            self._fits[key] = ok
+        return ok
+
     def priced(self, n: int, descend: str, ladders: bool, may_climb: bool) -> list:
         """The edges from node n a unit may take, in order: (edge, to, cost, checks) (kept
-        per kind of unit: the prices depend on nothing else)."""
+        per kind of unit: the prices and the steps the tracer accepts depend on nothing
+        else)."""
         per = self._priced.setdefault((descend, ladders, may_climb), {})
         out = per.get(n)
         if out is None:
             out = per[n] = [
                 (e, int(self.e_to[e])) + p
                 for e in range(self.out_ptr[n], self.out_ptr[n + 1])
-                if (p := self.price(e, descend, ladders, may_climb)) is not None
+                if (p := self.price(e, descend, ladders, may_climb)) is not None and self.fits(e, descend, ladders)
             ]
         return out
 
