@@ -534,51 +534,12 @@ class NavCache:
             kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
             if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
-        mover = self.mover
-        board = mover.board
         ctx = Ctx(self, state, unit, descend)
-        free = mover.free
-        # The goal is all of G4's contact, as for a given path: a path may end up to
-        # contact_tolerance short of touching (a hair inside it, against rounding), so
-        # the cheapest way in is never dearer than a path the player could give.
-        reach = unit.r + target.r + float(mover.rs.contact_tolerance) - 1e-12
-        zt = board.height_at(target.x, target.y)
-        bands = frozenset(
-            k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels)
-        )
-
-        def end_ok(x: float, y: float) -> bool:
-            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y, ctx.field) is None
-
-        # the bases a path may cross but not end on (M5): the spots beside them are ends too
-        kept_off = []
-        for uid, (ox, oy, orr, _oz) in ctx.field.units.items():
-            if (
-                uid != unit.id
-                and uid != target.id
-                and uid not in ctx.blockers
-                and math.hypot(ox - target.x, oy - target.y) < reach + unit.r + orr
-            ):
-                b = self.band_at(ox, oy)
-                if b is not None and b in bands:
-                    kept_off.append((ox, oy, unit.r + orr, b))
-        goal = Goal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
-        start = (unit.x, unit.y)
-        d = math.hypot(start[0] - target.x, start[1] - target.y)
-        straight = None
-        reason = ""
-        if d > reach:
-            # straight at the target first: often legal and then the cheapest
-            end = (target.x + (start[0] - target.x) * reach / d, target.y + (start[1] - target.y) * reach / d)
-            try:
-                straight = mover.check_path(state, unit, [start, end], descend, field=ctx.field, blockers=ctx.blockers)
-                if not end_ok(*end):
-                    straight = None
-                elif straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9:
-                    return straight
-            except IllegalAction as exc:
-                reason = f" ({exc.rule}: {exc.reason} on the straight line)"
-                straight = None
+        goal = self._contact_goal(ctx, target)
+        d = math.hypot(unit.x - target.x, unit.y - target.y)
+        fits, straight, reason = self._straight_in(ctx, goal, allow, d)
+        if fits:
+            return straight
         if not measure and may_transit(self.layer(unit.r).trans, ctx, goal, allow.inches + VERDICT_SLACK):
             # the verdict may search VERDICT_SLACK past the allowance (_verdict): that
             # search answers for the one within the allowance too (_found), so where
@@ -592,9 +553,9 @@ class NavCache:
         # within the allowance found nothing: the answer is the refusal below.
         none = (
             f"there is no way into base contact with {target.id} for {unit.id}, "
-            f'{board.distance(unit, target):.2f}" away{reason}'
+            f'{self.mover.board.distance(unit, target):.2f}" away{reason}'
         )
-        if straight is None and _contact_taken(mover, ctx.field, unit, target):
+        if straight is None and _contact_taken(self.mover, ctx.field, unit, target):
             raise IllegalAction(RuleId.E1, none)
         kept = (ctx, goal, allow, d, straight, none)
         if measure:
@@ -607,6 +568,59 @@ class NavCache:
                 self._unmeasured.clear()
             self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
         return tr
+
+    def _contact_goal(self, ctx: Ctx, target: Unit) -> Goal:
+        """E1's goal: every spot where the unit's base is in contact with ``target`` (G4)
+        at its level, where the base may end (M5, M6), with the bases round the target a
+        path may cross but not end on (``Goal.kept_off``: the spots beside them are ends too).
+
+        It is all of G4's contact, as for a given path: a path may end up to
+        contact_tolerance short of touching (a hair inside it, against rounding), so the
+        cheapest way in is never dearer than a path the player could give."""
+        mover, state, unit = self.mover, ctx.state, ctx.unit
+        free = mover.free
+        reach = unit.r + target.r + float(mover.rs.contact_tolerance) - 1e-12
+        zt = mover.board.height_at(target.x, target.y)
+        bands = frozenset(
+            k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels)
+        )
+
+        def end_ok(x: float, y: float) -> bool:
+            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y, ctx.field) is None
+
+        kept_off = []
+        for uid, (ox, oy, orr, _oz) in ctx.field.units.items():
+            if (
+                uid != unit.id
+                and uid != target.id
+                and uid not in ctx.blockers
+                and math.hypot(ox - target.x, oy - target.y) < reach + unit.r + orr
+            ):
+                b = self.band_at(ox, oy)
+                if b is not None and b in bands:
+                    kept_off.append((ox, oy, unit.r + orr, b))
+        return Goal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
+
+    def _straight_in(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float) -> tuple:
+        """The straight way at the target first (often legal and then the cheapest), from
+        the unit's centre ``d`` inches from the target's: ``(fits, straight, reason)``,
+        ``fits`` when it needs no check and fits the allowance (it is the answer),
+        ``straight`` the path when it is legal and ends where the base may end (else
+        None), ``reason`` what refused it on the straight line (or "")."""
+        unit = ctx.unit
+        if d <= goal.reach:
+            return False, None, ""
+        tx, ty, reach = goal.x, goal.y, goal.reach
+        end = (tx + (unit.x - tx) * reach / d, ty + (unit.y - ty) * reach / d)
+        try:
+            straight = self.mover.check_path(
+                ctx.state, unit, [(unit.x, unit.y), end], ctx.descend, field=ctx.field, blockers=ctx.blockers
+            )
+            if not goal.end_ok(*end):
+                return False, None, ""
+        except IllegalAction as exc:
+            return False, None, f" ({exc.rule}: {exc.reason} on the straight line)"
+        return straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9, straight, ""
 
     def _refusal(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
         """Nothing fits the allowance: the cheapest way in there is (its cost refuses the
@@ -924,7 +938,6 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
     hi = R + float(mover.rs.contact_tolerance) + 1e-9 + 1e-7
     tx, ty = target.x, target.y
     board = mover.board
-    free = mover.free
     # the heights end_problem may find under a contact point: the ground, any piece near
     zs = [0.0]
     if board.tree is not None:
@@ -932,7 +945,21 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
             float(board.terrain[h].height)
             for h in board.tree.query(ShPoint(tx, ty), predicate="dwithin", distance=hi + 1e-3).tolist()
         ]
-    lim = free + EPS - 1e-9
+    lim = mover.free + EPS - 1e-9
+    taken, discs = _bases_take_ring(field, unit, tx, ty, lo, hi, zs, lim)
+    if taken:
+        return True
+    if board.tree is None:
+        return False
+    return _walls_take_ring(board, unit, tx, ty, lo, hi, zs, lim, discs)
+
+
+def _bases_take_ring(field, unit: Unit, tx: float, ty: float, lo: float, hi: float, zs: list, lim: float):
+    """:func:`_contact_taken`'s bases: ``(taken, discs)``, ``taken`` when the angles round
+    the target at which a base holds the whole radial stretch of the ring (``lo`` to
+    ``hi`` from its centre) cover the ring; ``discs`` ``(x, y, C)``: the bases near it at a
+    height that counts, each with the distance ``C`` from its centre within which no base
+    may end."""
     arcs, discs = [], []
     for uid, (ox, oy, orad, oz) in field.units.items():
         if uid == unit.id or any(abs(oz - z) > lim for z in zs):
@@ -942,19 +969,11 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
         if D < 1e-9 or C <= 0 or D - C > hi:
             continue
         discs.append((ox, oy, C))
-        w = math.pi
-        for rho in (lo, hi):
-            c = overlap_cos(rho, D, C)
-            if c > 1.0:
-                w = -1.0
-                break
-            if c > -1.0:
-                w = min(w, math.acos(c))
-        w -= 1e-6
+        w = _held_half_angle(lo, hi, D, C)
         if w <= 0:
             continue
         if w >= math.pi - 1e-6:
-            return True
+            return True, discs
         a = (math.atan2(oy - ty, ox - tx) - w) % TAU
         if a + 2 * w > TAU:
             arcs += [(a, TAU), (0.0, a + 2 * w - TAU)]
@@ -966,10 +985,27 @@ def _contact_taken(mover: Tracer, field, unit: Unit, target: Unit) -> bool:
         if a > covered:
             break
         covered = max(covered, b)
-    if covered >= TAU:
-        return True
-    if board.tree is None:
-        return False
+    return covered >= TAU, discs
+
+
+def _held_half_angle(lo: float, hi: float, D: float, C: float) -> float:
+    """Half the angle round the target (its centre ``D`` from a base's) within which the
+    whole radial stretch from ``lo`` to ``hi`` lies within ``C`` of the base's centre (a
+    disc is convex: both ends in it suffice), less a margin; not positive: none."""
+    w = math.pi
+    for rho in (lo, hi):
+        c = overlap_cos(rho, D, C)
+        if c > 1.0:
+            return -1.0 - 1e-6
+        if c > -1.0:
+            w = min(w, math.acos(c))
+    return w - 1e-6
+
+
+def _walls_take_ring(board, unit: Unit, tx: float, ty: float, lo: float, hi: float, zs: list, lim: float, discs):
+    """:func:`_contact_taken` with impassable terrain near: polygons, each inside what it
+    stands for (the bases' discs inscribed, the terrain grown by a little less than
+    end_problem's reach), cover a polygon round the ring of contact points (outside it)."""
     grow = unit.r - 1e-4 - 1e-6
     walls = [
         h
