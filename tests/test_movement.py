@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from game.engine.events import ClimbStopped, FallRolled, GapJumpFailed
 from tests.factories import area, bare_unit, block, build, dice, refused
 
 
@@ -156,7 +157,8 @@ def test_failed_climb_up_stops_at_the_foot_and_ends_the_move():
     u = st.units["a"]
     assert not out.completed and out.rolls[0].rule == "M6" and not out.rolls[0].success
     assert (u.x, u.y) == pytest.approx((7 - u.r, 5))
-    assert any("climb up failed" in e and "tower" in e for e in out.events)
+    assert out.events == [ClimbStopped("M6", "up", "tower")]  # typed: what failed, where
+    assert out.events[0].text() == "M6 climb up failed: stops at the foot of tower"
     assert u.used == pytest.approx(2 - u.r) and u.moved
 
 
@@ -271,7 +273,10 @@ def test_failed_gap_jump_with_no_room_in_the_gap_falls_back_onto_the_ledge(case)
     assert m.board.height_at(u.x, u.y) == pytest.approx(3)  # on the ledge, not in the gap
     assert u.x == pytest.approx(10 - u.r, abs=0.06) and not out.completed
     assert u.status == sc.ruleset.injury_result(15 + 2)  # 3" fallen: +2 (M7)
-    text = " ".join(out.events)
+    jump, fall = out.events
+    assert isinstance(jump, GapJumpFailed) and jump.result == "put_back" and jump.height == pytest.approx(3)
+    assert isinstance(fall, FallRolled) and (fall.roll, fall.modifier) == (15, 2)
+    text = " ".join(e.text() for e in out.events)
     assert "no room" in text and "gap_fall_no_room: fall_back" in text and 'falls 3.00"' in text
     assert "into the gap" not in text
 
@@ -288,7 +293,9 @@ def test_failed_gap_jump_with_no_room_variant_stop_stays_on_the_ledge_without_a_
     u = st.units["a"]
     assert [r.rule for r in out.rolls] == ["M8"] and u.status == "normal"
     assert m.board.height_at(u.x, u.y) == pytest.approx(3) and u.x == pytest.approx(10 - u.r, abs=0.06)
-    assert "gap_fall_no_room: stop" in " ".join(out.events)
+    (jump,) = out.events
+    assert isinstance(jump, GapJumpFailed) and jump.result == "stays" and jump.height == 0
+    assert "gap_fall_no_room: stop" in jump.text()
 
 
 def test_a_waypoint_in_the_gap_means_climbing_down():

@@ -297,12 +297,75 @@ class Moved(Event):
 
 @dataclass(frozen=True)
 class MoveNote(Event):
-    """A sentence of the movement engine (a failed check, a fall)."""
+    """What the movement engine resolved during a move: a failed check or a fall. Each
+    kind below is its own type, for code that reacts to it; ``text()`` is the log line."""
 
-    message: str
+    rule: str
+
+
+@dataclass(frozen=True)
+class ClimbStopped(MoveNote):
+    """A failed climb check (M6) that stops the unit: at the foot of the piece it climbed
+    (``up``) or on its top (``down``, under the ruling ``climb_down_fail: stop``)."""
+
+    direction: str  # "up" | "down"
+    piece: str
 
     def text(self) -> str:
-        return self.message
+        where = "foot" if self.direction == "up" else "top"
+        return f"{self.rule} climb {self.direction} failed: stops at the {where} of {self.piece}"
+
+
+@dataclass(frozen=True)
+class CheckFell(MoveNote):
+    """A failed climb down (the fall variant) or jump down: the unit falls ``height``."""
+
+    kind: str  # the transition: "climb_down" | "jump_down"
+    height: float
+
+    def text(self) -> str:
+        return f'{self.rule} {self.kind.replace("_", " ")} failed: falls {self.height:.2f}"'
+
+
+@dataclass(frozen=True)
+class GapJumpFailed(MoveNote):
+    """A failed jump across a gap (M8): the unit falls into the gap (``into_gap``), or,
+    with no room for its base there, ``gap_fall_no_room`` decides: it stays on the ledge
+    (``stays``, no Fall) or falls the gap's depth and is put back (``put_back``)."""
+
+    result: str  # "into_gap" | "stays" | "put_back"
+    height: float
+    why: str = ""
+    at: tuple[float, float] | None = None
+
+    def text(self) -> str:
+        if self.result == "into_gap":
+            return f'{self.rule} jump failed: falls {self.height:.2f}" into the gap'
+        if self.result == "stays":
+            return f"{self.rule} jump failed: {self.why}: no Fall, it stays on the ledge at {_xy(self.at)}"
+        return (
+            f'{self.rule} jump failed: {self.why}: falls {self.height:.2f}" and is put back on the ledge '
+            f"it jumped from at {_xy(self.at)}"
+        )
+
+
+@dataclass(frozen=True)
+class FallRolled(MoveNote):
+    """A Fall (M7): the Injury roll, its modifier for the height and the result (``none``
+    for no effect); ``placeholder`` when the chart is the placeholder one."""
+
+    height: float
+    roll: int
+    modifier: int
+    result: str
+    placeholder: bool = False
+
+    def text(self) -> str:
+        total = self.roll + self.modifier
+        head = f'{self.rule} fall {self.height:.2f}": {self.roll}+{self.modifier} = {total}, '
+        if self.result == "none":
+            return head + "no effect"
+        return head + self.result + (" (placeholder chart)" if self.placeholder else "")
 
 
 @dataclass(frozen=True)

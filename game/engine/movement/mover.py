@@ -35,6 +35,7 @@ from typing import Sequence
 
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction, UnmeasuredRefusal
+from game.engine.events import CheckFell, ClimbStopped, FallRolled, GapJumpFailed
 from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
 from game.engine.movement.nav import NavCache
@@ -448,10 +449,10 @@ class Mover(Tracer):
             out.completed = False
             if t.kind == "climb_up":
                 stop_s = max(0.0, t.s - u.r)
-                out.events.append(f"M6 climb up failed: stops at the foot of {t.piece}")
+                out.events.append(ClimbStopped(RuleId.M6, "up", t.piece))
             elif t.kind == "climb_down" and rs.climb_down_fail == "stop":
                 stop_s = max(0.0, t.s - u.r)
-                out.events.append(f"M6 climb down failed: stops at the top of {t.piece}")
+                out.events.append(ClimbStopped(RuleId.M6, "down", t.piece))
             elif t.kind == "jump_gap":
                 stop_s, fall = self._gap_fall(state, u, pts, cum, t, out)
                 final = point_at(pts, cum, stop_s)
@@ -459,7 +460,7 @@ class Mover(Tracer):
             else:  # climb_down with the fall variant, jump_down
                 stop_s = min(plan.length, t.s + u.r)
                 fall = t.height
-                out.events.append(f'{t.rule} {t.kind.replace("_", " ")} failed: falls {fall:.2f}"')
+                out.events.append(CheckFell(t.rule, t.kind, fall))
             stop_s = self._free_spot(state, u, pts, cum, stop_s, forward=t.kind == "jump_down" or fall > 0)
             final = point_at(pts, cum, stop_s)
             break
@@ -536,19 +537,16 @@ class Mover(Tracer):
         )
         if inside is not None:
             fall = t.z_from - self.board.height_at(*point_at(pts, cum, inside))
-            out.events.append(f'M8 jump failed: falls {fall:.2f}" into the gap')
+            out.events.append(GapJumpFailed(RuleId.M8, "into_gap", fall))
             return inside, fall
         ruling = self.rs.gap_fall_no_room
         back = self._free_spot(state, u, pts, cum, max(0.0, t.s - u.r), forward=False)
         x, y = point_at(pts, cum, back)
         why = f"no room in the gap for its {u.base_mm:g} mm base (ruling gap_fall_no_room: {ruling})"
         if ruling == "stop":
-            out.events.append(f"M8 jump failed: {why}: no Fall, it stays on the ledge at [{x:.2f}, {y:.2f}]")
+            out.events.append(GapJumpFailed(RuleId.M8, "stays", 0.0, why, (x, y)))
             return back, 0.0
-        out.events.append(
-            f'M8 jump failed: {why}: falls {depth:.2f}" and is put back on the ledge '
-            f"it jumped from at [{x:.2f}, {y:.2f}]"
-        )
+        out.events.append(GapJumpFailed(RuleId.M8, "put_back", depth, why, (x, y)))
         return back, depth
 
     def _floor(self, pts, cum, s0: float, s1: float) -> float:
@@ -569,11 +567,10 @@ class Mover(Tracer):
         roll = dice.amend(roll, modifier=mod)
         out.rolls.append(roll)
         result = rs.injury_result(roll.kept + mod)
+        placeholder = bool(rs.get("injury_table_placeholder"))
+        out.events.append(FallRolled(RuleId.M7, height, roll.kept, mod, result, placeholder))
         if result == "none":
-            out.events.append(f'M7 fall {height:.2f}": {roll.kept}+{mod} = {roll.kept + mod}, no effect')
             return
-        placeholder = " (placeholder chart)" if rs.get("injury_table_placeholder") else ""
-        out.events.append(f'M7 fall {height:.2f}": {roll.kept}+{mod} = {roll.kept + mod}, {result}{placeholder}')
         if STATUSES.index(result) > STATUSES.index(u.status):
             u.status = result
         if result == "incapacitated":

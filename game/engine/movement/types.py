@@ -14,6 +14,7 @@ from shapely.geometry import Point as ShPoint
 
 from game.engine.dice import Roll
 from game.engine.errors import IllegalAction
+from game.engine.events import MoveNote
 from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
@@ -149,7 +150,7 @@ class MoveOutcome:
     unit: str
     final: Point
     rolls: list[Roll] = field(default_factory=list)
-    events: list[str] = field(default_factory=list)
+    events: list[MoveNote] = field(default_factory=list)  # typed: a failed check, a fall
     incapacitated: list[str] = field(default_factory=list)
     cost: float = 0.0
     completed: bool = True
@@ -159,7 +160,7 @@ class MoveOutcome:
             "final": [round(self.final[0], 2), round(self.final[1], 2)],
             "paid": round(self.cost, 2),
             "completed": self.completed,
-            "events": list(self.events),
+            "events": [e.text() for e in self.events],
             "rolls": [r.to_dict() for r in self.rolls],
             "incapacitated": list(self.incapacitated),
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from game.engine.errors import IllegalAction
-from game.engine.events import ContactEnded, Moved, MoveNote, Reloaded
+from game.engine.events import ContactEnded, Moved, Reloaded
 from game.engine.rule_ids import RuleId
 from game.engine.rules import effects
 from game.engine.rules.context import Ctx, Rule
@@ -37,8 +37,9 @@ def resolve_move(ctx: Ctx, plan):
     extra = {}
     for part in (plan, outcome):
         extra.update({k: v for k, v in part.to_dict().items() if k not in ("ok", "action", "i", "rolls")})
-    for text in extra.pop("events", None) or []:
-        ctx.emit(MoveNote(str(text)))
+    extra.pop("events", None)
+    for note in outcome.events:
+        ctx.emit(note)
     ctx.report(extra)
     ctx.emit(Moved(plan.unit, tuple((x, y) for x, y in st.units[plan.unit].trail[-1]), outcome.completed))
     for uid in outcome.incapacitated:
