@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 
+from game.bots import kernels as bot_kernels
 from game.bots.routes import Route
 from game.bots.sense import Sense, gap, next_status as _next
+from game.engine import kernels as engine_kernels
 from game.engine.dice import DISADVANTAGE, NORMAL
 from game.engine.errors import IllegalAction
 from game.engine.model import Unit
@@ -275,7 +277,15 @@ class PositionScorer:
 
     # --- the score ----------------------------------------------------------------------------------
     def score(self, P: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """The score of ending at each point of ``P`` (n x 2), and its terms."""
+        """The score of ending at each point of ``P`` (n x 2), and its terms: those of
+        :meth:`score_numpy`, from a compiled kernel (:func:`.kernels.score_kernel`) once
+        the process uses the kernels (:func:`game.engine.kernels.use`)."""
+        if len(P) and engine_kernels.use():
+            return compiled_score(self, P)
+        return self.score_numpy(P)
+
+    def score_numpy(self, P: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """:meth:`score` in numpy: the reference the kernel is held to."""
         s, p, u = self.s, self.p, self.u
         n = len(P)
         X, Y = P[:, 0], P[:, 1]
@@ -494,6 +504,72 @@ class PositionScorer:
             score -= p.shoot
         opt.score = score
         opt.note = f"{chance:.0%} to pass {len(plan.checks)} check(s)" if plan is not None and plan.checks else ""
+
+
+def packed(sc: PositionScorer, X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arguments of :func:`.kernels.score_kernel` after the points: the scorer's
+    scalars, its tokens, threats, enemies, hunted enemies, friends and the routes' way left
+    from each point (see the column names in :mod:`game.bots.kernels`). Each scalar is
+    the one :meth:`PositionScorer.score_numpy` computes, in the same order."""
+    s, p, u = sc.s, sc.p, sc.u
+    rdr = float(s.rs.run_denial_range)
+    caution = p.threat * (p.carrier_caution if sc.carrying else 1.0)
+    # in the order of the names in game.bots.kernels (MOVE, FREE_H, ... SUPPORT_RANGE)
+    S = [sc.move, sc.free_h, s.contact, sc.picker, sc.carrying, float(s.rs.treasure_denial_range), p.contact]
+    S += [p.approach * sc.move, -caution, -p.run_zone, p.support, rdr, sc.reach, not sc.picker or not sc.tokens]
+    S += [rdr + 3, SUPPORT_RANGE]
+    go: list[np.ndarray] = []
+
+    def route_row(key: str) -> int:
+        route = sc.routes.get(key)
+        if route is None:
+            return -1
+        go.append(route.to_go(X, Y, Z, sc.route_upto[key]))
+        return len(go) - 1
+
+    tok = []
+    for t, value, factor, denier, pickers in sc.tokens:
+        row = route_row(t.id)
+        share = factor * (0.3 if denier is not None else 1.0)
+        index = float(s.free_tokens.index(t)) if row >= 0 and sc.picker else -1.0
+        z = sc.board.height_at(t.x, t.y)
+        beyond = sc.beyond.get(t.id, math.nan)
+        tok.append((t.x, t.y, t.r, z, row, beyond, value, factor, share, _deny_weight(sc, t, value, pickers), index))
+    thr = [
+        (e.x, e.y, e.r, reach + s.contact, loss, 0.5 if how == "shoot" else 1.0) for e, reach, loss, how in sc.threats
+    ]
+    ene = [(e.x, e.y, e.r) for e in s.enemies]
+    off = [(e.x, e.y, e.r, p.hunt * value, route_row(_unit_key(e.id))) for e, value in sc.offense if value > 0]
+    ally = [(a.x, a.y, a.r) for a in s.mine if a.id != u.id]
+    GO = np.array(go) if go else np.zeros((0, len(X)))
+    return np.array(S, dtype=float), _rows(tok, 11), _rows(thr, 6), _rows(ene, 3), _rows(off, 5), _rows(ally, 3), GO
+
+
+def _deny_weight(sc: PositionScorer, tok, value: float, pickers) -> float:
+    """The deny term's weight of a token within reach of it (nan: no enemy could take it),
+    as :meth:`PositionScorer._token_terms` weighs it."""
+    if not pickers:
+        return math.nan
+    s, u = sc.s, sc.u
+    lim = float(s.rs.treasure_denial_range)
+    urgent = any(gap(e.x, e.y, e.r, tok) <= s.contact for e in pickers)
+    covered = any(a.id != u.id and gap(a.x, a.y, a.r, tok) <= lim for a in s.mine)
+    return sc.p.deny * value * (URGENT if urgent else 1.0) * (0.3 if covered else 1.0)
+
+
+def _rows(rows: list[tuple], width: int) -> np.ndarray:
+    return np.array(rows, dtype=float) if rows else np.zeros((0, width))
+
+
+def compiled_score(sc: PositionScorer, P: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """:meth:`PositionScorer.score` by :func:`.kernels.score_kernel`: the same total and terms."""
+    f = engine_kernels.f64
+    X, Y = f(P[:, 0]), f(P[:, 1])
+    Z = f(sc.board.heights_at(X, Y))
+    out = bot_kernels.score_kernel(X, Y, Z, float(sc.u.r), *packed(sc, X, Y, Z))
+    terms = dict(zip(bot_kernels.TERMS, out))
+    terms["_nearest"] = out[bot_kernels.NEAREST]
+    return out[bot_kernels.TOTAL], terms
 
 
 def _unit_key(uid: str) -> str:

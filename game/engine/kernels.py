@@ -63,14 +63,14 @@ def enable() -> bool:
         if os.environ.get("SPEEDHEIM_JIT") == "0":
             return False
         try:
-            import numba
+            import numba  # noqa: F401
         except ImportError:
             _on = False
             return False
         # each name in its module becomes the compiled kernel (a kernel that calls another
         # finds the compiled one there when it is compiled)
         for mod, name, fn in _KERNELS:
-            mod[name] = numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
+            mod[name] = _compile(fn)
         _ENABLED = True
         return True
 
@@ -80,9 +80,19 @@ def kernel(fn):
     arrays) that :func:`enable` compiles with numba (numpy's error model: a division by
     zero gives inf or nan as numpy does; no fast-math, so no fused multiply-adds: the
     same sums as the reference). Until then it is ``fn`` itself, which callers do not
-    call (they use their numpy reference)."""
-    _KERNELS.append((fn.__globals__, fn.__name__, fn))
+    call (they use their numpy reference). A kernel registered after :func:`enable` (its
+    module imported later) is compiled at once."""
+    with _lock:
+        _KERNELS.append((fn.__globals__, fn.__name__, fn))
+        if _ENABLED:
+            return _compile(fn)
     return fn
+
+
+def _compile(fn):
+    import numba
+
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
 
 
 @kernel
