@@ -26,6 +26,7 @@ def make_n_all(*args: str) -> list[str]:
         [
             "make",
             "-n",
+            "--no-print-directory",  # under `make test` (CI) a child make says where it is
             "-W",
             "pyproject.toml",
             "--assume-old=.venv/bin/python",
