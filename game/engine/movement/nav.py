@@ -364,13 +364,13 @@ class NavCache:
             lay._avoid_nodes = ok
         return ok
 
-    def _found(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+    def _search_result(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
         """What the search finds (:class:`Found`, or None), or what an earlier search of
         this query for the same goal and limit found when it is the same answer: the same
         search, or one without checks that left out no transition needing a check that
         the search with checks would have taken up (``Search.left_out``), which runs the
         same steps in the same order. (A search finds nothing past its limit; a path both
-        limits reach it finds at either, :meth:`_far`.)
+        limits reach it finds at either, :meth:`_cheapest_path`.)
 
         A limit the query widened (``Ctx.widen``, a verdict that may look past the
         allowance: :meth:`_find_contact`): the search within the wider limit answers, up
@@ -379,13 +379,13 @@ class NavCache:
         search where it ran one within the allowance and one past it."""
         wide = None if avoid else ctx.widen.get(limit)
         if wide is not None:
-            run = self._run(ctx, goal, wide, checks, avoid)
+            run = self._search_run(ctx, goal, wide, checks, avoid)
             return run[1] if run is not None and run[1] is not None and run[3] <= limit + EPS + 1e-9 else None
-        run = self._run(ctx, goal, limit, checks, avoid)
+        run = self._search_run(ctx, goal, limit, checks, avoid)
         return None if run is None else run[1]
 
-    def _run(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
-        """:meth:`_found`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
+    def _search_run(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+        """:meth:`_search_result`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
         left_out, f)``, :func:`_same_run`): an earlier one that answers, else a new
         search; None when the unit stands on no band (no search)."""
         runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
@@ -404,21 +404,23 @@ class NavCache:
         runs.append(run)
         return run
 
-    def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
+    def _traced_path(
+        self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None
+    ):
         """The cheapest path the search finds, checked by the tracer once (a Trace), or
         None; for an allowance, :func:`closer`'s."""
-        found = self._found(ctx, goal, limit, checks, avoid)
+        found = self._search_result(ctx, goal, limit, checks, avoid)
         if found is None:
             return None
         key = (id(found), allowance)
         if key not in ctx.traced:
             plain = (id(found), None)
             if plain not in ctx.traced:
-                ctx.traced[plain] = self._checked(ctx, found)
+                ctx.traced[plain] = self._checked_trace(ctx, found)
             ctx.traced[key] = closer(self.mover, ctx, found, ctx.traced[plain], allowance)
         return ctx.traced[key]
 
-    def _checked(self, ctx: Ctx, found):
+    def _checked_trace(self, ctx: Ctx, found):
         """The path found, checked by the tracer (a Trace), or None."""
         mover = self.mover
         pts = polyline(found, ARC_EXCESS)
@@ -480,7 +482,9 @@ class NavCache:
         if best is not None:
             return best
         # Nothing within the allowance: the cheapest path there is (refused with its cost), or why none.
-        tr = _cheaper(self._far(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight)
+        tr = _cheaper(
+            self._cheapest_path(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight
+        )
         if tr is not None:
             return tr
         raise IllegalAction(
@@ -542,7 +546,7 @@ class NavCache:
             return straight
         if not measure and may_transit(self.layer(unit.r).trans, ctx, goal, allow.inches + VERDICT_SLACK):
             # the verdict may search VERDICT_SLACK past the allowance (_verdict): that
-            # search answers for the one within the allowance too (_found), so where
+            # search answers for the one within the allowance too (_search_result), so where
             # nothing fits it is the only one run
             ctx.widen[allow.inches] = allow.inches + VERDICT_SLACK
         best = self._best(ctx, goal, allow, straight) or rim_spots(self, ctx, goal, allow)
@@ -625,12 +629,12 @@ class NavCache:
     def _refusal(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
         """Nothing fits the allowance: the cheapest way in there is (its cost refuses the
         Engage), or the refusal ``none`` when there is no way in."""
-        tr = _cheaper(self._far(ctx, goal, allow, d), straight)
+        tr = _cheaper(self._cheapest_path(ctx, goal, allow, d), straight)
         if tr is None:
             raise IllegalAction(RuleId.E1, none)
         return tr
 
-    def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
+    def _cheapest_path(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
         looked for within twice the allowance, then further, in steps. A search with a
         larger limit takes the same steps in the same order up to the cost of the path a
@@ -640,11 +644,11 @@ class NavCache:
         checks, on any ground: one of :meth:`_best`'s) found a path, that is the answer:
         it did not fit, as difficult ground (M12) took inches off the allowance or the
         path measured more than the search's price."""
-        if self._found(ctx, goal, allow.inches, True, False) is not None:
-            return self._path(ctx, goal, allow.inches, True, False)
+        if self._search_result(ctx, goal, allow.inches, True, False) is not None:
+            return self._traced_path(ctx, goal, allow.inches, True, False)
         far = max(2 * allow.inches, 1.5 * d + 2)
         for limit in (far, 1.5 * far, 2 * far + 4):
-            tr = self._path(ctx, goal, limit, True, False)
+            tr = self._traced_path(ctx, goal, limit, True, False)
             if tr is not None:
                 return tr
         return None
@@ -657,7 +661,7 @@ class NavCache:
             for avoid in (False, True):
                 if avoid and _no_way_off(self, ctx, goal, allow, checks):
                     break
-                tr = self._path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
+                tr = self._traced_path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
                 if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
                     if best is None or _key(tr) < _key(best):
                         best = tr
@@ -700,18 +704,18 @@ class NavCache:
 
 
 def _same_run(runs, checks: bool):
-    """The run of :meth:`NavCache._found` kept in ``runs`` (``(checks, found, left_out,
+    """The run of :meth:`NavCache._search_result` kept in ``runs`` (``(checks, found, left_out,
     f)``, ``f`` the goal state's bound) that answers a search with ``checks``: the same
     search, or one without checks that left out no transition needing a check; None."""
     return next((r for r in runs if r[0] == checks or (checks and not r[2])), None)
 
 
 def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
-    """:meth:`NavCache._far` for a question that wants only the verdict: the path it would
+    """:meth:`NavCache._cheapest_path` for a question that wants only the verdict: the path it would
     take from the search within the allowance's inches (a refusal measured), else a path
     within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
-    if nav._found(ctx, goal, allow.inches, True, False) is not None:
-        return _cheaper(nav._path(ctx, goal, allow.inches, True, False), straight)
+    if nav._search_result(ctx, goal, allow.inches, True, False) is not None:
+        return _cheaper(nav._traced_path(ctx, goal, allow.inches, True, False), straight)
     limit = allow.inches + VERDICT_SLACK
     if not may_transit(nav.layer(ctx.unit.r).trans, ctx, goal, limit):
         # Only a transition pulled tight costs less than the search's price, and no path
@@ -719,7 +723,7 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
         # allowance, on any ground (the straight way in did not fit either, or
         # NavCache._best had taken it).
         return None
-    tr = _cheaper(nav._path(ctx, goal, limit, True, False), straight)
+    tr = _cheaper(nav._traced_path(ctx, goal, limit, True, False), straight)
     return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
 
 
@@ -737,7 +741,7 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     unit first, are tried as points: the cheapest path off difficult ground that fits,
     or None."""
     unit = ctx.unit
-    found = nav._found(ctx, goal, allow.inches, True, False)
+    found = nav._search_result(ctx, goal, allow.inches, True, False)
     if found is None or found.cost > allow.total(False) + 1e-9 or stands_in_difficult(nav.mover, unit):
         return None
     b = nav.band_at(goal.x, goal.y)
@@ -754,7 +758,7 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     for x, y in spots:
         if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
             break
-        tr = nav._path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)
+        tr = nav._traced_path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)
         if tr is not None and not tr.difficult and tr.cost <= allow.total(False) + 1e-9:
             if best is None or _key(tr) < _key(best):
                 best = tr
@@ -812,7 +816,7 @@ def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks:
     penalty, and no transition is in reach: a path keeping off it is priced no lower,
     measures no less than its price (only a transition pulled tight does), and has
     the same allowance."""
-    found = nav._found(ctx, goal, allow.inches, checks, False)
+    found = nav._search_result(ctx, goal, allow.inches, checks, False)
     return (
         found is not None
         and found.cost > allow.total(True) + 1e-9
@@ -822,7 +826,7 @@ def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks:
 
 
 def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
-    """:meth:`NavCache._checked`'s path ``tr``, or, when it measures over the allowance by
+    """:meth:`NavCache._checked_trace`'s path ``tr``, or, when it measures over the allowance by
     no more than the excess of the path found's arcs, that path with its arcs followed
     closer (the same path for every allowance it does not come near)."""
     if tr is not None and allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:

@@ -115,7 +115,7 @@ def _search(nav: NavCache, ctx: Ctx, target: Goal, start, goal, checks: bool, wi
         limits = tuple(lim for lim in limits if lim < within) + (float(within),)
     for limit in limits:
         for with_checks in (True, False) if checks else (False,):
-            tr = nav._path(ctx, target, min(limit, last), with_checks, False)
+            tr = nav._traced_path(ctx, target, min(limit, last), with_checks, False)
             if tr is not None:
                 return tr
     return None

@@ -105,15 +105,15 @@ class Ctx:
         self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
         self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
         self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
-        #: What the searches of this query found, per goal (NavCache._found), and those
-        #: paths checked by the tracer (NavCache._path): the same query asks again.
+        #: What the searches of this query found, per goal (NavCache._search_result), and those
+        #: paths checked by the tracer (NavCache._traced_path): the same query asks again.
         self.runs: dict = {}
         self.traced: dict = {}
         #: What this query's searches work out per source and the goal, the same in each
         #: (links_from: the tangent to the goal's centre; may_transit's answer per limit).
         self.memo: dict = {}
         #: A limit of this query's searches -> the wider one whose search answers for it
-        #: (NavCache._found).
+        #: (NavCache._search_result).
         self.widen: dict = {}
 
 
