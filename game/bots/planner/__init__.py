@@ -26,7 +26,7 @@ from game.bots.base import Decision
 from game.bots.planner.evaluate import WIN, Value, evaluate, kill_chance
 from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
-from game.bots.planner.portfolio import SCREEN_MARGIN, Scored, Search, Searcher
+from game.bots.planner.portfolio import SCREEN_MARGIN, PlanSearch, Scored, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
@@ -87,7 +87,7 @@ class PlannerBot:
         self.cautious = UtilityBot("cautious")
         self.reply = ThreatReply(UtilityBot(), kill_chance, WIN)
         self._key = None
-        self._search: Search | None = None
+        self._search: PlanSearch | None = None
         self._why: dict[str, str] = {}
         self._policy = GoalPolicy({}, self.base, self.cautious)
 
@@ -118,7 +118,7 @@ class PlannerBot:
             )
         return d
 
-    def search(self, view) -> Search | None:
+    def search(self, view) -> PlanSearch | None:
         """The search at this decision point (for the side whose turn it is)."""
         side = UtilityBot._side(view)
         if side is None:
@@ -134,7 +134,7 @@ class PlannerBot:
         self._why = {uid: self.explain(s, s.best, g) for uid, g in plan.items()} if s is not None else {}
 
     # --- reasons ----------------------------------------------------------------------------------
-    def explain(self, s: Search, plan: Scored, goal: Goal | None = None) -> str:
+    def explain(self, s: PlanSearch, plan: Scored, goal: Goal | None = None) -> str:
         """What the search weighed for ``plan``: the score, the clock, the samples."""
         base = s.baseline
         names = s.names
