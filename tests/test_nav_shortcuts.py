@@ -12,7 +12,7 @@ from game.bundled import bundled_map
 from game.engine.geometry import Board
 from game.engine.movement import Mover
 from game.engine.movement.search import Ctx
-from game.engine.movement.search import Goal
+from game.engine.movement.search import SearchGoal
 from game.engine.scenario import load_scenario
 
 STRESS = pathlib.Path(bundled_map("stress.yaml"))
@@ -33,7 +33,7 @@ def _queries(sc, mover, n, seed):
         goal = (min(sc.width - 1, max(1, u.x + d * math.cos(a))), min(sc.height - 1, max(1, u.y + d * math.sin(a))))
         b = mover.nav.band_at(*goal)
         if b is not None:
-            yield u, Goal(goal[0], goal[1], 0.0, frozenset([b]))
+            yield u, SearchGoal(goal[0], goal[1], 0.0, frozenset([b]))
 
 
 def test_the_limit_never_hides_a_path_within_it(world):

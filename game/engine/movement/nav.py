@@ -39,7 +39,7 @@ from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
 from game.engine.movement.reach import reach
-from game.engine.movement.search import Ctx, Goal, Search, polyline, result
+from game.engine.movement.search import Ctx, SearchGoal, Search, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
@@ -328,7 +328,7 @@ class NavCache:
         return out
 
     # --- searching --------------------------------------------------------------------------
-    def _search(self, ctx: Ctx, goal: Goal | None, limit: float, checks: bool, avoid: bool) -> Search | None:
+    def _search(self, ctx: Ctx, goal: SearchGoal | None, limit: float, checks: bool, avoid: bool) -> Search | None:
         unit = ctx.unit
         lay = self.layer(unit.r)
         b = self.band_at(unit.x, unit.y)
@@ -364,7 +364,7 @@ class NavCache:
             lay._avoid_nodes = ok
         return ok
 
-    def _search_result(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+    def _search_result(self, ctx: Ctx, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
         """What the search finds (:class:`Found`, or None), or what an earlier search of
         this query for the same goal and limit found when it is the same answer: the same
         search, or one without checks that left out no transition needing a check that
@@ -384,7 +384,7 @@ class NavCache:
         run = self._search_run(ctx, goal, limit, checks, avoid)
         return None if run is None else run[1]
 
-    def _search_run(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+    def _search_run(self, ctx: Ctx, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
         """:meth:`_search_result`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
         left_out, f)``, :func:`_same_run`): an earlier one that answers, else a new
         search; None when the unit stands on no band (no search)."""
@@ -405,7 +405,7 @@ class NavCache:
         return run
 
     def _traced_path(
-        self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None
+        self, ctx: Ctx, goal: SearchGoal, limit: float, checks: bool, avoid: bool, allowance: float | None = None
     ):
         """The cheapest path the search finds, checked by the tracer once (a Trace), or
         None; for an allowance, :func:`closer`'s."""
@@ -465,10 +465,10 @@ class NavCache:
             return ctx, None, exc
         return ctx, straight, None
 
-    def _point_goal(self, goal: tuple[float, float]) -> Goal:
+    def _point_goal(self, goal: tuple[float, float]) -> SearchGoal:
         """The search's goal for a point: the point on its band."""
         gb = self.surf.band_at(goal[0], goal[1])
-        return Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
+        return SearchGoal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
 
     def _find(
         self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str
@@ -573,10 +573,10 @@ class NavCache:
             self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
         return tr
 
-    def _contact_goal(self, ctx: Ctx, target: Unit) -> Goal:
+    def _contact_goal(self, ctx: Ctx, target: Unit) -> SearchGoal:
         """E1's goal: every spot where the unit's base is in contact with ``target`` (G4)
         at its level, where the base may end (M5, M6), with the bases round the target a
-        path may cross but not end on (``Goal.kept_off``: the spots beside them are ends too).
+        path may cross but not end on (``SearchGoal.kept_off``: the spots beside them are ends too).
 
         It is all of G4's contact, as for a given path: a path may end up to
         contact_tolerance short of touching (a hair inside it, against rounding), so the
@@ -603,9 +603,9 @@ class NavCache:
                 b = self.band_at(ox, oy)
                 if b is not None and b in bands:
                     kept_off.append((ox, oy, unit.r + orr, b))
-        return Goal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
+        return SearchGoal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
 
-    def _straight_in(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float) -> tuple:
+    def _straight_in(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", d: float) -> tuple:
         """The straight way at the target first (often legal and then the cheapest), from
         the unit's centre ``d`` inches from the target's: ``(fits, straight, reason)``,
         ``fits`` when it needs no check and fits the allowance (it is the answer),
@@ -626,7 +626,7 @@ class NavCache:
             return False, None, f" ({exc.rule}: {exc.reason} on the straight line)"
         return straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9, straight, ""
 
-    def _refusal(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
+    def _refusal(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
         """Nothing fits the allowance: the cheapest way in there is (its cost refuses the
         Engage), or the refusal ``none`` when there is no way in."""
         tr = _cheaper(self._cheapest_path(ctx, goal, allow, d), straight)
@@ -634,7 +634,7 @@ class NavCache:
             raise IllegalAction(RuleId.E1, none)
         return tr
 
-    def _cheapest_path(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
+    def _cheapest_path(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
         looked for within twice the allowance, then further, in steps. A search with a
         larger limit takes the same steps in the same order up to the cost of the path a
@@ -653,7 +653,7 @@ class NavCache:
                 return tr
         return None
 
-    def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
+    def _best(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
         then fewer checks; None if none fits."""
         best = None
@@ -710,7 +710,7 @@ def _same_run(runs, checks: bool):
     return next((r for r in runs if r[0] == checks or (checks and not r[2])), None)
 
 
-def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
+def _verdict(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance", straight):
     """:meth:`NavCache._cheapest_path` for a question that wants only the verdict: the path it would
     take from the search within the allowance's inches (a refusal measured), else a path
     within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
@@ -731,7 +731,7 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
 RIM_SPOTS = 6
 
 
-def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
+def rim_spots(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance"):
     """M12 for an Engage that difficult ground refuses: the search that keeps off it
     ends at the contact region by straight stretches and walks round its rim between
     sampled spots, and can miss a way in to a short free run of the rim along the edge
@@ -758,7 +758,9 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     for x, y in spots:
         if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
             break
-        tr = nav._traced_path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)
+        tr = nav._traced_path(
+            ctx, SearchGoal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches
+        )
         if tr is not None and not tr.difficult and tr.cost <= allow.total(False) + 1e-9:
             if best is None or _key(tr) < _key(best):
                 best = tr
@@ -808,7 +810,7 @@ def from_start(found, unit: Unit):
     )
 
 
-def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:
+def _no_way_off(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance", checks: bool) -> bool:
     """Can the search that keeps off difficult ground (M12) find nothing that fits,
     after the one that may cross it found a path that did not? Yes when the unit
     stands within its radius of difficult ground (every path from there crosses it, as
@@ -887,7 +889,7 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
 
-def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
+def may_transit(tr: Transitions, ctx: Ctx, goal: SearchGoal, limit: float) -> bool:
     """Could a path the search prices within ``limit`` take a transition (one needing
     a check or not)? A path through transition e from node u to node v costs at least the
     straight line to u, e's price and the straight line from v to the goal region (no
@@ -902,7 +904,7 @@ def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
     return out
 
 
-def _may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
+def _may_transit(tr: Transitions, ctx: Ctx, goal: SearchGoal, limit: float) -> bool:
     P = tr.P
     if not len(P):
         return False

@@ -42,7 +42,7 @@ FREE_ARCS = 1024
 
 
 @dataclass
-class Goal:
+class SearchGoal:
     """Where a path may end: within ``reach`` of (x, y) (0: that point) on one of ``bands``;
     ``end_ok`` says whether a centre may end at a point found there (contact regions).
     ``kept_off``: discs (x, y, R, band) of the bases a centre may cross but not end within
@@ -178,7 +178,7 @@ class _Band:
     def goal_corners(self) -> list[tuple[float, float]]:
         """Where the goal region's rim crosses a base's circle (grown by the unit's
         radius): a blocking base's, or one the path may cross but not end on
-        (``Goal.kept_off``): the spots in contact beside a base that stands by the target,
+        (``SearchGoal.kept_off``): the spots in contact beside a base that stands by the target,
         the nearest ones when the straight way in ends on that base. And where terrain,
         the table's edge or the band's bounds the rim (:meth:`.BandSpace.ring_ends`): the
         spots in contact beside a wall or off difficult ground. Targets a straight stretch
@@ -205,7 +205,7 @@ class _Band:
         points, :meth:`.BandSpace.ring_free`), and the corners on it
         (:meth:`goal_corners`) as ``(angle, x, y)``. A base in contact walks round the
         target along a free run (:meth:`Search._round_rim`), across the bases of
-        ``Goal.kept_off`` (friends it may cross, M5). No corner: no walk, nothing sampled."""
+        ``SearchGoal.kept_off`` (friends it may cross, M5). No corner: no walk, nothing sampled."""
         if self._rim is None:
             g = self.goal
             corners = [(math.atan2(y - g.y, x - g.x) % TAU, x, y) for x, y in self.goal_corners()]
@@ -385,7 +385,7 @@ class Search:
         trans: Transitions,
         start: tuple[float, float],
         start_band: int,
-        goal: Goal | None,
+        goal: SearchGoal | None,
         limit: float,
         checks: bool,
         descend: str,
