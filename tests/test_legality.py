@@ -411,7 +411,7 @@ def _engage_phases(map_name: str, seed: int, turns: int):
 def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monkeypatch):
     """Where a verdict may look VERDICT_SLACK past the allowance (a transition could pull a
     path tight), it runs the search within that wider limit and takes the answer for the
-    allowance from it (``Ctx.widen``, NavCache._search_result). On the Engage phases of utility
+    allowance from it (``SearchContext.widen``, NavCache._search_result). On the Engage phases of utility
     games on maps/crossroads.yaml, every answer so taken is what a search within the
     allowance, with the same checks, finds on its own: the same path, or nothing; and
     both happen."""
@@ -467,13 +467,13 @@ def test_legal_actions_answers_the_same_with_fewer_searches_where_a_verdict_look
     widened = ask()
     n_widened = len(runs)
     runs.clear()
-    init = search.Ctx.__init__
+    init = search.SearchContext.__init__
 
     def own_searches(self, *a, **kw):
         init(self, *a, **kw)
         self.widen = Never()
 
-    monkeypatch.setattr(search.Ctx, "__init__", own_searches)
+    monkeypatch.setattr(search.SearchContext, "__init__", own_searches)
     assert ask() == widened
     assert n_widened < len(runs), (n_widened, len(runs))
 

@@ -11,7 +11,7 @@ from shapely.geometry import Point
 from game.bundled import bundled_map
 from game.engine.geometry import Board
 from game.engine.movement import Mover
-from game.engine.movement.search import Ctx
+from game.engine.movement.search import SearchContext
 from game.engine.movement.search import SearchGoal
 from game.engine.scenario import load_scenario
 
@@ -42,7 +42,7 @@ def test_the_limit_never_hides_a_path_within_it(world):
     sc, mover = world
     same = 0
     for u, goal in _queries(sc, mover, 60, 1):
-        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
         wide = mover.nav._search(ctx, goal, 60.0, True, False)
         got = wide.run()
         if got is None:
@@ -88,7 +88,7 @@ def test_a_rerun_with_checks_is_a_fresh_search_with_checks(world):
     sc, mover = world
     n = 0
     for u, goal in _queries(sc, mover, 60, 3):
-        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
         q = mover.nav._search(ctx, goal, 12.0, False, False)
         q.run()
         again = q.rerun(True)
@@ -129,7 +129,7 @@ def test_adding_checks_to_a_search_gives_the_labels_of_a_fresh_search_with_check
     sc, mover = world
     n = 0
     for u in [u for u in sc.state.units.values() if u.active]:
-        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
         q = mover.nav._search(ctx, None, 9.0, False, False)
         q.record = True
         q.run()

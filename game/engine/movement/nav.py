@@ -39,7 +39,7 @@ from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
 from game.engine.movement.reach import reach
-from game.engine.movement.search import Ctx, SearchGoal, Search, polyline, result
+from game.engine.movement.search import Search, SearchContext, SearchGoal, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
@@ -328,7 +328,9 @@ class NavCache:
         return out
 
     # --- searching --------------------------------------------------------------------------
-    def _search(self, ctx: Ctx, goal: SearchGoal | None, limit: float, checks: bool, avoid: bool) -> Search | None:
+    def _search(
+        self, ctx: SearchContext, goal: SearchGoal | None, limit: float, checks: bool, avoid: bool
+    ) -> Search | None:
         unit = ctx.unit
         lay = self.layer(unit.r)
         b = self.band_at(unit.x, unit.y)
@@ -364,7 +366,7 @@ class NavCache:
             lay._avoid_nodes = ok
         return ok
 
-    def _search_result(self, ctx: Ctx, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
+    def _search_result(self, ctx: SearchContext, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
         """What the search finds (:class:`Found`, or None), or what an earlier search of
         this query for the same goal and limit found when it is the same answer: the same
         search, or one without checks that left out no transition needing a check that
@@ -372,7 +374,7 @@ class NavCache:
         same steps in the same order. (A search finds nothing past its limit; a path both
         limits reach it finds at either, :meth:`_cheapest_path`.)
 
-        A limit the query widened (``Ctx.widen``, a verdict that may look past the
+        A limit the query widened (``SearchContext.widen``, a verdict that may look past the
         allowance: :meth:`_find_contact`): the search within the wider limit answers, up
         to this one (what it finds is this search's answer when its goal state lies
         within this limit, else this search finds nothing), so the verdict runs one
@@ -384,7 +386,7 @@ class NavCache:
         run = self._search_run(ctx, goal, limit, checks, avoid)
         return None if run is None else run[1]
 
-    def _search_run(self, ctx: Ctx, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
+    def _search_run(self, ctx: SearchContext, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
         """:meth:`_search_result`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
         left_out, f)``, :func:`_same_run`): an earlier one that answers, else a new
         search; None when the unit stands on no band (no search)."""
@@ -405,7 +407,13 @@ class NavCache:
         return run
 
     def _traced_path(
-        self, ctx: Ctx, goal: SearchGoal, limit: float, checks: bool, avoid: bool, allowance: float | None = None
+        self,
+        ctx: SearchContext,
+        goal: SearchGoal,
+        limit: float,
+        checks: bool,
+        avoid: bool,
+        allowance: float | None = None,
     ):
         """The cheapest path the search finds, checked by the tracer once (a Trace), or
         None; for an allowance, :func:`closer`'s."""
@@ -420,7 +428,7 @@ class NavCache:
             ctx.traced[key] = closer(self.mover, ctx, found, ctx.traced[plain], allowance)
         return ctx.traced[key]
 
-    def _checked_trace(self, ctx: Ctx, found):
+    def _checked_trace(self, ctx: SearchContext, found):
         """The path found, checked by the tracer (a Trace), or None."""
         mover = self.mover
         pts = polyline(found, ARC_EXCESS)
@@ -448,7 +456,7 @@ class NavCache:
 
     def _straight_first(
         self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str
-    ) -> "tuple[Ctx, Trace | None, IllegalAction | None]":
+    ) -> "tuple[SearchContext, Trace | None, IllegalAction | None]":
         """How a search for a point (``to:``, a route) starts: the end spot is checked
         first (M5, M6: its refusal is raised), then the query's context is built and the
         straight line traced, often legal and then the cheapest. (context, the straight
@@ -456,7 +464,7 @@ class NavCache:
         problem = self.mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
             raise problem
-        ctx = Ctx(self, state, unit, descend)
+        ctx = SearchContext(self, state, unit, descend)
         try:
             straight = self.mover.check_path(
                 state, unit, [(unit.x, unit.y), goal], descend, field=ctx.field, blockers=ctx.blockers
@@ -538,7 +546,7 @@ class NavCache:
             kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
             if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
-        ctx = Ctx(self, state, unit, descend)
+        ctx = SearchContext(self, state, unit, descend)
         goal = self._contact_goal(ctx, target)
         d = math.hypot(unit.x - target.x, unit.y - target.y)
         fits, straight, reason = self._straight_in(ctx, goal, allow, d)
@@ -573,7 +581,7 @@ class NavCache:
             self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
         return tr
 
-    def _contact_goal(self, ctx: Ctx, target: Unit) -> SearchGoal:
+    def _contact_goal(self, ctx: SearchContext, target: Unit) -> SearchGoal:
         """E1's goal: every spot where the unit's base is in contact with ``target`` (G4)
         at its level, where the base may end (M5, M6), with the bases round the target a
         path may cross but not end on (``SearchGoal.kept_off``: the spots beside them are ends too).
@@ -605,7 +613,7 @@ class NavCache:
                     kept_off.append((ox, oy, unit.r + orr, b))
         return SearchGoal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
 
-    def _straight_in(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", d: float) -> tuple:
+    def _straight_in(self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", d: float) -> tuple:
         """The straight way at the target first (often legal and then the cheapest), from
         the unit's centre ``d`` inches from the target's: ``(fits, straight, reason)``,
         ``fits`` when it needs no check and fits the allowance (it is the answer),
@@ -626,7 +634,9 @@ class NavCache:
             return False, None, f" ({exc.rule}: {exc.reason} on the straight line)"
         return straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9, straight, ""
 
-    def _refusal(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
+    def _refusal(
+        self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", d: float, straight, none: str
+    ) -> "Trace":
         """Nothing fits the allowance: the cheapest way in there is (its cost refuses the
         Engage), or the refusal ``none`` when there is no way in."""
         tr = _cheaper(self._cheapest_path(ctx, goal, allow, d), straight)
@@ -634,7 +644,7 @@ class NavCache:
             raise IllegalAction(RuleId.E1, none)
         return tr
 
-    def _cheapest_path(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", d: float):
+    def _cheapest_path(self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
         looked for within twice the allowance, then further, in steps. A search with a
         larger limit takes the same steps in the same order up to the cost of the path a
@@ -653,7 +663,7 @@ class NavCache:
                 return tr
         return None
 
-    def _best(self, ctx: Ctx, goal: SearchGoal, allow: "Allowance", straight=None):
+    def _best(self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
         then fewer checks; None if none fits."""
         best = None
@@ -710,7 +720,7 @@ def _same_run(runs, checks: bool):
     return next((r for r in runs if r[0] == checks or (checks and not r[2])), None)
 
 
-def _verdict(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance", straight):
+def _verdict(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", straight):
     """:meth:`NavCache._cheapest_path` for a question that wants only the verdict: the path it would
     take from the search within the allowance's inches (a refusal measured), else a path
     within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
@@ -731,7 +741,7 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance", stra
 RIM_SPOTS = 6
 
 
-def rim_spots(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance"):
+def rim_spots(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance"):
     """M12 for an Engage that difficult ground refuses: the search that keeps off it
     ends at the contact region by straight stretches and walks round its rim between
     sampled spots, and can miss a way in to a short free run of the rim along the edge
@@ -810,7 +820,7 @@ def from_start(found, unit: Unit):
     )
 
 
-def _no_way_off(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance", checks: bool) -> bool:
+def _no_way_off(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", checks: bool) -> bool:
     """Can the search that keeps off difficult ground (M12) find nothing that fits,
     after the one that may cross it found a path that did not? Yes when the unit
     stands within its radius of difficult ground (every path from there crosses it, as
@@ -827,7 +837,7 @@ def _no_way_off(nav: NavCache, ctx: Ctx, goal: SearchGoal, allow: "Allowance", c
     )
 
 
-def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
+def closer(mover: Tracer, ctx: SearchContext, found, tr, allowance: float | None):
     """:meth:`NavCache._checked_trace`'s path ``tr``, or, when it measures over the allowance by
     no more than the excess of the path found's arcs, that path with its arcs followed
     closer (the same path for every allowance it does not come near)."""
@@ -842,7 +852,7 @@ def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
     return tr
 
 
-def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) -> "Trace":
+def pull_tight(mover: Tracer, trans: Transitions, ctx: SearchContext, tr: "Trace", found) -> "Trace":
     """A transition goes straight across a ledge sample (or between cell centres): where
     the tracer allows it, leave out its ends, or one of them, so that the path crosses
     the edge on the straight line from the waypoint before to the one after (no dearer,
@@ -889,7 +899,7 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
 
-def may_transit(tr: Transitions, ctx: Ctx, goal: SearchGoal, limit: float) -> bool:
+def may_transit(tr: Transitions, ctx: SearchContext, goal: SearchGoal, limit: float) -> bool:
     """Could a path the search prices within ``limit`` take a transition (one needing
     a check or not)? A path through transition e from node u to node v costs at least the
     straight line to u, e's price and the straight line from v to the goal region (no
@@ -904,7 +914,7 @@ def may_transit(tr: Transitions, ctx: Ctx, goal: SearchGoal, limit: float) -> bo
     return out
 
 
-def _may_transit(tr: Transitions, ctx: Ctx, goal: SearchGoal, limit: float) -> bool:
+def _may_transit(tr: Transitions, ctx: SearchContext, goal: SearchGoal, limit: float) -> bool:
     P = tr.P
     if not len(P):
         return False

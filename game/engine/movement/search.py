@@ -82,7 +82,7 @@ class Found:
     arcs: list[tuple] = field(default_factory=list)
 
 
-class Ctx:
+class SearchContext:
     """One query's unit and bases: who blocks (M5), what the unit may do."""
 
     def __init__(self, nav, state, unit, descend: str, ignore=()):
@@ -398,7 +398,7 @@ class Search:
     ):
         self.space, self.trans = space, trans
         self.links = links  # band -> source -> links.Links (None: kept with the band space)
-        self.memo = memo  # the query's (Ctx.memo; None: nothing kept)
+        self.memo = memo  # the query's (SearchContext.memo; None: nothing kept)
         self.far_reach = far_reach  # M9: how far out (centre from the ledge) a jump may land
         self.sx, self.sy = start
         self.start_band = start_band
