@@ -13,7 +13,7 @@ import yaml
 
 from game.bots import RandomBot, UtilityBot, view
 from game.bots.advise import advise, script_entry
-from game.bots.base import Decision
+from game.bots.base import BotDecision
 from game.cli import main
 from tests.factories import game, unit
 
@@ -146,7 +146,7 @@ def test_a_bot_without_options_gives_its_one_choice():
         name = "plain"
 
         def choose(self, v):
-            return Decision({"end_phase": {}}, "ends it", score=0.5)
+            return BotDecision({"end_phase": {}}, "ends it", score=0.5)
 
     opts = advise(g, "plain", top=3, bot=OnlyChoose())
     assert [d.action for d in opts] == [{"end_phase": {}}] and opts[0].reason == "ends it"

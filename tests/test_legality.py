@@ -134,7 +134,7 @@ def _without_the_wider_search(monkeypatch):
     verdict-only shortcut would do)."""
     from game.engine.movement import nav
 
-    monkeypatch.setattr(nav.NavCache, "_far", lambda self, *_a: None)
+    monkeypatch.setattr(nav.NavCache, "_cheapest_path", lambda self, *_a: None)
 
 
 def test_an_engage_beside_a_base_at_the_target_is_legal_within_the_allowance(monkeypatch):
@@ -175,20 +175,20 @@ def test_an_engage_only_the_wider_search_finds_is_legal_for_every_question(monke
 
 
 def _searching_at(monkeypatch, limits):
-    """The movement engine's search for a refusal's measure (``NavCache._far``) stepping
+    """The movement engine's search for a refusal's measure (``NavCache._cheapest_path``) stepping
     through these limits (inches) instead of its own."""
     from game.engine.movement import nav
 
     def far(self, ctx, goal, allow, _d):
-        if self._found(ctx, goal, allow.inches, True, False) is not None:
-            return self._path(ctx, goal, allow.inches, True, False)
+        if self._search_result(ctx, goal, allow.inches, True, False) is not None:
+            return self._traced_path(ctx, goal, allow.inches, True, False)
         for limit in limits:
-            tr = self._path(ctx, goal, limit, True, False)
+            tr = self._traced_path(ctx, goal, limit, True, False)
             if tr is not None:
                 return tr
         return None
 
-    monkeypatch.setattr(nav.NavCache, "_far", far)
+    monkeypatch.setattr(nav.NavCache, "_cheapest_path", far)
 
 
 @pytest.mark.parametrize(
@@ -233,11 +233,11 @@ def test_a_refusals_measure_round_a_raised_piece_is_that_of_one_wide_search(du, 
         from game.engine.movement import nav
 
         def wide(self, ctx, goal, allow, d):
-            if self._found(ctx, goal, allow.inches, True, False) is not None:
-                return self._path(ctx, goal, allow.inches, True, False)
-            return self._path(ctx, goal, 4 * max(2 * allow.inches, 1.5 * d + 2) + 8, True, False)
+            if self._search_result(ctx, goal, allow.inches, True, False) is not None:
+                return self._traced_path(ctx, goal, allow.inches, True, False)
+            return self._traced_path(ctx, goal, 4 * max(2 * allow.inches, 1.5 * d + 2) + 8, True, False)
 
-        mp.setattr(nav.NavCache, "_far", wide)
+        mp.setattr(nav.NavCache, "_cheapest_path", wide)
         g.mover.nav.forget()
         assert str(g.why_illegal(action)) == str(told)
 
@@ -302,7 +302,7 @@ def _count_searches(monkeypatch) -> dict:
     from game.engine.movement import nav
 
     calls = {"far": 0, "best": 0}
-    for name, what in (("_far", "far"), ("_best", "best")):
+    for name, what in (("_cheapest_path", "far"), ("_best", "best")):
 
         def counted(self, *args, _f=getattr(nav.NavCache, name), _w=what, **kw):
             calls[_w] += 1
@@ -411,7 +411,7 @@ def _engage_phases(map_name: str, seed: int, turns: int):
 def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monkeypatch):
     """Where a verdict may look VERDICT_SLACK past the allowance (a transition could pull a
     path tight), it runs the search within that wider limit and takes the answer for the
-    allowance from it (``Ctx.widen``, NavCache._found). On the Engage phases of utility
+    allowance from it (``SearchContext.widen``, NavCache._search_result). On the Engage phases of utility
     games on maps/crossroads.yaml, every answer so taken is what a search within the
     allowance, with the same checks, finds on its own: the same path, or nothing; and
     both happen."""
@@ -420,7 +420,7 @@ def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monk
 
     seen = {True: 0, False: 0}
 
-    def found(self, ctx, goal, limit, checks, avoid, _f=nav.NavCache._found):
+    def found(self, ctx, goal, limit, checks, avoid, _f=nav.NavCache._search_result):
         got = _f(self, ctx, goal, limit, checks, avoid)
         if not avoid and limit in ctx.widen:
             q = self._search(ctx, goal, limit, checks, avoid)
@@ -429,7 +429,7 @@ def test_a_verdicts_search_past_the_allowance_answers_for_the_one_within_it(monk
             seen[got is not None] += 1
         return got
 
-    monkeypatch.setattr(nav.NavCache, "_found", found)
+    monkeypatch.setattr(nav.NavCache, "_search_result", found)
     for seed in (0, 1, 2):
         for g, uid in _engage_phases("crossroads.yaml", seed, 6):
             g.mover.nav.forget()
@@ -467,13 +467,13 @@ def test_legal_actions_answers_the_same_with_fewer_searches_where_a_verdict_look
     widened = ask()
     n_widened = len(runs)
     runs.clear()
-    init = search.Ctx.__init__
+    init = search.SearchContext.__init__
 
     def own_searches(self, *a, **kw):
         init(self, *a, **kw)
         self.widen = Never()
 
-    monkeypatch.setattr(search.Ctx, "__init__", own_searches)
+    monkeypatch.setattr(search.SearchContext, "__init__", own_searches)
     assert ask() == widened
     assert n_widened < len(runs), (n_widened, len(runs))
 

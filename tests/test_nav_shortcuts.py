@@ -11,8 +11,8 @@ from shapely.geometry import Point
 from game.bundled import bundled_map
 from game.engine.geometry import Board
 from game.engine.movement import Mover
-from game.engine.movement.search import Ctx
-from game.engine.movement.search import Goal
+from game.engine.movement.search import SearchContext
+from game.engine.movement.search import SearchGoal
 from game.engine.scenario import load_scenario
 
 STRESS = pathlib.Path(bundled_map("stress.yaml"))
@@ -33,7 +33,7 @@ def _queries(sc, mover, n, seed):
         goal = (min(sc.width - 1, max(1, u.x + d * math.cos(a))), min(sc.height - 1, max(1, u.y + d * math.sin(a))))
         b = mover.nav.band_at(*goal)
         if b is not None:
-            yield u, Goal(goal[0], goal[1], 0.0, frozenset([b]))
+            yield u, SearchGoal(goal[0], goal[1], 0.0, frozenset([b]))
 
 
 def test_the_limit_never_hides_a_path_within_it(world):
@@ -42,7 +42,7 @@ def test_the_limit_never_hides_a_path_within_it(world):
     sc, mover = world
     same = 0
     for u, goal in _queries(sc, mover, 60, 1):
-        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
         wide = mover.nav._search(ctx, goal, 60.0, True, False)
         got = wide.run()
         if got is None:
@@ -88,7 +88,7 @@ def test_a_rerun_with_checks_is_a_fresh_search_with_checks(world):
     sc, mover = world
     n = 0
     for u, goal in _queries(sc, mover, 60, 3):
-        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
         q = mover.nav._search(ctx, goal, 12.0, False, False)
         q.run()
         again = q.rerun(True)
@@ -129,7 +129,7 @@ def test_adding_checks_to_a_search_gives_the_labels_of_a_fresh_search_with_check
     sc, mover = world
     n = 0
     for u in [u for u in sc.state.units.values() if u.active]:
-        ctx = Ctx(mover.nav, sc.state, u, "climb")
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
         q = mover.nav._search(ctx, None, 9.0, False, False)
         q.record = True
         q.run()

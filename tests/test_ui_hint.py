@@ -137,14 +137,14 @@ def test_when_only_the_phase_can_end_every_value_listed_comes_from_one_search(tm
     # list goes on with the advice after the phase ends: another search, with other dice.
     # Option 1 takes that advice's best (its value, its reason, its arrow), and the rest
     # follow it, each once: every value listed is of the one search.
-    from game.bots.base import Decision
+    from game.bots.base import BotDecision
     from tests.factories import UI_SCENARIO
 
     app, scene = make_scene(tmp_path, UI_SCENARIO.replace("phase: move", "phase: engage"))
     u, v = [x for x in scene.state.units.values() if x.on_table][:2]
     move = {"move": {"unit": u.id, "to": [u.x + 1.0, u.y]}}
     other = {"move": {"unit": v.id, "to": [v.x, v.y + 1.0]}}
-    first = Decision(
+    first = BotDecision(
         {"end_phase": {}}, f"ends the phase, then {u.id} moves; worth -3.7", score=-3.7, extra={"then": move}
     )
     monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: [first])
@@ -152,8 +152,8 @@ def test_when_only_the_phase_can_end_every_value_listed_comes_from_one_search(tm
         hints.ask,
         "advise_after",
         lambda *_a, **_k: [
-            Decision(other, "then: the other moves; worth -5.0", unit=v.id, score=-5.0),
-            Decision(move, "then: it moves; worth -5.3", unit=u.id, score=-5.3),
+            BotDecision(other, "then: the other moves; worth -5.0", unit=v.id, score=-5.0),
+            BotDecision(move, "then: it moves; worth -5.3", unit=u.id, score=-5.3),
         ],
     )
     key(app, "hint")
@@ -198,12 +198,12 @@ def test_the_list_keeps_clear_of_the_arrows(tmp_path, datadir, monkeypatch):
 def _advised(tmp_path, monkeypatch, reason):
     """A table whose hint lists three moves of its first unit, the i-th with
     ``reason(i, unit)`` and value -i; and the (text, box) of every label the hint draws."""
-    from game.bots.base import Decision
+    from game.bots.base import BotDecision
 
     app, scene = make_scene(tmp_path)
     u = [x for x in scene.state.units.values() if x.on_table][0]
     opts = [
-        Decision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, reason(i, u), unit=u.id, score=-float(i))
+        BotDecision({"move": {"unit": u.id, "to": [u.x + i + 1.0, u.y]}}, reason(i, u), unit=u.id, score=-float(i))
         for i in range(3)
     ]
     monkeypatch.setattr(hints.ask, "advise", lambda *_a, **_k: opts)

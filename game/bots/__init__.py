@@ -1,13 +1,13 @@
 """Bots: opponents for solo playtesting that play any side legally and explain themselves.
 
-Pure Python (no pygame). A bot answers ``bot.choose(view) -> Decision`` where the view
+Pure Python (no pygame). A bot answers ``bot.choose(view) -> BotDecision`` where the view
 (:func:`view`) is what its player sees; the driver (:func:`play_game`, :func:`play_turn`)
 applies its decisions. See docs/bots.md.
 """
 
 from __future__ import annotations
 
-from game.bots.base import BOT_KINDS, Bot, Decision
+from game.bots.base import BOT_KINDS, Bot, BotDecision
 from game.bots.driver import (
     BotGame,
     Step,
@@ -66,7 +66,7 @@ __all__ = [
     "BOT_KINDS",
     "Bot",
     "BotGame",
-    "Decision",
+    "BotDecision",
     "HIDDEN",
     "NAMES",
     "Personality",

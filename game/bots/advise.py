@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from game.bots.base import Decision
+from game.bots.base import BotDecision
 from game.bots.view import view as view_of
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction, LoadError, Problem
@@ -68,7 +68,7 @@ def advise(
     seed: int | None = None,
     bot: Any = None,
     mover: Any = None,
-) -> list[Decision]:
+) -> list[BotDecision]:
     """The bot's ``top`` best next actions for the side to act now, best first (an empty
     list when the game is over). The bot thinks on a copy of ``game`` (its own movement
     engine, so a worker thread may call this; the copy's seed is ``seed`` when given, for
@@ -92,7 +92,7 @@ def advise(
         found = list(ask(view, k)) if callable(ask) else [bot.choose(view)]
     except TypeError:  # an ``options`` of another shape (not the Advisor's)
         found = [bot.choose(view)]
-    out: list[Decision] = []
+    out: list[BotDecision] = []
     for d in found:
         if len(out) >= k:
             break
@@ -102,7 +102,7 @@ def advise(
     return out
 
 
-def option_json(d: Decision) -> dict[str, Any]:
+def option_json(d: BotDecision) -> dict[str, Any]:
     return {"action": d.action, "value": round(float(d.score), 4), "reason": d.reason}
 
 

@@ -1,7 +1,7 @@
-"""What every bot shares: the :class:`Decision` it returns and the :class:`Bot` protocol.
+"""What every bot shares: the :class:`BotDecision` it returns and the :class:`Bot` protocol.
 
 A bot answers one question: given what its player sees (a :class:`~game.bots.view.View`),
-what is the next action? ``bot.choose(view) -> Decision``. The decision carries the
+what is the next action? ``bot.choose(view) -> BotDecision``. The decision carries the
 action dict (exactly what ``Game.apply`` takes) and a one-line ``reason`` for the log.
 A bot only ever returns an action that ``view.why_illegal`` accepts: the bots check
 every action before they return it, and the driver counts any refusal as a bug.
@@ -36,7 +36,7 @@ UNIT_KINDS = ("move", "run", "reload", "engage", "shoot", "attack", "pick_up", "
 
 
 @dataclass(frozen=True)
-class Decision:
+class BotDecision:
     """One bot decision: the action to apply and why, in one line.
 
     ``unit`` is the unit that acts (None for flow actions and rout decisions); ``path``
@@ -66,14 +66,14 @@ class Decision:
 class Bot(Protocol):
     """A bot: ``name`` for the log, ``choose(view)`` for the next action.
 
-    A bot may also answer ``options(view, k) -> list[Decision]`` (see :class:`Advisor`):
+    A bot may also answer ``options(view, k) -> list[BotDecision]`` (see :class:`Advisor`):
     its ``k`` best next actions for the side to act, best first, each with its value
-    (``Decision.score``) and reason. ``speedheim advise`` and the window's hint ask it
+    (``BotDecision.score``) and reason. ``speedheim advise`` and the window's hint ask it
     (:mod:`game.bots.advise`); a bot without it is asked ``choose`` alone."""
 
     name: str
 
-    def choose(self, view: Any) -> Decision:  # pragma: no cover - a protocol
+    def choose(self, view: Any) -> BotDecision:  # pragma: no cover - a protocol
         ...
 
 
@@ -87,19 +87,19 @@ class Advisor(Protocol):
 
     name: str
 
-    def choose(self, view: Any) -> Decision:  # pragma: no cover - a protocol
+    def choose(self, view: Any) -> BotDecision:  # pragma: no cover - a protocol
         ...
 
-    def options(self, view: Any, k: int) -> list[Decision]:  # pragma: no cover - a protocol
+    def options(self, view: Any, k: int) -> list[BotDecision]:  # pragma: no cover - a protocol
         ...
 
 
-def end_decision(view: Any, why: str) -> Decision:
+def end_decision(view: Any, why: str) -> BotDecision:
     """End the step (a pending decision, declined) or the phase, whichever is allowed; under
     ``activation: alternating`` (O2), end the activation under way first."""
     kinds = view.legal_action_kinds()
     order = ("end_step", "end_phase") if view.pending is not None else ("end_activation", "end_phase", "end_step")
     for kind in order:
         if kind in kinds and view.why_illegal({kind: {}}) is None:
-            return Decision({kind: {}}, why)
-    return Decision({"end_turn": {}}, why)
+            return BotDecision({kind: {}}, why)
+    return BotDecision({"end_turn": {}}, why)

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from game.bots.base import Bot, Decision, end_decision
+from game.bots.base import Bot, BotDecision, end_decision
 from game.bots.view import view as view_of
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction, LoadError
@@ -84,7 +84,7 @@ class Step:
 
     player: int
     bot: str
-    decision: Decision
+    decision: BotDecision
     result: ActionResult | None
     seconds: float
     refused: str | None = None  # "RULE: reason" when the game refused it (a bug)
@@ -218,7 +218,7 @@ def snapshot(game: Game, mover: Any = None) -> Game:
     return game.clone(mover=mover)
 
 
-def think(bot: Bot, copy: Game, player: int | None = None) -> Decision:
+def think(bot: Bot, copy: Game, player: int | None = None) -> BotDecision:
     """The bot's next decision on a copy of the game (safe in a worker thread: it touches
     only ``copy``). Apply ``decision.action`` to the real game on its own thread, after
     checking it with ``why_illegal`` (the real game may have changed meanwhile)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import shapely
 
-from game.bots.base import BOT_KINDS, Decision, end_decision
+from game.bots.base import BOT_KINDS, BotDecision, end_decision
 from game.bots.sense import gap
 from game.engine.decisions import Grab
 from game.engine.legal import side_to_act
@@ -129,22 +129,22 @@ class RandomBot:
                 if action is None:
                     continue
                 to = action[kind]["to"]
-                yield Decision(
+                yield BotDecision(
                     action,
                     f"{detail} {'runs' if kind == 'run' else 'moves'} to [{to[0]:.1f}, {to[1]:.1f}] (random)",
                     unit=detail,
                 )
             elif view.why_illegal(detail) is None:
                 body = detail[kind]
-                yield Decision(detail, f"{kind.replace('_', ' ')} (random)", unit=body.get("unit"))
+                yield BotDecision(detail, f"{kind.replace('_', ' ')} (random)", unit=body.get("unit"))
 
-    def choose(self, view: Any) -> Decision:
+    def choose(self, view: Any) -> BotDecision:
         return next(iter(self.draws(view)), None) or end_decision(view, "nothing else to do (random)")
 
-    def options(self, view: Any, k: int = 3) -> list[Decision]:
+    def options(self, view: Any, k: int = 3) -> list[BotDecision]:
         """The first ``k`` legal draws (the first is what ``choose`` plays), value 0: the
         random bot weighs nothing, every option is as good as another to it."""
-        out: list[Decision] = []
+        out: list[BotDecision] = []
         for d in self.draws(view):
             if len(out) >= k:
                 break

@@ -335,10 +335,10 @@ class RouteBook:
 def route_move(sense, u, goal: tuple[float, float], short: float, why: str, min_step: float = 0.25):
     """The move (or Run) of ``u`` along its route to ``goal`` as far as this turn's
     allowance reaches, stopping ``short`` inches before the route's end (a base in
-    contact with a token, or beside a unit): a Decision, or None when there is no route
+    contact with a token, or beside a unit): a BotDecision, or None when there is no route
     or no legal stop on it that gets the unit on by ``min_step`` inches. It Runs when a
     Run gets further along by more than half an inch (else it walks, and keeps its shot)."""
-    from game.bots.base import Decision
+    from game.bots.base import BotDecision
 
     view = sense.view
     reach = view.reachable(u.id)
@@ -375,7 +375,7 @@ def route_move(sense, u, goal: tuple[float, float], short: float, why: str, min_
         if view.why_illegal(action) is None:
             verb = "runs" if kind == "run" else "moves"
             left = route.cost - route.cost_at(t)
-            return Decision(
+            return BotDecision(
                 action,
                 f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}] along its route, {why} "
                 f'({left:.1f}" to go, {turns:.0f} turn(s) in all)',

@@ -21,7 +21,7 @@ deterministic: the only randomness is the view's generator (game seed + side).
 
 from __future__ import annotations
 
-from game.bots.base import Decision, end_decision
+from game.bots.base import BotDecision, end_decision
 from game.bots.personality import DEFAULT, Personality, load_personality
 from game.bots.positions import Option, PositionScorer
 from game.bots.sense import OddsBook, Sense, gap, legal_targets, next_status, odds_text
@@ -40,7 +40,7 @@ class UtilityBot:
         self.book = OddsBook()
 
     # --- the one question ---------------------------------------------------------------------
-    def choose(self, view) -> Decision:
+    def choose(self, view) -> BotDecision:
         p = view.pending
         if isinstance(p, PickUp):
             return self._pick_up(view, p)
@@ -70,7 +70,7 @@ class UtilityBot:
         return end_decision(view, f"ends the {st.phase} phase: nothing more worth doing")
 
     # --- advice: the candidates it scored, best first ---------------------------------------------
-    def options(self, view, k: int = 3) -> list[Decision]:
+    def options(self, view, k: int = 3) -> list[BotDecision]:
         """The ``k`` best next actions by this bot's own scores, best first (the contract
         of :class:`game.bots.base.Advisor`): what :meth:`choose` plays, then the other
         candidates it weighs now, by value: every legal attack and shot (its expected
@@ -93,7 +93,7 @@ class UtilityBot:
         return view.state.units[units[0]].warband if units else view.my_warband()
 
     # --- pending decisions --------------------------------------------------------------------------
-    def _pick_up(self, view, p: PickUp) -> Decision:
+    def _pick_up(self, view, p: PickUp) -> BotDecision:
         rs, st = view.rules, view.state
         stat = rs.plague_stat
 
@@ -105,7 +105,7 @@ class UtilityBot:
             action = {"pick_up": {"unit": uid, "token": tid}}
             if view.why_illegal(action) is None:
                 u = st.units[uid]
-                return Decision(
+                return BotDecision(
                     action,
                     f"{u.name or uid} picks up {tid}: free treasure, no enemy within "
                     f'{rs.treasure_denial_range:g}" (best {stat} for a Plague check)',
@@ -113,23 +113,23 @@ class UtilityBot:
                 )
         return end_decision(view, "no token can be picked up")
 
-    def _grab(self, view, p: Grab) -> Decision:
+    def _grab(self, view, p: Grab) -> BotDecision:
         st = view.state
         units = sorted(p.units, key=lambda uid: (-float(st.units[uid].stats.get("morale", 0)), view.unit_order(uid)))
         for uid in units:
             action = {"grab": {"unit": uid, "token": p.token}}
             if view.why_illegal(action) is None:
                 why = "best Morale for the check" if p.check else "able to pick it up"
-                return Decision(action, f"{st.units[uid].name or uid} tries for {p.token} ({why})", unit=uid)
+                return BotDecision(action, f"{st.units[uid].name or uid} tries for {p.token} ({why})", unit=uid)
         return end_decision(view, "no unit may try for the token")
 
-    def _rout(self, view, p: VoluntaryRout) -> Decision:
+    def _rout(self, view, p: VoluntaryRout) -> BotDecision:
         action = {"play_on": {"player": p.player}}
         if view.why_illegal(action) is None:
-            return Decision(action, f"{p.warband} plays on: routing would hand the game to the other side")
+            return BotDecision(action, f"{p.warband} plays on: routing would hand the game to the other side")
         return end_decision(view, f"{p.warband} plays on")
 
-    def _neutrals(self, view, p: NeutralsAct) -> Decision:
+    def _neutrals(self, view, p: NeutralsAct) -> BotDecision:
         """U1: the Neutrals go for whoever is nearest and weakest: engage, else close in."""
         done = acted_now(view)
         sense = Sense(view, view.neutral_id, self.personality, self.book)
@@ -151,7 +151,7 @@ class UtilityBot:
         return end_decision(view, "the Neutrals have acted")
 
     # --- Engage (E1) ---------------------------------------------------------------------------------
-    def _engage(self, sense: Sense) -> Decision | None:
+    def _engage(self, sense: Sense) -> BotDecision | None:
         units = [
             u
             for u in sense.mine
@@ -163,7 +163,7 @@ class UtilityBot:
         ]
         return self._best_engage(sense, units, opportunity=True)
 
-    def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> Decision | None:
+    def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> BotDecision | None:
         """The engage worth most, if it is worth ``engage_min``. Every pair within reach is
         valued first (odds only), those the engine's straight-line bound leaves in reach
         (:meth:`Sense.may_engage`); legality (a path search) is asked of the best first."""
@@ -176,12 +176,12 @@ class UtilityBot:
         return None
 
     @staticmethod
-    def _engage_decision(u, t, net: float, odds, friends, joining) -> Decision:
+    def _engage_decision(u, t, net: float, odds, friends, joining) -> BotDecision:
         what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
         gang = (f"; {len(friends)} friend(s) on it" if friends else "") + (
             f"; {len(joining)} more can join" if joining else ""
         )
-        return Decision(
+        return BotDecision(
             {"engage": {"unit": u.id, "target": t.id}},
             f"{u.name or u.id} engages {t.name or t.id}{what}: {odds_text(odds)}{gang}, worth {net:.1f}",
             unit=u.id,
@@ -238,7 +238,7 @@ class UtilityBot:
         return best
 
     # --- Move (M1-M12, M11 reload) -----------------------------------------------------------------
-    def _move(self, sense: Sense) -> Decision | None:
+    def _move(self, sense: Sense) -> BotDecision | None:
         view = sense.view
         done = acted_now(view)
         order = sorted(sense.mine, key=lambda u: (self._urgency(sense, u), view.unit_order(u.id)))
@@ -262,7 +262,7 @@ class UtilityBot:
         goals = sense.free_tokens if sense.can_pick_up(u) and sense.free_tokens else sense.enemies
         return min((gap(x, y, u.r, g) for g in goals), default=0.0)
 
-    def _move_unit(self, sense: Sense, u, picker: bool | None) -> Decision | None:
+    def _move_unit(self, sense: Sense, u, picker: bool | None) -> BotDecision | None:
         view, pers = sense.view, sense.p
         scorer = PositionScorer(sense, u)
         if picker is False:
@@ -275,18 +275,18 @@ class UtilityBot:
             return None
         return self._move_decision(sense, u, best)
 
-    def _reload(self, sense: Sense, u) -> Decision | None:
+    def _reload(self, sense: Sense, u) -> BotDecision | None:
         w = sense.weapon(u)
         if w is None or not w[1].get("reload") or u.loaded:
             return None
         action = {"reload": {"unit": u.id}}
         if sense.view.why_illegal(action) is not None:
             return None
-        return Decision(
+        return BotDecision(
             action, f"{u.name or u.id} reloads its {w[0]} instead of moving (M11)", unit=u.id, score=sense.p.reload
         )
 
-    def _move_decision(self, sense: Sense, u, opt: Option) -> Decision | None:
+    def _move_decision(self, sense: Sense, u, opt: Option) -> BotDecision | None:
         x, y = opt.point
         plan = opt.plan
         path = tuple((p[0], p[1]) for p in plan.points) if plan is not None else None
@@ -300,7 +300,7 @@ class UtilityBot:
         cost = plan.cost if plan is not None else 0.0
         verb = "runs" if opt.kind == "run" else "moves"
         where, why = self._describe(sense, u, opt)
-        return Decision(
+        return BotDecision(
             action, f'{u.name or u.id} {verb} {cost:.1f}" to {where}: {why}', unit=u.id, path=path, score=opt.score
         )
 
@@ -342,7 +342,7 @@ class UtilityBot:
         return where, ", ".join(why) or "a better place"
 
     # --- Shoot (S1) and Melee (F1) ---------------------------------------------------------------------
-    def _shoot(self, sense: Sense) -> Decision | None:
+    def _shoot(self, sense: Sense) -> BotDecision | None:
         view = sense.view
         best = None
         for u in sense.mine:
@@ -357,14 +357,14 @@ class UtilityBot:
         if best is None or best[0] <= 0:
             return None
         value, u, t, odds, weapon = best
-        return Decision(
+        return BotDecision(
             {"shoot": {"unit": u.id, "target": t.id}},
             f"{u.name or u.id} shoots {t.name or t.id} with its {weapon}: {odds_text(odds)}, worth {value:.1f}",
             unit=u.id,
             score=value,
         )
 
-    def _melee(self, sense: Sense) -> Decision | None:
+    def _melee(self, sense: Sense) -> BotDecision | None:
         view = sense.view
         best = None
         for u in sense.mine:
@@ -383,7 +383,7 @@ class UtilityBot:
             return None
         value, u, t, odds = best
         what = f" ({t.status.capitalize()})" if t.status != "normal" else ""
-        return Decision(
+        return BotDecision(
             {"attack": {"unit": u.id, "target": t.id}},
             f"{u.name or u.id} attacks {t.name or t.id}{what}: {odds_text(odds)}, worth {value:.1f}",
             unit=u.id,

@@ -6,22 +6,22 @@ each unit's best move or reload (gain over standing still), ending the phase (0)
 
 from __future__ import annotations
 
-from game.bots.base import Decision, end_decision
+from game.bots.base import BotDecision, end_decision
 from game.bots.positions import PositionScorer
 from game.bots.sense import Sense, legal_targets, odds_text
 from game.bots.view import acted_now
 from game.engine.decisions import Grab, PickUp
 
 
-def candidates(bot, view) -> list[Decision]:
+def candidates(bot, view) -> list[BotDecision]:
     """Every decision this bot scores now (see :meth:`options`), legal or not yet asked."""
     p = view.pending
-    out: list[Decision] = []
+    out: list[BotDecision] = []
     if isinstance(p, PickUp):
         for uid, tid in p.options:
             u = view.state.units[uid]
             out.append(
-                Decision(
+                BotDecision(
                     {"pick_up": {"unit": uid, "token": tid}},
                     f"{u.name or uid} picks up {tid}",
                     unit=uid,
@@ -32,7 +32,7 @@ def candidates(bot, view) -> list[Decision]:
         for uid in p.units:
             u = view.state.units[uid]
             out.append(
-                Decision(
+                BotDecision(
                     {"grab": {"unit": uid, "token": p.token}},
                     f"{u.name or uid} tries for {p.token}",
                     unit=uid,
@@ -57,7 +57,7 @@ def candidates(bot, view) -> list[Decision]:
     return out
 
 
-def scored_attacks(sense: Sense) -> list[Decision]:
+def scored_attacks(sense: Sense) -> list[BotDecision]:
     out = []
     for u in sense.mine:
         for tid in u.engaged_with:
@@ -68,7 +68,7 @@ def scored_attacks(sense: Sense) -> list[Decision]:
             odds = sense.view.odds(action)
             value = sense.attack_value(odds, t)
             out.append(
-                Decision(
+                BotDecision(
                     action,
                     f"{u.name or u.id} attacks {t.name or t.id}: {odds_text(odds)}, worth {value:.1f}",
                     unit=u.id,
@@ -78,7 +78,7 @@ def scored_attacks(sense: Sense) -> list[Decision]:
     return out
 
 
-def scored_shots(sense: Sense) -> list[Decision]:
+def scored_shots(sense: Sense) -> list[BotDecision]:
     out = []
     for u in sense.mine:
         w = sense.weapon(u)
@@ -88,7 +88,7 @@ def scored_shots(sense: Sense) -> list[Decision]:
             odds = sense.view.odds(action)
             value = sense.attack_value(odds, t) * sense.p.shoot
             out.append(
-                Decision(
+                BotDecision(
                     action,
                     f"{u.name or u.id} shoots {t.name or t.id} with its {w[0]}: {odds_text(odds)}, worth {value:.1f}",
                     unit=u.id,
@@ -98,7 +98,7 @@ def scored_shots(sense: Sense) -> list[Decision]:
     return out
 
 
-def scored_engages(bot, sense: Sense) -> list[Decision]:
+def scored_engages(bot, sense: Sense) -> list[BotDecision]:
     units = [
         u
         for u in sense.mine
@@ -116,7 +116,7 @@ def scored_engages(bot, sense: Sense) -> list[Decision]:
     return out
 
 
-def scored_moves(bot, sense: Sense) -> list[Decision]:
+def scored_moves(bot, sense: Sense) -> list[BotDecision]:
     """Each unit still to move: its best move (value: the gain over standing still),
     or its reload."""
     done = acted_now(sense.view)
@@ -135,7 +135,7 @@ def scored_moves(bot, sense: Sense) -> list[Decision]:
         if d is not None:
             gain = best.score - hold.score
             out.append(
-                Decision(
+                BotDecision(
                     d.action, d.reason + f" (gain {gain:.1f} over standing still)", unit=d.unit, path=d.path, score=gain
                 )
             )

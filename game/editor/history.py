@@ -41,7 +41,7 @@ class Snapshot:
 
 
 @dataclass
-class Step:
+class UndoStep:
     """One undo step: its label, the document before it and (once undone) after it."""
 
     label: str
@@ -52,9 +52,9 @@ class Step:
 class UndoStack:
     def __init__(self, doc: Edited):
         self.doc = doc
-        self.done: list[Step] = []
-        self.undone: list[Step] = []
-        self._open: Step | None = None
+        self.done: list[UndoStep] = []
+        self.undone: list[UndoStep] = []
+        self._open: UndoStep | None = None
         self._depth = 0
 
     def snapshot(self) -> Snapshot:
@@ -113,14 +113,14 @@ class UndoStack:
             self.restore(before)
             raise
         self._depth -= 1
-        self.done.append(Step(label, before))
+        self.done.append(UndoStep(label, before))
         self.undone.clear()
         self.doc.changed()
 
     def begin(self, label: str) -> None:
         """Start a transaction (a drag): many changes, one undo step, ended by commit()."""
         if self._open is None:
-            self._open = Step(label, self.snapshot())
+            self._open = UndoStep(label, self.snapshot())
 
     def commit(self) -> None:
         h, self._open = self._open, None

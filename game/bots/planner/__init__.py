@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import re
 
-from game.bots.base import Decision
+from game.bots.base import BotDecision
 from game.bots.planner.evaluate import WIN, Value, evaluate, kill_chance
 from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
-from game.bots.planner.portfolio import SCREEN_MARGIN, Scored, Search, Searcher
+from game.bots.planner.portfolio import SCREEN_MARGIN, PlanSearch, Scored, Searcher
 from game.bots.utility import UtilityBot
 from game.engine.errors import LoadError, Problem
 
@@ -87,12 +87,12 @@ class PlannerBot:
         self.cautious = UtilityBot("cautious")
         self.reply = ThreatReply(UtilityBot(), kill_chance, WIN)
         self._key = None
-        self._search: Search | None = None
+        self._search: PlanSearch | None = None
         self._why: dict[str, str] = {}
         self._policy = GoalPolicy({}, self.base, self.cautious)
 
     # --- the one question -----------------------------------------------------------------------
-    def choose(self, view) -> Decision:
+    def choose(self, view) -> BotDecision:
         st = view.state
         mine = view.pending is None and view.player == st.player and view.player > 0
         if mine and st.phase in ("engage", "move") and self._key != (st.turn, st.player):
@@ -106,9 +106,9 @@ class PlannerBot:
         # the unit's later shots and blows, which are the utility bot's.
         why = self._why.get(d.unit or "") if next(iter(d.action), None) in GOAL_KINDS else None
         if why:
-            d = Decision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
+            d = BotDecision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         elif self._search is not None and d.unit:
-            d = Decision(
+            d = BotDecision(
                 d.action,
                 f"{d.reason} (the utility choice; plan {self._search.best.value:+.1f})",
                 unit=d.unit,
@@ -118,7 +118,7 @@ class PlannerBot:
             )
         return d
 
-    def search(self, view) -> Search | None:
+    def search(self, view) -> PlanSearch | None:
         """The search at this decision point (for the side whose turn it is)."""
         side = UtilityBot._side(view)
         if side is None:
@@ -134,7 +134,7 @@ class PlannerBot:
         self._why = {uid: self.explain(s, s.best, g) for uid, g in plan.items()} if s is not None else {}
 
     # --- reasons ----------------------------------------------------------------------------------
-    def explain(self, s: Search, plan: Scored, goal: Goal | None = None) -> str:
+    def explain(self, s: PlanSearch, plan: Scored, goal: Goal | None = None) -> str:
         """What the search weighed for ``plan``: the score, the clock, the samples."""
         base = s.baseline
         names = s.names
@@ -173,7 +173,7 @@ class PlannerBot:
         return "; ".join(parts)
 
     # --- advise: the top K first actions ---------------------------------------------------------
-    def options(self, view, k: int) -> list[Decision]:
+    def options(self, view, k: int) -> list[BotDecision]:
         """The first actions of the ``k`` best plans, best first: ``score`` is the plan's
         value in points (every listed plan and the utility plan on every sample, the same
         dice), ``reason`` what it weighed; no action twice (a worse plan that starts alike
@@ -195,7 +195,7 @@ class PlannerBot:
                     s.searcher.score(plan.plan, into=plan)
             s.rollouts = s.searcher.used  # the reasons count these rollouts too
         ranked = sorted(s.scored, key=lambda p: (len(p.values) < self.samples, -p.value, len(p.plan), p.key()))
-        out: list[Decision] = []
+        out: list[BotDecision] = []
         seen = set()
         for plan in ranked:
             policy = GoalPolicy(plan.plan, self.base, self.cautious)
@@ -210,13 +210,15 @@ class PlannerBot:
             if then is not None:
                 extra["then"] = then.action
                 reason = f"{d.reason}, then {then.reason}"
-            out.append(Decision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.value, extra=extra))
+            out.append(
+                BotDecision(d.action, f"{reason}; {why}", unit=d.unit, path=d.path, score=plan.value, extra=extra)
+            )
             if len(out) >= k:
                 break
         return out
 
     @staticmethod
-    def _then(view, policy: GoalPolicy, d: Decision) -> Decision | None:
+    def _then(view, policy: GoalPolicy, d: BotDecision) -> BotDecision | None:
         """After a flow action, the first unit action of the same turn (on a copy)."""
         if d.unit is not None:
             return None

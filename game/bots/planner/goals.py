@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import shapely
 from shapely.ops import nearest_points
 
-from game.bots.base import Decision, end_decision
+from game.bots.base import BotDecision, end_decision
 from game.bots.routes import route_move
 from game.bots.sense import Sense, gap
 from game.bots.utility import UtilityBot
@@ -70,7 +70,7 @@ class GoalPolicy:
         self.base, self.cautious = base, cautious
         self.name = "planner-policy"
 
-    def choose(self, view) -> Decision:
+    def choose(self, view) -> BotDecision:
         p = view.pending
         if isinstance(p, (PickUp, Grab, VoluntaryRout, NeutralsAct)):
             return self.base.choose(view)
@@ -98,7 +98,7 @@ class GoalPolicy:
         return end_decision(view, f"ends the {view.state.phase} phase")
 
     # --- Engage ---------------------------------------------------------------------------------
-    def _engage(self, sense: Sense) -> Decision | None:
+    def _engage(self, sense: Sense) -> BotDecision | None:
         d = self.goal_engage(sense)
         if d is not None:
             return d
@@ -114,7 +114,7 @@ class GoalPolicy:
         ]
         return self.base._best_engage(sense, free, opportunity=True)
 
-    def goal_engage(self, sense: Sense) -> Decision | None:
+    def goal_engage(self, sense: Sense) -> BotDecision | None:
         """The Engage of a unit whose goal is to engage its target, when the rules allow it."""
         view = sense.view
         for u in sense.mine:
@@ -128,11 +128,11 @@ class GoalPolicy:
                 continue
             action = {"engage": {"unit": u.id, "target": t.id}}
             if view.why_illegal(action) is None:
-                return Decision(action, f"{sense.name(u.id)} engages {sense.name(t.id)}", unit=u.id)
+                return BotDecision(action, f"{sense.name(u.id)} engages {sense.name(t.id)}", unit=u.id)
         return None
 
     # --- Move -----------------------------------------------------------------------------------
-    def _move(self, sense: Sense) -> Decision | None:
+    def _move(self, sense: Sense) -> BotDecision | None:
         d = self.goal_move(sense)
         if d is not None:
             return d
@@ -141,7 +141,7 @@ class GoalPolicy:
         sense.mine = [u for u in sense.mine if u.id not in planned]
         return self.base._move(sense)
 
-    def goal_move(self, sense: Sense) -> Decision | None:
+    def goal_move(self, sense: Sense) -> BotDecision | None:
         """The move of the first unit (in the scenario's order) with a goal that has not
         acted yet and can get nearer to it."""
         view = sense.view
@@ -155,7 +155,7 @@ class GoalPolicy:
                 return d
         return None
 
-    def pursue(self, sense: Sense, u, goal: Goal) -> Decision | None:
+    def pursue(self, sense: Sense, u, goal: Goal) -> BotDecision | None:
         """The move (or Run) of ``u`` towards its goal, or None (it stays)."""
         st, rs = sense.state, sense.rs
         if goal.kind == "hold":
@@ -214,7 +214,7 @@ def _nearest(region, point) -> tuple[float, float] | None:
     return (q.x, q.y)
 
 
-def move_towards(sense: Sense, u, point: tuple[float, float], why: str) -> Decision | None:
+def move_towards(sense: Sense, u, point: tuple[float, float], why: str) -> BotDecision | None:
     """A move (or a Run, when it gets nearer by more than a step) of ``u`` to the place of
     its reachable area nearest ``point``; None when it cannot get nearer."""
     view = sense.view
@@ -244,7 +244,7 @@ def move_towards(sense: Sense, u, point: tuple[float, float], why: str) -> Decis
         action = {kind: {"unit": u.id, "to": [round(x, 3), round(y, 3)]}}
         if view.why_illegal(action) is None:
             verb = "runs" if kind == "run" else "moves"
-            return Decision(action, f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}], {why}", unit=u.id)
+            return BotDecision(action, f"{sense.name(u.id)} {verb} to [{x:.1f}, {y:.1f}], {why}", unit=u.id)
     return None
 
 
@@ -261,14 +261,14 @@ class ReplayPolicy:
     and that unit decides afresh, as the utility bot would. ``replayed`` counts the
     scripted actions played again (a legality question and ``Game.apply`` each)."""
 
-    def __init__(self, plan: dict[str, Goal], script: list[Decision], base: UtilityBot, cautious: UtilityBot):
+    def __init__(self, plan: dict[str, Goal], script: list[BotDecision], base: UtilityBot, cautious: UtilityBot):
         self.goals = GoalPolicy(plan, base, cautious)
         self.script = list(script)
         self.at = 0
         self.replayed = 0
         self.name = "planner-screen"
 
-    def choose(self, view) -> Decision:
+    def choose(self, view) -> BotDecision:
         if view.pending is None:
             phase = view.state.phase
             while self.at < len(self.script):
@@ -291,7 +291,7 @@ class ReplayPolicy:
                     break  # that unit decides afresh
         return self.goals.choose(view)
 
-    def _goal(self, view) -> Decision | None:
+    def _goal(self, view) -> BotDecision | None:
         side = UtilityBot._side(view)
         if side is None:
             return None

@@ -95,7 +95,10 @@ class Scored:
 
 
 @dataclass
-class Search:
+class PlanSearch:
+    """What one planner search found for a side: its plans scored best first, the counts
+    of rollouts and candidates, and the plan it chose to play."""
+
     side: str
     player: int
     now: Value
@@ -310,7 +313,7 @@ class Searcher:
     def steps_in_rollouts(self) -> int:
         return self.steps - self.screen_steps
 
-    def run(self) -> Search:
+    def run(self) -> PlanSearch:
         """Screen the utility plan and every candidate (likeliest first, while
         :data:`SCREEN_SHARE` of the budget lasts), hill-climb on screenings (the best
         change with one more unit changed), then give the utility plan and the best
@@ -380,7 +383,7 @@ class Searcher:
             ),
         )
         names = {u.id: (u.name or u.id) for u in view.state.units.values()}
-        return Search(
+        return PlanSearch(
             self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self, chosen=chosen
         )
 

@@ -154,7 +154,7 @@ class ThreatReply:
         return self.base.choose(view)
 
     def _rout_charge(self, game, view, player: int):
-        from game.bots.base import Decision
+        from game.bots.base import BotDecision
         from game.bots.planner.goals import can_act
 
         st, rs = game.state, game.rs
@@ -191,4 +191,6 @@ class ThreatReply:
         action = {"engage": {"unit": a.id, "target": t.id}}
         if game.why_illegal(action) is not None:
             return None
-        return Decision(action, f"{a.name or a.id} engages {t.name or t.id}: its loss may rout its warband", unit=a.id)
+        return BotDecision(
+            action, f"{a.name or a.id} engages {t.name or t.id}: its loss may rout its warband", unit=a.id
+        )

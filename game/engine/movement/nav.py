@@ -39,7 +39,7 @@ from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
 from game.engine.movement.reach import reach
-from game.engine.movement.search import Ctx, Goal, Search, polyline, result
+from game.engine.movement.search import Search, SearchContext, SearchGoal, polyline, result
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
@@ -328,7 +328,9 @@ class NavCache:
         return out
 
     # --- searching --------------------------------------------------------------------------
-    def _search(self, ctx: Ctx, goal: Goal | None, limit: float, checks: bool, avoid: bool) -> Search | None:
+    def _search(
+        self, ctx: SearchContext, goal: SearchGoal | None, limit: float, checks: bool, avoid: bool
+    ) -> Search | None:
         unit = ctx.unit
         lay = self.layer(unit.r)
         b = self.band_at(unit.x, unit.y)
@@ -364,28 +366,28 @@ class NavCache:
             lay._avoid_nodes = ok
         return ok
 
-    def _found(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
+    def _search_result(self, ctx: SearchContext, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
         """What the search finds (:class:`Found`, or None), or what an earlier search of
         this query for the same goal and limit found when it is the same answer: the same
         search, or one without checks that left out no transition needing a check that
         the search with checks would have taken up (``Search.left_out``), which runs the
         same steps in the same order. (A search finds nothing past its limit; a path both
-        limits reach it finds at either, :meth:`_far`.)
+        limits reach it finds at either, :meth:`_cheapest_path`.)
 
-        A limit the query widened (``Ctx.widen``, a verdict that may look past the
+        A limit the query widened (``SearchContext.widen``, a verdict that may look past the
         allowance: :meth:`_find_contact`): the search within the wider limit answers, up
         to this one (what it finds is this search's answer when its goal state lies
         within this limit, else this search finds nothing), so the verdict runs one
         search where it ran one within the allowance and one past it."""
         wide = None if avoid else ctx.widen.get(limit)
         if wide is not None:
-            run = self._run(ctx, goal, wide, checks, avoid)
+            run = self._search_run(ctx, goal, wide, checks, avoid)
             return run[1] if run is not None and run[1] is not None and run[3] <= limit + EPS + 1e-9 else None
-        run = self._run(ctx, goal, limit, checks, avoid)
+        run = self._search_run(ctx, goal, limit, checks, avoid)
         return None if run is None else run[1]
 
-    def _run(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool):
-        """:meth:`_found`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
+    def _search_run(self, ctx: SearchContext, goal: SearchGoal, limit: float, checks: bool, avoid: bool):
+        """:meth:`_search_result`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
         left_out, f)``, :func:`_same_run`): an earlier one that answers, else a new
         search; None when the unit stands on no band (no search)."""
         runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
@@ -404,21 +406,29 @@ class NavCache:
         runs.append(run)
         return run
 
-    def _path(self, ctx: Ctx, goal: Goal, limit: float, checks: bool, avoid: bool, allowance: float | None = None):
+    def _traced_path(
+        self,
+        ctx: SearchContext,
+        goal: SearchGoal,
+        limit: float,
+        checks: bool,
+        avoid: bool,
+        allowance: float | None = None,
+    ):
         """The cheapest path the search finds, checked by the tracer once (a Trace), or
         None; for an allowance, :func:`closer`'s."""
-        found = self._found(ctx, goal, limit, checks, avoid)
+        found = self._search_result(ctx, goal, limit, checks, avoid)
         if found is None:
             return None
         key = (id(found), allowance)
         if key not in ctx.traced:
             plain = (id(found), None)
             if plain not in ctx.traced:
-                ctx.traced[plain] = self._checked(ctx, found)
+                ctx.traced[plain] = self._checked_trace(ctx, found)
             ctx.traced[key] = closer(self.mover, ctx, found, ctx.traced[plain], allowance)
         return ctx.traced[key]
 
-    def _checked(self, ctx: Ctx, found):
+    def _checked_trace(self, ctx: SearchContext, found):
         """The path found, checked by the tracer (a Trace), or None."""
         mover = self.mover
         pts = polyline(found, ARC_EXCESS)
@@ -446,7 +456,7 @@ class NavCache:
 
     def _straight_first(
         self, state: GameState, unit: Unit, goal: tuple[float, float], descend: str
-    ) -> "tuple[Ctx, Trace | None, IllegalAction | None]":
+    ) -> "tuple[SearchContext, Trace | None, IllegalAction | None]":
         """How a search for a point (``to:``, a route) starts: the end spot is checked
         first (M5, M6: its refusal is raised), then the query's context is built and the
         straight line traced, often legal and then the cheapest. (context, the straight
@@ -454,7 +464,7 @@ class NavCache:
         problem = self.mover.end_problem(state, unit, goal[0], goal[1])
         if problem is not None:
             raise problem
-        ctx = Ctx(self, state, unit, descend)
+        ctx = SearchContext(self, state, unit, descend)
         try:
             straight = self.mover.check_path(
                 state, unit, [(unit.x, unit.y), goal], descend, field=ctx.field, blockers=ctx.blockers
@@ -463,10 +473,10 @@ class NavCache:
             return ctx, None, exc
         return ctx, straight, None
 
-    def _point_goal(self, goal: tuple[float, float]) -> Goal:
+    def _point_goal(self, goal: tuple[float, float]) -> SearchGoal:
         """The search's goal for a point: the point on its band."""
         gb = self.surf.band_at(goal[0], goal[1])
-        return Goal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
+        return SearchGoal(goal[0], goal[1], 0.0, frozenset([gb]) if gb is not None else frozenset())
 
     def _find(
         self, state: GameState, unit: Unit, goal: tuple[float, float], allow: "Allowance", descend: str
@@ -480,7 +490,9 @@ class NavCache:
         if best is not None:
             return best
         # Nothing within the allowance: the cheapest path there is (refused with its cost), or why none.
-        tr = _cheaper(self._far(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight)
+        tr = _cheaper(
+            self._cheapest_path(ctx, target, allow, math.hypot(goal[0] - start[0], goal[1] - start[1])), straight
+        )
         if tr is not None:
             return tr
         raise IllegalAction(
@@ -534,7 +546,7 @@ class NavCache:
             kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
             if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
-        ctx = Ctx(self, state, unit, descend)
+        ctx = SearchContext(self, state, unit, descend)
         goal = self._contact_goal(ctx, target)
         d = math.hypot(unit.x - target.x, unit.y - target.y)
         fits, straight, reason = self._straight_in(ctx, goal, allow, d)
@@ -542,7 +554,7 @@ class NavCache:
             return straight
         if not measure and may_transit(self.layer(unit.r).trans, ctx, goal, allow.inches + VERDICT_SLACK):
             # the verdict may search VERDICT_SLACK past the allowance (_verdict): that
-            # search answers for the one within the allowance too (_found), so where
+            # search answers for the one within the allowance too (_search_result), so where
             # nothing fits it is the only one run
             ctx.widen[allow.inches] = allow.inches + VERDICT_SLACK
         best = self._best(ctx, goal, allow, straight) or rim_spots(self, ctx, goal, allow)
@@ -569,10 +581,10 @@ class NavCache:
             self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
         return tr
 
-    def _contact_goal(self, ctx: Ctx, target: Unit) -> Goal:
+    def _contact_goal(self, ctx: SearchContext, target: Unit) -> SearchGoal:
         """E1's goal: every spot where the unit's base is in contact with ``target`` (G4)
         at its level, where the base may end (M5, M6), with the bases round the target a
-        path may cross but not end on (``Goal.kept_off``: the spots beside them are ends too).
+        path may cross but not end on (``SearchGoal.kept_off``: the spots beside them are ends too).
 
         It is all of G4's contact, as for a given path: a path may end up to
         contact_tolerance short of touching (a hair inside it, against rounding), so the
@@ -599,9 +611,9 @@ class NavCache:
                 b = self.band_at(ox, oy)
                 if b is not None and b in bands:
                     kept_off.append((ox, oy, unit.r + orr, b))
-        return Goal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
+        return SearchGoal(target.x, target.y, reach, bands, end_ok, tuple(kept_off))
 
-    def _straight_in(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float) -> tuple:
+    def _straight_in(self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", d: float) -> tuple:
         """The straight way at the target first (often legal and then the cheapest), from
         the unit's centre ``d`` inches from the target's: ``(fits, straight, reason)``,
         ``fits`` when it needs no check and fits the allowance (it is the answer),
@@ -622,15 +634,17 @@ class NavCache:
             return False, None, f" ({exc.rule}: {exc.reason} on the straight line)"
         return straight.n_checks == 0 and straight.cost <= allow.total(straight.difficult) + 1e-9, straight, ""
 
-    def _refusal(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float, straight, none: str) -> "Trace":
+    def _refusal(
+        self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", d: float, straight, none: str
+    ) -> "Trace":
         """Nothing fits the allowance: the cheapest way in there is (its cost refuses the
         Engage), or the refusal ``none`` when there is no way in."""
-        tr = _cheaper(self._far(ctx, goal, allow, d), straight)
+        tr = _cheaper(self._cheapest_path(ctx, goal, allow, d), straight)
         if tr is None:
             raise IllegalAction(RuleId.E1, none)
         return tr
 
-    def _far(self, ctx: Ctx, goal: Goal, allow: "Allowance", d: float):
+    def _cheapest_path(self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", d: float):
         """Nothing fits the allowance: the cheapest path there is (to say what it costs),
         looked for within twice the allowance, then further, in steps. A search with a
         larger limit takes the same steps in the same order up to the cost of the path a
@@ -640,16 +654,16 @@ class NavCache:
         checks, on any ground: one of :meth:`_best`'s) found a path, that is the answer:
         it did not fit, as difficult ground (M12) took inches off the allowance or the
         path measured more than the search's price."""
-        if self._found(ctx, goal, allow.inches, True, False) is not None:
-            return self._path(ctx, goal, allow.inches, True, False)
+        if self._search_result(ctx, goal, allow.inches, True, False) is not None:
+            return self._traced_path(ctx, goal, allow.inches, True, False)
         far = max(2 * allow.inches, 1.5 * d + 2)
         for limit in (far, 1.5 * far, 2 * far + 4):
-            tr = self._path(ctx, goal, limit, True, False)
+            tr = self._traced_path(ctx, goal, limit, True, False)
             if tr is not None:
                 return tr
         return None
 
-    def _best(self, ctx: Ctx, goal: Goal, allow: "Allowance", straight=None):
+    def _best(self, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", straight=None):
         """The preferred path within the allowance: no check if one fits, else the cheapest,
         then fewer checks; None if none fits."""
         best = None
@@ -657,7 +671,7 @@ class NavCache:
             for avoid in (False, True):
                 if avoid and _no_way_off(self, ctx, goal, allow, checks):
                     break
-                tr = self._path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
+                tr = self._traced_path(ctx, goal, allow.inches, checks, avoid, allowance=allow.inches)
                 if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9:
                     if best is None or _key(tr) < _key(best):
                         best = tr
@@ -700,18 +714,18 @@ class NavCache:
 
 
 def _same_run(runs, checks: bool):
-    """The run of :meth:`NavCache._found` kept in ``runs`` (``(checks, found, left_out,
+    """The run of :meth:`NavCache._search_result` kept in ``runs`` (``(checks, found, left_out,
     f)``, ``f`` the goal state's bound) that answers a search with ``checks``: the same
     search, or one without checks that left out no transition needing a check; None."""
     return next((r for r in runs if r[0] == checks or (checks and not r[2])), None)
 
 
-def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
-    """:meth:`NavCache._far` for a question that wants only the verdict: the path it would
+def _verdict(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", straight):
+    """:meth:`NavCache._cheapest_path` for a question that wants only the verdict: the path it would
     take from the search within the allowance's inches (a refusal measured), else a path
     within :data:`VERDICT_SLACK` past them that fits once pulled tight, else None."""
-    if nav._found(ctx, goal, allow.inches, True, False) is not None:
-        return _cheaper(nav._path(ctx, goal, allow.inches, True, False), straight)
+    if nav._search_result(ctx, goal, allow.inches, True, False) is not None:
+        return _cheaper(nav._traced_path(ctx, goal, allow.inches, True, False), straight)
     limit = allow.inches + VERDICT_SLACK
     if not may_transit(nav.layer(ctx.unit.r).trans, ctx, goal, limit):
         # Only a transition pulled tight costs less than the search's price, and no path
@@ -719,7 +733,7 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
         # allowance, on any ground (the straight way in did not fit either, or
         # NavCache._best had taken it).
         return None
-    tr = _cheaper(nav._path(ctx, goal, limit, True, False), straight)
+    tr = _cheaper(nav._traced_path(ctx, goal, limit, True, False), straight)
     return tr if tr is not None and tr.cost <= allow.total(tr.difficult) + 1e-9 else None
 
 
@@ -727,7 +741,7 @@ def _verdict(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", straight):
 RIM_SPOTS = 6
 
 
-def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
+def rim_spots(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance"):
     """M12 for an Engage that difficult ground refuses: the search that keeps off it
     ends at the contact region by straight stretches and walks round its rim between
     sampled spots, and can miss a way in to a short free run of the rim along the edge
@@ -737,7 +751,7 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     unit first, are tried as points: the cheapest path off difficult ground that fits,
     or None."""
     unit = ctx.unit
-    found = nav._found(ctx, goal, allow.inches, True, False)
+    found = nav._search_result(ctx, goal, allow.inches, True, False)
     if found is None or found.cost > allow.total(False) + 1e-9 or stands_in_difficult(nav.mover, unit):
         return None
     b = nav.band_at(goal.x, goal.y)
@@ -754,7 +768,9 @@ def rim_spots(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance"):
     for x, y in spots:
         if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
             break
-        tr = nav._path(ctx, Goal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches)
+        tr = nav._traced_path(
+            ctx, SearchGoal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches
+        )
         if tr is not None and not tr.difficult and tr.cost <= allow.total(False) + 1e-9:
             if best is None or _key(tr) < _key(best):
                 best = tr
@@ -804,7 +820,7 @@ def from_start(found, unit: Unit):
     )
 
 
-def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks: bool) -> bool:
+def _no_way_off(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", checks: bool) -> bool:
     """Can the search that keeps off difficult ground (M12) find nothing that fits,
     after the one that may cross it found a path that did not? Yes when the unit
     stands within its radius of difficult ground (every path from there crosses it, as
@@ -812,7 +828,7 @@ def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks:
     penalty, and no transition is in reach: a path keeping off it is priced no lower,
     measures no less than its price (only a transition pulled tight does), and has
     the same allowance."""
-    found = nav._found(ctx, goal, allow.inches, checks, False)
+    found = nav._search_result(ctx, goal, allow.inches, checks, False)
     return (
         found is not None
         and found.cost > allow.total(True) + 1e-9
@@ -821,8 +837,8 @@ def _no_way_off(nav: NavCache, ctx: Ctx, goal: Goal, allow: "Allowance", checks:
     )
 
 
-def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
-    """:meth:`NavCache._checked`'s path ``tr``, or, when it measures over the allowance by
+def closer(mover: Tracer, ctx: SearchContext, found, tr, allowance: float | None):
+    """:meth:`NavCache._checked_trace`'s path ``tr``, or, when it measures over the allowance by
     no more than the excess of the path found's arcs, that path with its arcs followed
     closer (the same path for every allowance it does not come near)."""
     if tr is not None and allowance is not None and found.arcs and tr.cost > allowance + 1e-9 >= found.cost:
@@ -836,7 +852,7 @@ def closer(mover: Tracer, ctx: Ctx, found, tr, allowance: float | None):
     return tr
 
 
-def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) -> "Trace":
+def pull_tight(mover: Tracer, trans: Transitions, ctx: SearchContext, tr: "Trace", found) -> "Trace":
     """A transition goes straight across a ledge sample (or between cell centres): where
     the tracer allows it, leave out its ends, or one of them, so that the path crosses
     the edge on the straight line from the waypoint before to the one after (no dearer,
@@ -883,7 +899,7 @@ def pull_tight(mover: Tracer, trans: Transitions, ctx: Ctx, tr: "Trace", found) 
     return new if _key(new) <= _key(tr) and (not new.difficult or tr.difficult) else tr
 
 
-def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
+def may_transit(tr: Transitions, ctx: SearchContext, goal: SearchGoal, limit: float) -> bool:
     """Could a path the search prices within ``limit`` take a transition (one needing
     a check or not)? A path through transition e from node u to node v costs at least the
     straight line to u, e's price and the straight line from v to the goal region (no
@@ -898,7 +914,7 @@ def may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
     return out
 
 
-def _may_transit(tr: Transitions, ctx: Ctx, goal: Goal, limit: float) -> bool:
+def _may_transit(tr: Transitions, ctx: SearchContext, goal: SearchGoal, limit: float) -> bool:
     P = tr.P
     if not len(P):
         return False

@@ -157,10 +157,10 @@ def _touches(mud, roots, top: float, r: float) -> bool:
 
 
 def reach(nav, state, unit, walk, run, denied, descend, exact: bool = True):
-    from game.engine.movement.search import Ctx
+    from game.engine.movement.search import SearchContext
     from game.engine.movement.types import Reach
 
-    ctx = Ctx(nav, state, unit, descend)
+    ctx = SearchContext(nav, state, unit, descend)
     top = run.inches if run is not None else walk.inches
     pen = walk.difficult_penalty
     # difficult ground within reach: also the area that keeps off it (full allowance)

@@ -17,7 +17,7 @@ from typing import Sequence
 from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.nav import NavCache, _cheaper
-from game.engine.movement.search import Ctx, Goal
+from game.engine.movement.search import SearchContext, SearchGoal
 from game.engine.movement.types import MovePlan, Trace
 from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
@@ -101,7 +101,7 @@ def _route(
     return tr
 
 
-def _search(nav: NavCache, ctx: Ctx, target: Goal, start, goal, checks: bool, within: float | None):
+def _search(nav: NavCache, ctx: SearchContext, target: SearchGoal, start, goal, checks: bool, within: float | None):
     """The cheapest path the searches find, their bound widened in steps (not a rule):
     every path worth walking is shorter than the last, round the table's edge twice and
     up every piece. A path with checks that the tracer refuses hides none without: that
@@ -115,7 +115,7 @@ def _search(nav: NavCache, ctx: Ctx, target: Goal, start, goal, checks: bool, wi
         limits = tuple(lim for lim in limits if lim < within) + (float(within),)
     for limit in limits:
         for with_checks in (True, False) if checks else (False,):
-            tr = nav._path(ctx, target, min(limit, last), with_checks, False)
+            tr = nav._traced_path(ctx, target, min(limit, last), with_checks, False)
             if tr is not None:
                 return tr
     return None

@@ -42,7 +42,7 @@ FREE_ARCS = 1024
 
 
 @dataclass
-class Goal:
+class SearchGoal:
     """Where a path may end: within ``reach`` of (x, y) (0: that point) on one of ``bands``;
     ``end_ok`` says whether a centre may end at a point found there (contact regions).
     ``kept_off``: discs (x, y, R, band) of the bases a centre may cross but not end within
@@ -82,7 +82,7 @@ class Found:
     arcs: list[tuple] = field(default_factory=list)
 
 
-class Ctx:
+class SearchContext:
     """One query's unit and bases: who blocks (M5), what the unit may do."""
 
     def __init__(self, nav, state, unit, descend: str, ignore=()):
@@ -105,15 +105,15 @@ class Ctx:
         self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
         self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
         self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
-        #: What the searches of this query found, per goal (NavCache._found), and those
-        #: paths checked by the tracer (NavCache._path): the same query asks again.
+        #: What the searches of this query found, per goal (NavCache._search_result), and those
+        #: paths checked by the tracer (NavCache._traced_path): the same query asks again.
         self.runs: dict = {}
         self.traced: dict = {}
         #: What this query's searches work out per source and the goal, the same in each
         #: (links_from: the tangent to the goal's centre; may_transit's answer per limit).
         self.memo: dict = {}
         #: A limit of this query's searches -> the wider one whose search answers for it
-        #: (NavCache._found).
+        #: (NavCache._search_result).
         self.widen: dict = {}
 
 
@@ -178,7 +178,7 @@ class _Band:
     def goal_corners(self) -> list[tuple[float, float]]:
         """Where the goal region's rim crosses a base's circle (grown by the unit's
         radius): a blocking base's, or one the path may cross but not end on
-        (``Goal.kept_off``): the spots in contact beside a base that stands by the target,
+        (``SearchGoal.kept_off``): the spots in contact beside a base that stands by the target,
         the nearest ones when the straight way in ends on that base. And where terrain,
         the table's edge or the band's bounds the rim (:meth:`.BandSpace.ring_ends`): the
         spots in contact beside a wall or off difficult ground. Targets a straight stretch
@@ -205,7 +205,7 @@ class _Band:
         points, :meth:`.BandSpace.ring_free`), and the corners on it
         (:meth:`goal_corners`) as ``(angle, x, y)``. A base in contact walks round the
         target along a free run (:meth:`Search._round_rim`), across the bases of
-        ``Goal.kept_off`` (friends it may cross, M5). No corner: no walk, nothing sampled."""
+        ``SearchGoal.kept_off`` (friends it may cross, M5). No corner: no walk, nothing sampled."""
         if self._rim is None:
             g = self.goal
             corners = [(math.atan2(y - g.y, x - g.x) % TAU, x, y) for x, y in self.goal_corners()]
@@ -385,7 +385,7 @@ class Search:
         trans: Transitions,
         start: tuple[float, float],
         start_band: int,
-        goal: Goal | None,
+        goal: SearchGoal | None,
         limit: float,
         checks: bool,
         descend: str,
@@ -398,7 +398,7 @@ class Search:
     ):
         self.space, self.trans = space, trans
         self.links = links  # band -> source -> links.Links (None: kept with the band space)
-        self.memo = memo  # the query's (Ctx.memo; None: nothing kept)
+        self.memo = memo  # the query's (SearchContext.memo; None: nothing kept)
         self.far_reach = far_reach  # M9: how far out (centre from the ledge) a jump may land
         self.sx, self.sy = start
         self.start_band = start_band
