@@ -115,6 +115,7 @@ def scorers(draw) -> PositionScorer:
     return sc
 
 
+@pytest.mark.slow  # about 20 s: 400 drawn scorers, each compiled and numpy
 @settings(max_examples=400, deadline=None)
 @given(sc=scorers(), data=st.data())
 def test_the_compiled_score_is_the_numpy_score(sc, data):
