@@ -192,6 +192,20 @@ class Sense:
     def weapon(self, u: Unit) -> tuple[str, dict] | None:
         return weapon_of(self._wctx, u)
 
+    def engagers(self) -> list[Unit]:
+        """The side's units that may still try an Engage this phase: not yet tried, not
+        moved, standing (not Stunned or Dazed) and not in contact. A prefilter that spares
+        questions; the engine's ``legal_actions`` is what decides."""
+        return [
+            u
+            for u in self.mine
+            if not u.engage_attempted
+            and not u.moved
+            and u.used <= 0
+            and u.status not in ("stunned", "dazed")
+            and not u.engaged_with
+        ]
+
     def engage_reach(self, u: Unit, status: str | None = None) -> float:
         return engage_reach(self.rs, u, status)
 

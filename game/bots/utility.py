@@ -152,15 +152,7 @@ class UtilityBot:
 
     # --- Engage (E1) ---------------------------------------------------------------------------------
     def _engage(self, sense: Sense) -> BotDecision | None:
-        units = [
-            u
-            for u in sense.mine
-            if not u.engage_attempted
-            and not u.moved
-            and u.used <= 0
-            and u.status not in ("stunned", "dazed")
-            and not u.engaged_with
-        ]
+        units = sense.engagers()
         return self._best_engage(sense, units, opportunity=True)
 
     def _best_engage(self, sense: Sense, units: list, opportunity: bool) -> BotDecision | None:

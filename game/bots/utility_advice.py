@@ -99,15 +99,7 @@ def scored_shots(sense: Sense) -> list[BotDecision]:
 
 
 def scored_engages(bot, sense: Sense) -> list[BotDecision]:
-    units = [
-        u
-        for u in sense.mine
-        if not u.engage_attempted
-        and not u.moved
-        and u.used <= 0
-        and u.status not in ("stunned", "dazed")
-        and not u.engaged_with
-    ]
+    units = sense.engagers()
     out = []
     for net, u, t, odds, friends, joining in bot._engage_options(sense, units, opportunity=True):
         d = bot._engage_decision(u, t, net, odds, friends, joining)

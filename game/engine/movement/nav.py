@@ -43,7 +43,7 @@ from game.engine.movement.search import Search, SearchContext, SearchGoal, polyl
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces
-from game.engine.movement.tracer import Tracer, stands_in_difficult
+from game.engine.movement.tracer import Tracer, copy_trace, stands_in_difficult
 from game.engine.movement.transitions import DOWN, Transitions
 from game.engine.movement.types import Allowance, Reach, Trace
 from game.engine.rule_ids import RuleId
@@ -124,20 +124,7 @@ class _Memo:
             return None
         if isinstance(answer, IllegalAction):
             raise IllegalAction(answer.rule, answer.reason)
-        return _copy_trace(answer)
-
-
-def _copy_trace(tr: Trace) -> Trace:
-    return Trace(
-        list(tr.points),
-        list(tr.cum),
-        tr.length,
-        list(tr.transitions),
-        tr.vertical,
-        tr.difficult,
-        list(tr.airborne),
-        [replace(st) for st in tr.stretches],
-    )
+        return copy_trace(answer)
 
 
 class Layer:
