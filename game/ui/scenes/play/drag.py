@@ -168,17 +168,7 @@ class DragTool:
             err = legal.refused["move"]
             if not {"move", "run"} & ask.legal_kinds(game):  # not this phase: say what is, and how
                 err = IllegalAction(err.rule, phase_words(game))
-            return Preview(
-                None,
-                None,
-                straight,
-                path_length(straight),
-                info["walk"],
-                info["run"],
-                [],
-                err,
-                ask.difficult_stretches(game, d.uid, straight),
-            )
+            return self._refused(d, info, straight, err)
         body = self.move_action(d, False)["move"]  # what the drop applies (rounded to 0.001")
         where: dict[str, Any] = {"descend": d.descend}
         if "path" in body:
@@ -212,6 +202,11 @@ class DragTool:
         if info["run"] is None and info["run_denied"] is not None:
             e0, rd = errors[0], info["run_denied"]
             err = IllegalAction(e0.rule, f"{e0.reason}; Run denied ({rd.rule}: {rd.reason})")
+        return self._refused(d, info, straight, err)
+
+    def _refused(self, d: Drag, info: dict, straight: list, err: IllegalAction) -> Preview:
+        """The preview of a drag the engine refuses: the straight line, the allowances, and why not."""
+        game = self.scene.game
         return Preview(
             None,
             None,
