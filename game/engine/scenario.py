@@ -275,28 +275,11 @@ def _read_name_and_table(r: _Read) -> None:
         else None
     )
     if table is not None:
-        r.width = (
-            ck.number(
-                ck.required(table, "width", ("table",), "table"),
-                ("table", "width"),
-                "table width",
-                positive=True,
-                maximum=MAX_TABLE,
-            )
-            if "width" in table
-            else ck.required(table, "width", ("table",), "table")
-        )
-        r.height = (
-            ck.number(
-                ck.required(table, "height", ("table",), "table"),
-                ("table", "height"),
-                "table height",
-                positive=True,
-                maximum=MAX_TABLE,
-            )
-            if "height" in table
-            else ck.required(table, "height", ("table",), "table")
-        )
+        for side in ("width", "height"):
+            value = ck.required(table, side, ("table",), "table")
+            if side in table:
+                value = ck.number(value, ("table", side), f"table {side}", positive=True, maximum=MAX_TABLE)
+            setattr(r, side, value)
     r.table_poly = box(0, 0, r.width, r.height) if r.width and r.height else None
 
 
