@@ -12,7 +12,7 @@ import pytest
 from scipy import stats as st
 
 from game.cli import main
-from game.sim.stats import count_p, paired_counts, summarize
+from game.sim.stats import count_p, mcnemar, paired_counts, sentence, summarize
 
 
 def rec(label: str, index: int, seed: int, **kw) -> dict:
@@ -482,3 +482,26 @@ def test_a_torn_games_file_makes_an_incomplete_report(tmp_path, capsys):
     assert "the report is incomplete, it reads 3 game(s)" in capsys.readouterr().err
     whole = report(tmp_path, recs)
     assert whole["skipped_lines"] == 0 and "Incomplete" not in (tmp_path / "report.html").read_text()
+
+
+def test_an_interval_without_zero_and_no_clear_test_says_why():
+    """Eight pairs down by two, two up by one, ten ties: the t interval on the mean leaves
+    out 0, the exact sign test on the ten that differ gives p = 0.11. Not clear, and the
+    sentence says which method disagrees instead of leaving the reader to square them."""
+    d = paired_counts([-2.0] * 8 + [1.0] * 2 + [0.0] * 10)
+    assert d.high < 0 and d.p == pytest.approx(st.binomtest(2, 10, 0.5).pvalue) and not d.clear
+    said = sentence("rout-legacy", "default", d, "the tokens held", "raises", "lowers", "tokens per game")
+    assert said.startswith("rout-legacy: no clear difference in the tokens held: -0.7 tokens per game (95% CI -1.2")
+    assert said.endswith(
+        "; the interval leaves out 0, but the exact sign test on the 10 pairs that differ gives p = 0.11, "
+        "and a clear difference needs both."
+    )
+    # an interval that holds 0 needs no such words
+    plain = sentence("v", "default", paired_counts([-1.0] * 9 + [1.0] * 3 + [0.0] * 8), "x", "up", "down", "u")
+    assert "leaves out 0" not in plain
+    # McNemar: 7 pairs flipped up, 1 down, 2 both, 2 neither: Newcombe's interval leaves out 0, p = 0.07
+    flips = mcnemar([True] * 7 + [False] + [True] * 2 + [False] * 2, [False] * 7 + [True] + [True] * 2 + [False] * 2)
+    assert flips.low > 0 and flips.p == pytest.approx(0.0703125) and not flips.clear
+    assert sentence("v", "default", flips, "wins", "raises", "lowers", "points", scale=100).endswith(
+        "but McNemar's exact test on the 8 pairs that differ gives p = 0.07, and a clear difference needs both."
+    )

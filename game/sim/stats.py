@@ -446,7 +446,25 @@ def sentence(
             f"{label}: {quantity} {shown(d.mean, scale, digits)} {unit} in every one of the {pairs} with {base}, "
             f"too few pairs to call it clear ({p_text(d.p)})."
         )
-    return f"{label}: no clear difference in {quantity}: {numbers} {tail}."
+    return f"{label}: no clear difference in {quantity}: {numbers} {tail}{_why_not_clear(d)}."
+
+
+def _why_not_clear(d: Diff) -> str:
+    """Why a difference whose interval leaves out 0 is still not clear: its test does not
+    reach ``p < ALPHA``. The interval and the test are different methods (an interval on
+    the mean, a test on the pairs that differ), and "clear" needs both; the sentence says
+    so instead of leaving a reader to square an interval without 0 with "no clear"."""
+    if d.clear or not (d.low > 0 or d.high < 0):
+        return ""
+    if d.flipped is not None:
+        test, pairs = "McNemar's exact test", sum(d.flipped)
+    else:
+        name = d.test or "test"
+        test, pairs = f"the {name}" + ("" if name.endswith("test") else " test"), sum(d.moved or (0, 0))
+    return (
+        f"; the interval leaves out 0, but {test} on the {pairs} pair{'' if pairs == 1 else 's'} that differ "
+        f"gives {p_text(d.p)}, and a clear difference needs both"
+    )
 
 
 def _quantities(warbands: list[str]) -> list[tuple]:
