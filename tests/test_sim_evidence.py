@@ -493,8 +493,8 @@ def test_an_interval_without_zero_and_no_clear_test_says_why():
     said = sentence("rout-legacy", "default", d, "the tokens held", "raises", "lowers", "tokens per game")
     assert said.startswith("rout-legacy: no clear difference in the tokens held: -0.7 tokens per game (95% CI -1.2")
     assert said.endswith(
-        "; the interval leaves out 0, but the exact sign test on the 10 pairs that differ gives p = 0.11, "
-        "and a clear difference needs both."
+        "; the interval leaves out 0, but only 10 pairs differ and the exact sign test on them does not "
+        "reach p < 0.05: clear needs both."
     )
     # an interval that holds 0 needs no such words
     plain = sentence("v", "default", paired_counts([-1.0] * 9 + [1.0] * 3 + [0.0] * 8), "x", "up", "down", "u")
@@ -503,5 +503,5 @@ def test_an_interval_without_zero_and_no_clear_test_says_why():
     flips = mcnemar([True] * 7 + [False] + [True] * 2 + [False] * 2, [False] * 7 + [True] + [True] * 2 + [False] * 2)
     assert flips.low > 0 and flips.p == pytest.approx(0.0703125) and not flips.clear
     assert sentence("v", "default", flips, "wins", "raises", "lowers", "points", scale=100).endswith(
-        "but McNemar's exact test on the 8 pairs that differ gives p = 0.07, and a clear difference needs both."
+        "but only 8 pairs differ and McNemar's exact test on them does not reach p < 0.05: clear needs both."
     )

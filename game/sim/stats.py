@@ -461,10 +461,9 @@ def _why_not_clear(d: Diff) -> str:
     else:
         name = d.test or "test"
         test, pairs = f"the {name}" + ("" if name.endswith("test") else " test"), sum(d.moved or (0, 0))
-    return (
-        f"; the interval leaves out 0, but {test} on the {pairs} pair{'' if pairs == 1 else 's'} that differ "
-        f"gives {p_text(d.p)}, and a clear difference needs both"
-    )
+    differ = f"{pairs} pair differs" if pairs == 1 else f"{pairs} pairs differ"
+    short = f"does not reach p < {ALPHA:g}"
+    return f"; the interval leaves out 0, but only {differ} and {test} on them {short}: clear needs both"
 
 
 def _quantities(warbands: list[str]) -> list[tuple]:
