@@ -26,8 +26,6 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from collections import Counter
-from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -36,6 +34,7 @@ if ROOT not in sys.path:
 from tools.bot_eval import judged  # noqa: E402
 
 from game.sim.runner import run_jobs  # noqa: E402
+from game.sim.headtohead import Tally, score  # noqa: E402
 from game.sim.stats import wilson  # noqa: E402
 from game.sim.study import Plan, resolve  # noqa: E402
 
@@ -60,45 +59,9 @@ def settings(env: dict | None = None) -> tuple[int, tuple[str, ...], tuple[str, 
     return games, bots, maps, workers
 
 
-@dataclass
-class Cell:
-    """One pairing's games from ``bot``'s side: won, lost, drawn, and how the wins and
-    losses were decided."""
-
-    won: int = 0
-    lost: int = 0
-    drawn: int = 0
-    refused: int = 0
-    how: Counter = field(default_factory=Counter)
-
-    @property
-    def games(self) -> int:
-        return self.won + self.lost + self.drawn
-
-    @property
-    def decided(self) -> int:
-        return self.won + self.lost
-
-    def add(self, other: "Cell") -> None:
-        self.won, self.lost, self.drawn = self.won + other.won, self.lost + other.lost, self.drawn + other.drawn
-        self.refused += other.refused
-        self.how.update(other.how)
-
-
-def score(record: dict, bot: str, other: str) -> Cell:
-    """One game record from ``bot``'s side against ``other`` (a record names its bots by
-    seat, ``bots``, and its warbands by seat, ``seats``)."""
-    seat_bots, seats = record["bots"], record["seats"]
-    cell = Cell(refused=int(record.get("illegal", 0)))
-    if record.get("draw") or not record.get("winner"):
-        cell.drawn = 1
-        return cell
-    if seat_bots[0] == seat_bots[1] or set(seat_bots) != {bot, other}:
-        raise ValueError(f"a game of {seat_bots} scored as {bot} against {other}")
-    winner = seat_bots[seats.index(record["winner"])]
-    cell.won, cell.lost = (1, 0) if winner == bot else (0, 1)
-    cell.how[record.get("decided_by") or "unknown"] += 1
-    return cell
+#: One pairing's games from a bot's side (won, lost, drawn, refused, how decided), and the
+#: scoring of one game record: the simulation report's, so both count a game the same way.
+Cell = Tally
 
 
 def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:

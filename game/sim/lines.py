@@ -73,3 +73,11 @@ def one_opening(records: Iterable[dict[str, Any]]) -> bool | None:
     if not by_seats:
         return None
     return all(len(o) == 1 for o in by_seats.values()) and any(n > 1 for n in games.values())
+
+
+def pairing_of(r: dict[str, Any]) -> tuple[str, ...]:
+    """The bot pairing as the study names it (seat 1, seat 2 before the swap)."""
+    if r.get("pairing"):
+        return tuple(r["pairing"])
+    bots = tuple(r.get("bots") or ("?", "?"))
+    return bots[::-1] if r.get("swapped") else bots

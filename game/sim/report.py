@@ -532,6 +532,47 @@ def _who_wins(summary: dict) -> str:
     return "\n".join(out)
 
 
+def _record(t: dict) -> str:
+    return f"{t['won']}-{t['drawn']}-{t['lost']}"
+
+
+def _head_to_head(summary: dict) -> str:
+    """Bot against bot (:mod:`game.sim.headtohead`): per variant and pair of different
+    bots, the first bot's games over the distinct games, its share of the decided ones
+    with the 95% interval, by seat, and how they were decided. Empty when every game is a
+    bot against itself."""
+    found = summary.get("head_to_head") or []
+    if not found:
+        return ""
+    labels = [v["variant"] for v in summary["variants"]]
+    head = ["variant", "bot", "against", "distinct games", "won-drawn-lost", "share of the decided"]
+    head += ["from seat 1", "from seat 2", "how decided"]
+    out = ["<h2>Bot against bot</h2>", "<table>", _row(head, True)]
+    for m in found:
+        j = labels.index(m["variant"]) if m["variant"] in labels else 0
+        lo, hi = m["ci"]
+        share = (
+            f"{100 * m['share']:.0f}% <span class=ci>[{100 * lo:.0f}–{100 * hi:.0f}]</span>"
+            if m["decided"]
+            else "none decided"
+        )
+        games = str(m["distinct"]) + (
+            f" <span class=ci>of {m['games']} played</span>" if m["games"] != m["distinct"] else ""
+        )
+        how = ", ".join(f"{n} {HOW.get(k, k)}" for k, n in m["decided_by"].items()) or "none"
+        seats = [_record(m["by_seat"][s]) for s in ("1", "2")]
+        cells = [_swatch(j, m["variant"]), html.escape(m["bots"][0]), html.escape(m["bots"][1]), games, _record(m)]
+        out.append(_row(cells + [share] + seats + [html.escape(how)]))
+    out.append("</table>")
+    out.append(
+        "<p class=note>The first bot's games against the second, counted once per distinct game (a game whose "
+        "moves another repeats counts once): its share of the decided games with the 95% Wilson interval, and "
+        "its record from each seat, which often says more than the share (the seat that moves first may "
+        "decide the game whichever bot plays it).</p>"
+    )
+    return "\n".join(out)
+
+
 def _ends_table(summary: dict) -> str:
     """How games ended, and which warband routed, per variant."""
     warbands = summary["warbands"]
@@ -964,6 +1005,7 @@ def render_html(summary: dict, title: str = "") -> str:
         "<p class=note>Wins of each warband and of each seat, with their 95% Wilson interval; under each warband's "
         "wins, how they were decided: by a rout, by eliminating the other side, or at the turn limit (T1's "
         "tie-break).</p>",
+        _head_to_head(summary),
         _same_games(summary),
         "<h2>Findings</h2>",
         _findings(summary),

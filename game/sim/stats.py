@@ -41,24 +41,16 @@ from scipy import stats as st
 from game.engine.rule_ids import RuleId
 from game.sim.coverage import coverage
 from game.sim.gaps import find_gaps
-from game.sim.lines import distinct_keys, line_of, one_opening
+from game.sim.headtohead import head_to_head
+from game.sim.lines import distinct_keys, line_of, one_opening, pairing_of
+from game.sim.rates import ALPHA, wilson
 from game.sim.robust import mark_robust
 
-#: The significance level of "clear" and the confidence of every interval.
-ALPHA = 0.05
 #: Game turns in a row in which nothing changed that make a stall (game.sim.gaps).
 STALL_TURNS = 3
 #: Below this many differing pairs a count's p is exact (the sign test), never a normal
 #: approximation (FORMATS.md).
 EXACT_BELOW = 50
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of ``k`` successes in ``n`` trials; (0, 1) for n = 0."""
-    if n <= 0:
-        return (0.0, 1.0)
-    ci = st.binomtest(int(k), int(n)).proportion_ci(confidence_level=1 - ALPHA, method="wilson")
-    return (max(0.0, float(ci.low)), min(1.0, float(ci.high)))
 
 
 def rate(k: int, n: int) -> dict[str, Any]:
@@ -183,14 +175,6 @@ def _seats(r: dict[str, Any]) -> list[str]:
 def _scenario_order(r: dict[str, Any]) -> list[str]:
     seats = _seats(r)
     return seats[::-1] if r.get("swapped") else seats
-
-
-def pairing_of(r: dict[str, Any]) -> tuple[str, ...]:
-    """The bot pairing as the study names it (seat 1, seat 2 before the swap)."""
-    if r.get("pairing"):
-        return tuple(r["pairing"])
-    bots = tuple(r.get("bots") or ("?", "?"))
-    return bots[::-1] if r.get("swapped") else bots
 
 
 def rout_checks(r: dict[str, Any]) -> int:
@@ -735,9 +719,10 @@ def _ordered(accs: dict[str, _Acc]) -> list[_Acc]:
 
 def summarize(records: Iterable[dict[str, Any]], root: str | None = None, skipped: int = 0) -> dict[str, Any]:
     """``summary.json``: per variant, then each variant against the first; per bot pairing
-    the same (``by_bots``), and every pooled difference marked ``robust``; the stalls and
-    rule gaps with the commands that replay them (``root``: the run's folder); ``skipped``:
-    the lines of ``games.jsonl`` that could not be read."""
+    the same (``by_bots``); each bot against each other bot (``head_to_head``); every
+    pooled difference marked ``robust``; the stalls and rule gaps with the commands that
+    replay them (``root``: the run's folder); ``skipped``: the lines of ``games.jsonl``
+    that could not be read."""
     records = list(records)
     pooled, warbands, pairings, per = _accumulate(records)
     order = _ordered(pooled)
@@ -749,6 +734,7 @@ def summarize(records: Iterable[dict[str, Any]], root: str | None = None, skippe
         "variants": [a.summary(warbands) for a in order],
         "comparisons": [compare(order[0], a, warbands) for a in order[1:]] if order else [],
         "by_bots": [],
+        "head_to_head": head_to_head(records),
     }
     for pair in pairings:
         accs = _ordered(per[pair])

@@ -1,0 +1,151 @@
+"""Bot against bot: who wins when a study pits two different bots against each other.
+
+A study that compares bots (``--bots planner,utility --bots utility,planner --swap``) asks
+which bot wins, not which warband: per variant and per pair of different bots, the first
+bot's games against the second are counted won, drawn and lost over the *distinct* games
+(a game whose moves another repeats counts once, :mod:`game.sim.lines`), with the share of
+the decided games and its 95% Wilson interval, the same from each seat (the seat often
+decides more than the bot: docs/benchmarks.md), and how the decided games were decided
+(a rout, an elimination, or the turn limit's tie-break, T1).
+
+The first bot of a pair is the one the study names first. ``tools/bench_ladder.py`` scores
+its games with the same :func:`score`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from game.sim.lines import line_of, pairing_of
+from game.sim.rates import wilson
+
+
+@dataclass
+class Tally:
+    """Games from one bot's side: won, lost, drawn, the bot actions refused in them, and
+    how the decided ones were decided (``decided_by``)."""
+
+    won: int = 0
+    lost: int = 0
+    drawn: int = 0
+    refused: int = 0
+    how: Counter = field(default_factory=Counter)
+
+    @property
+    def games(self) -> int:
+        return self.won + self.lost + self.drawn
+
+    @property
+    def decided(self) -> int:
+        return self.won + self.lost
+
+    def add(self, other: "Tally") -> None:
+        self.won, self.lost, self.drawn = self.won + other.won, self.lost + other.lost, self.drawn + other.drawn
+        self.refused += other.refused
+        self.how.update(other.how)
+
+    def to_dict(self) -> dict[str, Any]:
+        lo, hi = wilson(self.won, self.decided)
+        return {
+            "won": self.won,
+            "drawn": self.drawn,
+            "lost": self.lost,
+            "decided": self.decided,
+            "share": self.won / self.decided if self.decided else None,
+            "ci": [lo, hi],
+            "decided_by": dict(sorted(self.how.items())),
+            "refused": self.refused,
+        }
+
+
+def score(record: dict, bot: str, other: str) -> Tally:
+    """One game record from ``bot``'s side against ``other`` (a record names its bots by
+    seat, ``bots``, and its warbands by seat, ``seats``)."""
+    seat_bots, seats = record["bots"], record["seats"]
+    tally = Tally(refused=int(record.get("illegal", 0)))
+    if seat_bots[0] == seat_bots[1] or set(seat_bots) != {bot, other}:
+        raise ValueError(f"a game of {seat_bots} scored as {bot} against {other}")
+    if record.get("draw") or not record.get("winner"):
+        tally.drawn = 1
+        return tally
+    winner = seat_bots[seats.index(record["winner"])]
+    tally.won, tally.lost = (1, 0) if winner == bot else (0, 1)
+    tally.how[record.get("decided_by") or "unknown"] += 1
+    return tally
+
+
+@dataclass
+class _Matchup:
+    variant: str
+    bots: tuple[str, str]
+    played: int = 0
+    lines: set = field(default_factory=set)
+    total: Tally = field(default_factory=Tally)
+    by_seat: dict = field(default_factory=lambda: {1: Tally(), 2: Tally()})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "bots": list(self.bots),
+            "games": self.played,
+            "distinct": self.total.games,
+            **self.total.to_dict(),
+            "by_seat": {str(s): t.to_dict() for s, t in self.by_seat.items()},
+        }
+
+
+def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per variant and pair of different bots, in the order met: the first bot's won,
+    drawn and lost over the distinct games, overall and by the seat it played from
+    (``summary.json``'s ``head_to_head``; empty when every game is a bot against itself)."""
+    found: dict[tuple[str, frozenset], _Matchup] = {}
+    for r in records:
+        seat_bots = list(r.get("bots") or [])
+        if len(seat_bots) != 2 or seat_bots[0] == seat_bots[1] or not r.get("seats"):
+            continue
+        key = (str(r["variant"]), frozenset(seat_bots))
+        m = found.get(key)
+        if m is None:
+            m = found[key] = _Matchup(key[0], tuple(pairing_of(r)))
+        m.played += 1
+        line = line_of(r, (pairing_of(r), r.get("seed"), bool(r.get("swapped"))))
+        if line in m.lines:
+            continue
+        m.lines.add(line)
+        first, second = m.bots
+        tally = score(r, first, second)
+        m.total.add(tally)
+        m.by_seat[seat_bots.index(first) + 1].add(tally)
+    return [m.to_dict() for m in found.values()]
+
+
+def sentence(m: dict[str, Any]) -> str:
+    """ "planner against utility: won 17, drew 0, lost 15 of 32 distinct games: 53% of the
+    decided (95% CI 36-69%); from seat 1 15-0-1, from seat 2 2-0-14; decided by the turn
+    limit 32"."""
+    a, b = m["bots"]
+    games = f"{m['distinct']} distinct game{'s' if m['distinct'] != 1 else ''}"
+    if m["games"] != m["distinct"]:
+        games += f" of {m['games']} played"
+    share = (
+        f"{100 * m['share']:.0f}% of the decided (95% CI {100 * m['ci'][0]:.0f}-{100 * m['ci'][1]:.0f}%)"
+        if m["decided"]
+        else "none decided"
+    )
+    seats = ", ".join(
+        f"from seat {s} {t['won']}-{t['drawn']}-{t['lost']}"
+        for s, t in m["by_seat"].items()
+        if t["won"] + t["drawn"] + t["lost"]
+    )
+    how = ", ".join(f"{HOW.get(k, k)} {n}" for k, n in m["decided_by"].items())
+    return (
+        f"{a} against {b}: won {m['won']}, drew {m['drawn']}, lost {m['lost']} of {games}: {share}"
+        + (f"; {seats} (won-drawn-lost)" if seats else "")
+        + (f"; decided {how}" if how else "")
+    )
+
+
+#: How a decided game was decided, as the sentences write it.
+HOW = {"rout": "by a rout", "eliminated": "by elimination", "turn_limit": "at the turn limit"}

@@ -1,0 +1,91 @@
+"""Bot against bot in a study's summary and report: which bot won, over distinct games,
+from which seat (records name their bots by seat, ``bots``, and the study's order as
+``pairing``: a swapped game's seat 1 is the second warband, with its bot)."""
+
+from __future__ import annotations
+
+import pytest
+
+from game.sim.headtohead import head_to_head, score, sentence
+from game.sim.report import render_html
+from game.sim.stats import summarize, wilson
+
+
+def rec(seed, swapped, winner, line, decided_by="turn_limit", pairing=("planner", "utility"), illegal=0):
+    bots = list(pairing[::-1] if swapped else pairing)
+    seats = ["south", "north"] if swapped else ["north", "south"]
+    return {
+        "variant": "default",
+        "seed": seed,
+        "swapped": swapped,
+        "bots": bots,
+        "pairing": list(pairing),
+        "seats": seats,
+        "winner": winner,
+        "draw": winner is None,
+        "turns": 12,
+        "lost": {"north": 0, "south": 0},
+        "treasure": {"north": 1, "south": 1},
+        "rout_turn": None,
+        "illegal": illegal,
+        "actions": 10,
+        "seconds": 1.0,
+        "end": "turn_limit",
+        "line": line,
+        "decided_by": decided_by if winner else None,
+        "rules_fired": {},
+    }
+
+
+def test_a_swapped_game_is_won_by_the_bot_of_the_winning_warband():
+    """Swapped: the planner keeps north and plays from seat 2; south (utility) wins from seat 1."""
+    r = rec(0, True, "south", "a")
+    assert r["bots"] == ["utility", "planner"]
+    t = score(r, "planner", "utility")
+    assert (t.won, t.lost, t.drawn) == (0, 1, 0)
+    [m] = head_to_head([r])
+    assert m["bots"] == ["planner", "utility"] and (m["won"], m["lost"]) == (0, 1)
+    assert m["by_seat"]["2"]["lost"] == 1 and m["by_seat"]["1"]["lost"] == 0
+
+
+def test_counts_distinct_games_by_seat_with_the_interval_and_how_decided():
+    records = [
+        rec(0, False, "north", "a"),  # planner, seat 1, wins at the turn limit
+        rec(1, False, "north", "a"),  # the same line again: counts once
+        rec(2, False, "north", "b", decided_by="rout"),
+        rec(0, True, "south", "c"),  # utility (south, seat 1) wins
+        rec(1, True, "north", "d"),  # planner (north, seat 2) wins
+        rec(2, True, None, "e", illegal=2),  # a draw
+        rec(3, False, "north", "f", pairing=("utility", "utility")),  # a bot against itself: not here
+    ]
+    [m] = head_to_head(records)
+    assert (m["games"], m["distinct"]) == (6, 5)
+    assert (m["won"], m["drawn"], m["lost"], m["decided"]) == (3, 1, 1, 4)
+    assert m["share"] == pytest.approx(0.75) and m["ci"] == pytest.approx(list(wilson(3, 4)))
+    assert m["by_seat"]["1"] | {"ci": None} == {
+        "won": 2,
+        "drawn": 0,
+        "lost": 0,
+        "decided": 2,
+        "share": 1.0,
+        "ci": None,
+        "decided_by": {"rout": 1, "turn_limit": 1},
+        "refused": 0,
+    }
+    assert (m["by_seat"]["2"]["won"], m["by_seat"]["2"]["drawn"], m["by_seat"]["2"]["lost"]) == (1, 1, 1)
+    assert m["decided_by"] == {"rout": 1, "turn_limit": 3} and m["refused"] == 2
+    assert sentence(m) == (
+        "planner against utility: won 3, drew 1, lost 1 of 5 distinct games of 6 played: 75% of the decided "
+        f"(95% CI {100 * m['ci'][0]:.0f}-{100 * m['ci'][1]:.0f}%); from seat 1 2-0-0, from seat 2 1-1-1 "
+        "(won-drawn-lost); decided by a rout 1, at the turn limit 3"
+    )
+
+
+def test_the_summary_and_the_report_carry_it_only_when_bots_differ():
+    mixed = [rec(0, False, "north", "a"), rec(0, True, "south", "b")]
+    s = summarize(mixed)
+    assert [(m["bots"], m["won"], m["lost"]) for m in s["head_to_head"]] == [(["planner", "utility"], 1, 1)]
+    page = render_html(s)
+    assert "<h2>Bot against bot</h2>" in page and "<td>1-0-1</td>" in page
+    alone = summarize([rec(0, False, "north", "a", pairing=("utility", "utility"))])
+    assert alone["head_to_head"] == [] and "Bot against bot" not in render_html(alone)
