@@ -91,7 +91,13 @@ class _Memo:
 
     @staticmethod
     def key(query: tuple, state: GameState, unit: Unit) -> tuple:
-        return query + (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
+        return query + _Memo.bases(state, unit)
+
+    @staticmethod
+    def bases(state: GameState, unit: Unit) -> tuple:
+        """The part of a key that is not the query: the unit and every base of the state
+        (a query that needs two keys of the same state builds it once)."""
+        return (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
 
     def clear(self) -> None:
         self._d.clear()
@@ -110,6 +116,10 @@ class _Memo:
     def trace(self, query: tuple, state: GameState, unit: Unit, work):
         """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
         from the memo if it was asked before; a copy each time (callers own their trace)."""
+        return self.trace_key(self.key(query, state, unit), work)
+
+    def trace_key(self, key: tuple, work):
+        """:meth:`trace` for a key already built (:meth:`key`)."""
 
         def traced():
             try:
@@ -119,7 +129,7 @@ class _Memo:
                     raise
                 return exc
 
-        answer = self.recall(self.key(query, state, unit), traced)
+        answer = self.recall(key, traced)
         if answer is None:
             return None
         if isinstance(answer, IllegalAction):
@@ -499,12 +509,8 @@ class NavCache:
         before this search (:meth:`Mover.plan_engage`)."""
         if state.units.get(target.id) is not target:  # a target the memo does not compare
             return self._find_contact(state, unit, target, allow, descend)
-        return self._memo.trace(
-            _contact_query(target, allow, descend),
-            state,
-            unit,
-            lambda: self._find_contact(state, unit, target, allow, descend),
-        )
+        key = self._memo.key(_contact_query(target, allow, descend), state, unit)
+        return self._memo.trace_key(key, lambda: self._find_contact(state, unit, target, allow, descend, key=key))
 
     @_locked
     def contact_verdict(
@@ -519,18 +525,30 @@ class NavCache:
         ``docs/movement.md``)."""
         if state.units.get(target.id) is not target:
             return self._find_contact(state, unit, target, allow, descend, measure=False)
-        return self._memo.trace(
-            ("verdict", target.id, allow, descend),
-            state,
-            unit,
-            lambda: self._find_contact(state, unit, target, allow, descend, measure=False),
+        bases = self._memo.bases(state, unit)
+        return self._memo.trace_key(
+            ("verdict", target.id, allow, descend) + bases,
+            lambda: self._find_contact(
+                state, unit, target, allow, descend, measure=False, key=_contact_query(target, allow, descend) + bases
+            ),
         )
 
     def _find_contact(
-        self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str, measure: bool = True
+        self,
+        state: GameState,
+        unit: Unit,
+        target: Unit,
+        allow: "Allowance",
+        descend: str,
+        measure: bool = True,
+        key: tuple | None = None,
     ) -> "Trace | None":
+        """:meth:`find_contact` (``measure``) or :meth:`contact_verdict`; ``key``: the
+        memo's key of :meth:`find_contact` for this query, when the caller has built it."""
         if measure and self._unmeasured:
-            kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
+            if key is None:
+                key = self._memo.key(_contact_query(target, allow, descend), state, unit)
+            kept = self._unmeasured.pop(key, None)
             if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
         ctx = SearchContext(self, state, unit, descend)
@@ -565,7 +583,9 @@ class NavCache:
             # bases) goes on from these searches instead of running them again
             if len(self._unmeasured) >= _UNMEASURED:
                 self._unmeasured.clear()
-            self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
+            if key is None:
+                key = self._memo.key(_contact_query(target, allow, descend), state, unit)
+            self._unmeasured[key] = kept
         return tr
 
     def _contact_goal(self, ctx: SearchContext, target: Unit) -> SearchGoal:
@@ -745,16 +765,18 @@ def rim_spots(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allow
     if b is None:
         return None
     _a, X, Y, ok = nav.layer(unit.r).avoid().bands[b].ring_free(goal.x, goal.y, goal.rim)
-    # nearest first; where the base may end asked only of those that may be tried (the
-    # spots a base may end on, in this order, are the same)
+    # nearest first, those within the allowance off difficult ground in a straight line
+    # (no path to a spot farther fits); where the base may end asked only of those that
+    # may be tried (the spots a base may end on, in this order, are the same)
+    far = allow.total(False) + 1e-9
     spots = sorted(
-        ((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k), key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y)
+        ((math.hypot(float(x) - unit.x, float(y) - unit.y), float(x), float(y)) for x, y, k in zip(X, Y, ok) if k),
+        key=lambda s: s[0],
     )
-    spots = itertools.islice((p for p in spots if goal.end_ok(*p)), RIM_SPOTS)
+    near = itertools.takewhile(lambda s: s[0] <= far, spots)
+    spots = itertools.islice(((x, y) for _d, x, y in near if goal.end_ok(x, y)), RIM_SPOTS)
     best = None
     for x, y in spots:
-        if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
-            break
         tr = nav._traced_path(
             ctx, SearchGoal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches
         )
