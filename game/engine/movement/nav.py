@@ -62,6 +62,8 @@ MEMO_SIZE = 128
 VERDICT_SLACK = 1.0
 #: Verdicts' searches kept for measuring their refusals next (an engine setting).
 _UNMEASURED = 16
+#: Starts off difficult ground kept (:meth:`NavCache._off_difficult`, a bound on memory).
+_OFF_KEPT = 4096
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -74,7 +76,7 @@ _get_fields = attrgetter(*UNIT_FIELDS)
 
 def _unit_key(u: Unit) -> tuple:
     """The unit's :data:`UNIT_FIELDS`, lists as tuples (hashable)."""
-    return tuple(tuple(v) if type(v) is list else v for v in _get_fields(u))
+    return tuple([tuple(v) if type(v) is list else v for v in _get_fields(u)])
 
 
 class _Memo:
@@ -233,6 +235,7 @@ class NavCache:
         self.reach_cache: dict = {}  # reach.py: what the reachable area keeps per map
         self._memo = _Memo(MEMO_SIZE)
         self._unmeasured: dict = {}  # _find_contact: verdicts' searches, for measuring their refusals
+        self._off: dict = {}  # _off_difficult: (x, y, r) -> where the search off difficult ground starts
         self._links: dict = {}  # (radius, avoid) -> band -> source -> links.Links, this game's
         self._shared = False  # are the layers also another game's (in _MAPS)?
         self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
@@ -334,7 +337,7 @@ class NavCache:
         if b is None:
             return None
         space = lay.avoid() if avoid else lay.space
-        start = off_difficult(self.mover.board, unit) if avoid else (unit.x, unit.y)
+        start = self._off_difficult(unit) if avoid else (unit.x, unit.y)
         q = Search(
             space,
             lay.trans,
@@ -354,6 +357,20 @@ class NavCache:
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q
+
+    def _off_difficult(self, unit: Unit) -> tuple[float, float]:
+        """:func:`off_difficult`, kept by the unit's centre and radius (the map's answer:
+        each search that keeps off difficult ground asks it of the unit's start)."""
+        x, y = unit.x, unit.y
+        if x == 0.0 or y == 0.0:
+            return off_difficult(self.mover.board, unit)  # 0.0 and -0.0: equal keys, not equal points
+        key = (x, y, unit.r)
+        out = self._off.get(key)
+        if out is None:
+            if len(self._off) >= _OFF_KEPT:
+                self._off.clear()
+            out = self._off[key] = off_difficult(self.mover.board, unit)
+        return out
 
     def _avoid_ok(self, lay: Layer, space: Space):
         ok = lay._avoid_nodes

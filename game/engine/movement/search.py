@@ -721,9 +721,8 @@ class Search:
                     s,
                     skip_circle=circ,
                     circles=B.goal is not None,
+                    to_circles=False,
                 )
-                if B.goal is not None:
-                    rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
             else:
                 rows = links_from(
                     self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ
