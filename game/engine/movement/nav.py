@@ -64,6 +64,8 @@ VERDICT_SLACK = 1.0
 _UNMEASURED = 16
 #: Starts off difficult ground kept (:meth:`NavCache._off_difficult`, a bound on memory).
 _OFF_KEPT = 4096
+#: Units whose contact queries' bases are kept (:meth:`NavCache._context`, an engine setting).
+_CONTEXTS = 16
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -236,6 +238,7 @@ class NavCache:
         self._memo = _Memo(MEMO_SIZE)
         self._unmeasured: dict = {}  # _find_contact: verdicts' searches, for measuring their refusals
         self._off: dict = {}  # _off_difficult: (x, y, r) -> where the search off difficult ground starts
+        self._contexts: dict = {}  # _context: the memo's key of a unit and state -> its bases worked out
         self._links: dict = {}  # (radius, avoid) -> band -> source -> links.Links, this game's
         self._shared = False  # are the layers also another game's (in _MAPS)?
         self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
@@ -526,8 +529,11 @@ class NavCache:
         before this search (:meth:`Mover.plan_engage`)."""
         if state.units.get(target.id) is not target:  # a target the memo does not compare
             return self._find_contact(state, unit, target, allow, descend)
-        key = self._memo.key(_contact_query(target, allow, descend), state, unit)
-        return self._memo.trace_key(key, lambda: self._find_contact(state, unit, target, allow, descend, key=key))
+        bases = self._memo.bases(state, unit)
+        return self._memo.trace_key(
+            _contact_query(target, allow, descend) + bases,
+            lambda: self._find_contact(state, unit, target, allow, descend, bases=bases),
+        )
 
     @_locked
     def contact_verdict(
@@ -545,9 +551,7 @@ class NavCache:
         bases = self._memo.bases(state, unit)
         return self._memo.trace_key(
             ("verdict", target.id, allow, descend) + bases,
-            lambda: self._find_contact(
-                state, unit, target, allow, descend, measure=False, key=_contact_query(target, allow, descend) + bases
-            ),
+            lambda: self._find_contact(state, unit, target, allow, descend, measure=False, bases=bases),
         )
 
     def _find_contact(
@@ -558,17 +562,19 @@ class NavCache:
         allow: "Allowance",
         descend: str,
         measure: bool = True,
-        key: tuple | None = None,
+        bases: tuple | None = None,
     ) -> "Trace | None":
-        """:meth:`find_contact` (``measure``) or :meth:`contact_verdict`; ``key``: the
-        memo's key of :meth:`find_contact` for this query, when the caller has built it."""
+        """:meth:`find_contact` (``measure``) or :meth:`contact_verdict`; ``bases``: the
+        memo's key of the unit and the state (:meth:`_Memo.bases`), when the caller has
+        built it (None: the target is not the state's, nothing is kept)."""
+        key = None if bases is None else _contact_query(target, allow, descend) + bases
         if measure and self._unmeasured:
             if key is None:
                 key = self._memo.key(_contact_query(target, allow, descend), state, unit)
             kept = self._unmeasured.pop(key, None)
             if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
-        ctx = SearchContext(self, state, unit, descend)
+        ctx = self._context(state, unit, descend, bases)
         goal = self._contact_goal(ctx, target)
         d = math.hypot(unit.x - target.x, unit.y - target.y)
         fits, straight, reason = self._straight_in(ctx, goal, allow, d)
@@ -604,6 +610,21 @@ class NavCache:
                 key = self._memo.key(_contact_query(target, allow, descend), state, unit)
             self._unmeasured[key] = kept
         return tr
+
+    def _context(self, state: GameState, unit: Unit, descend: str, bases: tuple | None) -> SearchContext:
+        """A contact query's :class:`SearchContext`. What it works out of the bases (their
+        index, who blocks, their discs) depends on nothing but ``bases`` (the memo's key of
+        the unit and the state, :meth:`_Memo.bases`): kept by it for the unit's other
+        targets (the same question for each enemy in reach)."""
+        if bases is None:
+            return SearchContext(self, state, unit, descend)
+        kept = self._contexts.get(bases)
+        ctx = SearchContext(self, state, unit, descend, known=kept)
+        if kept is None:
+            if len(self._contexts) >= _CONTEXTS:
+                del self._contexts[next(iter(self._contexts))]  # the oldest
+            self._contexts[bases] = (ctx.field, ctx.blockers, ctx.discs)
+        return ctx
 
     def _contact_goal(self, ctx: SearchContext, target: Unit) -> SearchGoal:
         """E1's goal: every spot where the unit's base is in contact with ``target`` (G4)
@@ -715,6 +736,7 @@ class NavCache:
         map and the paths (``tracer.forget_kept`` drops that), as play keeps it."""
         self._memo.clear()
         self._unmeasured.clear()
+        self._contexts.clear()
 
     @_locked
     def reach(
