@@ -33,6 +33,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIGURES = ("game", "legal", "tail", "tailsum", "planner")
+#: The environment variable naming the crowded tables' module for a checkout without one.
+CROWDED = "FORWARD_SPEED_CROWDED"
 
 
 def _cpu_ms(fn) -> float:
@@ -40,6 +42,25 @@ def _cpu_ms(fn) -> float:
     t0 = time.process_time()
     fn()
     return (time.process_time() - t0) * 1e3
+
+
+def _crowded_text():
+    """game/engine/reference/crowded.py's ``crowded_text``: this checkout's, or, in an
+    older checkout that has none, the one of the checkout comparing with it (``CROWDED``
+    in the environment: its path), so that both time the same table."""
+    try:
+        from game.engine.reference.crowded import crowded_text
+    except ImportError:
+        import importlib.util
+
+        path = os.environ.get(CROWDED)
+        if not path:
+            raise
+        spec = importlib.util.spec_from_file_location("_forward_speed_crowded", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        crowded_text = mod.crowded_text
+    return crowded_text
 
 
 def figure(name: str) -> float:
@@ -60,8 +81,8 @@ def figure(name: str) -> float:
         from game.engine.dice import Dice
         from game.engine.game import Game
         from game.engine.legal import legal_report
-        from game.engine.reference.crowded import crowded_text
 
+        crowded_text = _crowded_text()
         g = Game(load_scenario("crowded-4.yaml", text=crowded_text(4)), dice=Dice(seed=4), history=False)
         while g.state.phase != "engage":
             g.apply({"end_phase": {}})
@@ -93,6 +114,7 @@ def figure(name: str) -> float:
 
 def _run(checkout: str, name: str) -> float:
     env = dict(os.environ, PYTHONPATH=checkout, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    env.setdefault(CROWDED, os.path.join(ROOT, "game", "engine", "reference", "crowded.py"))
     out = subprocess.run(
         [sys.executable, os.path.join(checkout, "tools", "forward_speed.py"), name],
         cwd=checkout,

@@ -293,13 +293,16 @@ def links_from(
     skip_circle: int = -1,
     skip_node: int = -1,
     circles: bool = True,
+    to_circles: bool = True,
 ) -> list:
     """Segments a base may walk from a source to what lies in range on band b, as rows
     (a_from, (x_from, y_from), target) with target as :meth:`Search._follow` takes it: the
     fixed targets (kept in :class:`Links` when the source is fixed too), the bases, the
     goal (a segment that enters the goal region ends there) and nodes added by the query;
     none that could not end a path within the limit after ``g0`` inches. ``circles=False``:
-    none to the band's own circles (a circle's chain has those)."""
+    none to the band's own circles (a circle's chain has those). ``to_circles=False``
+    (with a goal region): the stretches towards the band's own circles only where they
+    enter the region (a circle's chain has the rest)."""
     B = q.band(b)
     X, Y, R, S, C, N, local = _fixed_targets(q, B, b)
     fixed_part, fixed, fixed_at, links, ftid, ext = _fixed_rows(
@@ -316,7 +319,7 @@ def links_from(
         ]
     if not parts:
         return fixed
-    return fixed + _as_rows(q, B, parts, ftid, ext, X, Y, R)
+    return fixed + _as_rows(q, B, parts, ftid, ext, X, Y, R, to_circles)
 
 
 def _fixed_in_range(q, B, b: int, fx: tuple, circles: bool) -> tuple:
@@ -534,9 +537,10 @@ def _query_parts(
     return parts
 
 
-def _as_rows(q, B, parts: list, ftid, ext, X, Y, R) -> list:
+def _as_rows(q, B, parts: list, ftid, ext, X, Y, R, to_circles: bool = True) -> list:
     """:func:`links_from`'s parts as its rows: a segment that enters the goal region ends
-    there, the ones crossing a blocking base are dropped, the rest as Python numbers."""
+    there, the ones crossing a blocking base are dropped, the rest as Python numbers.
+    ``to_circles=False`` (with a goal region): none that ends on a circle of the band."""
     g = q.goal
     T1, T2, a1, a2, iv2, off2, K, ID, S2 = (
         np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k] for k in range(9)
@@ -561,6 +565,8 @@ def _as_rows(q, B, parts: list, ftid, ext, X, Y, R) -> list:
         # region, is tested against the terrain only if the search comes to its end
         # (Search._push's ``test``): most never are
         end[keep & (K == 2) & (end == 2)] = 3
+        if not to_circles:
+            keep &= (end != 0) | (ID >= B.n_static)
     if B.blk and len(T1):
         if keep is None:
             keep = ~hits_discs(T1, T2, B.blk_arr)

@@ -62,6 +62,10 @@ MEMO_SIZE = 128
 VERDICT_SLACK = 1.0
 #: Verdicts' searches kept for measuring their refusals next (an engine setting).
 _UNMEASURED = 16
+#: Starts off difficult ground kept (:meth:`NavCache._off_difficult`, a bound on memory).
+_OFF_KEPT = 4096
+#: Units whose contact queries' bases are kept (:meth:`NavCache._context`, an engine setting).
+_CONTEXTS = 16
 
 
 #: The fields of a unit that the movement engine (this package) reads: what a query's
@@ -74,7 +78,7 @@ _get_fields = attrgetter(*UNIT_FIELDS)
 
 def _unit_key(u: Unit) -> tuple:
     """The unit's :data:`UNIT_FIELDS`, lists as tuples (hashable)."""
-    return tuple(tuple(v) if type(v) is list else v for v in _get_fields(u))
+    return tuple([tuple(v) if type(v) is list else v for v in _get_fields(u)])
 
 
 class _Memo:
@@ -91,7 +95,13 @@ class _Memo:
 
     @staticmethod
     def key(query: tuple, state: GameState, unit: Unit) -> tuple:
-        return query + (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
+        return query + _Memo.bases(state, unit)
+
+    @staticmethod
+    def bases(state: GameState, unit: Unit) -> tuple:
+        """The part of a key that is not the query: the unit and every base of the state
+        (a query that needs two keys of the same state builds it once)."""
+        return (_unit_key(unit),) + tuple(_unit_key(u) for u in state.units.values())
 
     def clear(self) -> None:
         self._d.clear()
@@ -110,6 +120,10 @@ class _Memo:
     def trace(self, query: tuple, state: GameState, unit: Unit, work):
         """The Trace ``work()`` returns (or the IllegalAction it raises) for this query,
         from the memo if it was asked before; a copy each time (callers own their trace)."""
+        return self.trace_key(self.key(query, state, unit), work)
+
+    def trace_key(self, key: tuple, work):
+        """:meth:`trace` for a key already built (:meth:`key`)."""
 
         def traced():
             try:
@@ -119,7 +133,7 @@ class _Memo:
                     raise
                 return exc
 
-        answer = self.recall(self.key(query, state, unit), traced)
+        answer = self.recall(key, traced)
         if answer is None:
             return None
         if isinstance(answer, IllegalAction):
@@ -223,6 +237,8 @@ class NavCache:
         self.reach_cache: dict = {}  # reach.py: what the reachable area keeps per map
         self._memo = _Memo(MEMO_SIZE)
         self._unmeasured: dict = {}  # _find_contact: verdicts' searches, for measuring their refusals
+        self._off: dict = {}  # _off_difficult: (x, y, r) -> where the search off difficult ground starts
+        self._contexts: dict = {}  # _context: the memo's key of a unit and state -> its bases worked out
         self._links: dict = {}  # (radius, avoid) -> band -> source -> links.Links, this game's
         self._shared = False  # are the layers also another game's (in _MAPS)?
         self._lock = threading.RLock()  # the map's (shared with the structures, see _locked)
@@ -324,7 +340,7 @@ class NavCache:
         if b is None:
             return None
         space = lay.avoid() if avoid else lay.space
-        start = off_difficult(self.mover.board, unit) if avoid else (unit.x, unit.y)
+        start = self._off_difficult(unit) if avoid else (unit.x, unit.y)
         q = Search(
             space,
             lay.trans,
@@ -344,6 +360,20 @@ class NavCache:
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)
         return q
+
+    def _off_difficult(self, unit: Unit) -> tuple[float, float]:
+        """:func:`off_difficult`, kept by the unit's centre and radius (the map's answer:
+        each search that keeps off difficult ground asks it of the unit's start)."""
+        x, y = unit.x, unit.y
+        if x == 0.0 or y == 0.0:
+            return off_difficult(self.mover.board, unit)  # 0.0 and -0.0: equal keys, not equal points
+        key = (x, y, unit.r)
+        out = self._off.get(key)
+        if out is None:
+            if len(self._off) >= _OFF_KEPT:
+                self._off.clear()
+            out = self._off[key] = off_difficult(self.mover.board, unit)
+        return out
 
     def _avoid_ok(self, lay: Layer, space: Space):
         ok = lay._avoid_nodes
@@ -499,11 +529,10 @@ class NavCache:
         before this search (:meth:`Mover.plan_engage`)."""
         if state.units.get(target.id) is not target:  # a target the memo does not compare
             return self._find_contact(state, unit, target, allow, descend)
-        return self._memo.trace(
-            _contact_query(target, allow, descend),
-            state,
-            unit,
-            lambda: self._find_contact(state, unit, target, allow, descend),
+        bases = self._memo.bases(state, unit)
+        return self._memo.trace_key(
+            _contact_query(target, allow, descend) + bases,
+            lambda: self._find_contact(state, unit, target, allow, descend, bases=bases),
         )
 
     @_locked
@@ -519,21 +548,33 @@ class NavCache:
         ``docs/movement.md``)."""
         if state.units.get(target.id) is not target:
             return self._find_contact(state, unit, target, allow, descend, measure=False)
-        return self._memo.trace(
-            ("verdict", target.id, allow, descend),
-            state,
-            unit,
-            lambda: self._find_contact(state, unit, target, allow, descend, measure=False),
+        bases = self._memo.bases(state, unit)
+        return self._memo.trace_key(
+            ("verdict", target.id, allow, descend) + bases,
+            lambda: self._find_contact(state, unit, target, allow, descend, measure=False, bases=bases),
         )
 
     def _find_contact(
-        self, state: GameState, unit: Unit, target: Unit, allow: "Allowance", descend: str, measure: bool = True
+        self,
+        state: GameState,
+        unit: Unit,
+        target: Unit,
+        allow: "Allowance",
+        descend: str,
+        measure: bool = True,
+        bases: tuple | None = None,
     ) -> "Trace | None":
+        """:meth:`find_contact` (``measure``) or :meth:`contact_verdict`; ``bases``: the
+        memo's key of the unit and the state (:meth:`_Memo.bases`), when the caller has
+        built it (None: the target is not the state's, nothing is kept)."""
+        key = None if bases is None else _contact_query(target, allow, descend) + bases
         if measure and self._unmeasured:
-            kept = self._unmeasured.pop(self._memo.key(_contact_query(target, allow, descend), state, unit), None)
+            if key is None:
+                key = self._memo.key(_contact_query(target, allow, descend), state, unit)
+            kept = self._unmeasured.pop(key, None)
             if kept is not None:  # a verdict's searches, asked again to measure its refusal
                 return self._refusal(*kept)
-        ctx = SearchContext(self, state, unit, descend)
+        ctx = self._context(state, unit, descend, bases)
         goal = self._contact_goal(ctx, target)
         d = math.hypot(unit.x - target.x, unit.y - target.y)
         fits, straight, reason = self._straight_in(ctx, goal, allow, d)
@@ -565,8 +606,25 @@ class NavCache:
             # bases) goes on from these searches instead of running them again
             if len(self._unmeasured) >= _UNMEASURED:
                 self._unmeasured.clear()
-            self._unmeasured[self._memo.key(_contact_query(target, allow, descend), state, unit)] = kept
+            if key is None:
+                key = self._memo.key(_contact_query(target, allow, descend), state, unit)
+            self._unmeasured[key] = kept
         return tr
+
+    def _context(self, state: GameState, unit: Unit, descend: str, bases: tuple | None) -> SearchContext:
+        """A contact query's :class:`SearchContext`. What it works out of the bases (their
+        index, who blocks, their discs) depends on nothing but ``bases`` (the memo's key of
+        the unit and the state, :meth:`_Memo.bases`): kept by it for the unit's other
+        targets (the same question for each enemy in reach)."""
+        if bases is None:
+            return SearchContext(self, state, unit, descend)
+        kept = self._contexts.get(bases)
+        ctx = SearchContext(self, state, unit, descend, known=kept)
+        if kept is None:
+            if len(self._contexts) >= _CONTEXTS:
+                del self._contexts[next(iter(self._contexts))]  # the oldest
+            self._contexts[bases] = (ctx.field, ctx.blockers, ctx.discs)
+        return ctx
 
     def _contact_goal(self, ctx: SearchContext, target: Unit) -> SearchGoal:
         """E1's goal: every spot where the unit's base is in contact with ``target`` (G4)
@@ -678,6 +736,7 @@ class NavCache:
         map and the paths (``tracer.forget_kept`` drops that), as play keeps it."""
         self._memo.clear()
         self._unmeasured.clear()
+        self._contexts.clear()
 
     @_locked
     def reach(
@@ -745,16 +804,18 @@ def rim_spots(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allow
     if b is None:
         return None
     _a, X, Y, ok = nav.layer(unit.r).avoid().bands[b].ring_free(goal.x, goal.y, goal.rim)
-    # nearest first; where the base may end asked only of those that may be tried (the
-    # spots a base may end on, in this order, are the same)
+    # nearest first, those within the allowance off difficult ground in a straight line
+    # (no path to a spot farther fits); where the base may end asked only of those that
+    # may be tried (the spots a base may end on, in this order, are the same)
+    far = allow.total(False) + 1e-9
     spots = sorted(
-        ((float(x), float(y)) for x, y, k in zip(X, Y, ok) if k), key=lambda p: math.hypot(p[0] - unit.x, p[1] - unit.y)
+        ((math.hypot(float(x) - unit.x, float(y) - unit.y), float(x), float(y)) for x, y, k in zip(X, Y, ok) if k),
+        key=lambda s: s[0],
     )
-    spots = itertools.islice((p for p in spots if goal.end_ok(*p)), RIM_SPOTS)
+    near = itertools.takewhile(lambda s: s[0] <= far, spots)
+    spots = itertools.islice(((x, y) for _d, x, y in near if goal.end_ok(x, y)), RIM_SPOTS)
     best = None
     for x, y in spots:
-        if math.hypot(x - unit.x, y - unit.y) > allow.total(False) + 1e-9:
-            break
         tr = nav._traced_path(
             ctx, SearchGoal(x, y, 0.0, frozenset([b])), allow.inches, True, True, allowance=allow.inches
         )

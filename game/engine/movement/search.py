@@ -85,23 +85,18 @@ class Found:
 class SearchContext:
     """One query's unit and bases: who blocks (M5), what the unit may do."""
 
-    def __init__(self, nav, state, unit, descend: str, ignore=()):
+    def __init__(self, nav, state, unit, descend: str, ignore=(), known: tuple | None = None):
+        """``known``: ``(field, blockers, discs)`` of another context of the same unit
+        and bases, without ``ignore`` (they depend on nothing else; shared, read only)."""
         mover = nav.mover
         rs = mover.rs
         self.state, self.unit, self.descend = state, unit, descend
-        self.field = mover.base_field(state)
-        self.blockers = [b for b in mover.blockers(state, unit) if b not in ignore]
-        start = (unit.x, unit.y)
-        at_start = set(self.field.overlapping(start[0], start[1], unit.r))
-        discs = []
-        for uid in self.blockers:
-            if uid in at_start:
-                continue
-            ox, oy, orr, _oz = self.field.units[uid]
-            b = nav.band_at(ox, oy)
-            if b is not None:
-                discs.append((ox, oy, unit.r + orr, b))
-        self.discs = discs
+        if known is not None:
+            self.field, self.blockers, self.discs = known
+        else:
+            self.field = mover.base_field(state)
+            self.blockers = [b for b in mover.blockers(state, unit) if b not in ignore]
+            self.discs = _discs(nav, self.field, self.blockers, unit)
         self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
         self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
         self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
@@ -115,6 +110,21 @@ class SearchContext:
         #: A limit of this query's searches -> the wider one whose search answers for it
         #: (NavCache._search_result).
         self.widen: dict = {}
+
+
+def _discs(nav, field, blockers: list, unit) -> list:
+    """The blocking bases as discs the unit's centre may not enter ``(x, y, R, band)``,
+    less those its base overlaps where it stands."""
+    at_start = set(field.overlapping(unit.x, unit.y, unit.r))
+    discs = []
+    for uid in blockers:
+        if uid in at_start:
+            continue
+        ox, oy, orr, _oz = field.units[uid]
+        b = nav.band_at(ox, oy)
+        if b is not None:
+            discs.append((ox, oy, unit.r + orr, b))
+    return discs
 
 
 #: How far inside the goal region's rim a corner target lies (a share of its radius): a
@@ -721,9 +731,8 @@ class Search:
                     s,
                     skip_circle=circ,
                     circles=B.goal is not None,
+                    to_circles=False,
                 )
-                if B.goal is not None:
-                    rows = [r for r in rows if not (r[2][0] == "circ" and r[2][1] < B.n_static)]
             else:
                 rows = links_from(
                     self, b, None, float(B.cx[circ]), float(B.cy[circ]), float(B.rho[circ]), s, skip_circle=circ

@@ -41,8 +41,12 @@ def _ring_points(x: float, y: float, R: float) -> tuple[np.ndarray, np.ndarray, 
     return a, x + R * np.cos(a), y + R * np.sin(a)
 
 
-#: Up to this many segments, :meth:`BandSpace.ok_segments` tests the table's edges in Python.
+#: Up to this many segments, :meth:`BandSpace.ok_segments` tests the table's edges in Python
+#: (and :meth:`BandSpace.ok_points` asks every point of the obstacles).
 _FEW = 8
+#: Inches added to the gap by :meth:`BandSpace._near_boxes` (the merged obstacles' corners may
+#: lie outside their pieces' boxes by a rounding error).
+_BOX_MARGIN = 1e-6
 
 
 class BandSpace:
@@ -83,6 +87,7 @@ class BandSpace:
             shapely.prepare(self.core_union)
         self.extra = extra
         self.polys = polys
+        self._boxes = None  # _near_boxes: the obstacles' bounding boxes
         self._surf = surf
         self.cx = None  # the circles: see graph()
         if band.ground:
@@ -101,6 +106,7 @@ class BandSpace:
         self._seg_memo: dict = {}  # ok_segments_kept: segment (x1, y1, x2, y2) -> may a base walk it
         self._ring_memo: dict = {}  # ring_ok: disc (x, y, R) -> samples round it where a base may be
         self._ends_memo: dict = {}  # ring_ends: circle (x, y, R) -> where its free runs end
+        self._clear_memo: dict = {}  # _ring_clear: circle (x, y, R) -> is it all free
 
     def forget_transitions(self) -> None:
         """Drop what was kept against the transitions' nodes (the links and tangents from
@@ -185,7 +191,31 @@ class BandSpace:
         ok = self._on_table(X, Y)
         if not ok.any():
             return ok
+        if len(X) > _FEW and not self.cover:
+            # many points (a ring round a base, an arc's samples): only those that may come
+            # within the gap of an obstacle's bounding box are asked of the obstacles (the
+            # others are farther from every obstacle: ok_geoms would keep them)
+            idx = np.nonzero(ok & self._near_boxes(X, Y))[0]
+            if len(idx):
+                ok[idx] = self.ok_geoms(shapely.points(X[idx], Y[idx]), np.ones(len(idx), dtype=bool))
+            return ok
         return self.ok_geoms(shapely.points(X, Y), ok)
+
+    def _near_boxes(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Which points lie within the gap (and :data:`_BOX_MARGIN`) of the bounding box of
+        an obstacle (:meth:`ok_geoms`'s pieces): a point farther than that from every box
+        is farther than the gap from every obstacle."""
+        boxes = self._boxes
+        if boxes is None:
+            pieces = self.core + [i for i, _low in self.extra]
+            boxes = self._boxes = (
+                shapely.bounds(np.array([self.polys[i] for i in pieces], dtype=object)) if pieces else np.zeros((0, 4))
+            )
+        if not len(boxes):
+            return np.zeros(len(X), dtype=bool)
+        dx = np.maximum(np.maximum(boxes[:, 0, None] - X[None, :], X[None, :] - boxes[:, 2, None]), 0.0)
+        dy = np.maximum(np.maximum(boxes[:, 1, None] - Y[None, :], Y[None, :] - boxes[:, 3, None]), 0.0)
+        return (np.hypot(dx, dy) <= self.gap + _BOX_MARGIN).any(axis=0)
 
     def ring_ok(self, x: float, y: float, R: float):
         """Angles of :data:`RING_SAMPLES` points evenly round the circle (x, y, R), the points
@@ -237,7 +267,17 @@ class BandSpace:
     def _ring_clear(self, x: float, y: float, R: float) -> bool:
         """Is every point of circle (x, y, R) one where a base may be? Only a sure yes: the
         whole ring on the table and farther than the gap from every obstacle (a band
-        whose area bounds the base is not judged here)."""
+        whose area bounds the base is not judged here). Kept per circle, as
+        :meth:`ring_ok` (the rings round the bases are asked of again and again)."""
+        key = (x, y, R)
+        out = self._clear_memo.get(key)
+        if out is None:
+            if len(self._clear_memo) >= _MEMO:
+                self._clear_memo.clear()
+            out = self._clear_memo[key] = self._ring_clear_worked_out(x, y, R)
+        return out
+
+    def _ring_clear_worked_out(self, x: float, y: float, R: float) -> bool:
         if self.cover or not self._on_table(np.array([x - R, x + R]), np.array([y - R, y + R])).all():
             return False
         far = R + self.gap

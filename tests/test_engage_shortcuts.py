@@ -1,0 +1,147 @@
+"""The work the Engage verdicts leave out or keep must not change an answer: each shortcut
+here is compared with the plain way on the questions of a crowded table (30-40 units at
+the edge of difficult ground, game/engine/reference/crowded.py), where they matter.
+
+- ``BandSpace.ok_points`` asks the obstacles only of the points near their bounding boxes;
+- ``BandSpace._ring_clear`` and ``NavCache._off_difficult`` are kept per circle or start;
+- ``nav.rim_spots`` asks where the base may end only of the spots within reach;
+- a circle's departures towards a goal region leave out the stretches to the band's own
+  circles before they are made into rows (``links_from(to_circles=False)``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+from game.engine.dice import Dice
+from game.engine.game import Game
+from game.engine.legal import legal_report
+from game.engine.movement import nav as nav_mod
+from game.engine.movement import search as search_mod
+from game.engine.movement import space as space_mod
+from game.engine.reference.crowded import crowded_text
+from game.engine.scenario import load_scenario
+
+
+def _engage_game(seed: int) -> Game:
+    """A crowded random table in its first Engage phase."""
+    g = Game(load_scenario(f"crowded-{seed}.yaml", text=crowded_text(seed)), dice=Dice(seed=seed), history=False)
+    while g.state.phase != "engage":
+        g.apply({"end_phase": {}})
+    return g
+
+
+@pytest.fixture(scope="module")
+def crowded() -> Game:
+    return _engage_game(4)
+
+
+def _spaces(g: Game):
+    for lay in g.mover.nav.layers.values():
+        for space in (lay.space, lay.avoid()):
+            yield from space.bands
+
+
+def test_ok_points_near_the_boxes_only_gives_the_exact_answers(crowded):
+    rng = np.random.default_rng(7)
+    units = list(crowded.state.units.values())
+    asked = refused = 0
+    for bs in _spaces(crowded):
+        # rings round the bases (as the search asks) and round random points
+        circles = [(u.x, u.y, 2 * u.r) for u in units] + [
+            (rng.uniform(0, bs.width), rng.uniform(0, bs.height), rng.uniform(0.3, 3.0)) for _ in range(20)
+        ]
+        for x, y, R in circles:
+            _a, X, Y = space_mod._ring_points(x, y, R)
+            ok = bs._on_table(X, Y)
+            exact = bs.ok_geoms(shapely.points(X, Y), ok.copy()) if ok.any() else ok
+            got = bs.ok_points(X, Y)
+            assert got.tolist() == exact.tolist()
+            asked += len(X)
+            refused += int((~got & ok).sum())
+    assert refused > 0 and refused < asked  # both answers met, on the table
+
+
+def test_a_kept_ring_clear_and_start_off_difficult_are_the_worked_out_ones(crowded):
+    nav = crowded.mover.nav
+    for bs in _spaces(crowded):
+        for u in crowded.state.units.values():
+            for R in (u.r, 2 * u.r):
+                first = bs._ring_clear(u.x, u.y, R)
+                assert first == bs._ring_clear_worked_out(u.x, u.y, R) == bs._ring_clear(u.x, u.y, R)
+    for u in crowded.state.units.values():
+        assert nav._off_difficult(u) == nav_mod.off_difficult(nav.mover.board, u) == nav._off_difficult(u)
+
+
+@pytest.mark.parametrize("seed", [4, 7])
+def test_rim_spots_asks_where_the_base_may_end_only_of_spots_within_reach(monkeypatch, seed):
+    """The spots a path that fits could end on lie within the allowance off difficult
+    ground in a straight line, and the spots are tried nearest first: asking the others
+    (as it did) changed nothing but the time."""
+    g = _engage_game(seed)
+    real = nav_mod.rim_spots
+    asked_in_all = []
+
+    def watched(nav, ctx, goal, allow):
+        asked = []
+        end_ok = goal.end_ok
+
+        def counted(x, y):
+            asked.append(math.hypot(x - ctx.unit.x, y - ctx.unit.y))
+            return end_ok(x, y)
+
+        goal.end_ok = counted
+        try:
+            out = real(nav, ctx, goal, allow)
+        finally:
+            goal.end_ok = end_ok
+        assert all(d <= allow.total(False) + 1e-9 for d in asked)
+        assert asked == sorted(asked)
+        asked_in_all.extend(asked)
+        return out
+
+    monkeypatch.setattr(nav_mod, "rim_spots", watched)
+    g.mover.nav.forget()
+    legal_report(g)
+    assert asked_in_all  # the crowded table asks it
+
+
+def test_departures_leave_out_the_bands_circles_as_the_filtered_rows_did(monkeypatch):
+    crowded = _engage_game(6)  # a table where some are left out
+    real = search_mod.links_from
+    compared = []
+
+    def both(q, b, source, *args, to_circles=True, **kwargs):
+        got = real(q, b, source, *args, to_circles=to_circles, **kwargs)
+        if not to_circles:
+            every = real(q, b, source, *args, **kwargs)
+            n = q.band(b).n_static
+            assert got == [r for r in every if not (r[2][0] == "circ" and r[2][1] < n)]
+            compared.append(len(every) - len(got))
+        return got
+
+    monkeypatch.setattr(search_mod, "links_from", both)
+    crowded.mover.nav.forget()
+    legal_report(crowded)
+    assert compared and max(compared) > 0  # rows to the band's circles were made, and left out
+
+
+def test_a_units_contact_queries_share_the_bases_worked_out_as_a_fresh_context_has_them(crowded):
+    nav = crowded.mover.nav
+    state = crowded.state
+    nav.forget()
+    for u in state.units.values():
+        bases = nav._memo.bases(state, u)
+        first = nav._context(state, u, "climb", bases)
+        again = nav._context(state, u, "climb", bases)
+        fresh = search_mod.SearchContext(nav, state, u, "climb")
+        assert again.field is first.field and again.blockers is first.blockers and again.discs is first.discs
+        assert again.field.units == fresh.field.units
+        assert again.blockers == fresh.blockers and again.discs == fresh.discs
+    assert nav._contexts
+    nav.forget()
+    assert not nav._contexts  # a benchmark's cold question works them out again
