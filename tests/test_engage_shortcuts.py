@@ -145,3 +145,31 @@ def test_a_units_contact_queries_share_the_bases_worked_out_as_a_fresh_context_h
     assert nav._contexts
     nav.forget()
     assert not nav._contexts  # a benchmark's cold question works them out again
+
+
+def test_a_query_searching_several_points_answers_each_as_a_query_of_its_own(crowded):
+    """rim_spots searches the rim's spots one after the other in one query, each goal made
+    for its search and dropped. Each answer must be the one a fresh query gives for that
+    spot: neither a dropped goal's answers (filed by the goal's id, which the next goal may
+    be given) nor the tangents to another spot's centre (kept per source for the query)."""
+    nav = crowded.mover.nav
+    state = crowded.state
+    nav.forget()
+    compared = ended = 0
+    for u in list(state.units.values())[:8]:
+        b = nav.band_at(u.x, u.y)
+        if b is None:
+            continue
+        spots = [(u.x + dx, u.y + dy) for dx, dy in ((2.5, 0.0), (0.0, 2.5), (-2.5, 0.0), (0.0, -2.5), (1.8, 1.8))]
+        shared = search_mod.SearchContext(nav, state, u, "climb")
+        for x, y in spots:
+            got = nav._search_result(shared, search_mod.SearchGoal(x, y, 0.0, frozenset([b])), 6.0, True, False)
+            fresh_ctx = search_mod.SearchContext(nav, state, u, "climb")
+            want = nav._search_result(fresh_ctx, search_mod.SearchGoal(x, y, 0.0, frozenset([b])), 6.0, True, False)
+            assert (got is None) == (want is None)
+            if got is not None:
+                assert got.points == want.points and got.cost == pytest.approx(want.cost, abs=1e-12)
+                assert math.dist(got.points[-1], (x, y)) < 1e-6  # it ends at its own spot
+                ended += 1
+            compared += 1
+    assert compared >= 20 and ended >= 5

@@ -522,7 +522,7 @@ def _query_parts(
             XX, YY, RR, SS = np.array(ex, dtype=float), np.array(ey, dtype=float), np.zeros(m), np.ones(m)
             KK, II = np.array(ek, dtype=np.int64), np.array(eid, dtype=np.int64)
             if memo is not None:
-                key = ("goal", id(B.bs), x0, y0, r0, s0)
+                key = ("goal", id(B.bs), x0, y0, r0, s0, g.x, g.y)  # a query may search for several points
                 lines = memo.get(key)
                 if lines is None:
                     lines = memo[key] = _lines(B, x0, y0, r0, s0, XX, YY, RR, SS, np.full(1, -1), kept=True)

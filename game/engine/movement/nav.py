@@ -407,7 +407,7 @@ class NavCache:
         """:meth:`_search_result`'s run for this limit, kept in ``ctx.runs`` (``(checks, found,
         left_out, f)``, :func:`_same_run`): an earlier one that answers, else a new
         search; None when the unit stands on no band (no search)."""
-        runs = ctx.runs.setdefault((id(goal), avoid, limit), [])
+        runs = ctx.runs.setdefault((ctx.goal_key(goal), avoid, limit), [])
         run = _same_run(runs, checks)
         if run is not None:
             return run
@@ -955,7 +955,7 @@ def may_transit(tr: Transitions, ctx: SearchContext, goal: SearchGoal, limit: fl
     (M9, ``Search._far_landing``) at least the straight lines to u and on to the
     region. The bound is the search's own (``Search.h``, ``_push``); it looks at every
     transition the search could take up (a superset: bases are not looked at)."""
-    key = ("may transit", id(goal), limit)  # asked again by the query's next search
+    key = ("may transit", ctx.goal_key(goal), limit)  # asked again by the query's next search
     out = ctx.memo.get(key)
     if out is None:
         out = ctx.memo[key] = _may_transit(tr, ctx, goal, limit)

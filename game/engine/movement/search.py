@@ -110,6 +110,15 @@ class SearchContext:
         #: A limit of this query's searches -> the wider one whose search answers for it
         #: (NavCache._search_result).
         self.widen: dict = {}
+        #: The goals those are filed under (by id): held here so that no goal's id is given
+        #: to another while this query lasts (a goal made for one search and dropped, as
+        #: rim_spots makes one per spot, would hand its id, and its answers, to the next).
+        self.goals: dict[int, SearchGoal] = {}
+
+    def goal_key(self, goal: SearchGoal) -> int:
+        """The id this query files ``goal``'s answers under, the goal kept alive with it."""
+        self.goals.setdefault(id(goal), goal)
+        return id(goal)
 
 
 def _discs(nav, field, blockers: list, unit) -> list:
