@@ -156,7 +156,7 @@ def evaluate(game, side: str) -> Value:
     terms["fights"] = FIGHT * _fights(game, side, left, urgency)
     terms["race"] = _race(game, side, left)
     terms["carriers"] = urgency * _carriers(game, side, left)
-    terms["threats"] = THREAT * threats(game, side, UNIT, WIN, kill_chance, TOKEN * urgency)
+    terms["threats"] = THREAT * threats(game, side, UNIT, WIN, kill_chance)
     return Value(sum(terms.values()), terms, (mine_held, their_held), (mine_lost, their_lost), left, False, None)
 
 
@@ -197,21 +197,9 @@ def _fights(game, side: str, left: int, urgency: float) -> float:
                     share = 1.0 / max(1, len(f.engaged_with))
                     dist, died = _blow(views[player], f, u, dist, share)
                     gone += died
-        worth = UNIT + carried_worth(game, u, foes, TOKEN * urgency) + rout_stake(game, u, foes[0], WIN)
+        worth = UNIT + (TOKEN * urgency if u.carrying else 0.0) + rout_stake(game, u, foes[0], WIN)
         total += (-1.0 if u.warband == side else 1.0) * gone * worth
     return total
-
-
-def carried_worth(game, u, foes: list, token: float) -> float:
-    """What ``u``'s token (if it carries one) is worth in its fights, for the side that
-    loses it: the token, and the token again when a foe of another warband may pick it
-    up (U6: the unit that Incapacitated a carrier it was Engaged with picks its token up
-    at once, ignoring denial), for at the turn limit (T1) one side's loss is then the
-    other's gain."""
-    if not u.carrying:
-        return 0.0
-    taker = any(f.warband not in (u.warband, game.neutral_id) and can_pick_up(game.ctx, f) for f in foes)
-    return token * (2.0 if taker else 1.0)
 
 
 def kill_chance(view, f, u) -> float:

@@ -49,7 +49,7 @@ REPLAYED = 0.15
 #: A replayed screening's cost, as a share of the first screening, until one is measured.
 REPLAYED_GUESS = 0.3
 #: Share of the budget the screenings may use (the rest is for whole rollouts).
-SCREEN_SHARE = 0.45
+SCREEN_SHARE = 0.55
 #: Points a change must gain over the plan it changes to be climbed from (see :func:`_gains`).
 MIN_GAIN = 0.5
 #: Points below the best screening within which a plan still gets whole rollouts.
@@ -309,16 +309,6 @@ class Searcher:
         per = self.steps_in_rollouts / self.used if self.used else REPLY_COST * first
         return self.steps + per * rollouts + screen * screens <= self.budget * share
 
-    def samples_for(self, plans: int) -> int:
-        """Samples a plan for the whole rollouts of ``plans`` plans (the utility plan's
-        and the finalists'): as many as fit for all of them, else 1 if that fits for
-        every plan, else as many as fit for the utility plan and one finalist (0: none).
-        Every finalist played once on the same dice tells more than one played twice."""
-        for k in range(self.samples, 0, -1):
-            if self.affords(k * plans):
-                return k
-        return next((k for k in range(self.samples, 0, -1) if self.affords(k * 2)), 0)
-
     @property
     def steps_in_rollouts(self) -> int:
         return self.steps - self.screen_steps
@@ -355,7 +345,6 @@ class Searcher:
         lots = {s.key(): rng.uniform(0.0, TIE_MARGIN) for s in sorted(singles, key=lambda s: s.key())}
         good = sorted((s for s in singles if _gains(s, base)), key=lambda s: (-(s.screened + lots[s.key()]), s.key()))
         climb = good[0] if good else None
-        steps = []  # the climb's plans of two units or more, in the order climbed
         for s in good[1:]:
             if not self.affords(0, 1, SCREEN_SHARE):
                 break
@@ -368,14 +357,13 @@ class Searcher:
             done[trial.key()] = trial
             if _gains(trial, climb):
                 climb = trial
-                steps.append(trial)
         # Whole rollouts (the reply too) for the utility plan and the best screened plans
         # near the best screening, as many samples as the budget allows; with none
         # affordable, the best screening decides.
-        finalists = self.finalists(base, singles, steps, lots)
+        finalists = self.finalists(base, singles, climb, lots)
         chosen = base
         if finalists:
-            samples = self.samples_for(1 + len(finalists))
+            samples = next((k for k in range(self.samples, 0, -1) if self.affords(k * 2)), 0)
             if samples:
                 self.score({}, samples, into=base)
                 for s in finalists:
@@ -400,20 +388,17 @@ class Searcher:
         )
 
     def finalists(
-        self, base: Scored, singles: list[Scored], steps: list[Scored], lots: dict[tuple, float]
+        self, base: Scored, singles: list[Scored], climb: Scored | None, lots: dict[tuple, float]
     ) -> list[Scored]:
         """The changes that get whole rollouts: the best :data:`FINALISTS` screenings
-        within :data:`SCREEN_MARGIN` of the best screening, the utility plan's included:
-        the climb's steps first, best screening first (``steps``, the plans of two units or
-        more it climbed through: its last unit may screen well and lose that unit once the
-        reply is played, so the step before it is kept), then the single changes. The
-        screening values the opponent's threats (:mod:`threats`), so a change that only
-        pays off against the reply is kept.
+        (the climb's first) within :data:`SCREEN_MARGIN` of the best screening, the
+        utility plan's included. The screening values the opponent's threats
+        (:mod:`threats`), so a change that only pays off against the reply is kept.
         Screenings within :data:`TIE_MARGIN` of each other count as ties, ordered by the
         seeded draw ``lots`` (points added to each screening, ``View.rng``): with several
         near-equal changes (a fast unit that may deny any of six tokens) different seeds
         play different ones out."""
-        pool = sorted(steps, key=lambda s: (-s.screened, len(s.plan), s.key())) + sorted(
+        pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) + sorted(
             singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key())
         )
         top = max([base.screened] + [s.screened for s in pool])

@@ -6,8 +6,7 @@ Engages are what the side's plan leaves open, whatever unit they fall on, a carr
 not. A whole rollout ends before the side's own turn: its Engages are its chances. Either
 way the same question is asked of the position: for each unit that may Engage next turn,
 the enemy within its Engage reach (the crow flies, as :func:`engage_within` bounds it)
-whose loss would cost the most; the cost of a loss is the unit's points (a carrier's
-token too, twice when the attacker may pick it up: U6), and, when that
+whose loss would cost the most; the cost of a loss is the unit's points and, when that
 loss brings its warband to the Rout Check threshold (U2, the engine's own count), the
 chance that the check fails times a lost game (no hero left: ``rout_no_hero``).
 """
@@ -24,14 +23,12 @@ from game.engine.rules.effects import can_pick_up
 CHARGED = 0.15
 
 
-def threats(game, side: str, unit_points: float, win_points: float, kill, token_points: float = 0.0) -> float:
+def threats(game, side: str, unit_points: float, win_points: float, kill) -> float:
     """The threats of the side to move next, in points for ``side`` (its own threats
     positive, the opponent's negative): each unit that may Engage next turn picks the
     enemy whose loss is worth most (``kill(view, attacker, target)``: the chance the fight
     Incapacitates it, times what the loss costs, see the module), and a unit charged by
-    several counts each attacker's chance. A carrier's loss costs its token too
-    (``token_points``), twice when the attacker may pick it up (U6 hands it over: the
-    score swings by two)."""
+    several counts each attacker's chance."""
     st, rs = game.state, game.rs
     neutral = game.neutral_id
     cur = st.player
@@ -66,10 +63,7 @@ def threats(game, side: str, unit_points: float, win_points: float, kill, token_
                 continue
             if view is None:
                 view = view_of(game, cur)
-            carried = token_points * (2.0 if can_pick_up(game.ctx, a) else 1.0) if t.carrying else 0.0
-            worth = (
-                kill(view, a, t) * (unit_points + carried + rout_stake(game, t, a, win_points)) + CHARGED * unit_points
-            )
+            worth = kill(view, a, t) * (unit_points + rout_stake(game, t, a, win_points)) + CHARGED * unit_points
             if worth > best:
                 best, best_t = worth, t
         if best_t is not None:
