@@ -235,3 +235,19 @@ def test_heights_at_arrays_and_index_agree(name, monkeypatch):
     index = board.heights_at(X, Y)
     assert arrays.tolist() == index.tolist()
     assert arrays.max() > 0  # some points stand on raised pieces
+
+
+def test_heights_under_disc_kept_answer_is_the_callers_own():
+    """The heights under a disc are kept per disc (the board never changes): asked again,
+    the same levels, in a list the caller may change without changing the next answer."""
+    from game.bundled import bundled_map
+    from game.engine.geometry import board_for
+
+    board = board_for(load_scenario(bundled_map("default.yaml")))
+    t = next(t for t in board.terrain if t.solid and t.height > 0)
+    x, y = t.polygon[0]
+    first = board.heights_under_disc(x, y, 0.5)
+    assert len(first) >= 2  # on a corner: the top and the ground
+    first.append(99.0)
+    assert board.heights_under_disc(x, y, 0.5) == first[:-1]
+    assert board.heights_under_disc(x, y, 0.5) == board._heights_under_disc(x, y, 0.5)

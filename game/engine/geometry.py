@@ -101,6 +101,7 @@ class Board:
         self._raised_shapes = [p for p in self._raised_low_first if not self._is_box[p]]
         self._build_buckets()
         self._height_kept: dict[tuple[float, float], float] = {}
+        self._under_kept: dict[tuple[float, float, float], tuple[float, ...]] = {}
 
     # --- index ------------------------------------------------------------------------
     def _build_buckets(self) -> None:
@@ -206,7 +207,18 @@ class Board:
         return None
 
     def heights_under_disc(self, x: float, y: float, r: float) -> list[float]:
-        """Every surface height a base of radius r at (x, y) stands over, sorted."""
+        """Every surface height a base of radius r at (x, y) stands over, sorted. The most
+        recent :data:`_HEIGHTS` answers are kept by disc (the tracer asks it of the end of
+        every path it checks, and the same ends come again)."""
+        kept = self._under_kept
+        levels = kept.get((x, y, r))
+        if levels is None:
+            if len(kept) >= _HEIGHTS:
+                kept.clear()
+            levels = kept[(x, y, r)] = tuple(self._heights_under_disc(x, y, r))
+        return list(levels)
+
+    def _heights_under_disc(self, x: float, y: float, r: float) -> list[float]:
         if self.tree is not None:
             # fast answers: no raised piece within r, or the base wholly on one piece's top
             # with nothing else near (the same answers as the general case below)

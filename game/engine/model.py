@@ -152,7 +152,14 @@ def _copy_obj(o: Any) -> Any:
     new = object.__new__(type(o))
     d = o.__dict__.copy()
     for k, v in d.items():
-        if v.__class__ not in _ATOMIC_TYPES:
+        t = v.__class__
+        if t in _ATOMIC_TYPES:
+            continue
+        if t is list and _is_atomic(map(type, v)):
+            d[k] = v.copy()
+        elif t is dict and _is_atomic(map(type, v.values())):
+            d[k] = v.copy()
+        else:
             d[k] = _plain_copy(v)
     new.__dict__ = d
     return new
