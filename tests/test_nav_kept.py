@@ -83,3 +83,26 @@ def test_the_folder_keeps_the_most_recent_files(tmp_path):
     kept._prune(str(tmp_path))
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == [f"{k:02d}.pickle" for k in range(5, kept.MAX_FILES + 5)]
+
+
+def test_a_compacted_tangents_table_gives_the_same_rows():
+    """Before it is written, a table's parts become one (its columns): the same rows after."""
+    import numpy as np
+
+    from game.engine.movement.links import Tangents
+
+    def work(m):  # rows as _lines gives them: (ok, T1, T2, a1, a2, iv2, off2)
+        m = np.asarray(m, dtype=float)
+        return (m % 3 != 0, np.column_stack([m, m]), np.column_stack([-m, m]), m / 7, m / 9, m.astype(np.int64), m / 11)
+
+    def same(a, b):
+        assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+    t, u = Tangents(40), Tangents(40)
+    for want in (np.arange(0, 10), np.arange(5, 20), np.array([30, 2, 31])):
+        t.get(want, work), u.get(want, work)
+    assert len(t.parts) == 3
+    kept._compact(t)
+    assert len(t.parts) == 1
+    for want in (np.arange(0, 20), np.array([31, 30, 3]), np.arange(15, 40)):
+        same(t.get(want, work), u.get(want, work))

@@ -28,6 +28,8 @@ import sys
 import tempfile
 import threading
 
+import numpy as np
+
 #: The BandSpace caches kept (each depends on the band space's terrain and on the source
 #: and target of each entry only).
 ATTRS = (
@@ -160,6 +162,10 @@ def save() -> None:
         try:
             if _entries(layers) < before + MIN_NEW:
                 continue
+            for sp in _spaces(layers).values():
+                for bs in sp.bands:
+                    for table in list(bs.tangents.values()) + list(bs.tangents_at.values()):
+                        _compact(table)
             spaces = {k: [{a: getattr(bs, a) for a in ATTRS} for bs in sp.bands] for k, sp in _spaces(layers).items()}
             blob = pickle.dumps({"key": repr(map_key), "spaces": spaces}, protocol=pickle.HIGHEST_PROTOCOL)
             if len(blob) > MAX_BYTES:
@@ -177,6 +183,16 @@ def save() -> None:
             continue
     if todo:
         _prune(os.path.dirname(todo[0][0]))
+
+
+def _compact(table) -> None:
+    """A :class:`.links.Tangents` as one part, its columns (the same rows in the same
+    order: what it gives is the same; it is written once, not twice, and loads faster)."""
+    if not table.parts:
+        return
+    if table.cols is None:
+        table.cols = tuple(np.concatenate([p[k] for p in table.parts]) for k in range(7))
+    table.parts = [table.cols]
 
 
 def _prune(where: str) -> None:
