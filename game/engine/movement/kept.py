@@ -13,7 +13,7 @@ works out for the same key (the games of one process share them already).
 The file is named by everything the values depend on: the map's key (terrain, ladders,
 rules, cell, radii: ``nav._map_key``), the source of the movement engine, and the numpy,
 shapely and GEOS versions. It lives in ``$SPEEDHEIM_NAV_CACHE`` (a folder), else in
-``nav-cache`` of ``$SPEEDHEIM_DATA_DIR`` when that is set (as the tests do), else in the
+``nav-cache`` of ``$SPEEDHEIM_DATA_DIR`` when that is set, else in the
 user's cache folder (platformdirs: ``~/.cache/speedheim-table/nav`` on Linux);
 ``SPEEDHEIM_NAV_CACHE=0`` keeps nothing. A file that cannot be read is ignored (and written afresh).
 """
@@ -64,7 +64,7 @@ def folder() -> str | None:
         return None
     if env:
         return env
-    data = os.environ.get("SPEEDHEIM_DATA_DIR")  # the table's own files (the tests set one of their own)
+    data = os.environ.get("SPEEDHEIM_DATA_DIR")  # the table's own files, where one is set
     if data:
         return os.path.join(data, "nav-cache")
     import platformdirs
