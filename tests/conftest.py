@@ -9,6 +9,9 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 # No test reads or writes the user's own data directory (autosave, settings such as the
 # first game's turn card, the crash log): a test that needs one sets its own.
 os.environ.setdefault("SPEEDHEIM_DATA_DIR", tempfile.mkdtemp(prefix="speedheim-test-data-"))
+# Nor does a test keep the movement engine's caches on disk for the next process
+# (game/engine/movement/kept.py): tests/test_nav_kept.py sets a folder of its own.
+os.environ.setdefault("SPEEDHEIM_NAV_CACHE", "0")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:

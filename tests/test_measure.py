@@ -211,3 +211,43 @@ def test_ruleset_height_mode_ignore(tmp_path, capsys):
     )
     assert main(["measure", str(path), "a", "b"]) == 0
     assert capsys.readouterr().out.strip() == f"{7 - 2 * R25:.2f}"
+
+
+@pytest.mark.parametrize("name", ["default.yaml", "stress.yaml"])
+def test_heights_at_arrays_and_index_agree(name, monkeypatch):
+    """``Board.heights_at`` tests many points as arrays (the raised boxes by their bounds)
+    and a few by one query of the index: both give the same heights, on edges and corners."""
+    import numpy as np
+
+    from game.bundled import bundled_map
+    from game.engine import geometry
+    from game.engine.geometry import board_for
+
+    board = board_for(load_scenario(bundled_map(name)))
+    rng = np.random.default_rng(11)
+    corners = np.array([xy for t in board.terrain for xy in t.polygon], dtype=float)
+    mids = (corners[1:] + corners[:-1]) / 2
+    X = np.concatenate([rng.uniform(-1, board.width + 1, 2000), corners[:, 0], mids[:, 0]])
+    Y = np.concatenate([rng.uniform(-1, board.height + 1, 2000), corners[:, 1], mids[:, 1]])
+    monkeypatch.setattr(geometry, "_FEW_POINTS", 0)
+    arrays = board.heights_at(X, Y)
+    monkeypatch.setattr(geometry, "_FEW_POINTS", 10**9)
+    index = board.heights_at(X, Y)
+    assert arrays.tolist() == index.tolist()
+    assert arrays.max() > 0  # some points stand on raised pieces
+
+
+def test_heights_under_disc_kept_answer_is_the_callers_own():
+    """The heights under a disc are kept per disc (the board never changes): asked again,
+    the same levels, in a list the caller may change without changing the next answer."""
+    from game.bundled import bundled_map
+    from game.engine.geometry import board_for
+
+    board = board_for(load_scenario(bundled_map("default.yaml")))
+    t = next(t for t in board.terrain if t.solid and t.height > 0)
+    x, y = t.polygon[0]
+    first = board.heights_under_disc(x, y, 0.5)
+    assert len(first) >= 2  # on a corner: the top and the ground
+    first.append(99.0)
+    assert board.heights_under_disc(x, y, 0.5) == first[:-1]
+    assert board.heights_under_disc(x, y, 0.5) == board._heights_under_disc(x, y, 0.5)

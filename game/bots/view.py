@@ -15,7 +15,6 @@ give the bot a view of a copy of the game (:func:`game.bots.driver.snapshot`).
 
 from __future__ import annotations
 
-import copy
 import random
 import weakref
 from contextlib import contextmanager
@@ -24,7 +23,7 @@ from typing import Any, Iterable, Iterator
 from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game, Legal
-from game.engine.model import GameState
+from game.engine.model import GameState, shallow_copy
 from game.engine.movement.route import route
 
 #: What a bot reads in ``event`` of a token that has not been revealed.
@@ -41,11 +40,11 @@ def masked_state(state: GameState, units: Iterable[str] | None = None) -> GameSt
     else:
         st = object.__new__(GameState)
         st.__dict__.update(state.__dict__)
-        st.units = {uid: copy.copy(state.units[uid]) for uid in units if uid in state.units}
+        st.units = {uid: shallow_copy(state.units[uid]) for uid in units if uid in state.units}
         for u in st.units.values():
             u.engaged_with = list(u.engaged_with)
-        st.treasure = {tid: copy.copy(t) for tid, t in state.treasure.items()}
-        st.lost, st.routed, st.progress = dict(state.lost), list(state.routed), copy.copy(state.progress)
+        st.treasure = {tid: shallow_copy(t) for tid, t in state.treasure.items()}
+        st.lost, st.routed, st.progress = dict(state.lost), list(state.routed), shallow_copy(state.progress)
     for tok in st.treasure.values():
         if not tok.revealed:
             tok.event = HIDDEN

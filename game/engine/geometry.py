@@ -54,6 +54,10 @@ def disc_distance(a: Disc, b: Disc, use_height: bool = True) -> float:
     return math.hypot(gap, dz) if dz else gap
 
 
+#: :meth:`Board.heights_at` asks the index of fewer points than this, and tests more as arrays.
+_FEW_POINTS = 16
+
+
 def _is_box(poly: Polygon) -> bool:
     """Is the polygon exactly its bounding box (four corners, no holes)? Then a point lies
     on it (boundary included) exactly when it lies within the box."""
@@ -90,8 +94,14 @@ class Board:
         # per piece: its bounding box, and whether it is that box (an axis-aligned rectangle)
         self._bounds = [tuple(poly.bounds) for poly in self.polygons]
         self._is_box = [_is_box(poly) for poly in self.polygons]
+        # heights_at: the raised boxes' bounds and heights (tested as arrays), the other raised pieces lowest first
+        boxes = [p for p in self._raised if self._is_box[p]]
+        self._box_bounds = np.array([self._bounds[p] for p in boxes], dtype=float).reshape(-1, 4)
+        self._box_heights = self._heights[boxes]
+        self._raised_shapes = [p for p in self._raised_low_first if not self._is_box[p]]
         self._build_buckets()
         self._height_kept: dict[tuple[float, float], float] = {}
+        self._under_kept: dict[tuple[float, float, float], tuple[float, ...]] = {}
 
     # --- index ------------------------------------------------------------------------
     def _build_buckets(self) -> None:
@@ -149,18 +159,33 @@ class Board:
         return 0.0
 
     def heights_at(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        """:meth:`height_at` of many points at once (arrays of x and y): the same answers,
-        from one query of the index (each point's pieces that cover it, boundary included;
-        the highest raised one wins)."""
+        """:meth:`height_at` of many points at once (arrays of x and y): the same answers.
+        A few points: from one query of the index (each point's pieces that cover it,
+        boundary included; the highest raised one wins). More: the raised boxes tested by
+        their bounds as arrays, each other raised piece on the points within its bounds
+        (no point geometries made: they cost more than the tests)."""
         X = np.asarray(X, dtype=float)
         Y = np.asarray(Y, dtype=float)
         Z = np.zeros(X.shape)
         if not X.size or not self._raised:
             return Z
-        at, piece = self.tree.query(shapely.points(X.ravel(), Y.ravel()), predicate="intersects")
-        h = self._heights_raised[piece]
-        np.maximum.at(Z.reshape(-1), at, h)
-        return Z
+        if X.size < _FEW_POINTS:
+            at, piece = self.tree.query(shapely.points(X.ravel(), Y.ravel()), predicate="intersects")
+            h = self._heights_raised[piece]
+            np.maximum.at(Z.reshape(-1), at, h)
+            return Z
+        x, y = X.reshape(-1, 1), Y.reshape(-1, 1)
+        B = self._box_bounds
+        on = (x >= B[:, 0]) & (x <= B[:, 2]) & (y >= B[:, 1]) & (y <= B[:, 3])
+        z = np.where(on, self._box_heights, 0.0).max(axis=1, initial=0.0)
+        x, y = x.ravel(), y.ravel()
+        for p in self._raised_shapes:
+            x0, y0, x1, y1 = self._bounds[p]
+            at = np.flatnonzero((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1))
+            if len(at):
+                at = at[shapely.intersects_xy(self.polygons[p], x[at], y[at])]
+                z[at] = np.maximum(z[at], self._heights[p])
+        return z.reshape(X.shape)
 
     def heights_at_by_piece(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """:meth:`heights_at` one vectorised test per raised piece, lowest first so that
@@ -182,7 +207,18 @@ class Board:
         return None
 
     def heights_under_disc(self, x: float, y: float, r: float) -> list[float]:
-        """Every surface height a base of radius r at (x, y) stands over, sorted."""
+        """Every surface height a base of radius r at (x, y) stands over, sorted. The most
+        recent :data:`_HEIGHTS` answers are kept by disc (the tracer asks it of the end of
+        every path it checks, and the same ends come again)."""
+        kept = self._under_kept
+        levels = kept.get((x, y, r))
+        if levels is None:
+            if len(kept) >= _HEIGHTS:
+                kept.clear()
+            levels = kept[(x, y, r)] = tuple(self._heights_under_disc(x, y, r))
+        return list(levels)
+
+    def _heights_under_disc(self, x: float, y: float, r: float) -> list[float]:
         if self.tree is not None:
             # fast answers: no raised piece within r, or the base wholly on one piece's top
             # with nothing else near (the same answers as the general case below)

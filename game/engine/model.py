@@ -127,36 +127,48 @@ _ATOMIC = (str, int, float, bool, type(None))
 _ATOMIC_TYPES = frozenset(_ATOMIC)
 
 
+_is_atomic = _ATOMIC_TYPES.issuperset  # of an iterable of types: are they all atomic?
+
+
 def _plain_copy(v: Any) -> Any:
-    """Deep copy of plain data (dicts, lists, tuples of scalars); anything else: deepcopy."""
+    """Deep copy of plain data (dicts, lists, tuples of scalars); anything else: deepcopy.
+    A list or dict of scalars is copied in one go, a tuple of scalars kept as it is."""
+    t = v.__class__
+    if t in _ATOMIC_TYPES:
+        return v
+    if t is list:
+        return v.copy() if _is_atomic(map(type, v)) else [_plain_copy(x) for x in v]
+    if t is dict:
+        return v.copy() if _is_atomic(map(type, v.values())) else {k: _plain_copy(x) for k, x in v.items()}
+    if t is tuple:
+        return v if _is_atomic(map(type, v)) else tuple(_plain_copy(x) for x in v)  # as copy.deepcopy
     if isinstance(v, _ATOMIC):
         return v
-    t = type(v)
-    if t is list:
-        return [_plain_copy(x) for x in v]
-    if t is dict:
-        return {k: _plain_copy(x) for k, x in v.items()}
-    if t is tuple:
-        if all(x.__class__ in _ATOMIC_TYPES for x in v):
-            return v  # immutable all through: as copy.deepcopy, the tuple itself
-        return tuple(_plain_copy(x) for x in v)
     return copy.deepcopy(v)
 
 
 def _copy_obj(o: Any) -> Any:
+    """Deep copy of a plain object (its fields scalars or :func:`_plain_copy`'s data)."""
     new = object.__new__(type(o))
     d = o.__dict__.copy()
     for k, v in d.items():
         t = v.__class__
         if t in _ATOMIC_TYPES:
             continue
-        if t is list and (not v or all(x.__class__ in _ATOMIC_TYPES for x in v)):
+        if t is list and _is_atomic(map(type, v)):
             d[k] = v.copy()
-        elif t is dict and all(x.__class__ in _ATOMIC_TYPES for x in v.values()):
+        elif t is dict and _is_atomic(map(type, v.values())):
             d[k] = v.copy()
         else:
             d[k] = _plain_copy(v)
     new.__dict__ = d
+    return new
+
+
+def shallow_copy(o: Any) -> Any:
+    """``copy.copy`` of a plain object (a dataclass without slots): its fields shared."""
+    new = object.__new__(type(o))
+    new.__dict__.update(o.__dict__)
     return new
 
 

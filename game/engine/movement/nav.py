@@ -38,6 +38,7 @@ from shapely.geometry import Point as ShPoint
 from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
+from game.engine.movement import kept as kept_on_disk
 from game.engine.movement.reach import reach
 from game.engine.movement.search import Search, SearchContext, SearchGoal, polyline, result
 from game.engine.movement.space import Space
@@ -153,10 +154,13 @@ class Layer:
         self._avoid: Space | None = None
         #: The transitions' nodes a base keeping off difficult ground may use (NavCache._avoid_ok).
         self._avoid_nodes = None
+        #: What an earlier process kept of the space keeping off difficult ground (:mod:`.kept`).
+        self._kept_avoid = None
 
     def avoid(self) -> Space:
         if self._avoid is None:
             self._avoid = Space(self.board, self.surf, self.r, avoid=True)
+            kept_on_disk.fill(self._avoid, self._kept_avoid)
         return self._avoid
 
     def use_transitions(self, trans: Transitions) -> None:
@@ -164,6 +168,7 @@ class Layer:
         kept against the old ones' nodes goes with them, in both spaces."""
         self.trans = trans
         self._avoid_nodes = None
+        self._kept_avoid = None  # kept against the old transitions' nodes
         self.space.forget_transitions()
         if self._avoid is not None:
             self._avoid.forget_transitions()
@@ -291,6 +296,7 @@ class NavCache:
         if kept is None:
             for r in rs:
                 self.layer(r)
+            kept_on_disk.load(key, self.layers)  # what an earlier process worked out for this map
             kept = self._keep()
             with _MAPS_LOCK:
                 if len(_MAPS) >= MAPS_KEPT:
