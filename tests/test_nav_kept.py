@@ -85,6 +85,19 @@ def test_the_folder_keeps_the_most_recent_files(tmp_path):
     assert left == [f"{k:02d}.pickle" for k in range(5, kept.MAX_FILES + 5)]
 
 
+def test_the_folder_stays_under_its_size_newest_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(kept, "MAX_FOLDER_BYTES", 25)
+    for k, size in enumerate((30, 10, 10, 10)):  # oldest first; the newest alone is past the cap
+        f = tmp_path / f"{k}.pickle"
+        f.write_bytes(b"x" * size)
+        os.utime(f, (1000 + k, 1000 + k))
+    kept._prune(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2.pickle", "3.pickle"]
+    (tmp_path / "3.pickle").write_bytes(b"x" * 40)
+    kept._prune(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["3.pickle"]  # the newest is kept whatever its size
+
+
 def test_a_compacted_tangents_table_gives_the_same_rows():
     """Before it is written, a table's parts become one (its columns): the same rows after."""
     import numpy as np

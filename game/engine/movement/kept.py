@@ -48,8 +48,10 @@ ATTRS = (
 MAX_BYTES = 64 * 1024 * 1024
 #: New entries a process must have made before it writes the file again.
 MIN_NEW = 64
-#: Files kept in the folder (the most recently written; a map not played for a while goes).
+#: Files kept in the folder (the most recently written; a map not played for a while goes),
+#: and their total size at most (bytes; the newest file is always kept).
 MAX_FILES = 32
+MAX_FOLDER_BYTES = 256 * 1024 * 1024
 
 _ENV = "SPEEDHEIM_NAV_CACHE"
 _lock = threading.Lock()
@@ -199,11 +201,15 @@ def _compact(table) -> None:
 
 
 def _prune(where: str) -> None:
-    """Delete all but the :data:`MAX_FILES` most recently written files."""
+    """Delete all but the :data:`MAX_FILES` most recently written files, and the older
+    ones past :data:`MAX_FOLDER_BYTES` in all (a cache never fills the user's disk)."""
     try:
         files = [os.path.join(where, f) for f in os.listdir(where) if f.endswith(".pickle")]
         files.sort(key=os.path.getmtime, reverse=True)
-        for f in files[MAX_FILES:]:
-            os.unlink(f)
+        total = 0
+        for k, f in enumerate(files):
+            total += os.path.getsize(f)
+            if k >= MAX_FILES or (k > 0 and total > MAX_FOLDER_BYTES):
+                os.unlink(f)
     except OSError:
         pass
