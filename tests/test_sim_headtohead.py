@@ -74,10 +74,18 @@ def test_counts_distinct_games_by_seat_with_the_interval_and_how_decided():
     }
     assert (m["by_seat"]["2"]["won"], m["by_seat"]["2"]["drawn"], m["by_seat"]["2"]["lost"]) == (1, 1, 1)
     assert m["decided_by"] == {"rout": 1, "turn_limit": 3} and m["refused"] == 2
+    # the planner played north in every game (a bot keeps its warband when the seats swap)
+    assert list(m["by_warband"]) == ["north"] and (
+        m["by_warband"]["north"]["won"],
+        m["by_warband"]["north"]["lost"],
+    ) == (
+        3,
+        1,
+    )
     assert sentence(m) == (
         "planner against utility: won 3, drew 1, lost 1 of 5 distinct games of 6 played: 75% of the decided "
         f"(95% CI {100 * m['ci'][0]:.0f}-{100 * m['ci'][1]:.0f}%); from seat 1 2-0-0, from seat 2 1-1-1 "
-        "(won-drawn-lost); decided by a rout 1, at the turn limit 3"
+        "(won-drawn-lost); as north 3-1-1; decided by a rout 1, at the turn limit 3"
     )
 
 
@@ -86,6 +94,10 @@ def test_the_summary_and_the_report_carry_it_only_when_bots_differ():
     s = summarize(mixed)
     assert [(m["bots"], m["won"], m["lost"]) for m in s["head_to_head"]] == [(["planner", "utility"], 1, 1)]
     page = render_html(s)
-    assert "<h2>Bot against bot</h2>" in page and "<td>1-0-1</td>" in page
+    assert "<h2>Bot against bot</h2>" in page and "<td>1-0-1</td>" in page and "<th>as north</th>" in page
+    # a pairing where each bot takes each warband: the planner's record as each
+    both = mixed + [rec(1, False, "north", "c", pairing=("utility", "planner"))]
+    [m] = summarize(both)["head_to_head"]
+    assert {w: (t["won"], t["lost"]) for w, t in m["by_warband"].items()} == {"north": (1, 1), "south": (0, 1)}
     alone = summarize([rec(0, False, "north", "a", pairing=("utility", "utility"))])
     assert alone["head_to_head"] == [] and "Bot against bot" not in render_html(alone)

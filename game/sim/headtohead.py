@@ -8,8 +8,9 @@ the decided games and its 95% Wilson interval, the same from each seat (the seat
 decides more than the bot: docs/benchmarks.md), and how the decided games were decided
 (a rout, an elimination, or the turn limit's tie-break, T1).
 
-The first bot of a pair is the one the study names first. ``tools/bench_ladder.py`` scores
-its games with the same :func:`score`.
+The first bot of a pair is the one the study names first. Its record by warband says when
+the table, not the bot, decides (on default.yaml the Gaol Gang wins most games whoever
+plays it). ``tools/bench_ladder.py`` scores its games with the same :func:`score`.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class _Matchup:
     lines: set = field(default_factory=set)
     total: Tally = field(default_factory=Tally)
     by_seat: dict = field(default_factory=lambda: {1: Tally(), 2: Tally()})
+    by_warband: dict = field(default_factory=dict)  # the first bot's warband -> Tally
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,13 +95,15 @@ class _Matchup:
             "distinct": self.total.games,
             **self.total.to_dict(),
             "by_seat": {str(s): t.to_dict() for s, t in self.by_seat.items()},
+            "by_warband": {w: t.to_dict() for w, t in self.by_warband.items()},
         }
 
 
 def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per variant and pair of different bots, in the order met: the first bot's won,
-    drawn and lost over the distinct games, overall and by the seat it played from
-    (``summary.json``'s ``head_to_head``; empty when every game is a bot against itself)."""
+    drawn and lost over the distinct games, overall, by the seat it played from and by the
+    warband it played (``summary.json``'s ``head_to_head``; empty when every game is a bot
+    against itself)."""
     found: dict[tuple[str, frozenset], _Matchup] = {}
     for r in records:
         seat_bots = list(r.get("bots") or [])
@@ -117,7 +121,9 @@ def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         first, second = m.bots
         tally = score(r, first, second)
         m.total.add(tally)
-        m.by_seat[seat_bots.index(first) + 1].add(tally)
+        seat = seat_bots.index(first)
+        m.by_seat[seat + 1].add(tally)
+        m.by_warband.setdefault(r["seats"][seat], Tally()).add(tally)
     return [m.to_dict() for m in found.values()]
 
 
@@ -139,10 +145,14 @@ def sentence(m: dict[str, Any]) -> str:
         for s, t in m["by_seat"].items()
         if t["won"] + t["drawn"] + t["lost"]
     )
+    sides = ", ".join(
+        f"as {w} {t['won']}-{t['drawn']}-{t['lost']}" for w, t in sorted((m.get("by_warband") or {}).items())
+    )
     how = ", ".join(f"{HOW.get(k, k)} {n}" for k, n in m["decided_by"].items())
     return (
         f"{a} against {b}: won {m['won']}, drew {m['drawn']}, lost {m['lost']} of {games}: {share}"
         + (f"; {seats} (won-drawn-lost)" if seats else "")
+        + (f"; {sides}" if sides else "")
         + (f"; decided {how}" if how else "")
     )
 

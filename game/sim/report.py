@@ -546,7 +546,8 @@ def _head_to_head(summary: dict) -> str:
         return ""
     labels = [v["variant"] for v in summary["variants"]]
     head = ["variant", "bot", "against", "distinct games", "won-drawn-lost", "share of the decided"]
-    head += ["from seat 1", "from seat 2", "how decided"]
+    sides = sorted({w for m in found for w in m.get("by_warband") or {}})
+    head += ["from seat 1", "from seat 2"] + [f"as {html.escape(w)}" for w in sides] + ["how decided"]
     out = ["<h2>Bot against bot</h2>", "<table>", _row(head, True)]
     for m in found:
         j = labels.index(m["variant"]) if m["variant"] in labels else 0
@@ -561,14 +562,16 @@ def _head_to_head(summary: dict) -> str:
         )
         how = ", ".join(f"{n} {HOW.get(k, k)}" for k, n in m["decided_by"].items()) or "none"
         seats = [_record(m["by_seat"][s]) for s in ("1", "2")]
+        seats += [_record(m["by_warband"][w]) if w in (m.get("by_warband") or {}) else "–" for w in sides]
         cells = [_swatch(j, m["variant"]), html.escape(m["bots"][0]), html.escape(m["bots"][1]), games, _record(m)]
         out.append(_row(cells + [share] + seats + [html.escape(how)]))
     out.append("</table>")
     out.append(
         "<p class=note>The first bot's games against the second, counted once per distinct game (a game whose "
         "moves another repeats counts once): its share of the decided games with the 95% Wilson interval, and "
-        "its record from each seat, which often says more than the share (the seat that moves first may "
-        "decide the game whichever bot plays it).</p>"
+        "its record from each seat and with each warband (won-drawn-lost), which often say more than the share: "
+        "the seat that moves first, or a warband the table favours, may decide the game whichever bot plays "
+        "it.</p>"
     )
     return "\n".join(out)
 
