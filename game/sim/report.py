@@ -539,8 +539,8 @@ def _record(t: dict) -> str:
 def _head_to_head(summary: dict) -> str:
     """Bot against bot (:mod:`game.sim.headtohead`): per variant and pair of different
     bots, the first bot's games over the distinct games, its share of the decided ones
-    with the 95% interval, by seat, and how they were decided. Empty when every game is a
-    bot against itself."""
+    with the 95% interval, its record by seat and by warband, and how they were decided.
+    Empty when every game is a bot against itself."""
     found = summary.get("head_to_head") or []
     if not found:
         return ""
