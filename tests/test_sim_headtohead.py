@@ -85,7 +85,7 @@ def test_counts_distinct_games_by_seat_with_the_interval_and_how_decided():
     assert sentence(m) == (
         "planner against utility: won 3, drew 1, lost 1 of 5 distinct games of 6 played: 75% of the decided "
         f"(95% CI {100 * m['ci'][0]:.0f}-{100 * m['ci'][1]:.0f}%); from seat 1 2-0-0, from seat 2 1-1-1 "
-        "(won-drawn-lost); as north 3-1-1; decided by a rout 1, at the turn limit 3"
+        "(won-drawn-lost); as north 3-1-1; decided: 1 by rout, 3 at the turn limit"
     )
 
 

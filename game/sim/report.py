@@ -19,6 +19,7 @@ from pathlib import Path
 
 from game.engine.files import atomic_write
 from game.engine.rule_ids import RuleId
+from game.sim.headtohead import how_decided, record
 from game.sim.results import GamesFile
 from game.sim.stats import summarize
 
@@ -501,9 +502,6 @@ ENDS = {
 }
 
 
-HOW = {"rout": "by rout", "eliminated": "by elimination", "turn_limit": "at the turn limit"}
-
-
 def _who_wins(summary: dict) -> str:
     """The first screen's answer: per variant, each warband's wins and how they were
     decided, the draws, and each seat's wins, with their 95% intervals."""
@@ -518,9 +516,8 @@ def _who_wins(summary: dict) -> str:
         cells = [_swatch(j, v["variant"]), str(v["games"])]
         for w in warbands:
             how = (v.get("decided_by") or {}).get(w) or {}
-            parts = [f"{n} {HOW.get(k, k)}" for k, n in how.items() if n]
             cells.append(
-                f"{v['wins'][w]['n']}: {_pct(v['wins'][w])}<br><span class=ci>{', '.join(parts) or 'none'}</span>"
+                f"{v['wins'][w]['n']}: {_pct(v['wins'][w])}<br><span class=ci>{how_decided(how) or 'none'}</span>"
             )
         cells += [
             f"{v['draws']['n']}: {_pct(v['draws'])}",
@@ -530,10 +527,6 @@ def _who_wins(summary: dict) -> str:
         out.append(_row(cells))
     out.append("</table>")
     return "\n".join(out)
-
-
-def _record(t: dict) -> str:
-    return f"{t['won']}-{t['drawn']}-{t['lost']}"
 
 
 def _head_to_head(summary: dict) -> str:
@@ -560,10 +553,10 @@ def _head_to_head(summary: dict) -> str:
         games = str(m["distinct"]) + (
             f" <span class=ci>of {m['games']} played</span>" if m["games"] != m["distinct"] else ""
         )
-        how = ", ".join(f"{n} {HOW.get(k, k)}" for k, n in m["decided_by"].items()) or "none"
-        seats = [_record(m["by_seat"][s]) for s in ("1", "2")]
-        seats += [_record(m["by_warband"][w]) if w in (m.get("by_warband") or {}) else "–" for w in sides]
-        cells = [_swatch(j, m["variant"]), html.escape(m["bots"][0]), html.escape(m["bots"][1]), games, _record(m)]
+        how = how_decided(m["decided_by"]) or "none"
+        seats = [record(m["by_seat"][s]) for s in ("1", "2")]
+        seats += [record(m["by_warband"][w]) if w in (m.get("by_warband") or {}) else "–" for w in sides]
+        cells = [_swatch(j, m["variant"]), html.escape(m["bots"][0]), html.escape(m["bots"][1]), games, record(m)]
         out.append(_row(cells + [share] + seats + [html.escape(how)]))
     out.append("</table>")
     out.append(
