@@ -424,7 +424,7 @@ table{border-collapse:collapse;width:100%;font-size:13px;margin:8px 0}
 th,td{padding:6px 7px;text-align:right;border-bottom:1px solid #e9ecf0;white-space:nowrap}
 th{white-space:normal}
 th:first-child,td:first-child{text-align:left}th{background:#f2f4f7;font-weight:600}
-td .ci{color:#6b7685;font-size:12px}
+td .ci{color:#6b7685;font-size:12px;white-space:normal}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:7px;vertical-align:-1px}
 figure{margin:16px 0 8px}figure img{max-width:100%;display:block}
 figcaption{color:#5b6573;font-size:13px;margin-top:4px}
