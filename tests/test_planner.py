@@ -467,6 +467,22 @@ def test_forced_goal_tool_plays_the_goal_and_counts_the_games():
         forced_goal.run(os.path.join(ROOT, "maps", "mirror.yaml"), 2, "south-hound", "dance:t-east", 2, 1, out=out)
 
 
+def test_budget_tool_values_each_budgets_choice_against_the_utility_plan_on_the_same_dice():
+    from tools import budget_choices
+
+    points = budget_choices.measure("default", [1], 1, [250, 1200], 2)
+    assert [(p.turn, p.player) for p in points] == [(1, 1), (1, 2)]  # one point a player-turn
+    for p in points:
+        assert set(p.value) == set(p.looked) == {250, 1200}
+        # a budget that changes no unit plays the utility plan: the same value on the same dice
+        for b, (changed, scored, _rollouts) in p.looked.items():
+            assert scored >= 1
+            if changed == 0:
+                assert p.gain(b) == 0.0
+    # the bigger budget scores at least as many plans
+    assert all(p.looked[1200][1] >= p.looked[250][1] for p in points)
+
+
 def test_a_bench_rate_is_judged_by_its_interval_and_says_when_a_few_games_cannot_tell():
     # make bench plays 4 planner games a map: 4 of 4 won, or 1 of 4 drawn, says nothing
     # either way, while 0 of 4 won shows the target missed (tools/bot_eval.judged)
