@@ -51,6 +51,33 @@ def test_the_planner_plays_the_real_order_with_no_refused_action(rules):
     assert planner_steps and all(s.result is not None and s.result.ok for s in planner_steps)
 
 
+@pytest.mark.parametrize("rules", [{}, {"activation": "alternating"}], ids=["whole_turn", "alternating"])
+def test_the_planner_searches_once_a_turn_or_once_an_activation(rules, monkeypatch):
+    """Under O2 a search looks one activation and the reply ahead: the planner searches
+    again at each of its activations instead of steering them all by its first plan."""
+    from game.bots.planner import PlannerBot
+
+    searched = []
+    real = PlannerBot.search
+
+    def search(self, view):
+        searched.append((view.state.turn, view.state.phase, len(view.state.activated)))
+        return real(self, view)
+
+    monkeypatch.setattr(PlannerBot, "search", search)
+    sc = load_scenario(MIRROR, playable=True)
+    played = play_game(sc, {1: make_planner("planner:100ms"), 2: UtilityBot()}, seed=2, rules=rules, turn_limit=1)
+    assert played.refused == 0
+    planner_units = [uid for uid, u in played.game.state.units.items() if played.game.warband_player(u.warband) == 1]
+    if not rules:
+        assert searched == [(1, "engage", 0)]  # one plan for the player-turn
+    else:
+        # one search at each of its activations in Engage and Move that could engage or move
+        assert len(searched) == len(set(searched)) > 1
+        assert {phase for _, phase, _ in searched} <= {"engage", "move"}
+        assert len(searched) <= 2 * len(planner_units)
+
+
 def alternating_scenario(tmp_path) -> str:
     text = (
         open(MIRROR, encoding="utf-8")

@@ -1,6 +1,7 @@
 """The ``planner`` bot: it chooses a goal per unit by playing plans forward on copies.
 
-At the first Engage or Move decision of its turn the planner searches joint plans
+At the first Engage or Move decision of its turn (under ``activation: alternating``,
+O2, of each of its activations) the planner searches joint plans
 (:mod:`portfolio`: the utility bot's choice, then one-unit changes to it: take a token,
 deny one, engage a unit, escort a carrier, take cover, hold, fall back), scores each by
 playing the rest of this turn and the opponent's reply turn on a sandbox copy of the game
@@ -28,6 +29,7 @@ from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
 from game.bots.planner.portfolio import SCREEN_MARGIN, PlanSearch, Scored, Searcher
 from game.bots.utility import UtilityBot
+from game.engine import turnorder
 from game.engine.errors import LoadError, Problem
 
 #: Planning time of one player-turn by default (ms): it keeps the median player-turn on
@@ -95,11 +97,12 @@ class PlannerBot:
     def choose(self, view) -> BotDecision:
         st = view.state
         mine = view.pending is None and view.player == st.player and view.player > 0
-        if mine and st.phase in ("engage", "move") and self._key != (st.turn, st.player):
+        key = self._turn_key(view)
+        if mine and st.phase in ("engage", "move") and self._key != key:
             kinds = set(view.legal_action_kinds())
             if "engage" in kinds or "move" in kinds:
                 self._plan(view)
-        if not mine or self._key != (st.turn, st.player):
+        if not mine or self._key != key:
             return self.base.choose(view)
         d = self._policy.choose(view)
         # The plan's reason goes with the goal's own action (an Engage, a move), not with
@@ -125,9 +128,18 @@ class PlannerBot:
             return None
         return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples).run()
 
-    def _plan(self, view) -> None:
+    @staticmethod
+    def _turn_key(view) -> tuple:
+        """What one search plans for: the player's turn, or under ``activation:
+        alternating`` (O2) each of its activations (a search looks one activation and the
+        reply ahead, so a plan made at the first would steer the later ones unweighed)."""
         st = view.state
-        self._key = (st.turn, st.player)
+        if not turnorder.is_alternating(view.rules):
+            return (st.turn, st.player)
+        return (st.turn, st.player, st.phase, len(st.activated))
+
+    def _plan(self, view) -> None:
+        self._key = self._turn_key(view)
         self._search = s = self.search(view)
         plan = s.best.plan if s is not None else {}
         self._policy = GoalPolicy(plan, self.base, self.cautious)
