@@ -30,7 +30,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from game.bots import make_bot, play_turn, with_neutrals  # noqa: E402
-from game.bots.driver import bot_scenario  # noqa: E402
+from game.bots.driver import bot_scenario, step  # noqa: E402
 from game.bots.planner import PlannerBot  # noqa: E402
 from game.bots.planner.portfolio import Searcher  # noqa: E402
 from game.bots.view import view as view_of  # noqa: E402
@@ -61,8 +61,7 @@ class Point:
 def _to_decision(game: Game, bots: dict) -> None:
     """Play the bots' decisions until the side to act is at its Engage or Move phase."""
     while not game.is_over() and game.state.phase not in ("engage", "move"):
-        who = game.turn_player()
-        game.apply(bots[who].choose(view_of(game, who)).action)
+        step(game, bots)
 
 
 def measure(map_name: str, seeds: list[int], turns: int, budgets: list[int], samples: int) -> list[Point]:
