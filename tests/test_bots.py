@@ -189,6 +189,23 @@ def test_choosing_changes_nothing_in_the_game(name):
         assert d.reason and "\n" not in d.reason
 
 
+@pytest.mark.parametrize("name", ["random", "utility", "cautious", "greedy", "aggressive"])
+def test_choosing_on_a_sandbox_changes_nothing_in_it(name):
+    # A view of a planner's sandbox reads the sandbox's own state (no copy a decision),
+    # so a bot that wrote to view.state outside what_if would change the rollout itself.
+    g = Game(bot_scenario(default_map()), dice=Dice(seed=2))
+    box = view(g, 1).sandbox(7)
+    bots = {1: make_bot(name), 2: make_bot(name)}
+    for _ in range(40):
+        v = view(box)
+        assert v.state is box.state and v.thinking
+        before = fingerprint(box)
+        d = bots[box.turn_player()].choose(v)
+        assert fingerprint(box) == before
+        assert box.why_illegal(d.action) is None, (d.action, d.reason)
+        box.apply(d.action)
+
+
 # --- bot games --------------------------------------------------------------------------------------
 def test_bot_game_ends_within_the_turn_limit_with_no_refusal():
     bg = play_game(default_map(), {1: UtilityBot(), 2: RandomBot()}, seed=3, turn_limit=3)

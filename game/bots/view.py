@@ -8,6 +8,8 @@ asks it the questions every player may ask (``why_illegal``, ``legal_actions``, 
 reachable areas, line of sight) and nothing else. ``what_if()`` lends a scratch copy of
 the (masked) state to ask those questions of a hypothetical position: nothing is
 applied, no die is rolled, and the game's own state is back in place afterwards.
+A view of a planner's sandbox (:meth:`View.sandbox`, masked when it was made) reads the
+sandbox's state itself, not a copy: a rollout makes a view for every decision.
 
 A view is not thread-safe (the game it wraps is not): to think off the window's thread,
 give the bot a view of a copy of the game (:func:`game.bots.driver.snapshot`).
@@ -59,8 +61,11 @@ class View:
     def __init__(self, game: Game, player: int):
         self._game = game
         self.player = player
-        #: A masked copy of the state: the bot may read it, and change it freely.
-        self.state = masked_state(game.state)
+        #: A masked copy of the state: the bot may read it, and change it freely. On a
+        #: sandbox (:meth:`sandbox`, a planner's rollout) it is the sandbox's own state,
+        #: masked already and played on by nobody else: the bot reads it and changes it
+        #: only through :meth:`what_if`, and no copy is made for each decision.
+        self.state = game.state if game in _SANDBOXES else masked_state(game.state)
         self._sight_missing = False
 
     # --- the table (static) --------------------------------------------------------------
