@@ -259,6 +259,85 @@ def test_the_screenings_keep_room_to_climb_to_a_change_of_two_units(monkeypatch)
     assert any(len(s.plan) == 2 for s in found.scored)
 
 
+def _fixed_searcher(portfolio, screened: dict, played: dict, screen_cost: int, rollout_cost: int):
+    """A Searcher whose screenings and rollouts cost fixed decisions and value a plan by
+    the set of units it changes (``screened``, ``played``; -1 for any other plan)."""
+    from game.bots.planner.evaluate import Value
+
+    class Fixed(portfolio.Searcher):
+        def screen(self, plan):
+            s = portfolio.Scored(dict(plan), screen=Value(screened.get(frozenset(plan), -1.0)))
+            self.screens += 1
+            self.screen_steps += screen_cost
+            self.steps += screen_cost
+            return s
+
+        def score(self, plan, samples=None, into=None):
+            s = into if into is not None else portfolio.Scored(dict(plan))
+            while len(s.values) < (samples or self.samples):
+                s.values.append(Value(played.get(frozenset(plan), -1.0)))
+                self.used += 1
+                self.steps += rollout_cost
+            return s
+
+    return Fixed
+
+
+def test_a_climb_step_short_of_the_end_is_played_out_when_the_end_disappoints(monkeypatch):
+    """Three units Engage the carrier screens best (5.5), two of them a little worse
+    (5.0); played out with the reply, three is the worst plan and two the best. The budget
+    affords three whole rollouts, not four: one sample each for the utility plan and both
+    finalists beats two samples for the utility plan and the first finalist alone (which
+    left the pair unplayed, and the utility plan was played instead: mirror.yaml, seed 20,
+    turn 4, the second seat)."""
+    from game.bots.planner import portfolio
+    from game.bots.planner.goals import Goal
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    a, b, c = sorted(u.id for u in g.state.units.values() if u.warband == "blue")
+    monkeypatch.setattr(portfolio, "candidates", lambda sense, left: [(1.0, Goal("hold", u)) for u in (a, b, c)])
+    # apart by more than TIE_MARGIN, so that the seeded draw does not reorder them
+    screened = {frozenset(): 0.0, frozenset([a]): 4.0, frozenset([b]): 2.5, frozenset([c]): 1.0}
+    screened |= {frozenset([a, b]): 5.0, frozenset([a, b, c]): 5.5}
+    played = {frozenset(): 0.0, frozenset([a, b, c]): -5.0, frozenset([a, b]): 6.0}
+    # 6 screenings at 5 and 3 rollouts at 20 fit in 120; 4 more rollouts do not
+    Fixed = _fixed_searcher(portfolio, screened, played, 5, 20)
+    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 120, 2)
+    found = se.run()
+    assert se.screens == 6 and se.used == 3
+    assert set(found.best.plan) == {a, b} and found.best.mean == 6.0
+    assert [len(s.values) for s in found.scored[:3]] == [1, 1, 1]
+
+
+def test_a_bigger_budget_gives_the_leaders_more_samples(monkeypatch):
+    """With room for more, each further sample goes to the utility plan and the plans
+    leading so far, best first; a plan left behind keeps one sample and is not compared
+    on the others' (common random numbers: every plan's sample k rolls the same dice)."""
+    from game.bots.planner import portfolio
+    from game.bots.planner.goals import Goal
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    a, b, c = sorted(u.id for u in g.state.units.values() if u.warband == "blue")
+    monkeypatch.setattr(portfolio, "candidates", lambda sense, left: [(1.0, Goal("hold", u)) for u in (a, b, c)])
+    # apart by more than TIE_MARGIN, so that the seeded draw does not reorder them
+    screened = {frozenset(): 0.0, frozenset([a]): 4.0, frozenset([b]): 2.5, frozenset([c]): 1.0}
+    screened |= {frozenset([a, b]): 5.0, frozenset([a, b, c]): 5.5}
+    played = {frozenset(): 0.0, frozenset([a, b, c]): -5.0, frozenset([a, b]): 6.0}
+    # 3 rollouts, then 2 more (the utility plan and the leader): 30 + 100 = 130
+    Fixed = _fixed_searcher(portfolio, screened, played, 5, 20)
+    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 130, 2)
+    found = se.run()
+    samples = {frozenset(s.plan): len(s.values) for s in found.scored}
+    assert samples[frozenset()] == 2 and samples[frozenset([a, b])] == 2 and samples[frozenset([a, b, c])] == 1
+    assert set(found.best.plan) == {a, b}
+    # room for every finalist's every sample: all three get two, as before
+    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 150, 2)
+    found = se.run()
+    assert se.used == 6 and all(len(s.values) == 2 for s in found.scored if s.values)
+
+
 def test_a_unit_keeps_a_candidate_for_every_token_it_may_deny():
     """The War Hound (an Animal: it denies what it cannot take) reaches every token of the
     mirror table in time to deny it; each denial is a candidate, the two middle tokens

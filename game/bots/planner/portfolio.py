@@ -38,7 +38,8 @@ from game.bots.utility import UtilityBot
 #: and why that figure depends on the bot).
 MAX_CANDIDATES = 30
 PER_UNIT = 7
-#: Screened plans that get every sample.
+#: Screened plans that get whole rollouts at most (:meth:`Searcher.playoff`: the budget
+#: decides how many are played, and on how many samples).
 FINALISTS = 2
 #: A whole rollout's cost in screenings, before one is measured (the reply turn about
 #: doubles it).
@@ -358,25 +359,23 @@ class Searcher:
             if _gains(trial, climb):
                 climb = trial
         # Whole rollouts (the reply too) for the utility plan and the best screened plans
-        # near the best screening, as many samples as the budget allows; with none
-        # affordable, the best screening decides.
-        finalists = self.finalists(base, singles, climb, lots)
+        # near the best screening (:meth:`playoff`); with none affordable, the best
+        # screening decides.
+        finalists = self.finalists(base, [s for s in done.values() if s is not base], climb, lots)
         chosen = base
         if finalists:
-            samples = next((k for k in range(self.samples, 0, -1) if self.affords(k * 2)), 0)
-            if samples:
-                self.score({}, samples, into=base)
-                for s in finalists:
-                    if self.affords(samples):
-                        self.score(s.plan, samples, into=s)
-                chosen = self.choose([s for s in [base] + finalists if len(s.values) >= samples])
+            played = self.playoff(base, finalists)
+            if played:
+                chosen = self.choose(played)
             else:
                 chosen = max([base] + finalists, key=lambda s: s.screened)
-        # Best first: the plans with every sample by their mean, then those only screened.
+        # Best first: the plans played on the utility plan's samples by their mean, then
+        # the others (only screened, or left behind with fewer samples) by their value.
+        n = max(1, len(base.values))
         scored = sorted(
             done.values(),
             key=lambda s: (
-                len(s.values) < self.samples and s is not chosen,
+                len(s.values) < n and s is not chosen,
                 -(s.mean if s.values else s.screened),
                 len(s.plan),
                 s.key(),
@@ -387,19 +386,46 @@ class Searcher:
             self.side, self.player, now, scored, self.used, len(cands), names, self.screens, self, chosen=chosen
         )
 
+    def playoff(self, base: Scored, finalists: list[Scored]) -> list[Scored]:
+        """Whole rollouts for the utility plan and ``finalists``, in rounds on the same
+        dice: every plan the budget affords gets sample 0 (the utility plan and the first
+        finalist at least, else none is played), then each further sample goes to the
+        utility plan and the plans leading so far, best first, while it lasts. A plan the
+        screening ranked second is played out rather than left for the first's second
+        sample. Returns the plans with as many samples as the utility plan (those
+        :meth:`choose` compares), or [] when not even one round fits."""
+        plans = [base] + finalists
+        if not self.affords(2):
+            return []
+        n = next(k for k in range(len(plans), 1, -1) if self.affords(k))
+        for s in plans[:n]:
+            self.score(s.plan, 1, into=s)
+        for k in range(2, self.samples + 1):
+            leaders = sorted((s for s in plans[1:n] if s.values), key=lambda s: (-s.mean, len(s.plan), s.key()))
+            m = next((j for j in range(len(leaders), 0, -1) if self.affords(j + 1)), 0)
+            if not m:
+                break
+            for s in [base] + leaders[:m]:
+                self.score(s.plan, k, into=s)
+        return [s for s in plans if len(s.values) >= len(base.values)]
+
     def finalists(
-        self, base: Scored, singles: list[Scored], climb: Scored | None, lots: dict[tuple, float]
+        self, base: Scored, screened: list[Scored], climb: Scored | None, lots: dict[tuple, float]
     ) -> list[Scored]:
         """The changes that get whole rollouts: the best :data:`FINALISTS` screenings
-        (the climb's first) within :data:`SCREEN_MARGIN` of the best screening, the
-        utility plan's included. The screening values the opponent's threats
-        (:mod:`threats`), so a change that only pays off against the reply is kept.
-        Screenings within :data:`TIE_MARGIN` of each other count as ties, ordered by the
-        seeded draw ``lots`` (points added to each screening, ``View.rng``): with several
-        near-equal changes (a fast unit that may deny any of six tokens) different seeds
-        play different ones out."""
-        pool = ([climb] if climb is not None and len(climb.plan) > 1 else []) + sorted(
-            singles, key=lambda s: (-(s.screened + lots[s.key()]), s.key())
+        (the climb's last step first) within :data:`SCREEN_MARGIN` of the best screening,
+        the utility plan's included. ``screened`` is every change screened: the single
+        changes and the climb's steps, so a step short of the climb's end (two units
+        engaging where three screened a little better) is in the running too. The
+        screening values the opponent's threats (:mod:`threats`), so a change that only
+        pays off against the reply is kept. Screenings within :data:`TIE_MARGIN` of each
+        other count as ties, ordered by the seeded draw ``lots`` (points added to each
+        single change's screening, ``View.rng``): with several near-equal changes (a fast
+        unit that may deny any of six tokens) different seeds play different ones out."""
+        lead = climb if climb is not None and len(climb.plan) > 1 else None
+        pool = [lead] * (lead is not None) + sorted(
+            (s for s in screened if s is not lead),
+            key=lambda s: (-(s.screened + lots.get(s.key(), 0.0)), s.key()),
         )
         top = max([base.screened] + [s.screened for s in pool])
         return [s for s in pool if s.screened >= top - SCREEN_MARGIN][:FINALISTS]
