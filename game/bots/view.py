@@ -61,10 +61,10 @@ class View:
     def __init__(self, game: Game, player: int):
         self._game = game
         self.player = player
-        #: A masked copy of the state: the bot may read it, and change it freely. On a
-        #: sandbox (:meth:`sandbox`, a planner's rollout) it is the sandbox's own state,
-        #: masked already and played on by nobody else: the bot reads it and changes it
-        #: only through :meth:`what_if`, and no copy is made for each decision.
+        #: The state the bot reads: a masked copy, which it may change freely; on a
+        #: sandbox (:meth:`sandbox`, a planner's rollout), the sandbox's own state, masked
+        #: already and played on by nobody else, which a bot changes only through
+        #: :meth:`what_if` (no copy is made for each decision of a rollout).
         self.state = game.state if game in _SANDBOXES else masked_state(game.state)
         self._sight_missing = False
 

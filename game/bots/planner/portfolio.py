@@ -9,9 +9,10 @@ pursuing its goal (:class:`~game.bots.planner.goals.ReplayPolicy`; a fraction of
 rollout's cost, so some thirty changes a turn are looked at). A screening's value weighs
 what the opponent may Engage next (:mod:`threats`), any unit. It hill-climbs on
 screenings (the best change with one more unit changed, while that gains; once two
-changes gain, the single changes leave room for that climb), then scores the empty plan
-and the best screened plans near the best screening on ``samples`` whole rollouts each
-(the turn and the opponent's reply), and plays the best mean, or a seeded choice among
+changes gain, the single changes leave room for that climb), then plays out the empty plan
+and the best screened plans near the best screening in whole rollouts (the turn and the
+opponent's reply), in rounds of one sample each while the budget lasts
+(:meth:`Searcher.playoff`), and plays the best mean, or a seeded choice among
 the plans within :data:`CHOICE_MARGIN` of it (:meth:`Searcher.choose`). Every plan is
 played on the same dice (common random numbers, :mod:`rollout`); the budget is counted in
 decisions played, and the choice is drawn from the game's seed, so the same seed gives the
@@ -317,8 +318,8 @@ class Searcher:
     def run(self) -> PlanSearch:
         """Screen the utility plan and every candidate (likeliest first, while
         :data:`SCREEN_SHARE` of the budget lasts), hill-climb on screenings (the best
-        change with one more unit changed), then give the utility plan and the best
-        :data:`FINALISTS` screened plans near the best screening whole rollouts; the
+        change with one more unit changed), then play out the utility plan and the best
+        :data:`FINALISTS` screened plans near the best screening (:meth:`playoff`); the
         plan played is :meth:`choose`'s."""
         view = self.view
         sense = Sense(view, self.side, self.base.personality, self.base.book)
