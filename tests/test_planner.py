@@ -428,6 +428,32 @@ def test_reason_says_what_it_weighed():
     assert "level 0-0 with 9 turns left" in why and "points over the utility plan" in why and "samples" in why
 
 
+def test_a_reason_says_the_goal_once_and_advise_names_the_whole_plan(monkeypatch):
+    """The Engage a goal plays already says what the unit does: the reason goes on with
+    what the search weighed, not "Swordsman 1 engages Cultist; Swordsman 1 engages
+    Cultist: ...". advise's option names the plan it starts ("the plan: ...")."""
+    from game.bots.planner.evaluate import Value
+    from game.bots.planner.goals import Goal
+    from game.bots.planner.portfolio import PlanSearch, Scored
+
+    g = _puzzle_game("two-on-one.yaml")
+    assert g.state.phase == "engage"
+    goals = {uid: Goal("engage", uid, "blue-carrier") for uid in ("red-sword-1", "red-sword-2")}
+    names = {u.id: u.name or u.id for u in g.state.units.values()}
+    now = Value(0.0, held=(0, 1), turns_left=5)
+    plan = Scored(goals, values=[Value(9.0, held=(1, 0)), Value(7.0, held=(0, 1))])
+    utility = Scored({}, values=[Value(1.0, held=(0, 1)), Value(1.0, held=(0, 1))])
+    found = PlanSearch("red", 1, now, [plan, utility], 4, 2, names, 5, chosen=plan)
+    monkeypatch.setattr(PlannerBot, "search", lambda self, v: found)
+    bot = PlannerBot()
+    d = bot.choose(view(g))
+    assert d.action == {"engage": {"unit": "red-sword-1", "target": "blue-carrier"}}
+    assert d.reason.startswith("Swordsman 1 engages Cultist") and d.reason.count("engages Cultist") == 1
+    assert "behind 0-1 with 5 turns left; +7.0 points over the utility plan" in d.reason
+    text = bot.explain(found, plan)
+    assert text.startswith("the plan: Swordsman 1 engages Cultist, Swordsman 2 engages Cultist: behind 0-1")
+
+
 def test_reasons_count_the_samples_they_speak_of():
     # "holds more tokens in 1 of 2 samples", not "in 50% of samples": with a few samples a
     # plan a share claims more than the data says. Each count is the plan's own.

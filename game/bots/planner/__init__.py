@@ -108,6 +108,9 @@ class PlannerBot:
         # The plan's reason goes with the goal's own action (an Engage, a move), not with
         # the unit's later shots and blows, which are the utility bot's.
         why = self._why.get(d.unit or "") if next(iter(d.action), None) in GOAL_KINDS else None
+        goal = self._policy.plan.get(d.unit or "")
+        if why and goal is not None and d.reason.startswith(goal.text(self._search.names)):
+            why = why[len(goal.text(self._search.names)) + 2 :]  # the action says the goal already
         if why:
             d = BotDecision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         elif self._search is not None and d.unit:
@@ -150,11 +153,12 @@ class PlannerBot:
         """What the search weighed for ``plan``: the score, the clock, the samples."""
         base = s.baseline
         names = s.names
-        what = (
-            goal.text(names)
-            if goal is not None
-            else ("; ".join(g.text(names) for g in plan.plan.values()) or "the utility bot's choice")
-        )
+        if goal is not None:
+            what = goal.text(names)
+        elif plan.plan:
+            what = "the plan: " + ", ".join(g.text(names) for g in plan.plan.values())
+        else:
+            what = "the utility bot's choice"
         n = len(plan.values)
         left = s.now.turns_left
         clock = f"{left} turn{'s' if left != 1 else ''} left" if left < 99 else "no turn limit"
