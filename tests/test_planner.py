@@ -283,13 +283,11 @@ def _fixed_searcher(portfolio, screened: dict, played: dict, screen_cost: int, r
     return Fixed
 
 
-def test_a_climb_step_short_of_the_end_is_played_out_when_the_end_disappoints(monkeypatch):
-    """Three units Engage the carrier screens best (5.5), two of them a little worse
-    (5.0); played out with the reply, three is the worst plan and two the best. The budget
-    affords three whole rollouts, not four: one sample each for the utility plan and both
-    finalists beats two samples for the utility plan and the first finalist alone (which
-    left the pair unplayed, and the utility plan was played instead: mirror.yaml, seed 20,
-    turn 4, the second seat)."""
+def _climb_search(monkeypatch):
+    """(a search of three units' changes with fixed costs, by its budget; the units a, b,
+    c): the three Engaging the carrier screen best (5.5), two of them a little worse (5.0);
+    played out with the reply, the three are the worst plan (-5) and the two the best (6).
+    A screening costs 5 decisions, a whole rollout 20."""
     from game.bots.planner import portfolio
     from game.bots.planner.goals import Goal
 
@@ -301,9 +299,21 @@ def test_a_climb_step_short_of_the_end_is_played_out_when_the_end_disappoints(mo
     screened = {frozenset(): 0.0, frozenset([a]): 4.0, frozenset([b]): 2.5, frozenset([c]): 1.0}
     screened |= {frozenset([a, b]): 5.0, frozenset([a, b, c]): 5.5}
     played = {frozenset(): 0.0, frozenset([a, b, c]): -5.0, frozenset([a, b]): 6.0}
-    # 6 screenings at 5 and 3 rollouts at 20 fit in 120; 4 more rollouts do not
     Fixed = _fixed_searcher(portfolio, screened, played, 5, 20)
-    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 120, 2)
+
+    def searcher(budget: int):
+        return Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, budget, 2)
+
+    return searcher, (a, b, c)
+
+
+def test_a_climb_step_short_of_the_end_is_played_out_when_the_end_disappoints(monkeypatch):
+    """The budget affords three whole rollouts, not four: one sample each for the utility
+    plan and both finalists (the climb's end and its step) beats two samples for the
+    utility plan and the first finalist alone (which left the pair unplayed, and the
+    utility plan was played instead: mirror.yaml, seed 20, turn 4, the second seat)."""
+    searcher, (a, b, _c) = _climb_search(monkeypatch)
+    se = searcher(120)  # 6 screenings at 5 and 3 rollouts at 20 fit in 120; 4 more rollouts do not
     found = se.run()
     assert se.screens == 6 and se.used == 3
     assert set(found.best.plan) == {a, b} and found.best.mean == 6.0
@@ -314,26 +324,13 @@ def test_a_bigger_budget_gives_the_leaders_more_samples(monkeypatch):
     """With room for more, each further sample goes to the utility plan and the plans
     leading so far, best first; a plan left behind keeps one sample and is not compared
     on the others' (common random numbers: every plan's sample k rolls the same dice)."""
-    from game.bots.planner import portfolio
-    from game.bots.planner.goals import Goal
-
-    g = _puzzle_game("hound-race.yaml")
-    bot = PlannerBot(1000)
-    a, b, c = sorted(u.id for u in g.state.units.values() if u.warband == "blue")
-    monkeypatch.setattr(portfolio, "candidates", lambda sense, left: [(1.0, Goal("hold", u)) for u in (a, b, c)])
-    # apart by more than TIE_MARGIN, so that the seeded draw does not reorder them
-    screened = {frozenset(): 0.0, frozenset([a]): 4.0, frozenset([b]): 2.5, frozenset([c]): 1.0}
-    screened |= {frozenset([a, b]): 5.0, frozenset([a, b, c]): 5.5}
-    played = {frozenset(): 0.0, frozenset([a, b, c]): -5.0, frozenset([a, b]): 6.0}
-    # 3 rollouts, then 2 more (the utility plan and the leader): 30 + 100 = 130
-    Fixed = _fixed_searcher(portfolio, screened, played, 5, 20)
-    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 130, 2)
-    found = se.run()
+    searcher, (a, b, c) = _climb_search(monkeypatch)
+    found = searcher(130).run()  # 3 rollouts, then 2 more (the utility plan and the leader): 30 + 100
     samples = {frozenset(s.plan): len(s.values) for s in found.scored}
     assert samples[frozenset()] == 2 and samples[frozenset([a, b])] == 2 and samples[frozenset([a, b, c])] == 1
     assert set(found.best.plan) == {a, b}
     # room for every finalist's every sample: all three get two, as before
-    se = Fixed(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 150, 2)
+    se = searcher(150)
     found = se.run()
     assert se.used == 6 and all(len(s.values) == 2 for s in found.scored if s.values)
 
