@@ -109,8 +109,9 @@ class PlannerBot:
         # the unit's later shots and blows, which are the utility bot's.
         why = self._why.get(d.unit or "") if next(iter(d.action), None) in GOAL_KINDS else None
         goal = self._policy.plan.get(d.unit or "")
-        if why and goal is not None and d.reason.startswith(goal.text(self._search.names)):
-            why = why[len(goal.text(self._search.names)) + 2 :]  # the action says the goal already
+        said = goal.text(self._search.names) if why and goal is not None else None
+        if said and d.reason.startswith(said) and why.startswith(said + ": "):
+            why = why[len(said) + 2 :]  # the action says the goal already
         if why:
             d = BotDecision(d.action, f"{d.reason}; {why}", unit=d.unit, path=d.path, score=d.score, extra=d.extra)
         elif self._search is not None and d.unit:
