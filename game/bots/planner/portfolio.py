@@ -424,7 +424,7 @@ class Searcher:
         single change's screening, ``View.rng``): with several near-equal changes (a fast
         unit that may deny any of six tokens) different seeds play different ones out."""
         lead = climb if climb is not None and len(climb.plan) > 1 else None
-        pool = [lead] * (lead is not None) + sorted(
+        pool = ([lead] if lead is not None else []) + sorted(
             (s for s in screened if s is not lead),
             key=lambda s: (-(s.screened + lots.get(s.key(), 0.0)), s.key()),
         )
