@@ -6,9 +6,11 @@ import os
 
 import numpy as np
 import pytest
+import yaml
 
 from game.bots import HIDDEN, RandomBot, UtilityBot, make_bot, play_game, view
 from game.bots.driver import bot_scenario, decision_path, play_turn, snapshot, think, with_neutrals
+from game.bots.personality import personality_path
 from game.bots.positions import PositionScorer
 from game.bots.sense import OddsBook, Sense
 from game.engine.dice import Dice
@@ -115,6 +117,40 @@ def _run_zone_game(stunned_at):
     red = [unit("red-runner", [6, 30], move=6, keywords=[])]
     blue = [unit("blue-post", stunned_at, status="stunned", keywords=[]), unit("blue-far", [34, 2], keywords=[])]
     return game(red, blue, [{"id": "t1", "at": [6, 2]}], state=MOVE_PHASE, rules=PLACEHOLDER)
+
+
+def _first_move(sc, seed: int, bot, in_sandbox: bool = False) -> tuple[str, tuple[float, float]]:
+    """The unit and end point of ``bot``'s first move or Run of a game with ``seed`` (on
+    a sandbox copy of the game at each decision with ``in_sandbox``)."""
+    g = Game(sc, dice=Dice(seed=seed))
+    while True:
+        v = view(g)
+        if in_sandbox:
+            g = v.sandbox(seed)
+            v = view(g, v.player)
+        d = bot.choose(v)
+        if d.kind in ("move", "run"):
+            return d.unit, tuple(round(c, 3) for c in d.path[-1])
+        g.apply(d.action)
+
+
+def test_places_near_the_best_are_the_seeds_choice_in_the_game_and_the_best_in_a_rollout(tmp_path):
+    """Issue 47, item 4: where several places are within ``vary`` of the best, the game's
+    seed picks one (one seed, one game); a planner's rollout and ``vary: 0`` keep to the
+    best, whatever the seed."""
+    sc = bot_scenario(default_map())
+    seeds = range(8)
+    bot = UtilityBot()
+    played = [_first_move(sc, s, bot) for s in seeds]
+    assert len(set(played)) > 1
+    assert [_first_move(sc, s, bot) for s in seeds[:3]] == played[:3]
+    in_rollouts = {_first_move(sc, s, bot, in_sandbox=True) for s in seeds}
+    greedy = yaml.safe_load(open(personality_path("greedy"), encoding="utf-8"))  # the default's weights
+    path = tmp_path / "exact.yaml"
+    path.write_text(yaml.safe_dump({"name": "exact", "weights": {**greedy["weights"], "vary": 0}}), encoding="utf-8")
+    exact = {_first_move(sc, s, make_bot(f"utility:{path}")) for s in seeds}
+    assert len(in_rollouts) == 1 and exact == in_rollouts
+    assert in_rollouts <= set(played)  # the best is one of the places drawn
 
 
 def test_utility_does_not_run_into_an_8_inch_zone_it_can_avoid():

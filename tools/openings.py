@@ -9,6 +9,10 @@ game turn under the bot rules (``game.bots.driver.bot_scenario``), so the count 
 take; two seeds give the same opening when every action is the same. It prints the
 number of distinct openings, the seeds of the commonest, and the refused bot actions
 (``--each``: a line per seed with a hash of its opening, to merge runs over seed ranges).
+``--near INCHES`` also counts openings that differ by more than that: two openings are
+then the same when they play the same actions by the same units in the same order and
+each move ends within INCHES of the other's end (a unit stopping 0.75" further along is
+the same opening; going for another token is not).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import math
 import os
 import sys
 import zlib
@@ -44,6 +49,46 @@ def opening(scenario, bots: tuple[str, str], seed: int) -> tuple[str, int]:
     return json.dumps(actions, sort_keys=True), refused
 
 
+def _shape(key: str) -> list[tuple[str, str, tuple[float, float] | None]]:
+    """An opening's actions as (kind, every field but the path, the path's end)."""
+    out = []
+    for action in json.loads(key):
+        ((kind, body),) = action.items()
+        body = dict(body or {})
+        path = body.pop("path", None)
+        to = body.pop("to", None)
+        end = tuple(path[-1]) if path else (tuple(to) if to else None)
+        out.append((kind, json.dumps(body, sort_keys=True), end))
+    return out
+
+
+def same_within(a: str, b: str, inches: float) -> bool:
+    """Do openings ``a`` and ``b`` play the same actions, each move ending within
+    ``inches`` of the other's end?"""
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) != len(sb):
+        return False
+    for (ka, fa, ea), (kb, fb, eb) in zip(sa, sb):
+        if ka != kb or fa != fb or (ea is None) != (eb is None):
+            return False
+        if ea is not None and math.dist(ea, eb) > inches:
+            return False
+    return True
+
+
+def groups(openings: list[str], inches: float) -> list[list[str]]:
+    """The openings in groups of the same within ``inches`` of the group's first (in
+    the order given: each joins the first group it matches)."""
+    out: list[list[str]] = []
+    for key in openings:
+        home = next((g for g in out if same_within(g[0], key, inches)), None)
+        if home is None:
+            out.append([key])
+        else:
+            home.append(key)
+    return out
+
+
 def count(
     path: str, bots: tuple[str, str], seeds: range, out=None
 ) -> tuple[collections.Counter, dict[str, list[int]], int]:
@@ -70,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--first", type=int, default=0, help="the first seed")
     ap.add_argument("--each", action="store_true", help="a line per seed as it is played")
+    ap.add_argument(
+        "--near", type=float, metavar="INCHES", help="also count openings whose moves' ends differ by more than INCHES"
+    )
     args = ap.parse_args(argv)
     bots = tuple(args.bots.split(","))
     if len(bots) != 2:
@@ -82,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     for key, n in seen.most_common(3):
         print(f"  {n} games: seeds {which[key][:10]}{' ...' if n > 10 else ''}")
+    if args.near is not None:
+        by_seed = sorted((seed, key) for key, seeds_of in which.items() for seed in seeds_of)
+        found = groups([key for _, key in by_seed], args.near)
+        sizes = sorted((len(g) for g in found), reverse=True)
+        print(f'  {len(found)} openings that differ by more than {args.near:g}" (the largest groups: {sizes[:5]})')
     return 0
 
 

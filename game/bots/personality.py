@@ -47,6 +47,10 @@ WEIGHTS: dict[str, tuple[float, str]] = {
     ),
     "check_risk": (2.0, "value lost for each movement check expected to fail (climbs, jumps)"),
     "min_gain": (0.2, "a unit moves only when its best move beats standing still by this much"),
+    "vary": (
+        0.5,
+        "places within this much of the best are as good: the game's seed picks one (0: always the best)",
+    ),
     "reload": (1.0, "value of reloading a weapon that has fired"),
     "shoot": (1.0, "multiplier on the expected value of shooting (a Run forfeits the shot)"),
 }

@@ -10,7 +10,9 @@ Engage or shoot it there next turn, the Run denial zone when it wants to Run nex
 hunting enemies and support. The best few are planned by the movement engine (the real
 path, its cost and its checks: a check's chance of failure costs), with line of sight
 to the enemy shooters from the planned end (a look-ahead on a hypothetical state: nothing
-is applied, no die is rolled). The winner must beat standing still.
+is applied, no die is rolled). The winner must beat standing still; in the game itself
+the seed picks among the planned places within the personality's ``vary`` of the best
+(:meth:`PositionScorer.pick`), so seeds play different lines.
 """
 
 from __future__ import annotations
@@ -439,12 +441,15 @@ class PositionScorer:
         scores, terms = self.score(P)
         scores = scores - np.where(chk, 0.5 * self.p.check_risk, 0.0)
         order = np.argsort(-scores, kind="stable")
+        # In the game itself (not a planner's rollout, which keeps to the best so its
+        # plans compare on the same play) places near the best are as good: the seed picks.
+        vary = 0.0 if view.thinking else float(self.p.vary)
         found: list[Option] = []
         weighed = 0
         for i in order[:TRIES]:
             if scores[i] <= hold.score + self.p.min_gain or weighed >= REFINE:
                 break
-            if not self.may_win(float(scores[i]), bool(chk[i]), bool(run[i]), hold, found):
+            if not self.may_win(float(scores[i]), bool(chk[i]), bool(run[i]), hold, found, vary):
                 weighed += 1
                 continue  # even at its best once planned it could not win: spare the path search
             x, y = float(P[i, 0]), float(P[i, 1])
@@ -459,16 +464,33 @@ class PositionScorer:
                 found.append(opt)
                 weighed += 1
                 break
-        best = max(found, key=lambda o: o.score, default=hold)
-        return (best if best.score > hold.score + self.p.min_gain else hold), hold
+        return self.pick(found, hold, vary), hold
 
-    def may_win(self, score: float, check: bool, run: bool, hold: Option, found: list[Option]) -> bool:
+    def pick(self, found: list[Option], hold: Option, vary: float) -> Option:
+        """The place to end the move among the planned ``found``: the best (the first
+        found of equal ones), else standing still when none beats it by ``min_gain``;
+        with ``vary`` > 0, one of those within ``vary`` of the best, drawn with the bot's
+        own generator (``View.rng``: one seed replays one game, another may play another
+        place that is as good)."""
+        good = [o for o in found if o.score > hold.score + self.p.min_gain]
+        if not good:
+            return hold
+        best = max(good, key=lambda o: o.score)
+        near = [o for o in good if o.score >= best.score - vary]
+        if vary <= 0 or len(near) == 1:
+            return best
+        return near[self.s.view.rng(f"place:{self.u.id}").randrange(len(near))]
+
+    def may_win(
+        self, score: float, check: bool, run: bool, hold: Option, found: list[Option], vary: float = 0.0
+    ) -> bool:
         """Could a candidate of this static ``score`` (needing a check, needing a Run) beat
-        ``found`` and standing still once :meth:`_refine` has weighed its plan? The most
-        refining adds is every shooter's loss (as if all lost sight of it); a check's chance
-        only mixes the score with a failure's; a Run by a shooter loses its shot for sure."""
+        ``found`` (less ``vary``: a place that near the best may be picked) and standing
+        still once :meth:`_refine` has weighed its plan? The most refining adds is every
+        shooter's loss (as if all lost sight of it); a check's chance only mixes the score
+        with a failure's; a Run by a shooter loses its shot for sure."""
         p = self.p
-        bar = max([hold.score + p.min_gain] + [o.score for o in found])
+        bar = max([hold.score + p.min_gain] + [o.score - vary for o in found])
         lift = sum(0.5 * p.threat * loss for _e, _r, loss, how in self.threats if how == "shoot")
         forfeit = p.shoot if run and self.s.weapon(self.u) is not None else 0.0
         static = score + (0.5 * p.check_risk if check else 0.0)

@@ -10,7 +10,8 @@ Per decision (one action), by what the game waits for:
   the treasure it gives up by not moving); the best engage that is worth
   ``engage_min`` is made;
 * Move: the units in order (nearest to their objective first, from where they stood
-  when the phase began), each to its best place (:mod:`game.bots.positions`), a reload
+  when the phase began), each to its best place (:mod:`game.bots.positions`; the seed
+  picks among places within the personality's ``vary`` of the best), a reload
   for a fired weapon, or standing still; the bot tells which units are done from the log
   of this phase, so a decision depends only on the game (and the seed);
 * Shoot and Melee: the shot or attack with the best expected value (exact odds).
