@@ -11,7 +11,7 @@ import yaml
 from game.bots import HIDDEN, RandomBot, UtilityBot, make_bot, play_game, view
 from game.bots.driver import bot_scenario, decision_path, play_turn, snapshot, think, with_neutrals
 from game.bots.personality import personality_path
-from game.bots.positions import PositionScorer
+from game.bots.positions import Option, PositionScorer
 from game.bots.sense import OddsBook, Sense
 from game.engine.dice import Dice
 from game.engine.errors import LoadError
@@ -151,6 +151,26 @@ def test_places_near_the_best_are_the_seeds_choice_in_the_game_and_the_best_in_a
     exact = {_first_move(sc, s, make_bot(f"utility:{path}")) for s in seeds}
     assert len(in_rollouts) == 1 and exact == in_rollouts
     assert in_rollouts <= set(played)  # the best is one of the places drawn
+
+
+def test_the_seed_never_trades_the_best_place_for_one_on_another_level():
+    """The score barely tells the roof (the ladder climbed) from the ground at its foot
+    (tests/puzzles/ladder-roof.yaml, turn 3 of seed 7: 3.67 against 3.53 points); the
+    seed picks among places at the best's height only."""
+    from tools.puzzles import load_puzzle, start
+
+    pz = load_puzzle(os.path.join(ROOT, "tests", "puzzles", "ladder-roof.yaml"))
+    roof, ground = Option((13.62, 14.91), "run", 3.67), Option((13.71, 16.49), "run", 3.53)
+    beside = Option((14.37, 14.91), "run", 3.6)  # on the roof too
+    hold = Option((10.0, 8.0), "hold", 0.0)
+    picks = set()
+    for seed in range(12):
+        g = start(pz, seed)
+        sc = PositionScorer(Sense(view(g), "red", UtilityBot().personality, OddsBook()), g.state.units["red-runner"])
+        assert sc.board.height_at(*roof.point) == sc.board.height_at(*beside.point) > sc.board.height_at(*ground.point)
+        assert sc.pick([roof, ground], hold, 0.5) is roof
+        picks.add(sc.pick([roof, ground, beside], hold, 0.5).point)
+    assert picks == {roof.point, beside.point}
 
 
 def test_utility_does_not_run_into_an_8_inch_zone_it_can_avoid():

@@ -11,8 +11,8 @@ hunting enemies and support. The best few are planned by the movement engine (th
 path, its cost and its checks: a check's chance of failure costs), with line of sight
 to the enemy shooters from the planned end (a look-ahead on a hypothetical state: nothing
 is applied, no die is rolled). The winner must beat standing still; in the game itself
-the seed picks among the planned places within the personality's ``vary`` of the best
-(:meth:`PositionScorer.pick`), so seeds play different lines.
+the seed picks among the planned places within the personality's ``vary`` of the best,
+at its height (:meth:`PositionScorer.pick`), so seeds play different lines.
 """
 
 from __future__ import annotations
@@ -44,6 +44,10 @@ URGENT = 2.0  # denying a token an enemy touches now is worth this many times mo
 SUPPORT_RANGE = 3.0
 NEAR_AREA = 0.02  # a point this close to the reachable area counts as in it (its edge is exact to ~0.002")
 HORIZON = 3  # tokens within this many moves (straight, with climbs) are gone for along a route
+#: A place the seed may pick instead of the best stands at the best's height, within this
+#: (inches): the score does not tell the roof from the foot of its ladder well enough to
+#: trade one for the other.
+LEVEL = 0.05
 
 
 @dataclass
@@ -469,14 +473,17 @@ class PositionScorer:
     def pick(self, found: list[Option], hold: Option, vary: float) -> Option:
         """The place to end the move among the planned ``found``: the best (the first
         found of equal ones), else standing still when none beats it by ``min_gain``;
-        with ``vary`` > 0, one of those within ``vary`` of the best, drawn with the bot's
-        own generator (``View.rng``: one seed replays one game, another may play another
-        place that is as good)."""
+        with ``vary`` > 0, one of those within ``vary`` of the best and at its height
+        (:data:`LEVEL`), drawn with the bot's own generator (``View.rng``: one seed
+        replays one game, another may play another place that is as good)."""
         good = [o for o in found if o.score > hold.score + self.p.min_gain]
         if not good:
             return hold
         best = max(good, key=lambda o: o.score)
-        near = [o for o in good if o.score >= best.score - vary]
+        level = self.board.height_at(*best.point)
+        near = [
+            o for o in good if o.score >= best.score - vary and abs(self.board.height_at(*o.point) - level) <= LEVEL
+        ]
         if vary <= 0 or len(near) == 1:
             return best
         return near[self.s.view.rng(f"place:{self.u.id}").randrange(len(near))]
