@@ -391,12 +391,16 @@ def test_a_verdict_looks_past_the_allowance_only_where_a_transition_could_pull_t
 def _engage_phases(map_name: str, seed: int, turns: int):
     """(game, unit) for every unit of the side to act in every Engage phase of a
     utility-against-utility game on ``maps/map_name`` (turns 1..turns); the bots play
-    each phase after it is asked about."""
+    each phase after it is asked about, always to their best place (``vary`` 0: the
+    positions these tests were written on, where a verdict's wider search saves some)."""
     from game.bots import UtilityBot, with_neutrals
     from game.bots.driver import bot_scenario, step
+    from game.bots.personality import Personality, load_personality
 
+    greedy = load_personality("greedy")
+    exact = Personality("exact", {**greedy.weights, "vary": 0.0})
     g = Game(bot_scenario(load_scenario(os.path.join(ROOT, "maps", map_name))), dice=Dice(seed=seed))
-    bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+    bots = with_neutrals({1: UtilityBot(exact), 2: UtilityBot(exact)})
     while not g.is_over() and g.state.turn <= turns:
         if g.state.phase == "engage" and g.pending is None:
             for uid in side_to_act(g):
