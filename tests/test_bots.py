@@ -10,7 +10,7 @@ import yaml
 
 from game.bots import HIDDEN, RandomBot, UtilityBot, make_bot, play_game, view
 from game.bots.driver import bot_scenario, decision_path, play_turn, snapshot, think, with_neutrals
-from game.bots.personality import personality_path
+from game.bots.personality import load_personality
 from game.bots.positions import Option, PositionScorer
 from game.bots.sense import OddsBook, Sense
 from game.engine.dice import Dice
@@ -145,9 +145,9 @@ def test_places_near_the_best_are_the_seeds_choice_in_the_game_and_the_best_in_a
     assert len(set(played)) > 1
     assert [_first_move(sc, s, bot) for s in seeds[:3]] == played[:3]
     in_rollouts = {_first_move(sc, s, bot, in_sandbox=True) for s in seeds}
-    greedy = yaml.safe_load(open(personality_path("greedy"), encoding="utf-8"))  # the default's weights
+    greedy = load_personality("greedy").weights  # the default's weights
     path = tmp_path / "exact.yaml"
-    path.write_text(yaml.safe_dump({"name": "exact", "weights": {**greedy["weights"], "vary": 0}}), encoding="utf-8")
+    path.write_text(yaml.safe_dump({"name": "exact", "weights": {**greedy, "vary": 0}}), encoding="utf-8")
     exact = {_first_move(sc, s, make_bot(f"utility:{path}")) for s in seeds}
     assert len(in_rollouts) == 1 and exact == in_rollouts
     assert in_rollouts <= set(played)  # the best is one of the places drawn
