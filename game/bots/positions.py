@@ -480,11 +480,13 @@ class PositionScorer:
         if not good:
             return hold
         best = max(good, key=lambda o: o.score)
+        if vary <= 0:
+            return best
         level = self.board.height_at(*best.point)
         near = [
             o for o in good if o.score >= best.score - vary and abs(self.board.height_at(*o.point) - level) <= LEVEL
         ]
-        if vary <= 0 or len(near) == 1:
+        if len(near) == 1:
             return best
         return near[self.s.view.rng(f"place:{self.u.id}").randrange(len(near))]
 
