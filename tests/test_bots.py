@@ -121,13 +121,14 @@ def _run_zone_game(stunned_at):
 
 def _first_move(sc, seed: int, bot, in_sandbox: bool = False) -> tuple[str, tuple[float, float]]:
     """The unit and end point of ``bot``'s first move or Run of a game with ``seed`` (on
-    a sandbox copy of the game at each decision with ``in_sandbox``)."""
+    a sandbox copy of the game at each decision with ``in_sandbox``, asked after the game
+    itself, as a planner's rollouts are: a sandbox searches no new route)."""
     g = Game(sc, dice=Dice(seed=seed))
     while True:
         v = view(g)
         if in_sandbox:
-            g = v.sandbox(seed)
-            v = view(g, v.player)
+            bot.choose(v)
+            v = view(v.sandbox(seed), v.player)
         d = bot.choose(v)
         if d.kind in ("move", "run"):
             return d.unit, tuple(round(c, 3) for c in d.path[-1])

@@ -16,7 +16,7 @@ from game.engine.movement.route import route
 from tools.puzzles import load_puzzle, solve_in_turns, start
 
 PUZZLE_DIR = os.path.join(os.path.dirname(__file__), "puzzles")
-ROUTE_PUZZLES = ("ladder-roof.yaml", "mirror-hall-ladder.yaml", "round-the-wall.yaml")
+ROUTE_PUZZLES = ("ladder-roof.yaml", "mirror-hall-ladder.yaml", "round-the-wall.yaml", "tower-in-steps.yaml")
 
 
 def _puzzle(name: str):
@@ -70,6 +70,90 @@ def test_view_route_answers_with_only_the_units_base_on_the_table():
     assert not isinstance(plan, IllegalAction) and plan.cost > 22
     assert {u.id: (u.x, u.y) for u in g.state.units.values()} == before
     assert isinstance(v.route("red-runner", (15, 11.5)), IllegalAction)
+
+
+def _tower_game():
+    return start(_puzzle("tower-in-steps.yaml"))
+
+
+def test_a_route_in_moves_leaves_out_a_change_of_level_no_move_takes_whole():
+    """The Captain Runs 6": the cheapest way up the 6" tower is one 6" climb, which no move
+    of his takes whole with his base's width (M6); asked for moves of 6", the engine
+    finds no path up the walls alone (the hall's 3" wall beside the tower's 3" wall leaves
+    no room to stop between them) and says so with the move's inches. A 9" move takes
+    the 6" climb (the Ogre's Run)."""
+    g = _tower_game()
+    cheapest = route(g.mover, g.state, "red-captain", (5, 10.5))
+    assert [t.height for t in cheapest.transitions] == [6.0]
+    with pytest.raises(IllegalAction) as why:
+        route(g.mover, g.state, "red-captain", (5, 10.5), longest_move=6.0)
+    assert 'in a move of 6.00"' in why.value.reason
+    nine = route(g.mover, g.state, "red-captain", (5, 10.5), longest_move=9.0)
+    assert nine.cost == pytest.approx(cheapest.cost)
+
+
+def test_a_ladder_top_is_a_place_on_its_piece_a_route_may_stop_at():
+    from game.engine.movement.route import ladder_tops
+
+    g = _tower_game()
+    u = g.state.units["red-captain"]
+    tops = ladder_tops(g.mover, u)
+    assert len(tops) == 2
+    hall = next(p for p in tops if p[0] > 10)  # the hall's ladder, on its east wall
+    assert g.board.height_at(*hall) == 3.0 and 12.0 - hall[0] == pytest.approx(u.r + 0.1)
+    assert g.mover.end_problem(g.state, u, *hall) is None
+
+
+def test_the_book_goes_up_in_steps_by_way_of_a_ladder_when_the_cheapest_way_is_no_way():
+    """RouteBook.best: the cheapest route takes turns without end for the Captain (a 6"
+    wall); the stepped one goes up the hall by its ladder or a 3" climb, then 3" up the
+    tower, and takes a few turns."""
+    g = _tower_game()
+    v = view(g, 1)
+    u = g.state.units["red-captain"]
+    book = RouteBook()
+    r, turns = book.best(v, u, (5, 10.5), 6.0, 6.0)
+    assert r is not None and r.stepped and turns < 8
+    assert all(t.height <= 3.0 for t in r.climbs) and len(r.climbs) >= 2
+    assert r.cost > route(g.mover, g.state, "red-captain", (5, 10.5)).cost
+
+
+def test_a_stop_short_of_a_climb_that_wastes_the_next_move_counts_a_turn_more():
+    """Moves of 6" and a 3" climb from its foot (with the base's width): 2" short of the
+    foot the next move stops there (2" + 3" + the width is more than 6"), 1" short it
+    climbs on. to_go counts the inches the lost move wastes; without moves (per_turn 0)
+    it does not."""
+    import dataclasses
+
+    import numpy as np
+
+    g = _tower_game()
+    v = view(g, 1)
+    u = g.state.units["red-captain"]
+    plan = v.route("red-captain", (5, 10.5), units=["red-captain"], longest_move=9.0, at=(14.9, 9.6))
+    if isinstance(plan, IllegalAction):
+        pytest.fail(str(plan))
+    bare = Route(plan, (5, 10.5), u.r, 1.0)
+    moves = dataclasses.replace(bare, per_turn=6.0)
+    first = min(t.s for t in bare.climbs)
+    foot = first - (u.r + 0.05)
+    far, near = bare.point(foot - 2.0), bare.point(foot - 1.0)
+    X, Y, Z = np.array([far[0], near[0]]), np.array([far[1], near[1]]), np.zeros(2)
+    plain, counted = bare.to_go(X, Y, Z), moves.to_go(X, Y, Z)
+    assert plain[0] - plain[1] == pytest.approx(1.0, abs=0.01)
+    assert counted[1] == pytest.approx(plain[1], abs=1e-6)  # 1" short: nothing lost
+    assert counted[0] - plain[0] == pytest.approx(4.0, abs=0.1)  # 2" short: 6 - 2 lost
+
+
+def test_a_failed_climb_up_is_no_fall_and_a_failed_jump_is():
+    from game.engine.movement.types import Transition
+
+    g = _tower_game()
+    up = Transition("climb_up", (0, 0), 0.0, 3.0, 0.0, 3.0, needs_check=True)
+    down = Transition("climb_down", (0, 0), 0.0, 3.0, 3.0, 0.0, needs_check=True)
+    jump = Transition("jump_down", (0, 0), 0.0, 3.0, 3.0, 0.0, needs_check=True)
+    assert not g.mover.failure_falls(up) and g.mover.failure_falls(jump)
+    assert g.mover.failure_falls(down) == (g.mover.rs.climb_down_fail != "stop")
 
 
 # --- the search and the tracer agree ------------------------------------------------------------
@@ -242,6 +326,16 @@ def test_both_bots_take_the_route(name, bot, seed):
     assert turns <= 3
     assert not any(s.refused for s in steps)
     assert any("run" in s.decision.action or "move" in s.decision.action for s in steps)
+
+
+@pytest.mark.parametrize("bot", ["utility", "planner"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_both_bots_go_up_the_tower_in_steps(bot, seed):
+    """tests/puzzles/tower-in-steps.yaml: before the stepped routes neither bot moved the
+    Captain towards a token he cannot climb to by its cheapest way, in any seed."""
+    ok, turns, steps, why = solve_in_turns(_puzzle("tower-in-steps.yaml"), bot, seed)
+    assert ok and turns <= 6, f"{why}\n" + "\n".join(s.decision.reason for s in steps if s.player == 1)
+    assert not any(s.refused for s in steps)
 
 
 @pytest.mark.parametrize("bot", ["utility", pytest.param("planner", marks=pytest.mark.slow)])

@@ -45,7 +45,7 @@ WEIGHTS: dict[str, tuple[float, str]] = {
         3.0,
         "Melee phases an engagement is expected to last (its attacks and blows back count this often)",
     ),
-    "check_risk": (2.0, "value lost for each movement check expected to fail (climbs, jumps)"),
+    "check_risk": (2.0, "value lost for each movement check expected to fail with a Fall (jumps; not a climb up)"),
     "min_gain": (0.2, "a unit moves only when its best move beats standing still by this much"),
     "vary": (
         0.5,

@@ -80,8 +80,8 @@ class PositionScorer:
         self.tokens = []  # (token, value, factor, denier or None, pickers)
         allies = [a for a in sense.mine if a.id != u.id and sense.can_pick_up(a)]
         for tok in sense.free_tokens:
-            if self.board.height_at(tok.x, tok.y) - self.board.height_at(u.x, u.y) >= self.span - 0.25:
-                continue  # too high to climb to in one Run: never reachable for this unit
+            # (a roof higher than one Run climbs is still a goal: a route may go up in steps;
+            # find_routes drops a token no route reaches, or none is known to)
             factor = 1.0
             if any(gap(a.x, a.y, a.r, tok) <= sense.contact for a in allies):
                 factor = 0.15  # a friend stands at it already
@@ -143,8 +143,10 @@ class PositionScorer:
                 continue
             within = HORIZON * later + u.r + tok.r
             route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later, within)
-            if turns != turns:  # not known (a planner's sandbox): the straight line
-                keep.append(entry)
+            if turns != turns:
+                # not known (a planner's sandbox): the straight line, where one Run climbs it
+                if self.board.height_at(tok.x, tok.y) - z < self.span - 0.25:
+                    keep.append(entry)
                 continue
             if route is None:
                 route, turns = self._ring_route(tok, first, later, within)
@@ -158,7 +160,11 @@ class PositionScorer:
                 continue
             if turns == math.inf:
                 continue
-            if route.cost > straight + u.r + tok.r + 0.5:
+            # the way along the route where it is not the straight line: dearer, or up to
+            # another level (the straight line leads to the foot of the wall under the
+            # token, which may be no way up)
+            other_level = abs(self.board.height_at(tok.x, tok.y) - z) > self.free_h
+            if route.cost > straight + u.r + tok.r + 0.5 or route.stepped or other_level:
                 self.routes[tok.id] = route
                 self.route_upto[tok.id] = route.stop(0.0, first)
             best = max(best, self._approach(route.cost - u.r - tok.r, first) * worth)
@@ -443,7 +449,6 @@ class PositionScorer:
         if not len(P):
             return hold, hold
         scores, terms = self.score(P)
-        scores = scores - np.where(chk, 0.5 * self.p.check_risk, 0.0)
         order = np.argsort(-scores, kind="stable")
         # In the game itself (not a planner's rollout, which keeps to the best so its
         # plans compare on the same play) places near the best are as good: the seed picks.
@@ -453,7 +458,7 @@ class PositionScorer:
         for i in order[:TRIES]:
             if scores[i] <= hold.score + self.p.min_gain or weighed >= REFINE:
                 break
-            if not self.may_win(float(scores[i]), bool(chk[i]), bool(run[i]), hold, found, vary):
+            if not self.may_win(float(scores[i]), bool(run[i]), hold, found, vary):
                 weighed += 1
                 continue  # even at its best once planned it could not win: spare the path search
             x, y = float(P[i, 0]), float(P[i, 1])
@@ -490,20 +495,18 @@ class PositionScorer:
             return best
         return near[self.s.view.rng(f"place:{self.u.id}").randrange(len(near))]
 
-    def may_win(
-        self, score: float, check: bool, run: bool, hold: Option, found: list[Option], vary: float = 0.0
-    ) -> bool:
-        """Could a candidate of this static ``score`` (needing a check, needing a Run) beat
+    def may_win(self, score: float, run: bool, hold: Option, found: list[Option], vary: float = 0.0) -> bool:
+        """Could a candidate of this static ``score`` (needing a Run or not) beat
         ``found`` (less ``vary``: a place that near the best may be picked) and standing
         still once :meth:`_refine` has weighed its plan? The most refining adds is every
         shooter's loss (as if all lost sight of it); a check's chance only mixes the score
-        with a failure's; a Run by a shooter loses its shot for sure."""
+        with a failure's, which is at best standing still; a Run by a shooter loses its
+        shot for sure."""
         p = self.p
         bar = max([hold.score + p.min_gain] + [o.score - vary for o in found])
         lift = sum(0.5 * p.threat * loss for _e, _r, loss, how in self.threats if how == "shoot")
         forfeit = p.shoot if run and self.s.weapon(self.u) is not None else 0.0
-        static = score + (0.5 * p.check_risk if check else 0.0)
-        return max(static, hold.score - p.check_risk) + lift - forfeit > bar
+        return max(score, hold.score) + lift - forfeit > bar
 
     def _refine(self, opt: Option, hold: Option) -> None:
         """The planned move: its checks' chance of failure, the shooters that see the end
@@ -514,8 +517,9 @@ class PositionScorer:
         agility = float(u.stats.get("agility", 0))
         for t in getattr(plan, "checks", []):
             chance *= float(check_chance(s.rs, agility, DISADVANTAGE if t.disadvantage else NORMAL))
-        static = opt.score + (0.5 * p.check_risk if opt.terms.get("_check") else 0.0)
-        score = chance * static + (1 - chance) * (hold.score - p.check_risk)
+        # a failed climb up leaves the unit at the foot (M6): the risk is a Fall's alone
+        falls = any(s.view.failure_falls(t) for t in getattr(plan, "checks", []))
+        score = chance * opt.score + (1 - chance) * (hold.score - (p.check_risk if falls else 0.0))
         end = plan.end if plan is not None else opt.point
         shooters = [
             (e, loss)

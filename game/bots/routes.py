@@ -33,7 +33,9 @@ import numpy as np
 
 from game.engine.dice import DISADVANTAGE, NORMAL
 from game.engine.errors import IllegalAction
+from game.engine.movement.route import STAND_HAIR
 from game.engine.movement.types import point_at
+from game.engine.rule_ids import RuleId
 from game.engine.rules.wounds import check_chance
 
 #: Spacing (inches) of a route's samples for :meth:`Route.to_go`.
@@ -59,6 +61,12 @@ class Route:
     r: float  # the unit's base radius
     free_h: float  # M4's free height: a step this high is no change of level
     check_inches: tuple = ()  # per transition: inches a check's expected failures cost (RouteBook.best)
+    #: Does it go a dearer way than the cheapest, whose changes of level no move takes whole
+    #: (RouteBook.best)? Then the straight line is no measure of the way.
+    stepped: bool = False
+    #: The inches of each later move (RouteBook.best), for the inches lost at the foot of a
+    #: change of level (:meth:`_lost`); 0: none counted.
+    per_turn: float = 0.0
 
     @property
     def cost(self) -> float:
@@ -85,7 +93,7 @@ class Route:
     def _blocked(self, s: float) -> bool:
         """Would a stop at ``s`` straddle a change of level (part-way up a climb or a
         ladder, or on a wall's top)?"""
-        hair = self.r + 0.05
+        hair = self.r + STAND_HAIR
         return any(t.s - hair < s < t.s + hair for t in self.climbs)
 
     def stop(self, s0: float, budget: float) -> float:
@@ -168,6 +176,35 @@ class Route:
             Z[S > t.s] = float(t.z_to)
         return xy[:, 0], xy[:, 1], Z, rem, S
 
+    def _ahead(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per arc length in ``S``: the cost to the foot of the next change of level (where
+        a move stops short of it; less than 0 from a sample between the foot and the
+        edge) and what a move from that foot needs to take it whole (no move ends part-way
+        up, M6, M10); inf where none is ahead."""
+        foot, need = np.full(len(S), np.inf), np.full(len(S), np.inf)
+        hair = self.r + STAND_HAIR
+        climbs = sorted(self.climbs, key=lambda t: t.s)
+        for k, s in enumerate(S.tolist()):
+            t = next((t for t in climbs if t.s > s + 1e-9), None)
+            if t is not None:
+                foot[k] = self.cost_at(t.s - hair) - self.cost_at(s)
+                need[k] = t.cost + 2 * hair
+        return foot, need
+
+    def _lost(self, d: np.ndarray, k: slice | np.ndarray = slice(None)) -> np.ndarray:
+        """The inches of a move lost at the foot of the next change of level, for a unit
+        ``d`` inches (points x samples) from samples ``k`` at the start of its move: the
+        move that gets to the foot stops there when it has too little left to take the
+        change of level whole. A goal's cost counts the turns it takes: 2" short of a 3"
+        climb that a 6" move takes from its foot, a unit is a turn further than 1" short
+        (each move :attr:`per_turn` inches; none counted when that is 0)."""
+        if self.per_turn <= 0:
+            return np.zeros_like(d)
+        foot, need = self._foot[k], self._need[k]
+        ahead = np.isfinite(foot)
+        part = np.mod(d + np.where(ahead, foot, 0.0), self.per_turn)
+        return np.where(ahead & (part > 1e-9) & (part + need > self.per_turn + 1e-9), self.per_turn - part, 0.0)
+
     def to_go(self, X: np.ndarray, Y: np.ndarray, Z: np.ndarray, upto: float = math.inf) -> np.ndarray:
         """Estimated inches from each point (x, y at level z) to the route's end: to the
         nearest sample at the same level (M4's free height) and on along the route; inf
@@ -175,16 +212,17 @@ class Route:
         (as far as this move goes): a point this move reaches joins the route there, not
         further on across a wall the route goes round."""
         sx, sy, sz, rem, S = self._samples
-        if upto < math.inf:
-            keep = S <= upto + SAMPLE
-            sx, sy, sz, rem = sx[keep], sy[keep], sz[keep], rem[keep]
+        keep = S <= upto + SAMPLE if upto < math.inf else slice(None)
+        sx, sy, sz, rem = sx[keep], sy[keep], sz[keep], rem[keep]
         same = np.abs(Z[:, None] - sz[None, :]) <= self.free_h + 1e-9
-        d = np.hypot(X[:, None] - sx[None, :], Y[:, None] - sy[None, :]) + rem[None, :]
+        d = np.hypot(X[:, None] - sx[None, :], Y[:, None] - sy[None, :])
+        d = d + rem[None, :] + self._lost(d, keep)
         d = np.where(same, d, np.inf)
         return d.min(axis=1) if len(sx) else np.full(len(X), np.inf)
 
     def __post_init__(self):
         self._samples = self.samples()
+        self._foot, self._need = self._ahead(self._samples[4]) if self.per_turn > 0 else (None, None)
 
     def with_checks(self, agility: float, per_turn: float, rs) -> "Route":
         """This route with each check's expected failures priced in inches (a failed
@@ -196,7 +234,7 @@ class Route:
                 continue
             p = float(check_chance(rs, agility, DISADVANTAGE if t.disadvantage else NORMAL))
             pen.append(per_turn * (1 - p) / p if p > 0 else 1e6)
-        return Route(self.plan, self.goal, self.r, self.free_h, tuple(pen))
+        return replace(self, check_inches=tuple(pen))
 
     def checks_before(self, s: float) -> int:
         return sum(1 for t in self.plan.transitions if t.needs_check and t.s < s)
@@ -238,18 +276,7 @@ class Route:
         if isinstance(leg, IllegalAction) or leg.transitions:
             return None
         tail = self.at(float(S[k]))
-        shift = float(leg.length)
-        plan = tail.plan
-        joined = replace(
-            plan,
-            points=tuple(leg.points) + tuple(plan.points[1:]),
-            cum=tuple(leg.cum) + tuple(shift + c for c in plan.cum[1:]),
-            transitions=tuple(replace(t, s=t.s + shift) for t in plan.transitions),
-            cost=float(leg.cost) + tail.cost,
-            allowance=float(leg.cost) + tail.cost,
-            length=shift + float(plan.length),
-        )
-        return Route(joined, self.goal, self.r, self.free_h, tail.check_inches)
+        return replace(tail, plan=_joined(leg, tail.plan))
 
     def _from(self, i: int, p: tuple[float, float], s: float) -> "Route":
         plan = self.plan
@@ -263,7 +290,45 @@ class Route:
         cost = self.cost - self.cost_at(s)
         new = replace(plan, points=pts3, cum=cum, transitions=trans, cost=cost, allowance=cost, length=float(cum[-1]))
         pen = tuple(c for t, c in zip(plan.transitions, self.check_inches) if t.s >= s - 1e-9)
-        return Route(new, self.goal, self.r, self.free_h, pen)
+        return replace(self, plan=new, check_inches=pen)
+
+
+def _via_ladder(view, u, goal: tuple[float, float], checks: bool, within: float | None, longest_move: float):
+    """The cheapest route to ``goal`` by way of a spot atop a ladder (``view.ladder_tops``),
+    each leg taking every change of level whole in a move of ``longest_move`` inches: the
+    engine's search finds the cheapest path, and where its changes of level come too close
+    to stop between (a 3" hall's edge beside the 6" tower on it) this one goes up by the
+    hall's ladder first. The refusal of the direct route when there is none."""
+    best, why = None, None
+    for spot in view.ladder_tops(u.id):
+        first = view.route(u.id, spot, checks=checks, units=[u.id], longest_move=longest_move)
+        if isinstance(first, IllegalAction):
+            why = why or first
+            continue
+        rest = view.route(u.id, goal, checks=checks, units=[u.id], longest_move=longest_move, at=spot)
+        if isinstance(rest, IllegalAction):
+            why = why or rest
+            continue
+        plan = _joined(first, rest)
+        if (within is None or plan.cost <= within + 1e-9) and (best is None or plan.cost < best.cost):
+            best = plan
+    if best is not None:
+        return best
+    return why or IllegalAction(RuleId.M10, f"no route for {u.id} by way of a ladder")
+
+
+def _joined(first, rest):
+    """The MovePlan of ``first`` then ``rest`` (which starts where ``first`` ends)."""
+    shift = float(first.length)
+    return replace(
+        rest,
+        points=tuple(first.points) + tuple(rest.points[1:]),
+        cum=tuple(first.cum) + tuple(shift + c for c in rest.cum[1:]),
+        transitions=tuple(first.transitions) + tuple(replace(t, s=t.s + shift) for t in rest.transitions),
+        cost=float(first.cost) + float(rest.cost),
+        allowance=float(first.cost) + float(rest.cost),
+        length=shift + float(rest.length),
+    )
 
 
 class RouteBook:
@@ -273,9 +338,20 @@ class RouteBook:
         self._board = None
         self._routes: dict[tuple, Route | None] = {}
 
-    def route(self, view, u, goal: tuple[float, float], checks: bool = True, within: float | None = None):
-        """The engine's cheapest route for ``u`` to ``goal``, of at most ``within`` inches
-        (None: there is none). On a planner's sandbox (``view.thinking``) no new search is
+    def route(
+        self,
+        view,
+        u,
+        goal: tuple[float, float],
+        checks: bool = True,
+        within: float | None = None,
+        longest_move: float | None = None,
+        per_turn: float = 0.0,
+    ):
+        """The engine's cheapest route for ``u`` to ``goal``, of at most ``within`` inches,
+        each change of level taken whole by a move of ``longest_move`` inches where given
+        (None: there is none), its cost counted in moves of ``per_turn`` inches
+        (:meth:`Route._lost`). On a planner's sandbox (``view.thinking``) no new search is
         made: a route kept (its rest, or a join to it) or :data:`UNKNOWN`."""
         if view.board is not self._board:
             self._board = view.board
@@ -288,6 +364,8 @@ class RouteBook:
             round(goal[1], 3),
             checks,
             None if within is None else round(within, 3),
+            None if longest_move is None else round(longest_move, 3),
+            round(per_turn, 3),
         )
         here = key + (round(u.x, 4), round(u.y, 4))
         if here in self._routes:
@@ -299,8 +377,12 @@ class RouteBook:
         if found is None and view.thinking:
             return UNKNOWN
         if found is None:
-            plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within)
-            found = None if isinstance(plan, IllegalAction) else Route(plan, goal, u.r, float(view.rules.free_height))
+            plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within, longest_move=longest_move)
+            if isinstance(plan, IllegalAction) and longest_move is not None:
+                plan = _via_ladder(view, u, goal, checks, within, longest_move)
+            if not isinstance(plan, IllegalAction):
+                free_h = float(view.rules.free_height)
+                found = Route(plan, goal, u.r, free_h, stepped=longest_move is not None, per_turn=per_turn)
         if len(self._routes) >= KEEP:
             for k in list(self._routes)[: KEEP // 4]:
                 del self._routes[k]
@@ -313,10 +395,23 @@ class RouteBook:
     ) -> tuple[Route | None, float]:
         """The route for ``u`` to ``goal`` (of at most ``within`` inches) that takes the
         fewest turns (a failed check costs a turn): the cheapest, or the cheapest without
-        checks; and its turns (nan: not known, on a sandbox with no route kept)."""
+        checks; and its turns (nan: not known, on a sandbox with no route kept). When
+        neither can be walked (a change of level no move of ``per_turn`` inches takes
+        whole: a 6" wall for a unit that Runs 6"), the same asked of the routes whose every
+        change of level such a move takes, of any length (up a 3" hall by its ladder, then
+        3" up the tower on it); the first answer when there is none."""
+        route, turns = self._best(view, u, goal, first, per_turn, within, None)
+        if route is not None and turns == math.inf:
+            # (of any length: the cheapest way was within the bound, and this one is the way)
+            stepped = self._best(view, u, goal, first, per_turn, None, per_turn)
+            if stepped[0] is not None:
+                return stepped
+        return route, turns
+
+    def _best(self, view, u, goal, first: float, per_turn: float, within, longest_move):
         rs = view.rules
         agility = float(u.stats.get("agility", 0))
-        r1 = self.route(view, u, goal, True, within)
+        r1 = self.route(view, u, goal, True, within, longest_move, per_turn)
         if r1 is UNKNOWN:
             return None, math.nan
         if r1 is None:
@@ -324,7 +419,7 @@ class RouteBook:
         t1 = r1.turns(first, per_turn, agility, rs)
         if not any(t.needs_check for t in r1.plan.transitions):
             return r1, t1
-        r2 = self.route(view, u, goal, False, within)
+        r2 = self.route(view, u, goal, False, within, longest_move, per_turn)
         r2 = None if r2 is UNKNOWN else r2
         t2 = r2.turns(first, per_turn, agility, rs) if r2 is not None else math.inf
         if r2 is not None and (t2 <= t1 or (t2 < math.inf and t1 == math.inf)):

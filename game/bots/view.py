@@ -26,7 +26,7 @@ from game.engine.dice import Dice
 from game.engine.errors import IllegalAction
 from game.engine.game import Game, Legal
 from game.engine.model import GameState, shallow_copy
-from game.engine.movement.route import route
+from game.engine.movement.route import ladder_tops, route
 
 #: What a bot reads in ``event`` of a token that has not been revealed.
 HIDDEN = "hidden"
@@ -191,20 +191,35 @@ class View:
         checks: bool = True,
         units: Iterable[str] | None = None,
         within: float | None = None,
+        longest_move: float | None = None,
+        at: tuple[float, float] | None = None,
     ):
         """The movement engine's cheapest path to ``to`` over any number of moves
         (:func:`game.engine.movement.route.route`: ladders, climbs, jumps down, round walls; no allowance), or the
         refusal. ``units``: only these bases are on the table for the question (a route for
         later turns need not wait for the bases that will have moved by then); ``within``:
-        only a route of at most that many inches."""
+        only a route of at most that many inches; ``longest_move``: only one whose every
+        change of level a move of that many inches takes whole; ``at``: as if the unit
+        stood there (with ``units``)."""
         game = self._game
+        kw = {"checks": checks, "within": within, "longest_move": longest_move}
         try:
             if units is None:
-                return route(game.mover, game.state, uid, to, checks=checks, within=within)
+                return route(game.mover, game.state, uid, to, **kw)
             with self.what_if(units) as st:
-                return route(game.mover, st, uid, to, checks=checks, within=within)
+                if at is not None:
+                    st.units[uid].x, st.units[uid].y = float(at[0]), float(at[1])
+                return route(game.mover, st, uid, to, **kw)
         except IllegalAction as why:
             return why
+
+    def ladder_tops(self, uid: str) -> list[tuple[float, float]]:
+        """A spot atop each ladder for the unit's base (:func:`game.engine.movement.route.ladder_tops`)."""
+        return ladder_tops(self._game.mover, self.state.units[uid])
+
+    def failure_falls(self, t) -> bool:
+        """Does a failed check of transition ``t`` make the unit Fall (the engine's answer)?"""
+        return self._game.mover.failure_falls(t)
 
     def run_denial(self, uid: str) -> IllegalAction | None:
         return self._game.mover.run_denial(self._game.state, uid)

@@ -40,7 +40,7 @@ from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
 from game.engine.movement.nav import NavCache
 from game.engine.movement.tracer import Tracer, stands_in_difficult
-from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, point_at, Trace
+from game.engine.movement.types import Allowance, MoveOutcome, MovePlan, Reach, Trace, Transition, point_at
 from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
 
@@ -146,6 +146,16 @@ class Mover(Tracer):
         return nav
 
     # --- allowance (M1, M2, M11, M12) --------------------------------------------------------
+    def failure_falls(self, t: Transition) -> bool:
+        """Does a failed check of ``t`` make the unit Fall (M7)? A climb up does not (M6:
+        at the foot, its movement ends), nor a climb down unless the ruleset says so (M6's
+        open reading); a jump does (M8, M9)."""
+        if t.kind == "climb_up":
+            return False
+        if t.kind == "climb_down":
+            return self.rs.climb_down_fail != "stop"
+        return True
+
     def run_denial(self, state: GameState, uid: str) -> IllegalAction | None:
         u = state.units[uid]
         if u.carrying:
@@ -447,16 +457,13 @@ class Mover(Tracer):
             if roll.success:
                 continue
             out.completed = False
-            if t.kind == "climb_up":
-                stop_s = max(0.0, t.s - u.r)
-                out.events.append(ClimbStopped(RuleId.M6, "up", t.piece))
-            elif t.kind == "climb_down" and rs.climb_down_fail == "stop":
-                stop_s = max(0.0, t.s - u.r)
-                out.events.append(ClimbStopped(RuleId.M6, "down", t.piece))
-            elif t.kind == "jump_gap":
+            if t.kind == "jump_gap":
                 stop_s, fall = self._gap_fall(state, u, pts, cum, t, out)
                 final = point_at(pts, cum, stop_s)
                 break
+            if not self.failure_falls(t):
+                stop_s = max(0.0, t.s - u.r)
+                out.events.append(ClimbStopped(RuleId.M6, "up" if t.kind == "climb_up" else "down", t.piece))
             else:  # climb_down with the fall variant, jump_down
                 stop_s = min(plan.length, t.s + u.r)
                 fall = t.height

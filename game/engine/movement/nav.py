@@ -362,6 +362,7 @@ class NavCache:
             ctx.far_reach,
             links=self._links.setdefault((lay.r, avoid), {}),
             memo=ctx.memo,
+            longest_move=ctx.longest_move,
         )
         if avoid:
             q.node_ok &= self._avoid_ok(lay, space)

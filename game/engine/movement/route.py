@@ -14,13 +14,20 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from shapely.geometry import Point as ShPoint
+
 from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.nav import NavCache, _cheaper
-from game.engine.movement.search import SearchContext, SearchGoal
+from game.engine.movement.search import SearchContext, SearchGoal, level_step
 from game.engine.movement.types import MovePlan, Trace
 from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
+
+
+#: A stop this close to a change of level, past a base's radius, is on it (an engine
+#: setting): a route over several moves stops between two only with this much room.
+STAND_HAIR = 0.05
 
 
 def route(
@@ -31,12 +38,17 @@ def route(
     descend: str = "climb",
     checks: bool = True,
     within: float | None = None,
+    longest_move: float | None = None,
 ) -> MovePlan:
     """The cheapest legal path for ``uid`` to ``to`` over any number of moves: a
     :class:`MovePlan` whose ``allowance`` is its own cost (no allowance applies, so the
     unit may be one that has moved this turn). ``checks``: may it take transitions that
     need a check (M6, M8, M9); without, the cheapest way round them (a ladder, M10).
     ``within``: only a route of at most that many inches (the search is bounded by it).
+    ``longest_move``: the longest move the unit makes (its Run, say): only a route whose
+    every change of level one such move takes whole, from its foot to a base's width past
+    its edge (no move ends part-way up one, M6, M10): a 6" wall is no way for a unit that
+    Runs 6", two 3" steps may be.
     Raises IllegalAction when the unit may not end at ``to`` or no path leads there."""
     if descend not in ("climb", "jump"):
         raise IllegalAction(RuleId.M9, f"descend must be climb or jump, not {descend!r}")
@@ -48,11 +60,36 @@ def route(
     pts = mover._normalise(unit, [to])
     if len(pts) < 2:
         raise IllegalAction(RuleId.M1, f"the route does not leave [{unit.x:.2f}, {unit.y:.2f}]")
-    tr = nav_route(mover.nav, state, unit, pts[-1], descend, checks, within)
+    tr = nav_route(mover.nav, state, unit, pts[-1], descend, checks, within, longest_move)
     pts3 = tuple((x, y, mover.board.height_at(x, y)) for x, y in tr.points)
     return MovePlan(
         unit.id, False, pts3, tr.cost, tr.cost, tuple(tr.transitions), tr.difficult, descend, tr.length, tuple(tr.cum)
     )
+
+
+def ladder_tops(mover, unit: Unit) -> list[tuple[float, float]]:
+    """A spot atop each ladder (M10) for ``unit``'s base: on the piece the ladder reaches,
+    its centre a radius and :data:`STAND_HAIR` in from the edge nearest the ladder's foot.
+    Where a route over several moves may stop on its way up in steps (a 3" hall by its
+    ladder, then the 6" tower on it by a 3" climb), whether or not a base may stand there
+    now (the route there says)."""
+    board = mover.board
+    pieces = {t.id: k for k, t in enumerate(board.terrain)}
+    out = []
+    for lad in mover.ladders:
+        k = pieces.get(lad.top)
+        if k is None:
+            continue
+        poly = board.polygons[k]
+        foot = ShPoint(lad.foot)
+        edge = poly.exterior.interpolate(poly.exterior.project(foot))
+        dx, dy = edge.x - foot.x, edge.y - foot.y
+        d = math.hypot(dx, dy)
+        if d <= EPS:
+            continue
+        step = unit.r + 2 * STAND_HAIR
+        out.append((edge.x + dx / d * step, edge.y + dy / d * step))
+    return out
 
 
 def nav_route(
@@ -63,12 +100,15 @@ def nav_route(
     descend: str,
     checks: bool = True,
     within: float | None = None,
+    longest_move: float | None = None,
 ) -> Trace:
     """:func:`route`'s path (a Trace), from the map's memo when asked before (holding the
     map's lock, as every search of the NavCache does)."""
-    key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within)
+    key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within, longest_move)
     with nav._lock:
-        return nav._memo.trace(key, state, unit, lambda: _route(nav, state, unit, goal, descend, checks, within))
+        return nav._memo.trace(
+            key, state, unit, lambda: _route(nav, state, unit, goal, descend, checks, within, longest_move)
+        )
 
 
 def _route(
@@ -79,20 +119,29 @@ def _route(
     descend: str,
     checks: bool,
     within: float | None,
+    longest_move: float | None = None,
 ) -> Trace:
     ctx, straight, _error = nav._straight_first(state, unit, goal, descend)
+    step = math.inf
+    if longest_move is not None:
+        ctx.longest_move = float(longest_move)
+        step = level_step(float(longest_move), unit.r)
+    if straight is not None and not _in_moves(straight, step, unit.r):
+        straight = None
     if straight is not None and not straight.n_checks:
         return straight  # no path is shorter, and it takes no check
     if not checks:
         straight = None
     start = (unit.x, unit.y)
     target = nav._point_goal(goal)
-    tr = _search(nav, ctx, target, start, goal, checks, within)
+    tr = _search(nav, ctx, target, start, goal, checks, within, step)
     tr = _cheaper(tr, straight)
     if tr is not None and within is not None and tr.cost > within + EPS:
         tr = None
     if tr is None:
         bound = f' within {within:.2f}"' if within is not None else ""
+        if longest_move is not None:
+            bound += f' taking each change of level in a move of {float(longest_move):.2f}"'
         raise IllegalAction(
             RuleId.M5,
             f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
@@ -101,7 +150,31 @@ def _route(
     return tr
 
 
-def _search(nav: NavCache, ctx: SearchContext, target: SearchGoal, start, goal, checks: bool, within: float | None):
+def _in_moves(tr: Trace, step: float, r: float) -> bool:
+    """Can moves whose changes of level cost at most ``step`` (:func:`.search.level_step`)
+    walk ``tr``: is each that cheap, and is there room to stop between two (a base's width
+    and :data:`STAND_HAIR` either side) unless one move takes both? The search leaves out
+    the dearer transitions; a straight stretch the tracer checks may still climb one, or
+    two with no room between."""
+    if step == math.inf:
+        return True
+    ts = sorted(tr.transitions, key=lambda t: t.s)
+    if any(t.cost > step + EPS for t in ts):
+        return False
+    room = 2 * (r + STAND_HAIR)
+    return all(b.s - a.s >= room or a.cost + b.cost + (b.s - a.s) <= step + EPS for a, b in zip(ts, ts[1:]))
+
+
+def _search(
+    nav: NavCache,
+    ctx: SearchContext,
+    target: SearchGoal,
+    start,
+    goal,
+    checks: bool,
+    within: float | None,
+    step: float = math.inf,
+):
     """The cheapest path the searches find, their bound widened in steps (not a rule):
     every path worth walking is shorter than the last, round the table's edge twice and
     up every piece. A path with checks that the tracer refuses hides none without: that
@@ -116,6 +189,6 @@ def _search(nav: NavCache, ctx: SearchContext, target: SearchGoal, start, goal, 
     for limit in limits:
         for with_checks in (True, False) if checks else (False,):
             tr = nav._traced_path(ctx, target, min(limit, last), with_checks, False)
-            if tr is not None:
+            if tr is not None and _in_moves(tr, step, ctx.unit.r):
                 return tr
     return None

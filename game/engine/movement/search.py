@@ -82,6 +82,14 @@ class Found:
     arcs: list[tuple] = field(default_factory=list)
 
 
+def level_step(longest_move: float, r: float) -> float:
+    """The most a change of level may cost on a route of moves of at most ``longest_move``
+    inches by a base of radius ``r``: no move ends part-way up one (M6, M10), so a move
+    takes it whole, from its foot (the centre a radius short of the edge) to a radius past
+    the edge: its inches and the base's width."""
+    return longest_move - 2 * r
+
+
 class SearchContext:
     """One query's unit and bases: who blocks (M5), what the unit may do."""
 
@@ -100,6 +108,9 @@ class SearchContext:
         self.may_climb = not (unit.status == "dazed" and not rs.dazed_may_climb)
         self.ladders = not (unit.is_animal and not rs.animals_use_ladders)
         self.far_reach = float(rs.jump_down_landing_max) + unit.r - HAIR
+        #: The longest move the unit makes, for a route over several moves (inf: any):
+        #: a change of level no such move takes whole is left out (:meth:`Search.step`).
+        self.longest_move = math.inf
         #: What the searches of this query found, per goal (NavCache._search_result), and those
         #: paths checked by the tracer (NavCache._traced_path): the same query asks again.
         self.runs: dict = {}
@@ -414,11 +425,13 @@ class Search:
         far_reach: float | None = None,
         links: dict | None = None,
         memo: dict | None = None,
+        longest_move: float = math.inf,
     ):
         self.space, self.trans = space, trans
         self.links = links  # band -> source -> links.Links (None: kept with the band space)
         self.memo = memo  # the query's (SearchContext.memo; None: nothing kept)
         self.far_reach = far_reach  # M9: how far out (centre from the ledge) a jump may land
+        self.step = level_step(longest_move, space.r)
         self.sx, self.sy = start
         self.start_band = start_band
         self.goal = goal
@@ -814,6 +827,8 @@ class Search:
         for e, to, cost, checks in tr.priced(n, self.descend, self.ladders, self.may_climb):
             if only_checks and not checks and node_ok[to]:
                 continue
+            if self.step < math.inf and cost > self.step + EPS:
+                continue  # no move takes it whole
             if checks and not self.checks:
                 self.skipped = self.skipped or g + cost <= self.limit + EPS
                 # a run with checks pushes it (as _push bounds it) or lands a jump further out
