@@ -102,6 +102,8 @@ def test_a_ladder_top_is_a_place_on_its_piece_a_route_may_stop_at():
     hall = next(p for p in tops if p[0] > 10)  # the hall's ladder, on its east wall
     assert g.board.height_at(*hall) == 3.0 and 12.0 - hall[0] == pytest.approx(u.r + 0.1)
     assert g.mover.end_problem(g.state, u, *hall) is None
+    # a move of 6" climbs the 3" hall ladder whole, not the 6" tower ladder
+    assert ladder_tops(g.mover, u, 6.0) == [hall] and len(ladder_tops(g.mover, u, 9.0)) == 2
 
 
 def test_the_book_goes_up_in_steps_by_way_of_a_ladder_when_the_cheapest_way_is_no_way():

@@ -148,6 +148,8 @@ class PositionScorer:
                 if self.board.height_at(tok.x, tok.y) - z < self.span - 0.25:
                     keep.append(entry)
                 continue
+            if route is None and self.board.height_at(tok.x, tok.y) - z >= self.span - 0.25:
+                continue  # higher than one Run climbs, and no way up in steps
             if route is None:
                 route, turns = self._ring_route(tok, first, later, within)
             if route is None and turns == turns:
@@ -449,16 +451,20 @@ class PositionScorer:
         if not len(P):
             return hold, hold
         scores, terms = self.score(P)
-        order = np.argsort(-scores, kind="stable")
+        # a place that needs a check is worth at most its score if the check passes and
+        # standing still if it fails (a Fall, less): weighed so, in order
+        once = float(check_chance(self.s.rs, float(u.stats.get("agility", 0)), NORMAL))
+        bound = np.where(chk & (scores > hold.score), once * scores + (1 - once) * hold.score, scores)
+        order = np.argsort(-bound, kind="stable")
         # In the game itself (not a planner's rollout, which keeps to the best so its
         # plans compare on the same play) places near the best are as good: the seed picks.
         vary = 0.0 if view.thinking else float(self.p.vary)
         found: list[Option] = []
         weighed = 0
         for i in order[:TRIES]:
-            if scores[i] <= hold.score + self.p.min_gain or weighed >= REFINE:
+            if bound[i] <= hold.score + self.p.min_gain or weighed >= REFINE:
                 break
-            if not self.may_win(float(scores[i]), bool(run[i]), hold, found, vary):
+            if not self.may_win(float(bound[i]), bool(run[i]), hold, found, vary):
                 weighed += 1
                 continue  # even at its best once planned it could not win: spare the path search
             x, y = float(P[i, 0]), float(P[i, 1])
@@ -496,7 +502,8 @@ class PositionScorer:
         return near[self.s.view.rng(f"place:{self.u.id}").randrange(len(near))]
 
     def may_win(self, score: float, run: bool, hold: Option, found: list[Option], vary: float = 0.0) -> bool:
-        """Could a candidate of this static ``score`` (needing a Run or not) beat
+        """Could a candidate of this static ``score`` (a bound: with a check, mixed with
+        standing still by the chance to pass one; needing a Run or not) beat
         ``found`` (less ``vary``: a place that near the best may be picked) and standing
         still once :meth:`_refine` has weighed its plan? The most refining adds is every
         shooter's loss (as if all lost sight of it); a check's chance only mixes the score

@@ -34,6 +34,7 @@ import numpy as np
 from game.engine.dice import DISADVANTAGE, NORMAL
 from game.engine.errors import IllegalAction
 from game.engine.movement.route import STAND_HAIR
+from game.engine.movement.search import level_step
 from game.engine.movement.types import point_at
 from game.engine.rule_ids import RuleId
 from game.engine.rules.wounds import check_chance
@@ -48,6 +49,9 @@ KEEP = 512
 MAX_MOVES = 12
 #: A planner's goal is pursued along a route of at most this many moves.
 GOAL_MOVES = 6
+#: A route that goes up in steps (RouteBook.best) may be this many times the bound of the
+#: cheapest way's search (a bot setting: the stepped search is the dearer one).
+STEPPED_WITHIN = 1.5
 #: :meth:`RouteBook.route`'s answer on a sandbox when it has no route kept (no search made).
 UNKNOWN = object()
 
@@ -298,14 +302,19 @@ def _via_ladder(view, u, goal: tuple[float, float], checks: bool, within: float 
     each leg taking every change of level whole in a move of ``longest_move`` inches: the
     engine's search finds the cheapest path, and where its changes of level come too close
     to stop between (a 3" hall's edge beside the 6" tower on it) this one goes up by the
-    hall's ladder first. The refusal of the direct route when there is none."""
+    hall's ladder first. When there is none, the first refusal a leg met."""
     best, why = None, None
-    for spot in view.ladder_tops(u.id):
-        first = view.route(u.id, spot, checks=checks, units=[u.id], longest_move=longest_move)
+    for spot in view.ladder_tops(u.id, longest_move):
+        if within is not None and math.dist((u.x, u.y), spot) + math.dist(spot, goal) > within:
+            continue  # even straight there and on, too far
+        first = view.route(u.id, spot, checks=checks, units=[u.id], within=within, longest_move=longest_move)
         if isinstance(first, IllegalAction):
             why = why or first
             continue
-        rest = view.route(u.id, goal, checks=checks, units=[u.id], longest_move=longest_move, at=spot)
+        left = None if within is None else within - float(first.cost)
+        if left is not None and left <= 0:
+            continue
+        rest = view.route(u.id, goal, checks=checks, units=[u.id], within=left, longest_move=longest_move, at=spot)
         if isinstance(rest, IllegalAction):
             why = why or rest
             continue
@@ -398,12 +407,18 @@ class RouteBook:
         checks; and its turns (nan: not known, on a sandbox with no route kept). When
         neither can be walked (a change of level no move of ``per_turn`` inches takes
         whole: a 6" wall for a unit that Runs 6"), the same asked of the routes whose every
-        change of level such a move takes, of any length (up a 3" hall by its ladder, then
-        3" up the tower on it); the first answer when there is none."""
+        change of level such a move takes, up to :data:`STEPPED_WITHIN` times as long (up a
+        3" hall by its ladder, then 3" up the tower on it); the first answer when there is
+        none. A goal higher than one such move climbs is asked the stepped way alone."""
+        longer = None if within is None else STEPPED_WITHIN * within
+        board = view.board
+        if board.height_at(*goal) - board.height_at(u.x, u.y) > level_step(per_turn, u.r) + 1e-9:
+            # higher than one move climbs whole: the stepped way at once (the cheapest is it
+            # when it can be walked)
+            return self._best(view, u, goal, first, per_turn, longer, per_turn)
         route, turns = self._best(view, u, goal, first, per_turn, within, None)
         if route is not None and turns == math.inf:
-            # (of any length: the cheapest way was within the bound, and this one is the way)
-            stepped = self._best(view, u, goal, first, per_turn, None, per_turn)
+            stepped = self._best(view, u, goal, first, per_turn, longer, per_turn)
             if stepped[0] is not None:
                 return stepped
         return route, turns

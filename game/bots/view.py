@@ -213,9 +213,10 @@ class View:
         except IllegalAction as why:
             return why
 
-    def ladder_tops(self, uid: str) -> list[tuple[float, float]]:
-        """A spot atop each ladder for the unit's base (:func:`game.engine.movement.route.ladder_tops`)."""
-        return ladder_tops(self._game.mover, self.state.units[uid])
+    def ladder_tops(self, uid: str, longest_move: float | None = None) -> list[tuple[float, float]]:
+        """A spot atop each ladder the unit's move climbs whole
+        (:func:`game.engine.movement.route.ladder_tops`)."""
+        return ladder_tops(self._game.mover, self.state.units[uid], longest_move)
 
     def failure_falls(self, t) -> bool:
         """Does a failed check of transition ``t`` make the unit Fall (the engine's answer)?"""

@@ -67,12 +67,14 @@ def route(
     )
 
 
-def ladder_tops(mover, unit: Unit) -> list[tuple[float, float]]:
+def ladder_tops(mover, unit: Unit, longest_move: float | None = None) -> list[tuple[float, float]]:
     """A spot atop each ladder (M10) for ``unit``'s base: on the piece the ladder reaches,
     its centre a radius and :data:`STAND_HAIR` in from the edge nearest the ladder's foot.
     Where a route over several moves may stop on its way up in steps (a 3" hall by its
     ladder, then the 6" tower on it by a 3" climb), whether or not a base may stand there
-    now (the route there says)."""
+    now (the route there says). ``longest_move``: only the ladders a move of that many
+    inches climbs whole (:func:`.search.level_step`)."""
+    step = math.inf if longest_move is None else level_step(float(longest_move), unit.r)
     board = mover.board
     pieces = {t.id: k for k, t in enumerate(board.terrain)}
     out = []
@@ -81,14 +83,16 @@ def ladder_tops(mover, unit: Unit) -> list[tuple[float, float]]:
         if k is None:
             continue
         poly = board.polygons[k]
+        if float(board.terrain[k].height) - board.height_at(*lad.foot) > step + EPS:
+            continue
         foot = ShPoint(lad.foot)
         edge = poly.exterior.interpolate(poly.exterior.project(foot))
         dx, dy = edge.x - foot.x, edge.y - foot.y
         d = math.hypot(dx, dy)
         if d <= EPS:
             continue
-        step = unit.r + 2 * STAND_HAIR
-        out.append((edge.x + dx / d * step, edge.y + dy / d * step))
+        inward = unit.r + 2 * STAND_HAIR
+        out.append((edge.x + dx / d * inward, edge.y + dy / d * inward))
     return out
 
 
@@ -178,7 +182,9 @@ def _search(
     """The cheapest path the searches find, their bound widened in steps (not a rule):
     every path worth walking is shorter than the last, round the table's edge twice and
     up every piece. A path with checks that the tracer refuses hides none without: that
-    search is asked next."""
+    search is asked next. A path that moves of ``step`` cannot walk (:func:`_in_moves`) is
+    the cheapest there is, with or without checks as it was asked: a wider bound finds it
+    again, so only the other kind is searched on."""
     board = nav.mover.board
     d = math.hypot(goal[0] - start[0], goal[1] - start[1])
     tall = max((float(t.height) for t in board.terrain), default=0.0)
@@ -186,9 +192,13 @@ def _search(
     limits = (1.5 * d + 2 * tall + 4, 3 * d + 4 * tall + 8, last)
     if within is not None:
         limits = tuple(lim for lim in limits if lim < within) + (float(within),)
+    kinds = [True, False] if checks else [False]
     for limit in limits:
-        for with_checks in (True, False) if checks else (False,):
+        for with_checks in list(kinds):
             tr = nav._traced_path(ctx, target, min(limit, last), with_checks, False)
-            if tr is not None and _in_moves(tr, step, ctx.unit.r):
+            if tr is None:
+                continue
+            if _in_moves(tr, step, ctx.unit.r):
                 return tr
+            kinds.remove(with_checks)
     return None
