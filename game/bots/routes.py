@@ -409,15 +409,18 @@ class RouteBook:
         whole: a 6" wall for a unit that Runs 6"), the same asked of the routes whose every
         change of level such a move takes, up to :data:`STEPPED_WITHIN` times as long (up a
         3" hall by its ladder, then 3" up the tower on it); the first answer when there is
-        none. A goal higher than one such move climbs is asked the stepped way alone."""
+        none. A goal higher than one such move climbs is asked the stepped way first."""
         longer = None if within is None else STEPPED_WITHIN * within
         board = view.board
-        if board.height_at(*goal) - board.height_at(u.x, u.y) > level_step(per_turn, u.r) + 1e-9:
-            # higher than one move climbs whole: the stepped way at once (the cheapest is it
-            # when it can be walked)
-            return self._best(view, u, goal, first, per_turn, longer, per_turn)
+        high = board.height_at(*goal) - board.height_at(u.x, u.y) > level_step(per_turn, u.r) + 1e-9
+        if high:
+            # higher than one move climbs whole: the stepped way first (the cheapest is it
+            # when it can be walked); without one, the cheapest way says how far it is
+            stepped = self._best(view, u, goal, first, per_turn, longer, per_turn)
+            if stepped[0] is not None or stepped[1] != stepped[1]:
+                return stepped
         route, turns = self._best(view, u, goal, first, per_turn, within, None)
-        if route is not None and turns == math.inf:
+        if route is not None and turns == math.inf and not high:
             stepped = self._best(view, u, goal, first, per_turn, longer, per_turn)
             if stepped[0] is not None:
                 return stepped
