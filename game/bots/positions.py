@@ -143,13 +143,15 @@ class PositionScorer:
                 continue
             within = HORIZON * later + u.r + tok.r
             route, turns = s.book.routes.best(s.view, u, (tok.x, tok.y), first, later, within)
+            climb = self.board.height_at(tok.x, tok.y) - z
+            too_high = climb >= self.span - 0.25  # more than one Run climbs
             if turns != turns:
                 # not known (a planner's sandbox): the straight line, where one Run climbs it
-                if self.board.height_at(tok.x, tok.y) - z < self.span - 0.25:
+                if not too_high:
                     keep.append(entry)
                 continue
-            if route is None and self.board.height_at(tok.x, tok.y) - z >= self.span - 0.25:
-                continue  # higher than one Run climbs, and no way up in steps
+            if route is None and too_high:
+                continue  # and no way up in steps
             if route is None:
                 route, turns = self._ring_route(tok, first, later, within)
             if route is None and turns == turns:
@@ -165,8 +167,7 @@ class PositionScorer:
             # the way along the route where it is not the straight line: dearer, or up to
             # another level (the straight line leads to the foot of the wall under the
             # token, which may be no way up)
-            other_level = abs(self.board.height_at(tok.x, tok.y) - z) > self.free_h
-            if route.cost > straight + u.r + tok.r + 0.5 or route.stepped or other_level:
+            if route.cost > straight + u.r + tok.r + 0.5 or route.stepped or abs(climb) > self.free_h:
                 self.routes[tok.id] = route
                 self.route_upto[tok.id] = route.stop(0.0, first)
             best = max(best, self._approach(route.cost - u.r - tok.r, first) * worth)
@@ -474,7 +475,6 @@ class PositionScorer:
                 if isinstance(plan, IllegalAction):
                     continue
                 opt = Option((x, y), kind, float(scores[i]), _row(terms, i), plan)
-                opt.terms["_check"] = float(chk[i])
                 self._refine(opt, hold)
                 found.append(opt)
                 weighed += 1

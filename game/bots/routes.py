@@ -26,6 +26,7 @@ elsewhere, within a move of it, joins it by a straight line (:meth:`Route.join`)
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -36,7 +37,6 @@ from game.engine.errors import IllegalAction
 from game.engine.movement.route import STAND_HAIR
 from game.engine.movement.search import level_step
 from game.engine.movement.types import point_at
-from game.engine.rule_ids import RuleId
 from game.engine.rules.wounds import check_chance
 
 #: Spacing (inches) of a route's samples for :meth:`Route.to_go`.
@@ -180,11 +180,14 @@ class Route:
             Z[S > t.s] = float(t.z_to)
         return xy[:, 0], xy[:, 1], Z, rem, S
 
-    def _ahead(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per arc length in ``S``: the cost to the foot of the next change of level (where
-        a move stops short of it; less than 0 from a sample between the foot and the
-        edge) and what a move from that foot needs to take it whole (no move ends part-way
-        up, M6, M10); inf where none is ahead."""
+    @functools.cached_property
+    def _ahead(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per sample: the cost to the foot of the next change of level (where a move stops
+        short of it; less than 0 from a sample between the foot and the edge) and what a
+        move from that foot needs to take it whole (no move ends part-way up, M6, M10);
+        inf where none is ahead. Worked out when first asked: most routes a rollout makes
+        (the rest of a kept one) are never scored along."""
+        S = self._samples[4]
         foot, need = np.full(len(S), np.inf), np.full(len(S), np.inf)
         hair = self.r + STAND_HAIR
         climbs = sorted(self.climbs, key=lambda t: t.s)
@@ -204,7 +207,8 @@ class Route:
         (each move :attr:`per_turn` inches; none counted when that is 0)."""
         if self.per_turn <= 0:
             return np.zeros_like(d)
-        foot, need = self._foot[k], self._need[k]
+        foot, need = self._ahead
+        foot, need = foot[k], need[k]
         ahead = np.isfinite(foot)
         part = np.mod(d + np.where(ahead, foot, 0.0), self.per_turn)
         return np.where(ahead & (part > 1e-9) & (part + need > self.per_turn + 1e-9), self.per_turn - part, 0.0)
@@ -226,7 +230,6 @@ class Route:
 
     def __post_init__(self):
         self._samples = self.samples()
-        self._foot, self._need = self._ahead(self._samples[4]) if self.per_turn > 0 else (None, None)
 
     def with_checks(self, agility: float, per_turn: float, rs) -> "Route":
         """This route with each check's expected failures priced in inches (a failed
@@ -302,28 +305,24 @@ def _via_ladder(view, u, goal: tuple[float, float], checks: bool, within: float 
     each leg taking every change of level whole in a move of ``longest_move`` inches: the
     engine's search finds the cheapest path, and where its changes of level come too close
     to stop between (a 3" hall's edge beside the 6" tower on it) this one goes up by the
-    hall's ladder first. When there is none, the first refusal a leg met."""
-    best, why = None, None
+    hall's ladder first. None when there is none."""
+    best = None
     for spot in view.ladder_tops(u.id, longest_move):
         if within is not None and math.dist((u.x, u.y), spot) + math.dist(spot, goal) > within:
             continue  # even straight there and on, too far
         first = view.route(u.id, spot, checks=checks, units=[u.id], within=within, longest_move=longest_move)
         if isinstance(first, IllegalAction):
-            why = why or first
             continue
         left = None if within is None else within - float(first.cost)
         if left is not None and left <= 0:
             continue
         rest = view.route(u.id, goal, checks=checks, units=[u.id], within=left, longest_move=longest_move, at=spot)
         if isinstance(rest, IllegalAction):
-            why = why or rest
             continue
         plan = _joined(first, rest)
         if (within is None or plan.cost <= within + 1e-9) and (best is None or plan.cost < best.cost):
             best = plan
-    if best is not None:
-        return best
-    return why or IllegalAction(RuleId.M10, f"no route for {u.id} by way of a ladder")
+    return best
 
 
 def _joined(first, rest):
@@ -387,9 +386,9 @@ class RouteBook:
             return UNKNOWN
         if found is None:
             plan = view.route(u.id, goal, checks=checks, units=[u.id], within=within, longest_move=longest_move)
-            if isinstance(plan, IllegalAction) and longest_move is not None:
-                plan = _via_ladder(view, u, goal, checks, within, longest_move)
-            if not isinstance(plan, IllegalAction):
+            if isinstance(plan, IllegalAction):
+                plan = _via_ladder(view, u, goal, checks, within, longest_move) if longest_move is not None else None
+            if plan is not None:
                 free_h = float(view.rules.free_height)
                 found = Route(plan, goal, u.r, free_h, stepped=longest_move is not None, per_turn=per_turn)
         if len(self._routes) >= KEEP:
