@@ -56,6 +56,23 @@ def test_the_limit_never_hides_a_path_within_it(world):
     assert same > 40
 
 
+def test_a_search_with_checks_that_finds_nothing_answers_the_one_without(world):
+    """``_same_run``: a search without checks searches a part of what one with checks does,
+    so when that finds nothing within a limit, neither does this (the limits cut paths
+    both ways here, so both answers occur)."""
+    sc, mover = world
+    vain = 0
+    for u, goal in _queries(sc, mover, 200, 3):
+        ctx = SearchContext(mover.nav, sc.state, u, "climb")
+        limit = math.hypot(goal.x - u.x, goal.y - u.y) + 0.3
+        if mover.nav._search(ctx, goal, limit, True, False).run() is None:
+            vain += 1
+            assert mover.nav._search(ctx, goal, limit, False, False).run() is None
+            assert mover.nav._search_result(ctx, goal, limit, True, False) is None
+            assert mover.nav._search_result(ctx, goal, limit, False, False) is None
+    assert vain >= 10
+
+
 def test_cached_tangents_give_the_answers_of_a_fresh_engine(world):
     """Tangents from circles and nodes are kept between queries: a fresh engine (nothing
     kept) gives the same paths."""

@@ -62,6 +62,34 @@ def test_a_route_to_no_place_a_base_may_end_is_refused():
     assert why.value.rule == "M5"
 
 
+def test_a_route_asked_again_with_another_bound_is_answered_without_a_search(monkeypatch):
+    """The cheapest path answers every bound it fits and refuses every bound it does not,
+    with that bound in the reason; a bound searched in vain answers every narrower one."""
+    from game.engine.movement import route as route_mod
+
+    g = _ladder_game()
+    wide = route(g.mover, g.state, "red-runner", (15, 13), checks=False, within=40.0)
+    searched = []
+    real = route_mod._route
+    monkeypatch.setattr(route_mod, "_route", lambda *a, **k: searched.append(a[6]) or real(*a, **k))
+    again = route(g.mover, g.state, "red-runner", (15, 13), checks=False, within=wide.cost + 0.5)
+    assert again.points == wide.points and again.cost == wide.cost
+    unbounded = route(g.mover, g.state, "red-runner", (15, 13), checks=False)
+    assert unbounded.points == wide.points
+    with pytest.raises(IllegalAction) as why:
+        route(g.mover, g.state, "red-runner", (15, 13), checks=False, within=wide.cost - 1.0)
+    assert why.value.rule == "M5" and f'within {wide.cost - 1.0:.2f}"' in why.value.reason
+    assert searched == []
+    # another goal: refused within 10", so within 8" too; within 30" is searched
+    for bound in (10.0, 8.0):
+        with pytest.raises(IllegalAction) as why:
+            route(g.mover, g.state, "red-runner", (15, 14), checks=False, within=bound)
+        assert f'within {bound:.2f}"' in why.value.reason
+    assert searched == [10.0]
+    route(g.mover, g.state, "red-runner", (15, 14), checks=False, within=30.0)
+    assert searched == [10.0, 30.0]
+
+
 def test_view_route_answers_with_only_the_units_base_on_the_table():
     g = _ladder_game()
     v = view(g, 1)

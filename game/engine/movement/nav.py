@@ -55,6 +55,9 @@ from game.engine.tolerance import EPS
 DEFAULT_CELL = 0.5
 #: Answers of recent queries kept (:class:`_Memo`, an engine setting, not a rule).
 MEMO_SIZE = 128
+#: Route queries kept (:func:`.route.nav_route`'s memo: a bot asks a unit's routes again
+#: turns later, with another bound; an engine setting, not a rule).
+ROUTES_KEPT = 1024
 #: How far past the allowance (inches) a question that wants only the verdict looks for a
 #: way into contact when none fits within it (:meth:`NavCache.contact_verdict`; an engine
 #: setting, not a rule). A path the search prices above the allowance may fit once pulled
@@ -241,6 +244,7 @@ class NavCache:
         self._bands: dict[tuple[float, float], int | None] = {}
         self.reach_cache: dict = {}  # reach.py: what the reachable area keeps per map
         self._memo = _Memo(MEMO_SIZE)
+        self.routes = _Memo(ROUTES_KEPT)  # route.nav_route's answers, by query whatever its bound
         self._unmeasured: dict = {}  # _find_contact: verdicts' searches, for measuring their refusals
         self._off: dict = {}  # _off_difficult: (x, y, r) -> where the search off difficult ground starts
         self._contexts: dict = {}  # _context: the memo's key of a unit and state -> its bases worked out
@@ -323,6 +327,7 @@ class NavCache:
             if self._shared:
                 self._own()
             self._memo.clear()  # a new radius may change the transitions of every radius
+            self.routes.clear()
             if self._specials is None or key + self.cell > self._reach + EPS:
                 # the wall climbs are looked for as far out as the largest base needs
                 self._reach = max([key] + list(self.layers)) + self.cell
@@ -742,6 +747,7 @@ class NavCache:
         the memo); the map's structures stay, and so does what the tracer keeps of the
         map and the paths (``tracer.forget_kept`` drops that), as play keeps it."""
         self._memo.clear()
+        self.routes.clear()
         self._unmeasured.clear()
         self._contexts.clear()
 
@@ -769,8 +775,10 @@ class NavCache:
 def _same_run(runs, checks: bool):
     """The run of :meth:`NavCache._search_result` kept in ``runs`` (``(checks, found, left_out,
     f)``, ``f`` the goal state's bound) that answers a search with ``checks``: the same
-    search, or one without checks that left out no transition needing a check; None."""
-    return next((r for r in runs if r[0] == checks or (checks and not r[2])), None)
+    search, one without checks that left out no transition needing a check, or, for a
+    search without checks, one with checks that found nothing (it searched every path
+    the other would, and more); None."""
+    return next((r for r in runs if r[0] == checks or (checks and not r[2]) or (r[0] and r[1] is None)), None)
 
 
 def _verdict(nav: NavCache, ctx: SearchContext, goal: SearchGoal, allow: "Allowance", straight):

@@ -20,6 +20,7 @@ from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
 from game.engine.movement.nav import NavCache, _cheaper
 from game.engine.movement.search import SearchContext, SearchGoal, level_step
+from game.engine.movement.tracer import copy_trace
 from game.engine.movement.types import MovePlan, Trace
 from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
@@ -107,12 +108,69 @@ def nav_route(
     longest_move: float | None = None,
 ) -> Trace:
     """:func:`route`'s path (a Trace), from the map's memo when asked before (holding the
-    map's lock, as every search of the NavCache does)."""
-    key = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, within, longest_move)
+    map's lock, as every search of the NavCache does). Its memo (``nav.routes``) keeps one
+    :class:`_Bounds` per query whatever its bound: a route asked within 54" answers the
+    same asked within 36" when it costs 30", and a refusal within 36" answers within 28"."""
+    query = ("route", (float(goal[0]), float(goal[1])), bool(checks), descend, longest_move)
     with nav._lock:
-        return nav._memo.trace(
-            key, state, unit, lambda: _route(nav, state, unit, goal, descend, checks, within, longest_move)
-        )
+        known = nav.routes.recall(nav.routes.key(query, state, unit), _Bounds)
+        answer = known.answer(within)
+        if answer is _UNKNOWN:
+            try:
+                answer = _route(nav, state, unit, goal, descend, checks, within, longest_move)
+            except IllegalAction as exc:
+                if type(exc) is not IllegalAction:
+                    raise
+                answer = exc
+            known.keep(within, answer)
+    if isinstance(answer, IllegalAction):
+        raise IllegalAction(answer.rule, answer.reason)
+    if answer is None:
+        raise _no_path(unit, goal, within, longest_move)
+    return copy_trace(answer)
+
+
+#: :meth:`_Bounds.answer` when the bound asked is one the searches so far do not answer.
+_UNKNOWN = object()
+
+
+class _Bounds:
+    """What the searches of one route query (its unit, bases, goal and kind) found, at
+    whatever bound each was asked: the cheapest path (it answers every bound it fits,
+    and refuses every bound it does not: no path is cheaper), the widest bound with no
+    path, or a refusal no bound changes (the unit may not end at the goal)."""
+
+    def __init__(self):
+        self.found: Trace | None = None
+        self.none_within = -math.inf  # the widest bound searched in vain (inf: unbounded)
+        self.refusal: IllegalAction | None = None
+
+    def answer(self, within: float | None):
+        """The Trace, None (no path within the bound), the refusal, or :data:`_UNKNOWN`."""
+        if self.refusal is not None:
+            return self.refusal
+        if self.found is not None:
+            return self.found if within is None or self.found.cost <= within + EPS else None
+        bound = math.inf if within is None else float(within)
+        return None if bound <= self.none_within + EPS else _UNKNOWN
+
+    def keep(self, within: float | None, answer) -> None:
+        if isinstance(answer, IllegalAction):
+            self.refusal = answer
+        elif answer is None:
+            self.none_within = max(self.none_within, math.inf if within is None else float(within))
+        else:
+            self.found = answer
+
+
+def _no_path(unit: Unit, goal, within: float | None, longest_move: float | None) -> IllegalAction:
+    bound = f' within {within:.2f}"' if within is not None else ""
+    if longest_move is not None:
+        bound += f' taking each change of level in a move of {float(longest_move):.2f}"'
+    return IllegalAction(
+        RuleId.M5,
+        f"no legal path{bound} for {unit.id} from [{unit.x:.2f}, {unit.y:.2f}] to [{goal[0]:.2f}, {goal[1]:.2f}]",
+    )
 
 
 def _route(
@@ -124,7 +182,9 @@ def _route(
     checks: bool,
     within: float | None,
     longest_move: float | None = None,
-) -> Trace:
+) -> Trace | None:
+    """The cheapest path, or None when there is none within the bound (:func:`_no_path`
+    says so); raises IllegalAction when no bound would change that."""
     ctx, straight, _error = nav._straight_first(state, unit, goal, descend)
     step = math.inf
     if longest_move is not None:
@@ -142,15 +202,6 @@ def _route(
     tr = _cheaper(tr, straight)
     if tr is not None and within is not None and tr.cost > within + EPS:
         tr = None
-    if tr is None:
-        bound = f' within {within:.2f}"' if within is not None else ""
-        if longest_move is not None:
-            bound += f' taking each change of level in a move of {float(longest_move):.2f}"'
-        raise IllegalAction(
-            RuleId.M5,
-            f"no legal path{bound} for {unit.id} from [{start[0]:.2f}, {start[1]:.2f}] "
-            f"to [{goal[0]:.2f}, {goal[1]:.2f}]",
-        )
     return tr
 
 
