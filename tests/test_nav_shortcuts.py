@@ -73,6 +73,38 @@ def test_a_search_with_checks_that_finds_nothing_answers_the_one_without(world):
     assert vain >= 10
 
 
+@pytest.mark.parametrize("step", [math.inf, 4.5])
+def test_a_goal_on_a_band_no_check_free_transition_joins_is_found_by_no_search_without_checks(step):
+    """``Transitions.bands_without_checks``: a search without checks reaches no band it
+    leaves out, at any limit (route's searches skip it there). On default.yaml, from
+    every unit's place to a point on every band; with ``step`` the changes of level a
+    move of that many inches takes whole (a 6" ladder is none)."""
+    sc = load_scenario(bundled_map("default.yaml"))
+    mover = Mover(sc, Board(sc.width, sc.height, sc.terrain))
+    nav = mover.nav
+    rng = random.Random(5)
+    spots = {}
+    for _ in range(400):
+        x, y = rng.uniform(1, sc.width - 1), rng.uniform(1, sc.height - 1)
+        spots.setdefault(nav.band_at(x, y), []).append((x, y))
+    spots.pop(None, None)
+    left_out = joined = 0
+    for u in [u for u in sc.state.units.values() if u.active][::4]:
+        ctx = SearchContext(nav, sc.state, u, "climb")
+        ctx.longest_move = step + 2 * u.r
+        free = nav.layer(u.r).trans.bands_without_checks(nav.band_at(u.x, u.y), ctx.ladders, step)
+        for band, pts in spots.items():
+            x, y = pts[0]
+            q = nav._search(ctx, SearchGoal(x, y, 0.0, frozenset([band])), 80.0, False, False)
+            found = q.run()
+            if band in free:
+                joined += 1
+            else:
+                left_out += 1
+                assert found is None, (u.id, band)
+    assert left_out >= 3 and joined >= 3
+
+
 def test_cached_tangents_give_the_answers_of_a_fresh_engine(world):
     """Tangents from circles and nodes are kept between queries: a fresh engine (nothing
     kept) gives the same paths."""

@@ -235,7 +235,9 @@ def _search(
     up every piece. A path with checks that the tracer refuses hides none without: that
     search is asked next. A path that moves of ``step`` cannot walk (:func:`_in_moves`) is
     the cheapest there is, with or without checks as it was asked: a wider bound finds it
-    again, so only the other kind is searched on."""
+    again, so only the other kind is searched on. No search without checks is made where
+    no band joined to the unit's without a check holds the goal
+    (:meth:`.transitions.Transitions.bands_without_checks`)."""
     board = nav.mover.board
     d = math.hypot(goal[0] - start[0], goal[1] - start[1])
     tall = max((float(t.height) for t in board.terrain), default=0.0)
@@ -244,6 +246,13 @@ def _search(
     if within is not None:
         limits = tuple(lim for lim in limits if lim < within) + (float(within),)
     kinds = [True, False] if checks else [False]
+    here = nav.band_at(*start)
+    if (
+        here is not None
+        and target.bands
+        and not target.bands & nav.layer(ctx.unit.r).trans.bands_without_checks(here, ctx.ladders, step)
+    ):
+        kinds.remove(False)  # no way there without a check: no search without checks finds one
     for limit in limits:
         for with_checks in list(kinds):
             tr = nav._traced_path(ctx, target, min(limit, last), with_checks, False)

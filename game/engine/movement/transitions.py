@@ -20,6 +20,8 @@ next to a transition tight afterwards.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import shapely
 
@@ -28,6 +30,7 @@ from game.engine.model import Unit
 from game.engine.movement.space import Space
 from game.engine.movement.specials import CellGrid, Specials
 from game.engine.movement.surfaces import Surfaces, surface_heights
+from game.engine.tolerance import EPS
 
 UP, DOWN, FAR, GAP, WALL = range(5)
 #: Offsets (inches) of the two ends of a ledge crossing from the edge.
@@ -217,6 +220,33 @@ class Transitions:
                 ok = False
             self._fits[key] = ok
         return ok
+
+    def bands_without_checks(self, band: int, ladders: bool, step: float = math.inf) -> frozenset:
+        """The bands a base gets to from ``band`` by the transitions that need no check
+        (:meth:`price`: a ladder, for a unit that may use one, M10; a wall a move steps
+        over) and cost at most ``step`` (the search's :attr:`.search.Search.step`). A search
+        without checks changes band by those alone, so a goal on any other band is none of
+        its paths' end, at any limit: a 6" tower with no ladder a move climbs whole."""
+        joined = self.__dict__.setdefault("_joined_without_checks", {})
+        key = (ladders, round(step, 6) if step < math.inf else math.inf)
+        adj = joined.get(key)
+        if adj is None:
+            kind = self.e_kind
+            # the least each may cost (a wall jumped down from where M9 lets the base)
+            down = np.where(self.e_down_free, 0.0, self.e_dz2)
+            free = (kind == WALL) & (self.e_n == 0) & (self.e_len + self.e_dz + down <= step + EPS)
+            if ladders:
+                free |= ((kind == UP) | (kind == DOWN)) & (self.e_ladder >= 0) & (self.e_len + self.e_dz <= step + EPS)
+            adj = joined[key] = {}
+            for a, b in zip(self.band[self.e_from[free]].tolist(), self.band[self.e_to[free]].tolist()):
+                adj.setdefault(a, set()).add(b)
+        seen, todo = {band}, [band]
+        while todo:
+            for b in adj.get(todo.pop(), ()):
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        return frozenset(seen)
 
     def priced(self, n: int, descend: str, ladders: bool, may_climb: bool) -> list:
         """The edges from node n a unit may take, in order: (edge, to, cost, checks) (kept
