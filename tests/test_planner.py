@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -352,6 +353,26 @@ def test_a_unit_keeps_a_candidate_for_every_token_it_may_deny():
     found = candidates(Sense(view(g, 1), "north", base.personality, base.book), 9)
     denied = {goal.target for _, goal in found if goal.unit == "north-hound" and goal.kind == "deny"}
     assert denied == set(g.state.treasure) and {"t-west", "t-east"} <= denied
+
+
+def test_a_token_no_route_reaches_within_three_runs_is_no_take_goal(monkeypatch):
+    """take_turns: the straight line's Runs only when no route is known (a sandbox); when
+    the engine finds none within 3 Runs the token is at least 4 away, whatever the
+    straight line says (a roof whose ladder is round the back), so "take" is no goal."""
+    from game.bots.planner.portfolio import take_turns
+    from game.bots.sense import Sense
+    from game.bots.utility import UtilityBot
+
+    g = start(load_puzzle(os.path.join(ROOT, "tests", "puzzles", "tower-in-steps.yaml")))
+    base = UtilityBot()
+    sense = Sense(view(g, 1), "red", base.personality, base.book)
+    u, tok = g.state.units["red-captain"], g.state.treasure["t-tower"]
+    assert take_turns(sense, u, tok, 6.0, 1) == 6  # the route up in steps
+    monkeypatch.setattr(type(sense.book.routes), "best", lambda *a, **k: (None, math.inf))
+    assert take_turns(sense, u, tok, 6.0, 1) == 4
+    assert take_turns(sense, u, tok, 6.0, 5) == 5
+    monkeypatch.setattr(type(sense.book.routes), "best", lambda *a, **k: (None, math.nan))
+    assert take_turns(sense, u, tok, 6.0, 1) == 1
 
 
 # --- playing ---------------------------------------------------------------------------------

@@ -190,13 +190,14 @@ def take_turns(sense: Sense, u, tok, run: float, crow: int) -> float:
     engine's route (:meth:`RouteBook.best`: round walls, up ladders or climbing, no stop
     part-way up, a failed check costing a Run), rounded up: a token on a roof whose ladder
     is round the back is several Runs away, not the one of the straight line. ``crow``
-    (the straight line's) when ``u`` touches it now, or no route to it is known."""
+    (the straight line's) when ``u`` touches it now, or no route to it is known (a
+    planner's sandbox); at least 4 when the engine finds none within 3 Runs."""
     if crow <= 0 or run <= 0:
         return crow
     reach = u.r + tok.r + sense.contact
-    route, _turns = sense.book.routes.best(sense.view, u, (tok.x, tok.y), run, run, 3 * run + reach)
+    route, turns = sense.book.routes.best(sense.view, u, (tok.x, tok.y), run, run, 3 * run + reach)
     if route is None:
-        return crow
+        return crow if turns != turns else max(crow, 4)
     turns = route.turns(run, run, float(u.stats.get("agility", 0)), sense.rs, short=reach)
     return math.ceil(turns - 1e-9) if turns < math.inf else math.inf
 
