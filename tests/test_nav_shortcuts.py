@@ -77,8 +77,8 @@ def test_a_search_with_checks_that_finds_nothing_answers_the_one_without(world):
 def test_a_goal_on_a_band_no_check_free_transition_joins_is_found_by_no_search_without_checks(step):
     """``Transitions.bands_without_checks``: a search without checks reaches no band it
     leaves out, at any limit (route's searches skip it there). On default.yaml, from
-    every unit's place to a point on every band; with ``step`` the changes of level a
-    move of that many inches takes whole (a 6" ladder is none)."""
+    every fourth unit's place to a point on every band; with ``step`` only the changes of
+    level a move of that many inches takes whole (a 6" ladder is none)."""
     sc = load_scenario(bundled_map("default.yaml"))
     mover = Mover(sc, Board(sc.width, sc.height, sc.terrain))
     nav = mover.nav
