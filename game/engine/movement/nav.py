@@ -128,21 +128,28 @@ class _Memo:
 
     def trace_key(self, key: tuple, work):
         """:meth:`trace` for a key already built (:meth:`key`)."""
+        return handed_out(self.recall(key, lambda: answer_or_refusal(work)))
 
-        def traced():
-            try:
-                return work()
-            except IllegalAction as exc:
-                if type(exc) is not IllegalAction:
-                    raise
-                return exc
 
-        answer = self.recall(key, traced)
-        if answer is None:
-            return None
-        if isinstance(answer, IllegalAction):
-            raise IllegalAction(answer.rule, answer.reason)
-        return copy_trace(answer)
+def answer_or_refusal(work):
+    """``work()``'s answer, or the refusal (IllegalAction) it raises, to be kept in a memo
+    (a subclass of IllegalAction is an engine error: it is raised)."""
+    try:
+        return work()
+    except IllegalAction as exc:
+        if type(exc) is not IllegalAction:
+            raise
+        return exc
+
+
+def handed_out(answer):
+    """A kept answer given to a caller: a copy of the trace (callers own theirs), the
+    refusal raised afresh, or None."""
+    if answer is None:
+        return None
+    if isinstance(answer, IllegalAction):
+        raise IllegalAction(answer.rule, answer.reason)
+    return copy_trace(answer)
 
 
 class Layer:

@@ -18,9 +18,8 @@ from shapely.geometry import Point as ShPoint
 
 from game.engine.errors import IllegalAction
 from game.engine.model import GameState, Unit
-from game.engine.movement.nav import NavCache, _cheaper
+from game.engine.movement.nav import NavCache, _cheaper, answer_or_refusal, handed_out
 from game.engine.movement.search import SearchContext, SearchGoal, level_step
-from game.engine.movement.tracer import copy_trace
 from game.engine.movement.types import MovePlan, Trace
 from game.engine.rule_ids import RuleId
 from game.engine.tolerance import EPS
@@ -116,18 +115,11 @@ def nav_route(
         known = nav.routes.recall(nav.routes.key(query, state, unit), _Bounds)
         answer = known.answer(within)
         if answer is _UNKNOWN:
-            try:
-                answer = _route(nav, state, unit, goal, descend, checks, within, longest_move)
-            except IllegalAction as exc:
-                if type(exc) is not IllegalAction:
-                    raise
-                answer = exc
+            answer = answer_or_refusal(lambda: _route(nav, state, unit, goal, descend, checks, within, longest_move))
             known.keep(within, answer)
-    if isinstance(answer, IllegalAction):
-        raise IllegalAction(answer.rule, answer.reason)
     if answer is None:
         raise _no_path(unit, goal, within, longest_move)
-    return copy_trace(answer)
+    return handed_out(answer)
 
 
 #: :meth:`_Bounds.answer` when the bound asked is one the searches so far do not answer.

@@ -133,7 +133,9 @@ class Transitions:
         self.used = np.zeros(len(self.X), dtype=bool)  # a node some edge starts or ends at
         self.used[self.e_from] = True
         self.used[self.e_to] = True
-        self._priced: dict = {}  # (descend, ladders, may_climb) -> node -> its edges priced
+        # per kind of unit: (descend, ladders, may_climb) -> node -> its edges priced; and
+        # (ladders, step) -> band -> the bands a transition needing no check joins it to
+        self._priced, self._joined = {}, {}
         self._check_steps_with(tracer)
 
     @staticmethod
@@ -227,9 +229,8 @@ class Transitions:
         over) and cost at most ``step`` (the search's :attr:`.search.Search.step`). A search
         without checks changes band by those alone, so a goal on any other band is none of
         its paths' end, at any limit: a 6" tower with no ladder a move climbs whole."""
-        joined = self.__dict__.setdefault("_joined_without_checks", {})
         key = (ladders, round(step, 6) if step < math.inf else math.inf)
-        adj = joined.get(key)
+        adj = self._joined.get(key)
         if adj is None:
             kind = self.e_kind
             # the least each may cost (a wall jumped down from where M9 lets the base)
@@ -237,7 +238,7 @@ class Transitions:
             free = (kind == WALL) & (self.e_n == 0) & (self.e_len + self.e_dz + down <= step + EPS)
             if ladders:
                 free |= ((kind == UP) | (kind == DOWN)) & (self.e_ladder >= 0) & (self.e_len + self.e_dz <= step + EPS)
-            adj = joined[key] = {}
+            adj = self._joined[key] = {}
             for a, b in zip(self.band[self.e_from[free]].tolist(), self.band[self.e_to[free]].tolist()):
                 adj.setdefault(a, set()).add(b)
         seen, todo = {band}, [band]
