@@ -53,6 +53,63 @@ def test_a_game_with_the_kept_caches_is_the_same_game(fresh, monkeypatch):
     assert again == first
 
 
+def _count(spaces: dict) -> int:
+    """The entries of a file's spaces."""
+    return sum(len(b[a]) for bands in spaces.values() if bands for b in bands for a in kept.ATTRS if a in b)
+
+
+def _next_process(monkeypatch) -> None:
+    """Forget the maps' structures and what is pending, as a new process would start."""
+    monkeypatch.setattr(nav, "_MAPS", {})
+    monkeypatch.setattr(kept, "_pending", [])
+
+
+def test_a_process_that_learnt_nothing_new_leaves_the_file_alone(fresh, monkeypatch):
+    """The file is written again only with MIN_NEW entries beyond what it held. (The
+    count at load left out the spaces keeping off difficult ground, built later from the
+    file: every process wrote the whole file again at exit, a second or more on the
+    bundled maps.)"""
+    _game()
+    kept.save()
+    (path,) = fresh.iterdir()
+    written = []
+    real = kept.os.replace
+    monkeypatch.setattr(kept.os, "replace", lambda a, b: (written.append(b), real(a, b)))
+    _next_process(monkeypatch)
+    _game()  # the same game: every answer is in the file
+    kept.save()
+    assert written == []
+    _next_process(monkeypatch)
+    play_game(load_scenario(MAP), {1: UtilityBot(), 2: UtilityBot()}, seed=3, turn_limit=2)  # another game
+    kept.save()
+    assert written == [str(path)]
+
+
+def test_a_space_this_process_never_built_is_written_back_as_it_was(fresh, monkeypatch):
+    """A process that never keeps off difficult ground writes back what the file kept of
+    those spaces rather than dropping it."""
+    import pickle
+
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+
+    _game()
+    kept.save()
+    (path,) = fresh.iterdir()
+    with open(path, "rb") as fh:
+        before = pickle.load(fh)["spaces"]
+    avoid = {k: v for k, v in before.items() if k[1]}
+    assert avoid and _count(avoid) > 0
+    _next_process(monkeypatch)
+    monkeypatch.setattr(kept, "MIN_NEW", 0)  # write even though nothing is new
+    mover = Game(bot_scenario(load_scenario(MAP), turn_limit=2), dice=Dice(seed=1)).mover
+    assert all(lay._avoid is None for lay in mover.nav.layers.values())
+    kept.save()
+    with open(path, "rb") as fh:
+        after = pickle.load(fh)["spaces"]
+    assert {k: _count({k: v}) for k, v in after.items()} == {k: _count({k: v}) for k, v in before.items()}
+
+
 def test_an_unreadable_file_is_ignored(fresh):
     from game.engine.dice import Dice
     from game.engine.game import Game

@@ -120,6 +120,22 @@ def _entries(layers) -> int:
     return sum(len(getattr(bs, a)) for sp in _spaces(layers).values() for bs in sp.bands for a in ATTRS)
 
 
+def _kept_entries(spaces: dict) -> int:
+    """The entries of a file's ``spaces`` ((radius, avoid) -> a dict of :data:`ATTRS` a band)."""
+    return sum(len(kept[a]) for bands in spaces.values() if bands for kept in bands for a in ATTRS if a in kept)
+
+
+def _to_write(layers) -> dict:
+    """What :func:`save` writes of ``layers``: every space built, and, for a layer whose
+    space keeping off difficult ground this process never built, what the file kept of
+    it (unchanged: the process learnt nothing of it, and must not drop it)."""
+    out = {k: [{a: getattr(bs, a) for a in ATTRS} for bs in sp.bands] for k, sp in _spaces(layers).items()}
+    for r, lay in layers.items():
+        if lay._avoid is None and lay._kept_avoid is not None:
+            out[(r, True)] = lay._kept_avoid
+    return out
+
+
 def fill(space, bands: list) -> None:
     """Give each band space of ``space`` the caches kept for it (those it has not begun)."""
     if bands is None or len(bands) != len(space.bands):
@@ -144,34 +160,37 @@ def load(map_key: tuple, layers) -> None:
         pass
     except Exception:  # a damaged or foreign file: written afresh at exit
         data = None
+    on_file = 0
     if isinstance(data, dict) and data.get("key") == repr(map_key):
         for (r, avoid), space in _spaces(layers).items():
             fill(space, data["spaces"].get((r, avoid)))
         for lay in layers.values():
             # a space keeping off difficult ground is built when first needed (Layer.avoid)
             lay._kept_avoid = data["spaces"].get((lay.r, True))
+        on_file = _kept_entries(data["spaces"])
     with _lock:
         if not _pending:
             atexit.register(save)
-        _pending.append((path, map_key, layers, _entries(layers)))
+        _pending.append((path, map_key, layers, on_file))
 
 
 def save() -> None:
-    """Write the structures of every map loaded (or built) in this process that gained
-    :data:`MIN_NEW` entries or more (atomically: a process reading it meanwhile sees the
-    old file or the new)."""
+    """Write the structures of every map loaded (or built) in this process that hold
+    :data:`MIN_NEW` entries or more beyond what its file held (atomically: a process
+    reading it meanwhile sees the old file or the new). A process that learnt nothing new
+    leaves the file as it is (writing tens of megabytes takes a second or more)."""
     with _lock:
         todo = list(_pending)
         _pending.clear()
-    for path, map_key, layers, before in todo:
+    for path, map_key, layers, on_file in todo:
         try:
-            if _entries(layers) < before + MIN_NEW:
+            spaces = _to_write(layers)
+            if _kept_entries(spaces) < on_file + MIN_NEW:
                 continue
             for sp in _spaces(layers).values():
                 for bs in sp.bands:
                     for table in list(bs.tangents.values()) + list(bs.tangents_at.values()):
                         _compact(table)
-            spaces = {k: [{a: getattr(bs, a) for a in ATTRS} for bs in sp.bands] for k, sp in _spaces(layers).items()}
             blob = pickle.dumps({"key": repr(map_key), "spaces": spaces}, protocol=pickle.HIGHEST_PROTOCOL)
             if len(blob) > MAX_BYTES:
                 continue
