@@ -17,6 +17,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+# numpy's loops the same on every machine (game/__init__.py says why): before any test
+# imports numpy, which reads the setting once.
+import game  # noqa: E402,F401
+
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
