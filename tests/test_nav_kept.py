@@ -23,7 +23,8 @@ def _game(turns: int = 2) -> tuple[list[str], object]:
 
 
 def _entries(mover) -> int:
-    return kept._entries(mover.nav.layers)
+    """The entries ``kept.save`` would count of ``mover``'s structures."""
+    return kept._kept_entries(kept._to_write(mover.nav.layers))
 
 
 @pytest.fixture
@@ -51,11 +52,6 @@ def test_a_game_with_the_kept_caches_is_the_same_game(fresh, monkeypatch):
     monkeypatch.setattr(nav, "_MAPS", {})
     again, _mover = _game()
     assert again == first
-
-
-def _count(spaces: dict) -> int:
-    """The entries of a file's spaces."""
-    return sum(len(b[a]) for bands in spaces.values() if bands for b in bands for a in kept.ATTRS if a in b)
 
 
 def _next_process(monkeypatch) -> None:
@@ -99,7 +95,7 @@ def test_a_space_this_process_never_built_is_written_back_as_it_was(fresh, monke
     with open(path, "rb") as fh:
         before = pickle.load(fh)["spaces"]
     avoid = {k: v for k, v in before.items() if k[1]}
-    assert avoid and _count(avoid) > 0
+    assert avoid and kept._kept_entries(avoid) > 0
     _next_process(monkeypatch)
     monkeypatch.setattr(kept, "MIN_NEW", 0)  # write even though nothing is new
     mover = Game(bot_scenario(load_scenario(MAP), turn_limit=2), dice=Dice(seed=1)).mover
@@ -107,7 +103,8 @@ def test_a_space_this_process_never_built_is_written_back_as_it_was(fresh, monke
     kept.save()
     with open(path, "rb") as fh:
         after = pickle.load(fh)["spaces"]
-    assert {k: _count({k: v}) for k, v in after.items()} == {k: _count({k: v}) for k, v in before.items()}
+    count = kept._kept_entries
+    assert {k: count({k: v}) for k, v in after.items()} == {k: count({k: v}) for k, v in before.items()}
 
 
 def test_an_unreadable_file_is_ignored(fresh):

@@ -116,10 +116,6 @@ def _spaces(layers) -> dict:
     return out
 
 
-def _entries(layers) -> int:
-    return sum(len(getattr(bs, a)) for sp in _spaces(layers).values() for bs in sp.bands for a in ATTRS)
-
-
 def _kept_entries(spaces: dict) -> int:
     """The entries of a file's ``spaces`` ((radius, avoid) -> a dict of :data:`ATTRS` a band)."""
     return sum(len(kept[a]) for bands in spaces.values() if bands for kept in bands for a in ATTRS if a in kept)
