@@ -8,9 +8,10 @@ A pairing of bots A and B on a map plays ``LADDER_GAMES`` seeds (default 1) in e
 four arrangements: A with the first warband or the second, in seat 1 or seat 2. So each
 cell of a map rests on 4 x ``LADDER_GAMES`` games, and a pairing over the three maps on
 12 x ``LADDER_GAMES``. A win rate is the share of the decided games (draws left out) with
-its 95% Wilson interval (:func:`game.sim.stats.wilson`); the rows also count the draws
-and how the wins were decided (``decided_by``: a rout, an elimination, or the turn limit,
-on T1's tie-break).
+its 95% Wilson interval (:func:`game.sim.stats.wilson`); the rows also count the draws,
+how the wins were decided (``decided_by``: a rout, an elimination, or the turn limit,
+on T1's tie-break) and the games from each seat (the first player's edge on the bundled
+maps is large: a share of 50% may be a win from seat 1 and a loss from seat 2 each time).
 
 The bots count their budgets in decisions, not seconds (docs/decisions/0003), so a seed
 gives the same game on any machine: ``make bench`` runs this area once a tree.
@@ -82,16 +83,19 @@ def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
 
 def play_ladder(
     maps: tuple[str, ...], bots: tuple[str, ...], games: int, workers: int | None = None
-) -> dict[tuple[str, str, str], Cell]:
-    """``{(map, bot, opponent): Cell}`` for every map and ordered pair of bots."""
+) -> dict[tuple, Cell]:
+    """``{(map, bot, opponent): Cell}`` for every map and ordered pair of bots, and
+    ``{(map, bot, opponent, seat): Cell}``: the games ``bot`` played from that seat."""
     jobs = plan_jobs(maps, bots, games)
     map_of = {job.scenario_file: name for name, job in jobs}
-    cells: dict[tuple[str, str, str], Cell] = {}
+    cells: dict[tuple, Cell] = {}
 
     def sink(job, record: dict, log) -> None:
         a, b = record["bots"]
-        for bot, other in ((a, b), (b, a)):
-            cells.setdefault((map_of[job.scenario_file], bot, other), Cell()).add(score(record, bot, other))
+        for seat, (bot, other) in enumerate(((a, b), (b, a)), start=1):
+            tally = score(record, bot, other)
+            cells.setdefault((map_of[job.scenario_file], bot, other), Cell()).add(tally)
+            cells.setdefault((map_of[job.scenario_file], bot, other, seat), Cell()).add(tally)
 
     result = run_jobs([job for _, job in jobs], len(jobs), sink, workers=workers, progress=False)
     if result.failed:
@@ -100,20 +104,26 @@ def play_ladder(
     return cells
 
 
-def pooled(cells: dict[tuple[str, str, str], Cell], bot: str, other: str, maps: tuple[str, ...]) -> Cell:
+def pooled(cells: dict[tuple, Cell], bot: str, other: str, maps: tuple[str, ...], seat: int | None = None) -> Cell:
+    """``bot``'s games against ``other`` on ``maps`` (from ``seat`` only, when given)."""
     total = Cell()
     for name in maps:
-        total.add(cells.get((name, bot, other), Cell()))
+        total.add(cells.get((name, bot, other) if seat is None else (name, bot, other, seat), Cell()))
     return total
 
 
-def describe(cell: Cell) -> str:
-    """ "won 5, lost 2, drawn 1 of 8; 95% CI 36-92%; by rout 3, turn limit 4"."""
+def describe(cell: Cell, seats: tuple[Cell, Cell] | None = None) -> str:
+    """ "won 5, lost 2, drawn 1 of 8; 95% CI 36-92%; by rout 3, turn limit 4; from seat 1
+    4-0-0, from seat 2 1-1-2 (won-drawn-lost)" (the seats when ``seats`` counts any game)."""
     lo, hi = wilson(cell.won, cell.decided)
     how = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cell.how.items())) or "none decided"
+    by_seat = ""
+    if seats is not None and any(c.games for c in seats):
+        by_seat = "; " + ", ".join(f"from seat {k} {c.won}-{c.drawn}-{c.lost}" for k, c in enumerate(seats, 1))
+        by_seat += " (won-drawn-lost)"
     return (
         f"won {cell.won}, lost {cell.lost}, drawn {cell.drawn} of {cell.games}; "
-        f"95% CI {100 * lo:.0f}-{100 * hi:.0f}%; decided by {how}"
+        f"95% CI {100 * lo:.0f}-{100 * hi:.0f}%; decided by {how}{by_seat}"
     )
 
 
@@ -122,10 +132,10 @@ def share(cell: Cell) -> float:
     return 100 * cell.won / cell.decided if cell.decided else float("nan")
 
 
-def row(label: str, bot: str, other: str, cell: Cell) -> dict:
+def row(label: str, bot: str, other: str, cell: Cell, seats: tuple[Cell, Cell] | None = None) -> dict:
     target = TARGETS.get((bot, other))
     return {
-        "name": f"{bot} vs {other}, {label}: {describe(cell)}",
+        "name": f"{bot} vs {other}, {label}: {describe(cell, seats)}",
         "value": round(share(cell), 1),
         "unit": "% of decided",
         "target": f">= {100 * target:.0f}" if target else "(information)",
@@ -133,9 +143,7 @@ def row(label: str, bot: str, other: str, cell: Cell) -> dict:
     }
 
 
-def rows_of(
-    cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps: tuple[str, ...], games: int
-) -> list[dict]:
+def rows_of(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ...], games: int) -> list[dict]:
     """The rows: each pairing (stronger bot first) over every map, then map by map, then the
     refused bot actions."""
     pairs = [(b, a) for a, b in itertools.combinations(bots, 2)]  # (stronger, weaker) by BOTS order
@@ -145,12 +153,24 @@ def rows_of(
             b,
             a,
             pooled(cells, b, a, maps),
+            (pooled(cells, b, a, maps, 1), pooled(cells, b, a, maps, 2)),
         )
         for b, a in pairs
     ]
     for name in maps:
-        rows += [row(f"{name}.yaml ({4 * games} games)", b, a, cells.get((name, b, a), Cell())) for b, a in pairs]
-    refused = sum(c.refused for (m, bot, other), c in cells.items() if bots.index(bot) < bots.index(other))
+        rows += [
+            row(
+                f"{name}.yaml ({4 * games} games)",
+                b,
+                a,
+                cells.get((name, b, a), Cell()),
+                (pooled(cells, b, a, (name,), 1), pooled(cells, b, a, (name,), 2)),
+            )
+            for b, a in pairs
+        ]
+    refused = sum(
+        c.refused for (m, bot, other, *seat), c in cells.items() if not seat and bots.index(bot) < bots.index(other)
+    )
     rows.append(
         {
             "name": "refused bot actions (every ladder game)",
@@ -163,7 +183,7 @@ def rows_of(
     return rows
 
 
-def matrix(cells: dict[tuple[str, str, str], Cell], bots: tuple[str, ...], maps: tuple[str, ...]) -> str:
+def matrix(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ...]) -> str:
     """The win matrix over ``maps``: row bot's share of the decided games against the
     column bot, with its interval and the games' count (markdown)."""
     lines = ["| won by \\ against | " + " | ".join(bots) + " |", "|---|" + "---|" * len(bots)]
