@@ -283,14 +283,14 @@ def test_the_ladder_rows_say_what_each_seat_won():
         (("utility", "planner"), ("a", "b"), "a"),  # planner in seat 2, lost
         (("utility", "planner"), ("b", "a"), None),  # planner in seat 2, drawn
     ]:
-        g = _game(bots, seats, winner, "turn_limit" if winner else None)
+        g = _game(bots, seats, winner, "turn_limit" if winner else None, illegal=0 if winner else 1)
         for seat, (bot, other) in enumerate(((bots[0], bots[1]), (bots[1], bots[0])), start=1):
             for key in (("mirror", bot, other), ("mirror", bot, other, seat)):
                 cells.setdefault(key, ladder.Cell()).add(ladder.score(g, bot, other))
     pooled, by_map, refused = ladder.rows_of(cells, ("utility", "planner"), ("mirror",), games=1)
     for r in (pooled, by_map):
         assert r["name"].endswith("; from seat 1 1-0-0, from seat 2 0-1-1 (won-drawn-lost)"), r["name"]
-    assert pooled["value"] == 50.0 and refused["value"] == 0  # the seats' cells are not counted twice
+    assert pooled["value"] == 50.0 and refused["value"] == 1  # the seats' cells are not counted twice
 
 
 def test_the_ladder_plays_every_bot_with_both_warbands_in_both_seats():
