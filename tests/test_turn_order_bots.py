@@ -187,3 +187,37 @@ def test_random_bots_play_under_other_orders_with_no_refused_action(rules):
     sc = load_scenario(MIRROR, playable=True)
     played = play_game(sc, {1: RandomBot(), 2: RandomBot()}, seed=3, rules=rules, turn_limit=3)
     assert played.game.is_over() and played.refused == 0
+
+
+@pytest.mark.parametrize("rules", [{}, {"turn_order": "alternate"}], ids=["fixed", "alternate"])
+def test_a_rollout_plays_both_turns_in_a_row_then_the_reply(rules):
+    """O1 ``alternate`` gives the second player of a game turn the first turn of the next:
+    a planner's rollout from the first of those plays both by the plan's policy, then the
+    opponent's reply (before, its second turn went to the cheap policy and the opponent
+    never replied). Under the fixed order it stops as the side's next turn begins."""
+    from game.bots import with_neutrals
+    from game.bots.driver import bot_scenario, play_turn
+    from game.bots.planner.rollout import rollout
+
+    g = Game(bot_scenario(load_scenario(MIRROR, playable=True), rules=rules), dice=Dice(seed=5))
+    play_turn(g, with_neutrals({1: UtilityBot(), 2: UtilityBot()}))  # player 1's turn 1
+    assert (g.state.turn, g.state.player) == (1, 2)
+    side = next(u.warband for u in g.state.units.values() if g.warband_player(u.warband) == 2)
+    seen = {"mine": set(), "reply": set()}
+
+    class Seen(UtilityBot):
+        def __init__(self, who):
+            super().__init__()
+            self.who = who
+
+        def choose(self, v):
+            seen[self.who].add((v.state.turn, v.state.player))
+            return super().choose(v)
+
+    rollout(g, 2, side, Seen("mine"), Seen("reply"))
+    if rules:
+        assert seen == {"mine": {(1, 2), (2, 2)}, "reply": {(2, 1)}}
+        assert (g.state.turn, g.state.player) == (3, 1)  # player 1 goes first in turn 3
+    else:
+        assert seen == {"mine": {(1, 2)}, "reply": {(2, 1)}}
+        assert (g.state.turn, g.state.player) == (2, 2)

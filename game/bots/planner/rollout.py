@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from game.bots.driver import with_neutrals
 from game.bots.planner.evaluate import Value, evaluate
 from game.bots.view import view as view_of
+from game.engine import turnorder
 from game.engine.errors import IllegalAction
 
 #: Decisions after which a rollout stops (a policy that never ends its phase is a bug).
@@ -39,8 +40,10 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
     """Play ``game`` (a sandbox) to the end of the opponent's reply turn: ``policy`` decides
     for ``player`` until its turn passes, ``reply`` (and the Neutrals' bot) after that.
     The turn is ``(game turn, player)`` as the flow moves it, so the order is the real one
-    (O1); under ``activation: alternating`` (O2) the side's turn is its activation and the
-    reply the opponent's next activation.
+    (O1): where the side's next turn comes at once (``alternate``, and ``roll_off`` or
+    ``behind_first`` may do it too), that turn is the side's as well, and the reply comes
+    after it. Under ``activation: alternating`` (O2) the side's turn is its activation and
+    the reply the opponent's next activation.
     ``with_reply=False`` stops when the side's own turn ends (a screening: about half the
     cost; the value then weighs the threats). ``record`` gets the side's decisions of its
     own turn, in order."""
@@ -48,10 +51,16 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
     bots = with_neutrals({player: policy, 3 - player: reply})
     steps = refused = 0
     mine_done = False
+    whole_turns = not turnorder.is_alternating(game.rs)  # then the side may play two turns in a row
     while not game.is_over() and steps < MAX_STEPS:
         now = (game.state.turn, game.state.player)
         if now != start:
-            if not mine_done:
+            if not mine_done and whole_turns and now[1] == player:
+                # the side's next turn comes at once (O1 ``alternate``: the second player of
+                # a game turn goes first in the next): it is still the side's, by ``policy``,
+                # and the reply comes after it
+                start = now
+            elif not mine_done:
                 if not with_reply:
                     break
                 mine_done = True
