@@ -43,6 +43,13 @@ def test_a_typo_or_a_bad_count_is_refused_before_anything_runs(argv, capsys):
     assert ("unknown area(s): simm" in err) if argv == ["simm"] else "rounds" in err
 
 
+def test_the_header_says_the_rounds_the_areas_ran():
+    """A ladder-only run plays one round a tree, whatever ``--rounds`` asked."""
+    assert bench.rounds_text({"ladder": 1}) == "1 round(s)"
+    assert bench.rounds_text({"sim": 3, "ui": 3}) == "3 round(s)"
+    assert bench.rounds_text({"ladder": 1, "sim": 3}) == "round(s): ladder 1, sim 3"
+
+
 def test_every_bench_file_is_an_area_and_the_ladder_is_one():
     areas = bench.all_areas()
     assert "ladder" in areas and "sim" in areas and "bench" not in areas

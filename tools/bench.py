@@ -403,18 +403,29 @@ def run_bench(
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     blocks, whole = {}, True
     start_load = load()
+    played: dict[str, int] = {}
     for area in opts.areas:
         m = measure(area, trees, opts.rounds, opts.quick)
         whole = whole and "this" not in m.failed
-        blocks[area] = area_body(area, m, stamp, this, base, max(map(len, m.runs.values()), default=0))
+        played[area] = max(map(len, m.runs.values()), default=0)
+        blocks[area] = area_body(area, m, stamp, this, base, played[area])
         print(f"\n## {area}\n\n{blocks[area]}\n")
     against = f"**baseline** {base}" if base else "no baseline"
     blocks["header"] = (
         f"Last run: {stamp}; **this tree** {this}; {against}; areas {', '.join(opts.areas)}; "
-        f"{opts.rounds} round(s){' (quick)' if opts.quick else ''}.\n\n"
+        f"{rounds_text(played)}{' (quick)' if opts.quick else ''}.\n\n"
         f"Machine: {machine()}; load average {start_load} at the start, {load()} at the end."
     )
     return blocks, whole
+
+
+def rounds_text(played: dict[str, int]) -> str:
+    """The rounds each area ran a tree, as the header says them: "3 round(s)" when all ran
+    as many, else each area's ("round(s): ladder 1, sim 3")."""
+    counts = set(played.values())
+    if len(counts) <= 1:
+        return f"{next(iter(counts), 0)} round(s)"
+    return "round(s): " + ", ".join(f"{area} {n}" for area, n in played.items())
 
 
 def _exit_on_term(signum, frame) -> None:
