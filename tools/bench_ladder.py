@@ -35,7 +35,7 @@ if ROOT not in sys.path:
 from tools.bot_eval import judged  # noqa: E402
 
 from game.sim.runner import run_jobs  # noqa: E402
-from game.sim.headtohead import Tally, score  # noqa: E402
+from game.sim.headtohead import Tally, record, score  # noqa: E402
 from game.sim.stats import wilson  # noqa: E402
 from game.sim.study import Plan, resolve  # noqa: E402
 
@@ -119,7 +119,7 @@ def describe(cell: Cell, seats: tuple[Cell, Cell] | None = None) -> str:
     how = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(cell.how.items())) or "none decided"
     by_seat = ""
     if seats is not None and any(c.games for c in seats):
-        by_seat = "; " + ", ".join(f"from seat {k} {c.won}-{c.drawn}-{c.lost}" for k, c in enumerate(seats, 1))
+        by_seat = "; " + ", ".join(f"from seat {k} {record(c.to_dict())}" for k, c in enumerate(seats, 1))
         by_seat += " (won-drawn-lost)"
     return (
         f"won {cell.won}, lost {cell.lost}, drawn {cell.drawn} of {cell.games}; "
