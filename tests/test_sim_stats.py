@@ -417,3 +417,11 @@ def test_a_check_fires_check_and_a_flow_action_fires_turn():
     assert fired(move) == {"M6": 1, "M7": 1, "check": 1}
     end = SimpleNamespace(ok=True, rule=None, action={"end_phase": {}}, rolls=[], events=[])
     assert fired(end) == {"turn": 1}
+
+
+def test_the_tie_break_note_counts_its_flipped_games_in_words():
+    from game.sim.stats import tie_break_note
+
+    assert tie_break_note({"turn_limit": [1, 0]}).startswith(" The 1 flipped game was won at the turn limit")
+    assert tie_break_note({"turn_limit": [2, 1]}, clear=False).startswith(" All 3 flipped games were won")
+    assert tie_break_note({"turn_limit": [1, 0], "rout": [0, 1]}) == ""

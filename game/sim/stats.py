@@ -662,10 +662,8 @@ def tie_break_note(ends: dict[str, list[int]], clear: bool = True) -> str:
     flipped = sum(a + b for a, b in ends.values())
     if not flipped or set(ends) != {"turn_limit"}:
         return ""
-    said = (
-        f" All {flipped} flipped game{'s were' if flipped > 1 else ' was'} won at the turn limit, on T1's "
-        "tie-break (treasure held), not by a rout or an elimination"
-    )
+    which = f"All {flipped} flipped games were" if flipped > 1 else "The 1 flipped game was"
+    said = f" {which} won at the turn limit, on T1's tie-break (treasure held), not by a rout or an elimination"
     return said + (": the difference comes from the turn limit's tie-break." if clear else ".")
 
 
