@@ -1,4 +1,6 @@
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -8,7 +10,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 # No test reads or writes the user's own data directory (autosave, settings such as the
 # first game's turn card, the crash log): a test that needs one sets its own.
-os.environ.setdefault("SPEEDHEIM_DATA_DIR", tempfile.mkdtemp(prefix="speedheim-test-data-"))
+# The folder is removed when the process ends (each xdist worker makes its own).
+if "SPEEDHEIM_DATA_DIR" not in os.environ:
+    os.environ["SPEEDHEIM_DATA_DIR"] = tempfile.mkdtemp(prefix="speedheim-test-data-")
+    atexit.register(shutil.rmtree, os.environ["SPEEDHEIM_DATA_DIR"], ignore_errors=True)
 # Nor does a test keep the movement engine's caches on disk for the next process
 # (game/engine/movement/kept.py): tests/test_nav_kept.py sets a folder of its own.
 os.environ.setdefault("SPEEDHEIM_NAV_CACHE", "0")
