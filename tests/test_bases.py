@@ -1,4 +1,4 @@
-"""Bases against bases with pymunk (M5, G4): overlap, sweeps, sliding into contact."""
+"""Bases against bases (M5, G4): overlap, sweeps, sliding into contact."""
 
 import math
 
@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from game.engine.movement.bases import BaseField, contact_interval, first_contact, slide_into_contact
+from game.engine.tolerance import EPS
 from tests.factories import bare_unit, build
 
 R25 = 25 / 25.4 / 2
@@ -77,7 +78,7 @@ spot = st.tuples(
 )
 def test_a_whole_paths_broad_phase_loses_no_base_a_segment_sweep_finds(bases, path, data):
     """check_path asks near_path once for a path, then sweep_near for each segment: the
-    same bases, at the same t, as sweep's own broad phase (pymunk) finds segment by segment."""
+    same bases, at the same t, as sweep's own broad phase finds segment by segment."""
     blue = [bare_unit(f"b{k}", (4 * i + dx, 4 * j + dy), base_mm=mm) for k, (i, j, dx, dy, mm) in enumerate(bases)]
     sc, m = build(red=[bare_unit("a", (0.6, 0.6))], blue=blue)
     f = BaseField(m.board, sc.state, exclude=("a",))
@@ -87,3 +88,25 @@ def test_a_whole_paths_broad_phase_loses_no_base_a_segment_sweep_finds(bases, pa
         if a == b:
             continue
         assert f.sweep_near(a, b, R25, near) == f.sweep(a, b, R25, among=among)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(spot, min_size=1, max_size=12, unique_by=lambda s: s[:2]),
+    st.tuples(coord, coord),
+    st.tuples(coord, coord),
+    st.sampled_from([R25, R40]),
+    st.data(),
+)
+def test_the_index_answers_as_testing_every_base(bases, a, b, r, data):
+    """The index (the bases sorted by x, a query looking at its slab) finds what the exact
+    test of every base finds: the overlaps at a point, the bases a sweep meets and where."""
+    blue = [bare_unit(f"b{k}", (4 * i + dx, 4 * j + dy), base_mm=mm) for k, (i, j, dx, dy, mm) in enumerate(bases)]
+    sc, m = build(red=[bare_unit("a", (0.6, 0.6))], blue=blue)
+    f = BaseField(m.board, sc.state, exclude=("a",))
+    among = data.draw(st.none() | st.sets(st.sampled_from([u["id"] for u in blue])))
+    every = [uid for uid in sorted(f.units) if among is None or uid in among]
+    x, y = a
+    want = [uid for uid in every if math.hypot(f.units[uid][0] - x, f.units[uid][1] - y) < r + f.units[uid][2] - EPS]
+    assert f.overlapping(x, y, r, among=among) == want
+    assert f.sweep(a, b, r, among=among) == f.sweep_near(a, b, r, every)

@@ -99,9 +99,9 @@ class Tracer:
         return out
 
     def base_field(self, state: GameState) -> BaseField:
-        """A pymunk index of every active base. The most recent :data:`FIELDS` are kept by
-        where the bases stand (a field is only read once built): a planner's rollouts
-        start from the same positions again and again."""
+        """An index of every active base (:class:`BaseField`). The most recent
+        :data:`FIELDS` are kept by where the bases stand (a field is only read once built):
+        a planner's rollouts start from the same positions again and again."""
         key = tuple((uid, u.x, u.y, u.r, u.active) for uid, u in state.units.items())
         fields = self._fields
         field = fields.pop(key, None)
