@@ -5,6 +5,7 @@ scoring of game records."""
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 import subprocess
 import sys
@@ -140,6 +141,35 @@ def test_a_child_measures_the_game_package_of_the_tree_it_is_given(tmp_path):
     assert rows[0]["target"] == "old"
 
 
+CACHE_FILE = """
+import os
+
+
+def run():
+    return [{"name": "cache", "value": 1.0, "unit": "x", "target": os.environ.get("SPEEDHEIM_NAV_CACHE"), "ok": True}]
+"""
+
+
+def test_each_tree_keeps_the_engine_cache_in_a_folder_of_its_own(tmp_path, monkeypatch):
+    """The disk cache is found by a stamp of the engine's code: the baseline's file, grown
+    by every earlier run on its code, must not stand against a new tree's empty one."""
+    monkeypatch.delenv("SPEEDHEIM_NAV_CACHE", raising=False)
+    trees = {"this": tmp_path / "this", "base": tmp_path / "base"}
+    with contextlib.ExitStack() as stack:
+        caches = bench.nav_caches(stack, trees)
+        assert set(caches) == {"this", "base"} and caches["this"] != caches["base"]
+        assert all(c.is_dir() and not any(c.iterdir()) for c in caches.values())
+        script = tmp_path / "bench_cache.py"
+        script.write_text(CACHE_FILE)
+        rows = bench.run_isolated(script, _code(tmp_path, "old"), cache=caches["base"])
+        assert rows[0]["target"] == str(caches["base"])
+    assert not any(c.exists() for c in caches.values())
+    # a folder (or 0) the caller names is kept for both
+    monkeypatch.setenv("SPEEDHEIM_NAV_CACHE", "0")
+    with contextlib.ExitStack() as stack:
+        assert bench.nav_caches(stack, trees) == {}
+
+
 def test_a_script_that_puts_this_tree_first_is_caught_not_measured(tmp_path):
     script = tmp_path / "bench_which.py"
     script.write_text(f"import sys\nsys.path.insert(0, {str(bench.ROOT)!r})\n" + BENCH_FILE)
@@ -151,7 +181,7 @@ def test_the_trees_alternate_and_a_failing_tree_is_reported_not_rerun(monkeypatc
     (tmp_path / "bench_x.py").write_text("def run():\n    return []\n")
     calls = []
 
-    def fake(path, code, quick=False):
+    def fake(path, code, quick=False, cache=None):
         calls.append(code.name)
         if code.name == "base":
             raise RuntimeError("ImportError: no such thing")
@@ -164,7 +194,9 @@ def test_the_trees_alternate_and_a_failing_tree_is_reported_not_rerun(monkeypatc
     assert len(m.runs["this"]) == 3 and "ImportError" in m.failed["base"]
 
     calls.clear()
-    monkeypatch.setattr(bench, "run_isolated", lambda path, code, quick=False: calls.append(code.name) or [])
+    monkeypatch.setattr(
+        bench, "run_isolated", lambda path, code, quick=False, cache=None: calls.append(code.name) or []
+    )
     bench.measure("x", trees, 4, False, folder=tmp_path)
     assert calls == ["this", "base", "base", "this", "this", "base", "base", "this"]
 

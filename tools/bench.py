@@ -49,6 +49,8 @@ PAGE = ROOT / "docs" / "benchmarks.md"
 #: What the baseline export holds: the code under test. Scripts, tools and maps are this tree's.
 CODE = ("game",)
 ROUNDS = 3
+#: The environment variable naming the folder of the movement engine's disk cache.
+NAV_CACHE = "SPEEDHEIM_NAV_CACHE"
 #: The games a win rate plays under --quick (the areas' own defaults: 20 and 4 a map).
 QUICK_GAMES = {"SPEEDHEIM_BOT_GAMES": "6", "SPEEDHEIM_PLANNER_GAMES": "2"}
 
@@ -141,10 +143,13 @@ def baseline_tree(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = False) -> list[dict]:
+def run_isolated(
+    path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = False, cache: pathlib.Path | None = None
+) -> list[dict]:
     """The rows of one bench file, run in a fresh process on the ``game`` package of ``code``
     (first on PYTHONPATH, before this tree, which gives the scripts' own imports). The child
     says where its ``game`` came from, and a mismatch is an error rather than a wrong figure.
+    ``cache``: the folder the child keeps the movement engine's disk cache in (:func:`nav_caches`).
     A script may leave markdown for the page in a module global ``PAGE_NOTE`` after
     ``run()`` (the ladder's win matrix): it comes last, as a row ``{"note": text}``."""
     child = (
@@ -162,6 +167,8 @@ def run_isolated(path: pathlib.Path, code: pathlib.Path = ROOT, quick: bool = Fa
     if quick:
         for key, value in QUICK_GAMES.items():
             env.setdefault(key, value)
+    if cache is not None:
+        env[NAV_CACHE] = str(cache)
     # run from ``code``: ``python -c`` puts the working folder first on sys.path
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, cwd=code)
     for line in out.stdout.splitlines():
@@ -373,10 +380,16 @@ def area_rounds(path: pathlib.Path, rounds: int) -> int:
 
 
 def measure(
-    area: str, trees: dict[str, pathlib.Path], rounds: int, quick: bool, folder: pathlib.Path = HERE
+    area: str,
+    trees: dict[str, pathlib.Path],
+    rounds: int,
+    quick: bool,
+    folder: pathlib.Path = HERE,
+    caches: dict[str, pathlib.Path] | None = None,
 ) -> Measured:
     """Run one area ``rounds`` times on each tree (fewer if the area says so: area_rounds),
-    swapping the order every round; a tree whose run fails is not run again."""
+    swapping the order every round; a tree whose run fails is not run again. ``caches``:
+    each tree's folder for the movement engine's disk cache (:func:`nav_caches`)."""
     m = Measured()
     path = folder / f"bench_{area}.py"
     rounds = area_rounds(path, rounds)
@@ -387,7 +400,7 @@ def measure(
                 continue
             t0 = time.perf_counter()
             try:
-                got = run_isolated(path, trees[tree], quick)
+                got = run_isolated(path, trees[tree], quick, (caches or {}).get(tree))
                 m.runs.setdefault(tree, []).append([row for row in got if "note" not in row])
                 m.notes.update({tree: row["note"] for row in got if "note" in row})
             except Exception as exc:  # a script that fails on one tree still reports the other
@@ -396,8 +409,30 @@ def measure(
     return m
 
 
+def nav_caches(stack: contextlib.ExitStack, trees: dict[str, pathlib.Path]) -> dict[str, pathlib.Path]:
+    """A fresh, empty folder for each tree's disk cache of the movement engine
+    (game/engine/movement/kept.py), removed with ``stack``; none when the environment
+    names one (``SPEEDHEIM_NAV_CACHE``: a folder, or 0 for none).
+
+    The cache file is found by a stamp of the engine's code. Without this, the baseline
+    would read the file that every earlier process on its code has grown (tens of MB: more
+    to load, and more answers kept), and a tree whose engine changed would start from
+    nothing, so the two would differ for that alone. With a folder each, both start empty
+    and are warmed by the same rounds."""
+    if os.environ.get(NAV_CACHE) is not None:
+        return {}
+    return {
+        name: pathlib.Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"speedheim-bench-cache-{name}-")))
+        for name in trees
+    }
+
+
 def run_bench(
-    opts: Options, trees: dict[str, pathlib.Path], this: str, base: str | None
+    opts: Options,
+    trees: dict[str, pathlib.Path],
+    this: str,
+    base: str | None,
+    caches: dict[str, pathlib.Path] | None = None,
 ) -> tuple[dict[str, str], bool]:
     """(the page's blocks, whether this tree ran every area)."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -405,7 +440,7 @@ def run_bench(
     start_load = load()
     played: dict[str, int] = {}
     for area in opts.areas:
-        m = measure(area, trees, opts.rounds, opts.quick)
+        m = measure(area, trees, opts.rounds, opts.quick, caches=caches)
         whole = whole and "this" not in m.failed
         played[area] = max(map(len, m.runs.values()), default=0)
         blocks[area] = area_body(area, m, stamp, this, base, played[area])
@@ -447,7 +482,7 @@ def main(argv: list[str]) -> int:
             except RuntimeError as exc:
                 print(f"tools/bench.py: baseline {opts.base}: {exc}", file=sys.stderr)
                 return 2
-        blocks, whole = run_bench(opts, trees, this, base)
+        blocks, whole = run_bench(opts, trees, this, base, nav_caches(stack, trees))
     page = opts.out.read_text(encoding="utf-8") if opts.out.exists() else "# Benchmarks\n"
     opts.out.write_text(update_page(page, blocks), encoding="utf-8")
     print(f"written: {opts.out}", file=sys.stderr)

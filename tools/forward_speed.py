@@ -18,7 +18,11 @@ process where it can be (the machine is shared: wall time counts the others' wor
     python tools/forward_speed.py --base /path/to/old --runs 5 game legal tail planner
 
 With ``--base`` each figure is measured ``--runs`` times in each checkout, alternating,
-and the medians are printed with their ratio (this checkout / the base).
+and the medians are printed with their ratio (this checkout / the base). Each checkout
+keeps the movement engine's disk cache in a fresh folder of its own, removed afterwards,
+unless ``SPEEDHEIM_NAV_CACHE`` is set (``0``: none, every run cold): its file is found by
+a stamp of the engine's code, and the one every earlier run of the base has grown would
+otherwise stand against a new one (``tools/bench.py``'s ``nav_caches``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -112,8 +117,10 @@ def figure(name: str) -> float:
     raise SystemExit(f"unknown figure {name!r} (one of {', '.join(FIGURES)})")
 
 
-def _run(checkout: str, name: str) -> float:
+def _run(checkout: str, name: str, cache: str | None = None) -> float:
     env = dict(os.environ, PYTHONPATH=checkout, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    if cache is not None:
+        env["SPEEDHEIM_NAV_CACHE"] = cache
     env.setdefault(CROWDED, os.path.join(ROOT, "game", "engine", "reference", "crowded.py"))
     out = subprocess.run(
         [sys.executable, os.path.join(checkout, "tools", "forward_speed.py"), name],
@@ -132,17 +139,24 @@ def compare(base: str, names: list[str], runs: int) -> None:
     """Each figure ``runs`` times per checkout, alternating; medians and their ratio."""
     if not os.path.exists(os.path.join(base, "tools", "forward_speed.py")):
         raise SystemExit(f"{base}: copy tools/forward_speed.py there first (it runs each checkout's own code)")
-    for name in names:
-        mine, theirs = [], []
-        for _ in range(runs):
-            theirs.append(_run(base, name))
-            mine.append(_run(ROOT, name))
-        a, b = statistics.median(mine), statistics.median(theirs)
-        print(
-            f"{name:<8} this {a:9.4f}  base {b:9.4f}  ratio {a / b:5.2f}   "
-            f"(this {' '.join(f'{v:.3f}' for v in mine)}; base {' '.join(f'{v:.3f}' for v in theirs)})",
-            flush=True,
-        )
+    with tempfile.TemporaryDirectory() as base_cache, tempfile.TemporaryDirectory() as own_cache:
+        named = os.environ.get("SPEEDHEIM_NAV_CACHE") is not None  # the caller's choice stands
+        for name in names:
+            _compare(base, name, runs, None if named else base_cache, None if named else own_cache)
+
+
+def _compare(base: str, name: str, runs: int, base_cache: str | None, own_cache: str | None) -> None:
+    """One figure of :func:`compare`, each checkout's disk cache in its folder (None: as set)."""
+    mine, theirs = [], []
+    for _ in range(runs):
+        theirs.append(_run(base, name, base_cache))
+        mine.append(_run(ROOT, name, own_cache))
+    a, b = statistics.median(mine), statistics.median(theirs)
+    print(
+        f"{name:<8} this {a:9.4f}  base {b:9.4f}  ratio {a / b:5.2f}   "
+        f"(this {' '.join(f'{v:.3f}' for v in mine)}; base {' '.join(f'{v:.3f}' for v in theirs)})",
+        flush=True,
+    )
 
 
 def main(argv=None) -> int:
