@@ -17,7 +17,7 @@ process where it can be (the machine is shared: wall time counts the others' wor
     python tools/forward_speed.py game                     # one figure, this checkout
     python tools/forward_speed.py --base /path/to/old --runs 5 game legal tail planner
 
-With ``--base`` each figure is measured ``--runs`` times in each checkout, alternating,
+With ``--base`` each figure is measured ``--runs`` times in each checkout, alternating (the order swapped every run),
 and the medians are printed with their ratio (this checkout / the base). Each checkout
 keeps the movement engine's disk cache in a fresh folder of its own, removed afterwards,
 unless ``SPEEDHEIM_NAV_CACHE`` is set (``0``: none, every run cold): its file is found by
@@ -148,9 +148,13 @@ def compare(base: str, names: list[str], runs: int) -> None:
 def _compare(base: str, name: str, runs: int, base_cache: str | None, own_cache: str | None) -> None:
     """One figure of :func:`compare`, each checkout's disk cache in its folder (None: as set)."""
     mine, theirs = [], []
-    for _ in range(runs):
-        theirs.append(_run(base, name, base_cache))
-        mine.append(_run(ROOT, name, own_cache))
+    for k in range(runs):
+        # the order swapped every run (base, this; this, base; ...), as make bench does
+        for side in ("base", "this") if k % 2 == 0 else ("this", "base"):
+            if side == "base":
+                theirs.append(_run(base, name, base_cache))
+            else:
+                mine.append(_run(ROOT, name, own_cache))
     a, b = statistics.median(mine), statistics.median(theirs)
     print(
         f"{name:<8} this {a:9.4f}  base {b:9.4f}  ratio {a / b:5.2f}   "
