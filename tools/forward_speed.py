@@ -17,12 +17,13 @@ process where it can be (the machine is shared: wall time counts the others' wor
     python tools/forward_speed.py game                     # one figure, this checkout
     python tools/forward_speed.py --base /path/to/old --runs 5 game legal tail planner
 
-With ``--base`` each figure is measured ``--runs`` times in each checkout, alternating (the order swapped every run),
-and the medians are printed with their ratio (this checkout / the base). Each checkout
-keeps the movement engine's disk cache in a fresh folder of its own, removed afterwards,
-unless ``SPEEDHEIM_NAV_CACHE`` is set (``0``: none, every run cold): its file is found by
-a stamp of the engine's code, and the one every earlier run of the base has grown would
-otherwise stand against a new one (``tools/bench.py``'s ``nav_caches``).
+With ``--base`` each figure is measured ``--runs`` times in each checkout, alternating
+(the order swapped every run), and the medians are printed with their ratio (this
+checkout / the base). Each checkout keeps the movement engine's disk cache in a fresh
+folder of its own, removed afterwards, unless ``SPEEDHEIM_NAV_CACHE`` is set (``0``: none,
+every run cold): its file is found by a stamp of the engine's code, and the one every
+earlier run of the base has grown would otherwise stand against a new one
+(``tools/bench.py``'s ``nav_caches``).
 """
 
 from __future__ import annotations
