@@ -173,3 +173,26 @@ def test_a_compacted_tangents_table_gives_the_same_rows():
     assert len(t.parts) == 1
     for want in (np.arange(0, 20), np.array([31, 30, 3]), np.arange(15, 40)):
         same(t.get(want, work), u.get(want, work))
+
+
+def test_a_new_map_s_structures_are_frozen_out_of_the_collector_s_way_a_few_times(fresh, monkeypatch):
+    """A full collection of the cycle collector walked the map's structures in the middle of
+    an Engage question (80-100 ms on stress.yaml). A new map's structures are frozen out of
+    its way (gc.freeze), at most ``_FREEZES`` times a process: what is frozen is never
+    collected as a cycle again."""
+    import gc
+
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+
+    def build_new_map() -> None:
+        monkeypatch.setattr(nav, "_MAPS", {})
+        Game(bot_scenario(load_scenario(MAP), turn_limit=2), dice=Dice(seed=1)).mover.nav.prepare([0.5])
+
+    monkeypatch.setattr(nav, "_FREEZES", [1])
+    before = gc.get_freeze_count()
+    build_new_map()
+    frozen = gc.get_freeze_count()
+    assert frozen > before
+    build_new_map()  # none left: nothing more is frozen
+    assert gc.get_freeze_count() == frozen
