@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
 import gc
+import itertools
 import math
 import threading
 from dataclasses import replace
