@@ -29,12 +29,12 @@ earlier run of the base has grown would otherwise stand against a new one
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -118,10 +118,10 @@ def figure(name: str) -> float:
     raise SystemExit(f"unknown figure {name!r} (one of {', '.join(FIGURES)})")
 
 
-def _run(checkout: str, name: str, cache: str | None = None) -> float:
+def _run(checkout: str, name: str, cache: os.PathLike | None = None) -> float:
     env = dict(os.environ, PYTHONPATH=checkout, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
     if cache is not None:
-        env["SPEEDHEIM_NAV_CACHE"] = cache
+        env["SPEEDHEIM_NAV_CACHE"] = str(cache)
     env.setdefault(CROWDED, os.path.join(ROOT, "game", "engine", "reference", "crowded.py"))
     out = subprocess.run(
         [sys.executable, os.path.join(checkout, "tools", "forward_speed.py"), name],
@@ -140,13 +140,16 @@ def compare(base: str, names: list[str], runs: int) -> None:
     """Each figure ``runs`` times per checkout, alternating; medians and their ratio."""
     if not os.path.exists(os.path.join(base, "tools", "forward_speed.py")):
         raise SystemExit(f"{base}: copy tools/forward_speed.py there first (it runs each checkout's own code)")
-    with tempfile.TemporaryDirectory() as base_cache, tempfile.TemporaryDirectory() as own_cache:
-        named = os.environ.get("SPEEDHEIM_NAV_CACHE") is not None  # the caller's choice stands
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from bench import nav_caches  # make bench's: a fresh folder a side, unless the environment names one
+
+    with contextlib.ExitStack() as stack:
+        caches = nav_caches(stack, {"base": base, "this": ROOT})
         for name in names:
-            _compare(base, name, runs, None if named else base_cache, None if named else own_cache)
+            _compare(base, name, runs, caches.get("base"), caches.get("this"))
 
 
-def _compare(base: str, name: str, runs: int, base_cache: str | None, own_cache: str | None) -> None:
+def _compare(base: str, name: str, runs: int, base_cache: os.PathLike | None, own_cache: os.PathLike | None) -> None:
     """One figure of :func:`compare`, each checkout's disk cache in its folder (None: as set)."""
     mine, theirs = [], []
     for k in range(runs):
