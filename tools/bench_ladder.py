@@ -112,6 +112,11 @@ def pooled(cells: dict[tuple, Cell], bot: str, other: str, maps: tuple[str, ...]
     return total
 
 
+def by_seat(cells: dict[tuple, Cell], bot: str, other: str, maps: tuple[str, ...]) -> tuple[Cell, Cell]:
+    """``bot``'s games against ``other`` on ``maps`` from seat 1, and from seat 2."""
+    return pooled(cells, bot, other, maps, 1), pooled(cells, bot, other, maps, 2)
+
+
 def describe(cell: Cell, seats: tuple[Cell, Cell] | None = None) -> str:
     """ "won 5, lost 2, drawn 1 of 8; 95% CI 36-92%; by rout 3, turn limit 4; from seat 1
     4-0-0, from seat 2 1-1-2 (won-drawn-lost)" (the seats when ``seats`` counts any game)."""
@@ -153,7 +158,7 @@ def rows_of(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ..
             b,
             a,
             pooled(cells, b, a, maps),
-            (pooled(cells, b, a, maps, 1), pooled(cells, b, a, maps, 2)),
+            by_seat(cells, b, a, maps),
         )
         for b, a in pairs
     ]
@@ -164,7 +169,7 @@ def rows_of(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ..
                 b,
                 a,
                 cells.get((name, b, a), Cell()),
-                (pooled(cells, b, a, (name,), 1), pooled(cells, b, a, (name,), 2)),
+                by_seat(cells, b, a, (name,)),
             )
             for b, a in pairs
         ]
