@@ -109,20 +109,9 @@ class BaseField:
         bx, by = float(b[0]), float(b[1])
         if (ax, ay) == (bx, by):
             return [(0.0, uid) for uid in self.overlapping(ax, ay, r, z, allowed)]
-        x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
-        near = []
-        units = self.units
-        for uid in self._slab(x0 - r - self._rmax, x1 + r + self._rmax):
-            ox, oy, orad, _oz = units[uid]
-            reach = r + orad
-            if (
-                x0 - reach <= ox <= x1 + reach
-                and y0 - reach <= oy <= y1 + reach
-                and (allowed is None or uid in allowed)
-                and self._level_ok(uid, z)
-            ):
-                near.append(uid)
-        return self.sweep_near((ax, ay), (bx, by), r, near)
+        slab = self._slab(min(ax, bx) - r - self._rmax, max(ax, bx) + r + self._rmax)
+        cands = [uid for uid in slab if (allowed is None or uid in allowed) and self._level_ok(uid, z)]
+        return self.sweep_near((ax, ay), (bx, by), r, self.near_path(((ax, ay), (bx, by)), r, cands))
 
     def near_path(self, pts: Sequence[Sequence[float]], r: float, among: Iterable[str]) -> list[str]:
         """The bases of ``among`` that a base of radius r on the polyline ``pts`` could
