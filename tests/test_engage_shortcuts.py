@@ -5,6 +5,7 @@ the edge of difficult ground, game/engine/reference/crowded.py), where they matt
 - ``BandSpace.ok_points`` asks the obstacles only of the points near their bounding boxes;
 - ``BandSpace._ring_clear`` and ``NavCache._off_difficult`` are kept per circle or start;
 - ``nav.rim_spots`` asks where the base may end only of the spots within reach;
+- ``Tracer.may_end`` (where a contact spot may end) asks the bases before the ground;
 - a circle's departures towards a goal region leave out the stretches to the band's own
   circles before they are made into rows (``links_from(to_circles=False)``).
 """
@@ -173,3 +174,54 @@ def test_a_query_searching_several_points_answers_each_as_a_query_of_its_own(cro
                 ended += 1
             compared += 1
     assert compared >= 20 and ended >= 5
+
+
+@pytest.mark.parametrize("seed", [4, 7])
+def test_may_end_says_what_end_problem_says(seed):
+    """``Tracer.may_end`` refuses a spot a base at its level overlaps before the ground's
+    questions (the contact goal's test of every spot it tries): the same answer as
+    ``end_problem(...) is None``, on every unit of a crowded table at spots round every
+    other base (touching, overlapping a little, a hair apart) and over a grid of the table,
+    which covers roofs, walls, impassable and difficult ground."""
+    g = _engage_game(seed)
+    mover, st = g.mover, g.state
+    field = mover.base_field(st)
+    units = [u for u in st.units.values() if u.active]
+    w, h = float(g.board.width), float(g.board.height)
+    grid = [(x, y) for x in np.linspace(0.3, w - 0.3, 23) for y in np.linspace(0.3, h - 0.3, 23)]
+    seen = {True: 0, False: 0}
+    for u in units[::3]:
+        spots = list(grid)
+        for o in units:
+            if o is u:
+                continue
+            for k in range(8):
+                a = k * math.pi / 4
+                for d in (u.r + o.r - 0.05, u.r + o.r, u.r + o.r + 1e-9, u.r + o.r + 0.3):
+                    spots.append((o.x + d * math.cos(a), o.y + d * math.sin(a)))
+        for x, y in spots:
+            x, y = float(x), float(y)
+            want = mover.end_problem(st, u, x, y, field) is None
+            assert mover.may_end(st, u, x, y, field) is want, (u.id, x, y)
+            seen[want] += 1
+    assert seen[True] > 100 and seen[False] > 100
+
+
+def test_may_end_lets_a_base_at_another_level_overlap_as_end_problem_does():
+    """Only a base at the spot's level refuses it (M5 counts bases within free_height).
+    Legal tables never put two bases' discs over each other at different levels, so the
+    state is made by hand: a base on the town hall's 3" roof whose disc hangs over the
+    edge, and a spot on the ground beside it that overlaps that disc."""
+    g = Game(load_scenario("maps/default.yaml"), dice=Dice(seed=1), history=False)
+    st = g.state
+    roof, ground = [u for u in st.units.values() if u.base_mm == 25][:2]
+    roof.x, roof.y = 12.0 - roof.r / 2, 12.0  # on the roof (x <= 12), half a radius over its edge
+    x, y = 12.0 + ground.r + 0.01, 12.0  # on the ground, its base clear of the wall
+    assert math.hypot(x - roof.x, y - roof.y) < roof.r + ground.r  # the two discs overlap
+    field = g.mover.base_field(st)
+    assert g.mover.end_problem(st, ground, x, y, field) is None
+    assert g.mover.may_end(st, ground, x, y, field) is True
+    roof.x = 12.0 + ground.r * 2 + 0.3  # the same base on the ground beside the spot
+    field = g.mover.base_field(st)
+    assert g.mover.end_problem(st, ground, x, y, field) is not None
+    assert g.mover.may_end(st, ground, x, y, field) is False

@@ -681,7 +681,7 @@ class NavCache:
         )
 
         def end_ok(x: float, y: float) -> bool:
-            return mover.in_contact(x, y, unit, target) and mover.end_problem(state, unit, x, y, ctx.field) is None
+            return mover.in_contact(x, y, unit, target) and mover.may_end(state, unit, x, y, ctx.field)
 
         kept_off = []
         for uid, (ox, oy, orr, _oz) in ctx.field.units.items():

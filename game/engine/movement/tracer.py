@@ -535,6 +535,20 @@ class Tracer:
         why = _ground_level(self, unit, x, y)
         return IllegalAction(*why) if why is not None else None
 
+    def may_end(self, state: GameState, unit: Unit, x: float, y: float, field: BaseField) -> bool:
+        """``end_problem(...) is None``, the bases asked first: a base at the spot's level
+        that it would overlap refuses it (M5) whatever the ground says, and costs less to
+        find than the ground's questions. The spot's level is :meth:`Board.height_at`, the
+        height ``end_problem`` measures the bases against when the ground allows the spot;
+        where the ground refuses it, the answer is False either way."""
+        z = self.board.height_at(x, y)
+        level = self.free + EPS
+        units = field.units
+        for uid in field.overlapping(x, y, unit.r):
+            if uid != unit.id and abs(units[uid][3] - z) <= level:
+                return False
+        return self.end_problem(state, unit, x, y, field) is None
+
 
 def forget_kept(tracer: Tracer) -> None:
     """Drop what ``tracer`` keeps of answers asked before (its traces, end spots and base
