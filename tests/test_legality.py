@@ -567,3 +567,45 @@ def test_the_legality_bench_stops_on_an_engine_error_instead_of_timing_it():
         _sound(legal)
     fine = Legal("u", ("move",), {}, {}, {"engage": refusal})
     assert _sound(fine) is fine
+
+
+def test_refusals_handed_back_as_answers_leave_no_cycles_for_the_collector():
+    """A refusal caught and handed back as an answer (``why_illegal``, ``legal_actions``,
+    the movement engine's kept answers) carries no traceback. Its frames held every local
+    of the check, and the frame that caught it held the refusal: a cycle only the cycle
+    collector frees (a utility game left some hundred thousand such objects for it, and
+    its full passes paused the game for 60 ms each)."""
+    import gc
+
+    from game.bots import UtilityBot, play_turn
+    from game.bots.driver import with_neutrals
+    from game.engine.movement.tracer import forget_kept
+
+    g = Game(load_scenario(os.path.join(ROOT, "maps", "default.yaml")), dice=Dice(seed=1))
+    bots = with_neutrals({1: UtilityBot(), 2: UtilityBot()})
+    play_turn(g, bots)  # player 1's first turn: the armies meet in player 2's
+    while g.state.phase != "engage":
+        g.apply({"end_phase": {}})
+    uids = side_to_act(g)
+    far = {"move": {"unit": uids[0], "to": [1.0, 1.0]}}
+    g.apply({"end_phase": {}})
+    why = g.why_illegal(far)
+    assert why is not None and why.__traceback__ is None
+    del why
+    gc.collect()
+    flags = gc.get_debug()
+    gc.disable()
+    try:
+        for uid in side_to_act(g):
+            g.why_illegal({"move": {"unit": uid, "to": [1.0, 1.0]}})
+            g.legal_actions(uid)
+        g.mover.nav.forget()  # the kept answers let go: what they held is garbage now
+        forget_kept(g.mover)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = sorted({type(o).__name__ for o in gc.garbage} & {"frame", "traceback"})
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []

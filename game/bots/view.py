@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
 from game.engine.dice import Dice
-from game.engine.errors import IllegalAction
+from game.engine.errors import IllegalAction, as_value
 from game.engine.game import Game, Legal
 from game.engine.model import GameState, shallow_copy
 from game.engine.movement.route import ladder_tops, route
@@ -175,7 +175,7 @@ class View:
         try:
             return self._game.mover.plan(self._game.state, uid, to=to, run=run)
         except IllegalAction as why:
-            return why
+            return as_value(why)
 
     @property
     def thinking(self) -> bool:
@@ -211,7 +211,7 @@ class View:
                     st.units[uid].x, st.units[uid].y = float(at[0]), float(at[1])
                 return route(game.mover, st, uid, to, **kw)
         except IllegalAction as why:
-            return why
+            return as_value(why)
 
     def ladder_tops(self, uid: str, longest_move: float | None = None) -> list[tuple[float, float]]:
         """A spot atop each ladder the unit's move climbs whole

@@ -70,6 +70,17 @@ class IllegalAction(ValueError):
         super().__init__(f"{rule}: {reason}")
 
 
+def as_value(refusal: IllegalAction) -> IllegalAction:
+    """A refusal caught to be returned or kept as an answer, without its traceback. The
+    traceback holds the frames the refusal passed through, and the frame that caught it
+    holds the refusal: a cycle that keeps every local of the check alive until the cycle
+    collector finds it (a utility game made some hundred thousand such objects, and the
+    collector's full passes over them paused the game for 60 ms each). An answer needs
+    only its rule and reason."""
+    refusal.__traceback__ = None
+    return refusal
+
+
 class UnmeasuredRefusal(IllegalAction):
     """An action refused by a question that wants only the verdict (the targets
     :meth:`Game.legal_actions` lists): it is illegal, and the refusal ``apply`` gives, with

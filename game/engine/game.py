@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 from game.engine import rules, turnorder
 from game.engine.actions import Action, describe, normalize, parse_action
 from game.engine.dice import Dice, Roll
-from game.engine.errors import IllegalAction, UnmeasuredRefusal
+from game.engine.errors import IllegalAction, UnmeasuredRefusal, as_value
 from game.engine.events import Automatic, Event
 from game.engine.flow import FLOW_ACTIONS, Flow
 from game.engine.geometry import Board, board_for
@@ -334,7 +334,7 @@ class Game:
             else:
                 self._check(act, flow_checked=True)
         except IllegalAction as exc:
-            return exc
+            return as_value(exc)
         except Exception as exc:  # a bug of ours: refused, as apply refuses it
             return _internal(exc)
         return None

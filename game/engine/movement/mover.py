@@ -34,7 +34,7 @@ import threading
 from typing import Sequence
 
 from game.engine.dice import Dice
-from game.engine.errors import IllegalAction, UnmeasuredRefusal
+from game.engine.errors import IllegalAction, UnmeasuredRefusal, as_value
 from game.engine.events import CheckFell, ClimbStopped, FallRolled, GapJumpFailed
 from game.engine.geometry import Board
 from game.engine.model import STATUSES, GameState, Scenario, Unit
@@ -351,7 +351,7 @@ class Mover(Tracer):
             try:
                 self.plan_engage(state, uid, target_id, descend=descend)
             except IllegalAction as exc:
-                return exc
+                return as_value(exc)
         return None
 
     def refuse_far_engage(self, unit: Unit, target: Unit, allow: Allowance) -> None:

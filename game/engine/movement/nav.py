@@ -36,7 +36,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Point as ShPoint
 
-from game.engine.errors import IllegalAction
+from game.engine.errors import IllegalAction, as_value
 from game.engine.model import GameState, Unit
 from game.engine.movement.geom import ARC_EXCESS, TAU, dedup, overlap_cos
 from game.engine.movement import kept as kept_on_disk
@@ -140,7 +140,7 @@ def answer_or_refusal(work):
     except IllegalAction as exc:
         if type(exc) is not IllegalAction:
             raise
-        return exc
+        return as_value(exc)
 
 
 def handed_out(answer):
@@ -525,7 +525,7 @@ class NavCache:
                 state, unit, [(unit.x, unit.y), goal], descend, field=ctx.field, blockers=ctx.blockers
             )
         except IllegalAction as exc:
-            return ctx, None, exc
+            return ctx, None, as_value(exc)
         return ctx, straight, None
 
     def _point_goal(self, goal: tuple[float, float]) -> SearchGoal:

@@ -18,7 +18,7 @@ import shapely
 from shapely.geometry import LineString
 from shapely.geometry import Point as ShPoint
 
-from game.engine.errors import IllegalAction
+from game.engine.errors import IllegalAction, as_value
 from game.engine.geometry import Board
 from game.engine.model import BLOCKING_STATUSES, GameState, Scenario, Unit
 from game.engine.movement.bases import BaseField, contact_interval
@@ -571,7 +571,7 @@ def _kept_trace(tracer: Tracer, unit: Unit, pts: list[Point], descend: str) -> T
         except IllegalAction as exc:
             if type(exc) is not IllegalAction:
                 raise
-            answer = exc
+            answer = as_value(exc)
         if len(traces) >= TRACES:
             del traces[next(iter(traces))]  # the one asked for least recently
     traces[key] = answer

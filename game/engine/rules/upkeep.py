@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from game.engine.decisions import Grab, NeutralsAct, PickUp, VoluntaryRout
-from game.engine.errors import IllegalAction
+from game.engine.errors import IllegalAction, as_value
 from game.engine.events import LeftTable, Measured, PlayedOn, RoutChecked, Routed, TreasureDenied, Won
 from game.engine.rule_ids import RuleId
 from game.engine.rules import effects, engage
@@ -93,7 +93,7 @@ def neutral_advance(ctx: Ctx, u) -> None:
     try:
         plan = engage.plan_engage(ctx, u, t)
     except IllegalAction as why:
-        refused = why
+        refused = as_value(why)
     else:
         engage.do_engage(ctx, plan)
         ctx.auto(RuleId.U1, f"{u.id} engages {t.id}" if t.id in u.engaged_with else f"{u.id} tries to engage {t.id}")
