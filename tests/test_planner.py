@@ -726,3 +726,38 @@ def test_the_reply_in_a_rollout_charges_the_unit_whose_loss_routs():
     assert reply.choose_game(g, 2).action == {"engage": {"unit": "blue-troll", "target": "red-captain"}}
     g.state.lost["red"] = 0
     assert reply.choose_game(g, 2).action == {"end_phase": {}}
+
+
+def test_a_planner_turn_leaves_nothing_for_the_cycle_collector():
+    """Every rollout plays on a copy of the game. A copy held its rules context and the
+    context held the copy, and a contact goal's test held its query, which held the goal:
+    cycles that only the cycle collector frees (some hundred thousand objects a planner
+    game, and the memory until a full pass). Now reference counting frees each copy as
+    soon as its rollout ends."""
+    import gc
+
+    from game.bots import UtilityBot, play_turn, with_neutrals
+    from game.bots.driver import bot_scenario
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.engine.scenario import load_scenario
+
+    sc = bot_scenario(load_scenario(os.path.join(ROOT, "maps", "mirror.yaml")))
+    g = Game(sc, dice=Dice(seed=3))
+    bots = with_neutrals({1: make_bot("planner:250ms"), 2: UtilityBot()})
+    gc.collect()
+    flags = gc.get_debug()
+    gc.disable()
+    try:
+        play_turn(g, bots)
+        play_turn(g, bots)  # the utility bot's reply
+        play_turn(g, bots)  # the planner again, the armies nearer
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+        gc.enable()
+    assert g.state.turn == 2  # the game is alive: only what the turns dropped was looked at
+    assert not left & {"Game", "Ctx", "SearchContext", "SearchGoal", "GameState"}, sorted(left)

@@ -680,8 +680,10 @@ class NavCache:
             k for k, band in enumerate(self.surf.bands) if any(abs(z - zt) <= free + EPS for z in band.levels)
         )
 
+        field = ctx.field  # not ctx: the goal is kept by the context (SearchContext.goals)
+
         def end_ok(x: float, y: float) -> bool:
-            return mover.in_contact(x, y, unit, target) and mover.may_end(state, unit, x, y, ctx.field)
+            return mover.in_contact(x, y, unit, target) and mover.may_end(state, unit, x, y, field)
 
         kept_off = []
         for uid, (ox, oy, orr, _oz) in ctx.field.units.items():

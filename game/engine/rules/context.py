@@ -17,6 +17,7 @@ the game's current state (undo swaps it), so rules hold no state of their own.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
 
@@ -79,7 +80,9 @@ class Ctx:
     """What the rules see of a game (see the module's docstring)."""
 
     def __init__(self, game: Host):
-        self._game = game
+        # weakly: the game holds its context, and a planner's copies of the game (one a
+        # rollout) are then freed by reference counting, not left to the cycle collector
+        self._game = weakref.proxy(game)
         self.scenario = game.scenario
         self.rs = game.rs
         self.board = game.board
