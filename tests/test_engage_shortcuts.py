@@ -225,3 +225,33 @@ def test_may_end_lets_a_base_at_another_level_overlap_as_end_problem_does():
     field = g.mover.base_field(st)
     assert g.mover.end_problem(st, ground, x, y, field) is not None
     assert g.mover.may_end(st, ground, x, y, field) is False
+
+
+def test_a_game_dropped_after_its_engage_questions_leaves_no_cycles():
+    """A game asked every Engage question of a crowded table, then dropped, is freed at
+    once by reference counting: its rules context holds it weakly, a contact goal's test
+    holds the query's bases and not the query (which keeps the goal), and the refusals it
+    kept hold no traceback. A cycle waits for the cycle collector, whose full passes paused
+    the game, and one made before a map's structures are frozen is never freed at all
+    (docs/decisions/0007)."""
+    import gc
+    import weakref
+
+    g = _engage_game(5)
+    gc.collect()
+    flags = gc.get_debug()
+    gc.disable()
+    try:
+        legal_report(g)
+        game = weakref.ref(g)
+        del g
+        freed = game() is None
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+        gc.enable()
+    assert freed
+    assert not left & {"Game", "Ctx", "SearchContext", "SearchGoal", "frame", "traceback"}, sorted(left)

@@ -745,11 +745,11 @@ def test_a_planner_turn_leaves_nothing_for_the_cycle_collector():
     sc = bot_scenario(load_scenario(os.path.join(ROOT, "maps", "mirror.yaml")))
     g = Game(sc, dice=Dice(seed=3))
     bots = with_neutrals({1: make_bot("planner:250ms"), 2: UtilityBot()})
+    play_turn(g, bots)  # the map's structures built (a map they displace is garbage)
     gc.collect()
     flags = gc.get_debug()
     gc.disable()
     try:
-        play_turn(g, bots)
         play_turn(g, bots)  # the utility bot's reply
         play_turn(g, bots)  # the planner again, the armies nearer
         gc.set_debug(gc.DEBUG_SAVEALL)
