@@ -14,6 +14,7 @@ imports them from here, never from another test file):
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -23,6 +24,7 @@ import textwrap
 import pytest
 import yaml
 from hypothesis import strategies as hs
+from typing import Callable
 
 from game.bundled import maps_dir
 from game.engine.actions import SPECS
@@ -44,6 +46,26 @@ BARE_STATS = {"move": 6, "agility": 12, "morale": 10, "defence": 10}
 
 
 # --- games ----------------------------------------------------------------------------------
+
+
+def left_for_the_collector(work: Callable[[], None]) -> set[str]:
+    """The type names of what ``work()`` leaves in reference cycles, that only Python's
+    cycle collector frees (docs/decisions/0007): the collector is run first, then off while
+    ``work`` runs, then asked to keep what it finds instead of freeing it."""
+    gc.collect()
+    flags = gc.get_debug()
+    gc.disable()
+    try:
+        work()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        return {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+        gc.enable()
+
+
 def unit(uid: str, at, *, base=25, keywords=("hero",), status="normal", carrying=None, on_table=True, **stats):
     """A unit of a game's scenario (a hero by default); keyword arguments other than the
     named ones are its stats."""

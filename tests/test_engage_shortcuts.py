@@ -12,6 +12,7 @@ the edge of difficult ground, game/engine/reference/crowded.py), where they matt
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -24,8 +25,10 @@ from game.engine.legal import legal_report
 from game.engine.movement import nav as nav_mod
 from game.engine.movement import search as search_mod
 from game.engine.movement import space as space_mod
+from game.engine.movement.tracer import forget_kept
 from game.engine.reference.crowded import crowded_text
 from game.engine.scenario import load_scenario
+from tests.factories import left_for_the_collector
 
 
 def _engage_game(seed: int) -> Game:
@@ -228,30 +231,25 @@ def test_may_end_lets_a_base_at_another_level_overlap_as_end_problem_does():
 
 
 def test_a_game_dropped_after_its_engage_questions_leaves_no_cycles():
-    """A game asked every Engage question of a crowded table, then dropped, is freed at
-    once by reference counting: its rules context holds it weakly, a contact goal's test
-    holds the query's bases and not the query (which keeps the goal), and the refusals it
-    kept hold no traceback. A cycle waits for the cycle collector, whose full passes paused
-    the game, and one made before a map's structures are frozen is never freed at all
-    (docs/decisions/0007)."""
-    import gc
+    """A crowded table's Engage questions leave nothing in reference cycles: the refusals
+    kept hold no traceback, and a contact goal's test holds the query's bases, not the
+    query (which keeps the goal). And a game dropped after them is freed at once by
+    reference counting, its rules context holding it weakly. A cycle waits for the cycle
+    collector, whose full passes paused the game, and one a map's freeze catches is never
+    freed (docs/decisions/0007)."""
     import weakref
 
     g = _engage_game(5)
-    gc.collect()
-    flags = gc.get_debug()
-    gc.disable()
-    try:
-        legal_report(g)
-        game = weakref.ref(g)
-        del g
-        freed = game() is None
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        left = {type(o).__name__ for o in gc.garbage}
-    finally:
-        gc.set_debug(flags)
-        gc.garbage.clear()
-        gc.enable()
-    assert freed
-    assert not left & {"Game", "Ctx", "SearchContext", "SearchGoal", "frame", "traceback"}, sorted(left)
+    legal_report(g)  # the map's structures built (a map they displace is garbage)
+
+    def ask_and_let_go(game: Game) -> None:
+        game.mover.nav.forget()
+        legal_report(game)
+        game.mover.nav.forget()  # the kept answers let go: what they held is garbage now
+        forget_kept(game.mover)
+
+    left = left_for_the_collector(functools.partial(ask_and_let_go, g))
+    assert not left & {"SearchContext", "SearchGoal", "frame", "traceback"}, sorted(left)
+    game = weakref.ref(g)
+    del g
+    assert game() is None

@@ -27,7 +27,7 @@ from game.engine.legal import side_to_act
 from game.engine.movement import Mover
 from game.engine.rules import ACTIONS
 from game.engine.scenario import load_scenario
-from tests.factories import action_near, fingerprint, says_what_apply_does
+from tests.factories import action_near, fingerprint, left_for_the_collector, says_what_apply_does
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIRS = [
@@ -576,8 +576,6 @@ def test_refusals_handed_back_as_answers_leave_no_cycles_for_the_collector():
     collector frees (a utility game left some hundred thousand such objects for it, and
     its full passes paused the game for 60 ms each). Nor does a contact query's goal hold
     its query (the query keeps the goal)."""
-    import gc
-
     from game.bots import UtilityBot, play_turn
     from game.bots.driver import with_neutrals
     from game.engine.movement.tracer import forget_kept
@@ -593,20 +591,13 @@ def test_refusals_handed_back_as_answers_leave_no_cycles_for_the_collector():
     why = g.why_illegal(far)
     assert why is not None and why.__traceback__ is None
     del why
-    gc.collect()
-    flags = gc.get_debug()
-    gc.disable()
-    try:
+
+    def ask_all() -> None:
         for uid in side_to_act(g):
             g.why_illegal({"move": {"unit": uid, "to": [1.0, 1.0]}})
             g.legal_actions(uid)
         g.mover.nav.forget()  # the kept answers let go: what they held is garbage now
         forget_kept(g.mover)
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        left = sorted({type(o).__name__ for o in gc.garbage} & {"frame", "traceback", "SearchContext", "SearchGoal"})
-    finally:
-        gc.set_debug(flags)
-        gc.garbage.clear()
-        gc.enable()
+
+    left = sorted(left_for_the_collector(ask_all) & {"frame", "traceback", "SearchContext", "SearchGoal"})
     assert left == []

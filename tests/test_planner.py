@@ -14,6 +14,7 @@ from game.bots.planner import DEFAULT_BUDGET_MS, MIN_STEPS, OVERHEAD_MS, STEP_MS
 from game.bots.planner.evaluate import TOKEN, WIN, evaluate
 from game.engine.errors import LoadError
 from game.sim.study import parse_bots
+from tests.factories import left_for_the_collector
 from tools.puzzles import load_puzzle, puzzle_paths, solve, start
 
 PUZZLES = puzzle_paths()
@@ -734,8 +735,6 @@ def test_a_planner_turn_leaves_nothing_for_the_cycle_collector():
     cycles that only the cycle collector frees (some hundred thousand objects a planner
     game, and the memory until a full pass). Now reference counting frees each copy as
     soon as its rollout ends."""
-    import gc
-
     from game.bots import UtilityBot, play_turn, with_neutrals
     from game.bots.driver import bot_scenario
     from game.engine.dice import Dice
@@ -746,18 +745,11 @@ def test_a_planner_turn_leaves_nothing_for_the_cycle_collector():
     g = Game(sc, dice=Dice(seed=3))
     bots = with_neutrals({1: make_bot("planner:250ms"), 2: UtilityBot()})
     play_turn(g, bots)  # the map's structures built (a map they displace is garbage)
-    gc.collect()
-    flags = gc.get_debug()
-    gc.disable()
-    try:
+
+    def two_turns() -> None:
         play_turn(g, bots)  # the utility bot's reply
         play_turn(g, bots)  # the planner again, the armies nearer
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        left = {type(o).__name__ for o in gc.garbage}
-    finally:
-        gc.set_debug(flags)
-        gc.garbage.clear()
-        gc.enable()
+
+    left = left_for_the_collector(two_turns)
     assert g.state.turn == 2  # the game is alive: only what the turns dropped was looked at
     assert not left & {"Game", "Ctx", "SearchContext", "SearchGoal", "GameState"}, sorted(left)
