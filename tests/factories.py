@@ -20,11 +20,11 @@ import math
 import os
 import random
 import textwrap
+from typing import Callable
 
 import pytest
 import yaml
 from hypothesis import strategies as hs
-from typing import Callable
 
 from game.bundled import maps_dir
 from game.engine.actions import SPECS
@@ -45,9 +45,7 @@ STATS = {"move": 6, "agility": 12, "morale": 14, "defence": 10}
 BARE_STATS = {"move": 6, "agility": 12, "morale": 10, "defence": 10}
 
 
-# --- games ----------------------------------------------------------------------------------
-
-
+# --- memory ---------------------------------------------------------------------------------
 def left_for_the_collector(work: Callable[[], None]) -> set[str]:
     """The type names of what ``work()`` leaves in reference cycles, that only Python's
     cycle collector frees (docs/decisions/0007): the collector is run first, then off while
@@ -66,6 +64,7 @@ def left_for_the_collector(work: Callable[[], None]) -> set[str]:
         gc.enable()
 
 
+# --- games ----------------------------------------------------------------------------------
 def unit(uid: str, at, *, base=25, keywords=("hero",), status="normal", carrying=None, on_table=True, **stats):
     """A unit of a game's scenario (a hero by default); keyword arguments other than the
     named ones are its stats."""
