@@ -527,11 +527,9 @@ class Tracer:
         why, z = _ground_end(self, unit, x, y)
         if why is not None:
             return IllegalAction(*why)
-        free = self.free
-        field = field or self.base_field(state)
-        for uid in field.overlapping(x, y, unit.r):
-            if uid != unit.id and abs(field.units[uid][3] - z) <= free + EPS:
-                return IllegalAction(RuleId.M5, f"{unit.id} may not end its move on {uid} (bases never overlap)")
+        on = self._base_on(field or self.base_field(state), unit, x, y, z)
+        if on is not None:
+            return IllegalAction(RuleId.M5, f"{unit.id} may not end its move on {on} (bases never overlap)")
         why = _ground_level(self, unit, x, y)
         return IllegalAction(*why) if why is not None else None
 
@@ -541,13 +539,19 @@ class Tracer:
         find than the ground's questions. The spot's level is :meth:`Board.height_at`, the
         height ``end_problem`` measures the bases against when the ground allows the spot;
         where the ground refuses it, the answer is False either way."""
-        z = self.board.height_at(x, y)
+        if self._base_on(field, unit, x, y, self.board.height_at(x, y)) is not None:
+            return False
+        return self.end_problem(state, unit, x, y, field) is None
+
+    def _base_on(self, field: BaseField, unit: Unit, x: float, y: float, z: float) -> str | None:
+        """The first base (by id) at level ``z`` (within free_height) that ``unit``'s base
+        at (x, y) would overlap (M5), or None."""
         level = self.free + EPS
         units = field.units
         for uid in field.overlapping(x, y, unit.r):
             if uid != unit.id and abs(units[uid][3] - z) <= level:
-                return False
-        return self.end_problem(state, unit, x, y, field) is None
+                return uid
+        return None
 
 
 def forget_kept(tracer: Tracer) -> None:
