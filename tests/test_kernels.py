@@ -153,3 +153,37 @@ def test_heights_at_one_query_is_the_test_per_piece(which, data):
     Y = np.array([p[1] for p in pts], dtype=float)
     same(board.heights_at(X, Y), board.heights_at_by_piece(X, Y))
     assert [board.height_at(x, y) for x, y in pts] == board.heights_at(X, Y).tolist()
+
+
+_FRESH = """
+import os
+from game.bots.planner import PlannerBot
+from game.bots import view
+from game.engine import kernels
+from tools.puzzles import load_puzzle, start
+
+g = start(load_puzzle(os.path.join("tests", "puzzles", "hound-race.yaml")))
+before = kernels._ENABLED
+PlannerBot(250).search(view(g, 2))
+print(before, kernels._ENABLED, kernels._asked)
+"""
+
+
+@pytest.mark.parametrize("jit, after", [(None, "True"), ("0", "False")])
+def test_a_planner_s_search_switches_a_fresh_process_to_the_kernels_at_once(jit, after):
+    """A planner asks thousands of the kernels' questions a turn: its search compiles them
+    before its first question (not after WARM of them), unless SPEEDHEIM_JIT says 0."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SPEEDHEIM_JIT"}
+    if jit is not None:
+        env["SPEEDHEIM_JIT"] = jit
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True
+    )
+    before, enabled, asked = out.stdout.split()
+    assert (before, enabled) == ("False", after)
+    assert int(asked) < kernels.WARM  # switched by the search, not by counting questions

@@ -13,10 +13,10 @@ loading the kernels' machine code, kept on disk in ``__pycache__`` by ``cache=Tr
 compiling them the very first time takes some seconds more): more than a short process
 (``speedheim legal``, one game) would win back. So a process starts on the numpy
 references and switches to the kernels once it has asked :data:`WARM` questions of
-them (:func:`use`), which only a long run (a study's games, the planner, the window)
-does. The answers are the same either way. The environment variable ``SPEEDHEIM_JIT``
-says ``0``: never (the references only), ``1``: from the first question; without numba
-the references are used.
+them (:func:`use`), which only a long run (a study's games, the window) does; the
+planner's search switches at once (:func:`long_run`). The answers are the same either
+way. The environment variable ``SPEEDHEIM_JIT`` says ``0``: never (the references
+only), ``1``: from the first question; without numba the references are used.
 """
 
 from __future__ import annotations
@@ -51,6 +51,16 @@ def use() -> bool:
         return _on and enable()
     _asked += 1
     return _asked >= WARM and enable()
+
+
+def long_run() -> bool:
+    """A caller about to ask a great many questions (the planner's search: some
+    thousands a player-turn) switches the process to the kernels now rather than after
+    :data:`WARM` questions (which a planner reaches only late in its first game). False
+    without numba or with ``SPEEDHEIM_JIT=0``."""
+    if _ENABLED:
+        return True
+    return _on is not False and enable()
 
 
 def enable() -> bool:
@@ -243,4 +253,15 @@ def f64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
-__all__ = ["EPS", "WARM", "cast_kernel", "enable", "f64", "hits_discs_kernel", "kernel", "tangents_kernel", "use"]
+__all__ = [
+    "EPS",
+    "WARM",
+    "cast_kernel",
+    "enable",
+    "f64",
+    "hits_discs_kernel",
+    "kernel",
+    "long_run",
+    "tangents_kernel",
+    "use",
+]

@@ -29,7 +29,7 @@ from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
 from game.bots.planner.portfolio import SCREEN_MARGIN, PlanSearch, Scored, Searcher
 from game.bots.utility import UtilityBot
-from game.engine import turnorder
+from game.engine import kernels, turnorder
 from game.engine.errors import LoadError, Problem
 
 #: Planning time of one player-turn by default (ms): it keeps the median player-turn on
@@ -130,6 +130,7 @@ class PlannerBot:
         side = UtilityBot._side(view)
         if side is None:
             return None
+        kernels.long_run()  # thousands of the kernels' questions a search: compiled from the first
         return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples).run()
 
     @staticmethod
