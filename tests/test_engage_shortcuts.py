@@ -7,13 +7,17 @@ the edge of difficult ground, game/engine/reference/crowded.py), where they matt
 - ``nav.rim_spots`` asks where the base may end only of the spots within reach;
 - ``Tracer.may_end`` (where a contact spot may end) asks the bases before the ground;
 - a circle's departures towards a goal region leave out the stretches to the band's own
-  circles before they are made into rows (``links_from(to_circles=False)``).
+  circles before they are made into rows (``links_from(to_circles=False)``);
+- ``legal_actions`` does not ask, after the first refused Engage, of the enemies the
+  straight-line bound refuses (``Rule.refused``).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import math
+import os
 
 import numpy as np
 import pytest
@@ -253,3 +257,45 @@ def test_a_game_dropped_after_its_engage_questions_leaves_no_cycles():
     game = weakref.ref(g)
     del g
     assert game() is None
+
+
+def _first_engage_phase(name: str) -> Game:
+    """A bundled map in its first Engage phase (every enemy out of reach)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "maps", name)
+    g = Game(load_scenario(path), dice=Dice(seed=0), history=False)
+    while g.state.phase != "engage":
+        g.apply({"end_phase": {}})
+    return g
+
+
+@pytest.mark.parametrize("table", ["crowded-4", "crowded-9", "default.yaml"])
+def test_legal_actions_skips_only_engages_refused_for_certain_and_answers_the_same(monkeypatch, table):
+    """After the first refused Engage, ``legal_actions`` leaves out the enemies the rule's
+    straight-line bound refuses (``Rule.refused``) instead of asking each: the answers are
+    those of asking every one (the refusal told, too: the nearest enemy's, where every
+    one is out of reach), and each one left out is refused, by E1, with its distance."""
+    from dataclasses import replace
+
+    from game.engine import rules
+    from game.engine.legal import side_to_act
+
+    rule = rules.ACTIONS["engage"]
+    skipped = []
+
+    def counting(ctx, u, args):
+        out = rule.refused(ctx, u, args)
+        if out:
+            skipped.append((u.id, args["target"]))
+        return out
+
+    make = _first_engage_phase if table.endswith(".yaml") else (lambda t: _engage_game(int(t.split("-")[1])))
+    g, plain = make(table), make(table)
+    units = side_to_act(g)
+    monkeypatch.setitem(rules.ACTIONS, "engage", replace(rule, refused=counting))
+    fast = [g.legal_actions(uid).to_json() for uid in units]
+    monkeypatch.setitem(rules.ACTIONS, "engage", replace(rule, refused=None))
+    assert fast == [plain.legal_actions(uid).to_json() for uid in units]
+    assert len(skipped) > 2 * len(units)  # most enemies of a crowded table are out of reach
+    for uid, target in skipped:
+        why = plain.why_illegal({"engage": {"unit": uid, "target": target}})
+        assert why is not None and why.rule == "E1" and re.search(r'is \d+\.\d\d" away in a straight line', why.reason)

@@ -369,6 +369,8 @@ class Game:
             except Exception:  # a bug of ours: each candidate says so (why_illegal)
                 flow = _UNKNOWN
             for args in rule.candidates(self.ctx, u):
+                if first_refusal is not None and rule.refused is not None and rule.refused(self.ctx, u, args):
+                    continue  # refused for certain, and only the first refusal is told
                 why = self._why_illegal({kind: args}, kind, flow)
                 if why is None:
                     examples.setdefault(kind, {kind: args})

@@ -55,6 +55,10 @@ class Rule:
     #: Under ``activation: alternating`` (O2), acting with a unit of the side to act
     #: activates it; the manual tools (a hand setting results) do not.
     activates: bool = True
+    #: ``refused(ctx, unit, args)``: a cheap test, True only where ``check`` refuses for
+    #: certain (by the very test ``check`` makes), or None. ``legal_actions`` asks it of
+    #: the candidates after the first refused one (whose refusal alone it tells).
+    refused: Callable[["Ctx", Unit, dict], bool] | None = None
 
 
 class Host(Protocol):

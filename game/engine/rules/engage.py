@@ -10,6 +10,7 @@ from __future__ import annotations
 from game.engine.errors import IllegalAction
 from game.engine.events import Disengaged, Engaged
 from game.engine.model import Unit
+from game.engine.movement.mover import may_engage
 from game.engine.rule_ids import RuleId
 from game.engine.rules.context import Ctx, Rule
 from game.engine.rules.move import resolve_move
@@ -78,6 +79,13 @@ def candidates_engage(ctx: Ctx, u: Unit):
         yield {"unit": u.id, "target": o.id}
 
 
+def refused_engage(ctx: Ctx, u: Unit, args: dict) -> bool:
+    """E1 by the straight-line bound (:func:`may_engage`: the test of ``plan_engage``'s
+    ``refuse_far_engage``, before any search): an enemy that far is refused for certain."""
+    t = ctx.state.units.get(args["target"])
+    return t is not None and not may_engage(ctx.rs, u, t)
+
+
 def check_disengage(ctx: Ctx, args: dict) -> tuple[Unit, list[str]]:
     u = ctx.unit(args["unit"])
     targets = [args["target"]] if "target" in args else list(u.engaged_with)
@@ -102,7 +110,14 @@ def candidates_disengage(ctx: Ctx, u: Unit):
 
 
 RULES = [
-    Rule("engage", check_engage, resolve_engage, candidates_engage, (RuleId.E1, "no opposing unit is on the table")),
+    Rule(
+        "engage",
+        check_engage,
+        resolve_engage,
+        candidates_engage,
+        (RuleId.E1, "no opposing unit is on the table"),
+        refused=refused_engage,
+    ),
     Rule(
         "disengage",
         check_disengage,
