@@ -164,15 +164,16 @@ from tools.puzzles import load_puzzle, start
 
 g = start(load_puzzle(os.path.join("tests", "puzzles", "hound-race.yaml")))
 before = kernels._ENABLED
-PlannerBot(250).search(view(g, 2))
+PlannerBot(250).choose(view(g, 2))
 print(before, kernels._ENABLED, kernels._asked)
 """
 
 
 @pytest.mark.parametrize("jit, after", [(None, "True"), ("0", "False")])
-def test_a_planner_s_search_switches_a_fresh_process_to_the_kernels_at_once(jit, after):
-    """A planner asks thousands of the kernels' questions a turn: its search compiles them
-    before its first question (not after WARM of them), unless SPEEDHEIM_JIT says 0."""
+def test_a_planner_that_plays_switches_a_fresh_process_to_the_kernels_at_once(jit, after):
+    """A planner asks thousands of the kernels' questions a turn: its first search as a
+    player compiles them before its first question (not after WARM of them), unless
+    SPEEDHEIM_JIT says 0."""
     import os
     import subprocess
     import sys

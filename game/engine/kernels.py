@@ -14,7 +14,7 @@ compiling them the very first time takes some seconds more): more than a short p
 (``speedheim legal``, one game) would win back. So a process starts on the numpy
 references and switches to the kernels once it has asked :data:`WARM` questions of
 them (:func:`use`), which only a long run (a study's games, the window) does; the
-planner's search switches at once (:func:`long_run`). The answers are the same either
+planner switches at once when it plays (:func:`long_run`). The answers are the same either
 way. The environment variable ``SPEEDHEIM_JIT`` says ``0``: never (the references
 only), ``1``: from the first question; without numba the references are used.
 """
@@ -54,7 +54,7 @@ def use() -> bool:
 
 
 def long_run() -> bool:
-    """A caller about to ask a great many questions (the planner's search: some
+    """A caller about to ask a great many questions (a planner that plays: some
     thousands a player-turn) switches the process to the kernels now rather than after
     :data:`WARM` questions (which a planner reaches only late in its first game). False
     without numba or with ``SPEEDHEIM_JIT=0``."""

@@ -130,7 +130,6 @@ class PlannerBot:
         side = UtilityBot._side(view)
         if side is None:
             return None
-        kernels.long_run()  # thousands of the kernels' questions a search: compiled from the first
         return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples).run()
 
     @staticmethod
@@ -144,6 +143,9 @@ class PlannerBot:
         return (st.turn, st.player, st.phase, len(st.activated))
 
     def _plan(self, view) -> None:
+        # A bot that plays asks thousands of the kernels' questions a turn: compiled from its
+        # first search (advice, one search in a short process, does not pay the compiling)
+        kernels.long_run()
         self._key = self._turn_key(view)
         self._search = s = self.search(view)
         plan = s.best.plan if s is not None else {}
