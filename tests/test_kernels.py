@@ -4,6 +4,9 @@ bit for bit, the answers of the numpy functions they stand in for."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -174,10 +177,6 @@ def test_a_planner_that_plays_switches_a_fresh_process_to_the_kernels_at_once(ji
     """A planner asks thousands of the kernels' questions a turn: its first search as a
     player compiles them before its first question (not after WARM of them), unless
     SPEEDHEIM_JIT says 0."""
-    import os
-    import subprocess
-    import sys
-
     env = {k: v for k, v in os.environ.items() if k != "SPEEDHEIM_JIT"}
     if jit is not None:
         env["SPEEDHEIM_JIT"] = jit
