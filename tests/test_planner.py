@@ -753,3 +753,81 @@ def test_a_planner_turn_leaves_nothing_for_the_cycle_collector():
     left = left_for_the_collector(two_turns)
     assert g.state.turn == 2  # the game is alive: only what the turns dropped was looked at
     assert not left & {"Game", "Ctx", "SearchContext", "SearchGoal", "GameState"}, sorted(left)
+
+
+# --- the opening look (opening.py) -------------------------------------------------------------
+
+
+def test_a_fixed_goal_is_played_in_every_plan_and_its_unit_gets_no_change():
+    from game.bots.planner.goals import Goal
+    from game.bots.planner.portfolio import Searcher
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    fixed = {"blue-hound": Goal("deny", "blue-hound", "t-mid")}
+    free = Searcher(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, bot.steps, bot.samples).run()
+    held = Searcher(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, bot.steps, bot.samples, fixed).run()
+    assert any("blue-hound" in s.plan for s in free.scored)  # the hound is a candidate when free
+    assert not any("blue-hound" in s.plan for s in held.scored)
+    # the utility plan itself is played with the hound on its goal: another turn, another value
+    assert held.baseline.screen.total == pytest.approx(
+        Searcher(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, bot.steps, bot.samples, fixed)
+        .screen(fixed)
+        .screen.total
+    )
+    assert held.baseline.screen.total != free.baseline.screen.total
+
+
+def test_a_held_goal_ends_with_its_turn_or_its_unit():
+    from game.bots.planner.goals import Goal
+    from game.bots.planner.opening import Held
+
+    g = _puzzle_game("hound-race.yaml")
+    st = g.state
+    held = Held(Goal("deny", "blue-hound", "t-mid"), st.turn + 1, 1.0, -1.0, 4, 3)
+    assert held.holds(st)
+    st.turn += 2
+    assert not held.holds(st)
+    st.turn -= 2
+    st.units["blue-hound"].status = "incapacitated"
+    assert not held.holds(st)
+
+
+def test_the_look_needs_the_budget_for_all_its_samples(monkeypatch):
+    from game.bots.planner import opening
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    played = []
+    real = opening.ahead
+    monkeypatch.setattr(opening, "ahead", lambda *a: played.append(a[3]) or real(*a))
+    assert opening.look(view(g, 2), "blue", bot.base, bot.cautious, bot.reply, 10) is None
+    assert played == [{}]  # one look-ahead measured the cost, and nothing more was played
+
+
+@pytest.mark.slow
+def test_the_second_seat_holds_its_hound_at_the_first_seats_yard_token():
+    """Issue 47's mirror table: from seat 2 the planner looks four turns ahead at turn 1
+    and holds its Hound's denial of the first seat's yard token (the planner without it
+    lost 17 of 20 such games; the Hound's denial forced won 7 of 10)."""
+    from game.bots import play_turn, with_neutrals
+    from game.bots.driver import bot_scenario
+    from game.engine.dice import Dice
+    from game.engine.game import Game
+    from game.engine.scenario import load_scenario
+
+    sc = bot_scenario(load_scenario(os.path.join(os.path.dirname(PUZZLES[0]), "..", "..", "maps", "mirror.yaml")))
+    g = Game(sc, dice=Dice(seed=20))
+    me = make_bot("planner")
+    bots = with_neutrals({1: make_bot("utility"), 2: me})
+    steps = []
+    while g.state.turn <= 2 and not g.is_over():
+        steps += play_turn(g, bots)
+    assert me.held is not None and (me.held.goal.unit, me.held.goal.kind, me.held.goal.target) == (
+        "south-hound",
+        "deny",
+        "t-yard-n",
+    )
+    assert me.held.until == 4 and me.held.value >= me.held.none + 2.0
+    hound = [s.decision.reason for s in steps if s.player == 2 and s.decision.unit == "south-hound"]
+    assert len(hound) >= 2 and all("held to turn 4" in r for r in hound)

@@ -27,6 +27,7 @@ from game.bots.base import BotDecision
 from game.bots.planner.evaluate import WIN, Value, evaluate, kill_chance
 from game.bots.planner.threats import ThreatReply
 from game.bots.planner.goals import GOAL_KINDS, Goal, GoalPolicy
+from game.bots.planner.opening import LOOK_FACTOR, Held, look
 from game.bots.planner.portfolio import SCREEN_MARGIN, PlanSearch, Scored, Searcher
 from game.bots.utility import UtilityBot
 from game.engine import kernels, turnorder
@@ -92,6 +93,9 @@ class PlannerBot:
         self._search: PlanSearch | None = None
         self._why: dict[str, str] = {}
         self._policy = GoalPolicy({}, self.base, self.cautious)
+        #: The opening look's goal (:mod:`.opening`), and whether this bot has looked.
+        self.held: Held | None = None
+        self._looked = False
 
     # --- the one question -----------------------------------------------------------------------
     def choose(self, view) -> BotDecision:
@@ -125,12 +129,23 @@ class PlannerBot:
             )
         return d
 
-    def search(self, view) -> PlanSearch | None:
-        """The search at this decision point (for the side whose turn it is)."""
+    def search(self, view, fixed: dict[str, Goal] | None = None) -> PlanSearch | None:
+        """The search at this decision point (for the side whose turn it is); ``fixed``:
+        goals every plan holds (the opening look's)."""
         side = UtilityBot._side(view)
         if side is None:
             return None
-        return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples).run()
+        return Searcher(view, side, self.base, self.cautious, self.reply, self.steps, self.samples, fixed).run()
+
+    def _fixed(self, view) -> dict[str, Goal]:
+        """The goal the opening look holds now, if any (looked once, at game turn 1 of a
+        game played by whole turns: under O2 each activation is searched on its own)."""
+        side = UtilityBot._side(view)
+        if not self._looked and side is not None and view.state.turn == 1 and not turnorder.is_alternating(view.rules):
+            self._looked = True
+            self.held = look(view, side, self.base, self.cautious, self.reply, LOOK_FACTOR * self.steps)
+        held = self.held
+        return {held.goal.unit: held.goal} if held is not None and held.holds(view.state) else {}
 
     @staticmethod
     def _turn_key(view) -> tuple:
@@ -147,10 +162,14 @@ class PlannerBot:
         # first search (advice, one search in a short process, does not pay the compiling)
         kernels.long_run()
         self._key = self._turn_key(view)
-        self._search = s = self.search(view)
+        fixed = self._fixed(view)
+        self._search = s = self.search(view, fixed) if fixed else self.search(view)
         plan = s.best.plan if s is not None else {}
-        self._policy = GoalPolicy(plan, self.base, self.cautious)
+        self._policy = GoalPolicy({**fixed, **plan}, self.base, self.cautious)
         self._why = {uid: self.explain(s, s.best, g) for uid, g in plan.items()} if s is not None else {}
+        if fixed and self.held is not None:
+            names = {u.id: (u.name or u.id) for u in view.state.units.values()}
+            self._why[self.held.goal.unit] = self.held.text(names)
 
     # --- reasons ----------------------------------------------------------------------------------
     def explain(self, s: PlanSearch, plan: Scored, goal: Goal | None = None) -> str:

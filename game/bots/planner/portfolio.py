@@ -244,8 +244,21 @@ def _behind(sense: Sense) -> bool:
 class Searcher:
     """Runs the search for one decision point (see the module's docstring)."""
 
-    def __init__(self, view, side: str, base: UtilityBot, cautious: UtilityBot, reply, budget_steps: int, samples: int):
+    def __init__(
+        self,
+        view,
+        side: str,
+        base: UtilityBot,
+        cautious: UtilityBot,
+        reply,
+        budget_steps: int,
+        samples: int,
+        fixed: dict[str, Goal] | None = None,
+    ):
         self.view, self.side = view, side
+        #: Goals every plan holds (the opening look's, :mod:`.opening`): played in every
+        #: screening and rollout, the utility plan's included; their units get no change.
+        self.fixed = dict(fixed or {})
         self.base, self.cautious, self.reply = base, cautious, reply
         self.budget, self.samples = budget_steps, samples
         self.used = 0  # rollouts played
@@ -271,7 +284,7 @@ class Searcher:
                 game,
                 self.player,
                 self.side,
-                GoalPolicy(s.plan, self.base, self.cautious),
+                GoalPolicy({**self.fixed, **s.plan}, self.base, self.cautious),
                 self.reply,
                 with_reply=False,
                 record=record,
@@ -280,7 +293,7 @@ class Searcher:
             if not plan:
                 self.script = record
         else:
-            policy = ReplayPolicy(s.plan, self.script, self.base, self.cautious)
+            policy = ReplayPolicy({**self.fixed, **s.plan}, self.script, self.base, self.cautious)
             r = rollout(game, self.player, self.side, policy, self.reply, with_reply=False)
             cost = r.steps - policy.replayed + REPLAYED * policy.replayed
         s.screen = r.value
@@ -293,7 +306,7 @@ class Searcher:
         """Score ``plan`` on samples ``len(into.values)`` .. ``samples - 1`` (the same dice
         for every plan: sample ``i`` is seeded alike)."""
         s = into if into is not None else Scored(dict(plan))
-        policy = GoalPolicy(s.plan, self.base, self.cautious)
+        policy = GoalPolicy({**self.fixed, **s.plan}, self.base, self.cautious)
         for i in range(len(s.values), samples or self.samples):
             game = self.view.sandbox(sample_seed(self.key, i))
             r = rollout(game, self.player, self.side, policy, self.reply)
@@ -325,7 +338,7 @@ class Searcher:
         view = self.view
         sense = Sense(view, self.side, self.base.personality, self.base.book)
         now = evaluate_view(view, self.side)
-        cands = candidates(sense, now.turns_left)
+        cands = [c for c in candidates(sense, now.turns_left) if c[1].unit not in self.fixed]
         base = self.screen({})
         self.first_screen = self.screen_steps
         done = {base.key(): base}
