@@ -831,3 +831,14 @@ def test_the_second_seat_holds_its_hound_at_the_first_seats_yard_token():
     assert me.held.until == 4 and me.held.value >= me.held.none + 2.0
     hound = [s.decision.reason for s in steps if s.player == 2 and s.decision.unit == "south-hound"]
     assert len(hound) >= 2 and all("held to turn 4" in r for r in hound)
+
+
+def test_the_look_holds_goals_for_the_units_that_cannot_take_a_token():
+    from game.bots.planner.opening import holders
+    from game.bots.sense import Sense
+
+    g = _puzzle_game("hound-race.yaml")
+    bot = PlannerBot(1000)
+    assert holders(Sense(view(g, 2), "blue", bot.base.personality, bot.base.book)) == {"blue-hound"}
+    g.state.units["blue-sword"].carrying = next(iter(g.state.treasure))  # hands full for now: not one
+    assert holders(Sense(view(g, 2), "blue", bot.base.personality, bot.base.book)) == {"blue-hound"}

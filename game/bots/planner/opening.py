@@ -78,8 +78,12 @@ class Held:
 
 
 def holders(sense: Sense) -> set[str]:
-    """The side's units a look holds a goal for: those that cannot take a token."""
-    return {u.id for u in sense.mine if not sense.can_pick_up(u)}
+    """The side's units a look holds a goal for: those the rules do not let take a token
+    though they stand fresh and empty-handed (the Animals, U6): not a carrier, whose
+    hands are full for now."""
+    return {
+        u.id for u in sense.mine if u.active and not u.carrying and u.status == "normal" and not sense.can_pick_up(u)
+    }
 
 
 def ahead(view, player: int, side: str, plan: dict[str, Goal], base, cautious, reply, seed: int) -> tuple[float, int]:
