@@ -35,10 +35,9 @@ from game.bots.driver import with_neutrals
 from game.bots.planner.evaluate import evaluate
 from game.bots.planner.goals import Goal, GoalPolicy
 from game.bots.planner.portfolio import candidates, evaluate_view
-from game.bots.planner.rollout import sample_seed
+from game.bots.planner.rollout import apply_or_pass, sample_seed
 from game.bots.sense import Sense
 from game.bots.view import view as view_of
-from game.engine.errors import IllegalAction
 
 #: Game turns a goal is looked ahead over and held (its first included).
 HOLD_TURNS = 4
@@ -102,15 +101,8 @@ def ahead(view, player: int, side: str, plan: dict[str, Goal], base, cautious, r
         ask = getattr(bot, "choose_game", None)
         d = ask(game, who) if ask is not None else bot.choose(view_of(game, who))
         steps += 1
-        try:
-            game.apply(d.action)
-        except IllegalAction:
-            for kind in ("end_step", "end_phase", "end_turn"):
-                if game.why_illegal({kind: {}}) is None:
-                    game.apply({kind: {}})
-                    break
-            else:
-                break
+        if apply_or_pass(game, d.action) is None:
+            break
     return evaluate(game, side).total, steps
 
 

@@ -78,14 +78,23 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
         steps += 1
         if record is not None and not mine_done and who == player:
             record.append(d)
-        try:
-            game.apply(d.action)
-        except IllegalAction:
-            refused += 1
-            for kind in ("end_step", "end_phase", "end_turn"):
-                if game.why_illegal({kind: {}}) is None:
-                    game.apply({kind: {}})
-                    break
-            else:
-                break
+        done = apply_or_pass(game, d.action)
+        refused += not done
+        if done is None:
+            break
     return Sample(evaluate(game, side), steps, refused)
+
+
+def apply_or_pass(game, action) -> bool | None:
+    """Apply a policy's ``action`` on a sandbox: True. A refused one (a policy's bug)
+    passes the step, phase or turn instead: False; None when not even that is allowed
+    (the play-out stops)."""
+    try:
+        game.apply(action)
+        return True
+    except IllegalAction:
+        for kind in ("end_step", "end_phase", "end_turn"):
+            if game.why_illegal({kind: {}}) is None:
+                game.apply({kind: {}})
+                return False
+        return None
