@@ -43,7 +43,7 @@ from game.bots.view import view as view_of
 HOLD_TURNS = 4
 #: Points a goal's mean must beat holding none by (the planner's points: a token is 12).
 MARGIN = 2.0
-#: Goals kinds looked at, and the samples of each (and of holding none; the same dice).
+#: Goal kinds looked at, and the samples of each (and of holding none; the same dice).
 KINDS = ("deny", "mark")
 SAMPLES = 4
 #: The look's budget, in decisions, as a multiple of the player-turn's.
@@ -116,16 +116,14 @@ def look(view, side: str, base, cautious, reply, budget: int) -> Held | None:
     if not goals:
         return None
     key = f"look:{view.seed}:{side}"
-    spent = 0
     values: dict[Goal | None, list[float]] = {}
     per = None  # decisions one look-ahead costs (the first one's)
 
     def sample(goal: Goal | None, i: int) -> None:
-        nonlocal spent, per
+        nonlocal per
         plan = {goal.unit: goal} if goal is not None else {}
         v, steps = ahead(view, view.player, side, plan, base, cautious, reply, sample_seed(key, i))
         values.setdefault(goal, []).append(v)
-        spent += steps
         per = per or steps
 
     sample(None, 0)
