@@ -8,7 +8,9 @@ playing the rest of this turn and the opponent's reply turn on a sandbox copy of
 (:mod:`rollout`, common random numbers, several samples a plan) and valuing where that
 leaves it (:func:`evaluate`: the score, the T1 tie-break, the turns left, the rout
 count). It then plays the turn by the best plan (:class:`GoalPolicy`), and says in each
-reason what it weighed.
+reason what it weighed. At game turn 1 it may first choose a goal to hold over the first
+game turns, which every plan then keeps (:mod:`opening`: the search alone looks one turn
+ahead, and drops a denial that pays in the fourth).
 
 The budget (``planner:250ms``, ``planner:2s``; default :data:`DEFAULT_BUDGET_MS`) is the
 planning time of one player-turn. It is turned into a number of decisions played in
