@@ -842,3 +842,18 @@ def test_the_look_holds_goals_for_the_units_that_cannot_take_a_token():
     assert holders(Sense(view(g, 2), "blue", bot.base.personality, bot.base.book)) == {"blue-hound"}
     g.state.units["blue-sword"].carrying = next(iter(g.state.treasure))  # hands full for now: not one
     assert holders(Sense(view(g, 2), "blue", bot.base.personality, bot.base.book)) == {"blue-hound"}
+
+
+def test_a_planner_looks_once_at_turn_1_unless_told_not_to(monkeypatch):
+    import game.bots.planner as planner_mod
+
+    calls = []
+    monkeypatch.setattr(planner_mod, "look", lambda *a: calls.append(a[1]) or None)
+    for opening, expected in ((True, ["blue"]), (False, [])):
+        calls.clear()
+        g = _puzzle_game("hound-race.yaml")  # game turn 1, the blue side to act
+        bot = PlannerBot(250)
+        bot.opening = opening
+        for _ in range(3):
+            g.apply(bot.choose(view(g, 2)).action)
+        assert calls == expected and bot.held is None

@@ -46,14 +46,21 @@ GAMES = int(os.environ.get("SPEEDHEIM_PLANNER_GAMES", "4"))
 TURNS = 4
 
 
-def bench_turns(turns: int = TURNS, seeds: tuple[int, ...] = (1, 2), bot: str = "planner") -> tuple[list[float], int]:
-    """Seconds per planner player-turn (the sum of its decisions in that turn) and refusals."""
+def bench_turns(
+    turns: int = TURNS, seeds: tuple[int, ...] = (1, 2), bot: str = "planner", look: bool = True
+) -> tuple[list[float], int]:
+    """Seconds per planner player-turn (the sum of its decisions in that turn) and refusals.
+    ``look=False``: without the opening look (game/bots/planner/opening.py), whose first
+    turn plays some thousand decisions more: the search's turns alone."""
     sc = bot_scenario(load_scenario(os.path.join(ROOT, "maps", "default.yaml")))
     out, refused = [], 0
     for seed in seeds:
         seat = 1 + seed % 2
         g = Game(sc, dice=Dice(seed=seed))
-        bots = with_neutrals({seat: make_bot(bot), 3 - seat: make_bot("utility")})
+        me = make_bot(bot)
+        if not look:
+            me.opening = False
+        bots = with_neutrals({seat: me, 3 - seat: make_bot("utility")})
         while not g.is_over() and g.state.turn <= turns:
             steps = play_turn(g, bots)
             mine = [s for s in steps if s.player == seat]

@@ -98,6 +98,8 @@ class PlannerBot:
         #: The opening look's goal (:mod:`.opening`), and whether this bot has looked.
         self.held: Held | None = None
         self._looked = False
+        #: False: no opening look (a benchmark of the forward model times the turn's search alone).
+        self.opening = True
 
     # --- the one question -----------------------------------------------------------------------
     def choose(self, view) -> BotDecision:
@@ -143,7 +145,13 @@ class PlannerBot:
         """The goal the opening look holds now, if any (looked once, at game turn 1 of a
         game played by whole turns: under O2 each activation is searched on its own)."""
         side = UtilityBot._side(view)
-        if not self._looked and side is not None and view.state.turn == 1 and not turnorder.is_alternating(view.rules):
+        if (
+            self.opening
+            and not self._looked
+            and side is not None
+            and view.state.turn == 1
+            and not turnorder.is_alternating(view.rules)
+        ):
             self._looked = True
             self.held = look(view, side, self.base, self.cautious, self.reply, LOOK_FACTOR * self.steps)
         held = self.held
