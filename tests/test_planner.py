@@ -463,7 +463,7 @@ def test_a_reason_says_the_goal_once_and_advise_names_the_whole_plan(monkeypatch
     plan = Scored(goals, values=[Value(9.0, held=(1, 0)), Value(7.0, held=(0, 1))])
     utility = Scored({}, values=[Value(1.0, held=(0, 1)), Value(1.0, held=(0, 1))])
     found = PlanSearch("red", 1, now, [plan, utility], 4, 2, names, 5, chosen=plan)
-    monkeypatch.setattr(PlannerBot, "search", lambda self, v: found)
+    monkeypatch.setattr(PlannerBot, "search", lambda self, v, fixed=None: found)
     bot = PlannerBot()
     d = bot.choose(view(g))
     assert d.action == {"engage": {"unit": "red-sword-1", "target": "blue-carrier"}}

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import statistics
@@ -113,9 +114,11 @@ def figure(name: str) -> float:
         from game.bots import driver
 
         driver.time = types.SimpleNamespace(perf_counter=time.process_time)  # its steps' seconds in CPU time
-        try:  # the search's turns alone: the opening look (once a game, at turn 1) is not its speed
+        # the search's turns alone: the opening look (once a game, at turn 1) is not its
+        # speed; a checkout from before the look has no such switch
+        if "look" in inspect.signature(bench_planner.bench_turns).parameters:
             secs, _refused = bench_planner.bench_turns(look=False)
-        except TypeError:  # a checkout from before the look
+        else:
             secs, _refused = bench_planner.bench_turns()
 
         return statistics.median(secs)

@@ -173,13 +173,12 @@ class PlannerBot:
         kernels.long_run()
         self._key = self._turn_key(view)
         fixed = self._fixed(view)
-        self._search = s = self.search(view, fixed) if fixed else self.search(view)
+        self._search = s = self.search(view, fixed)
         plan = s.best.plan if s is not None else {}
         self._policy = GoalPolicy({**fixed, **plan}, self.base, self.cautious)
         self._why = {uid: self.explain(s, s.best, g) for uid, g in plan.items()} if s is not None else {}
-        if fixed and self.held is not None:
-            names = {u.id: (u.name or u.id) for u in view.state.units.values()}
-            self._why[self.held.goal.unit] = self.held.text(names)
+        if fixed and s is not None and self.held is not None:
+            self._why[self.held.goal.unit] = self.held.text(s.names)
 
     # --- reasons ----------------------------------------------------------------------------------
     def explain(self, s: PlanSearch, plan: Scored, goal: Goal | None = None) -> str:

@@ -35,9 +35,8 @@ from game.bots.driver import with_neutrals
 from game.bots.planner.evaluate import evaluate
 from game.bots.planner.goals import Goal, GoalPolicy
 from game.bots.planner.portfolio import candidates, evaluate_view
-from game.bots.planner.rollout import apply_or_pass, sample_seed
+from game.bots.planner.rollout import apply_or_pass, decide, sample_seed
 from game.bots.sense import Sense
-from game.bots.view import view as view_of
 
 #: Game turns a goal is looked ahead over and held (its first included).
 HOLD_TURNS = 4
@@ -98,10 +97,8 @@ def ahead(view, player: int, side: str, plan: dict[str, Goal], base, cautious, r
         bot = bots.get(who)
         if bot is None:
             break
-        ask = getattr(bot, "choose_game", None)
-        d = ask(game, who) if ask is not None else bot.choose(view_of(game, who))
         steps += 1
-        if apply_or_pass(game, d.action) is None:
+        if apply_or_pass(game, decide(bot, game, who).action) is None:
             break
     return evaluate(game, side).total, steps
 

@@ -73,8 +73,7 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
             break
         if mine_done and who == player:
             bot = reply  # our own pending decisions in their turn: the cheap policy
-        ask = getattr(bot, "choose_game", None)  # a reply that reads the sandbox itself
-        d = ask(game, who) if ask is not None else bot.choose(view_of(game, who))
+        d = decide(bot, game, who)
         steps += 1
         if record is not None and not mine_done and who == player:
             record.append(d)
@@ -83,6 +82,13 @@ def rollout(game, player: int, side: str, policy, reply, with_reply: bool = True
         if done is None:
             break
     return Sample(evaluate(game, side), steps, refused)
+
+
+def decide(bot, game, who: int):
+    """``bot``'s decision for player ``who`` on ``game`` (a sandbox): through its view, or
+    from the sandbox itself for a bot that reads it (``choose_game``: the reply)."""
+    ask = getattr(bot, "choose_game", None)
+    return ask(game, who) if ask is not None else bot.choose(view_of(game, who))
 
 
 def apply_or_pass(game, action) -> bool | None:
