@@ -60,9 +60,9 @@ def test_the_planner_searches_once_a_turn_or_once_an_activation(rules, monkeypat
     searched = []
     real = PlannerBot.search
 
-    def search(self, view):
+    def search(self, view, fixed=None):
         searched.append((view.state.turn, view.state.phase, len(view.state.activated)))
-        return real(self, view)
+        return real(self, view, fixed)
 
     monkeypatch.setattr(PlannerBot, "search", search)
     sc = load_scenario(MIRROR, playable=True)
