@@ -101,3 +101,55 @@ def test_the_summary_and_the_report_carry_it_only_when_bots_differ():
     assert {w: (t["won"], t["lost"]) for w, t in m["by_warband"].items()} == {"north": (1, 1), "south": (0, 1)}
     alone = summarize([rec(0, False, "north", "a", pairing=("utility", "utility"))])
     assert alone["head_to_head"] == [] and "Bot against bot" not in render_html(alone)
+
+
+def test_games_are_paired_with_each_bots_own_games_on_the_same_seed_and_seats():
+    """Two seeds, each from both seats, planner against utility; utility's own games on the
+    same seeds and seats, and one planner game against itself. North wins most games
+    whoever plays it (the table's edge): the pairs say what the planner changed."""
+    ours = [
+        rec(0, False, "north", "a"),  # planner north: won; utility north in its own game: won -> same
+        rec(0, True, None, "b"),  # planner north (seat 2): drew; utility north: lost -> better
+        rec(1, False, "north", "c"),  # planner north: won; utility north: drew -> better
+        rec(1, True, "south", "d"),  # planner north: lost; utility north: won -> worse
+    ]
+    utility = [
+        rec(0, False, "north", "u0", pairing=("utility", "utility")),
+        rec(0, True, "south", "u1", pairing=("utility", "utility")),
+        rec(1, False, None, "u2", pairing=("utility", "utility")),
+        rec(1, True, "north", "u3", pairing=("utility", "utility")),
+    ]
+    # the planner's own game of seed 0, seats not swapped: south is the planner's too, and
+    # it lost there as utility lost it in game "a" -> same; no own game for the others
+    planner = [rec(0, False, "north", "p0", pairing=("planner", "planner"))]
+    [m] = head_to_head(ours + utility + planner)
+    assert (m["won"], m["drawn"], m["lost"]) == (2, 1, 1)  # the matchup itself is unchanged
+    by = {p["control"]: p for p in m["paired"]}
+    u = by["utility"]
+    assert (u["pairs"], u["better"], u["same"], u["worse"]) == (4, 2, 1, 1)
+    assert u["p"] == pytest.approx(1.0) and u["test"] == "exact sign test"
+    p = by["planner"]
+    assert (p["pairs"], p["better"], p["same"], p["worse"]) == (1, 0, 1, 0)
+    assert "against utility, planner did better than utility in 2 of 4 paired games and worse in 1" in sentence(m)
+    # a repeated pair counts once; a seat's own game of another seed is no control
+    [m2] = head_to_head(ours + [ours[0]] + utility[:1] + [rec(5, False, "south", "u5", pairing=("utility", "utility"))])
+    [u2] = m2["paired"]
+    assert (u2["pairs"], u2["same"]) == (1, 1)
+    page = render_html(summarize(ours + utility))
+    assert "paired with the bots&#x27; own games" in page or "paired with the bots' own games" in page
+    assert "did better than utility in 2 of 4 paired games" in page
+
+
+def test_without_own_games_nothing_is_paired_and_the_report_has_no_column_for_it():
+    [m] = head_to_head([rec(0, False, "north", "a"), rec(0, True, "south", "b")])
+    assert m["paired"] == []
+    assert "paired with the bots" not in render_html(summarize([rec(0, False, "north", "a")]))
+
+
+def test_the_sign_test_is_exact_and_clear_only_when_most_pairs_move_one_way():
+    from game.sim.rates import sign_test
+
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(5, 0) == pytest.approx(0.0625)  # five of five one way: not clear
+    assert sign_test(9, 1) == pytest.approx(0.021484375)
+    assert sign_test(3, 3) == pytest.approx(1.0)

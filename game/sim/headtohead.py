@@ -11,6 +11,17 @@ decides more than the bot: docs/benchmarks.md), and how the decided games were d
 The first bot of a pair is the one the study names first. Its record by warband says when
 the table, not the bot, decides (on default.yaml the Gaol Gang wins most games whoever
 plays it). ``tools/bench_ladder.py`` scores its games with the same :func:`score`.
+
+**Paired with a bot's own games.** A share of the decided games mixes the bot with the
+table: where the first seat or one warband wins most games whoever plays it, a much better
+bot may still lose half its games. When the study also plays a bot against itself
+(``--bots B,B``), each game of A against B is paired with B's own game on the same seed
+and seats: the side A played, played by B instead, against the same opponent. A pair
+counts *better* when A's side did better (a win against a draw or a loss, a draw against
+a loss), *worse* the other way, and the sign test (exact) says whether more pairs moved up
+than down. With A's own games (``--bots A,A``) the same is asked from the other side: B's
+side of the game, played by A instead, against A. The table's edge is the same in both
+games of a pair, so it drops out.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from game.sim.lines import line_of, pairing_of
-from game.sim.rates import wilson
+from game.sim.rates import sign_test, wilson
 
 
 @dataclass
@@ -77,6 +88,48 @@ def score(record: dict, bot: str, other: str) -> Tally:
     return tally
 
 
+def points(record: dict, warband: str) -> int:
+    """How ``warband`` did in a game: 2 won, 1 drawn, 0 lost."""
+    if record.get("draw") or not record.get("winner"):
+        return 1
+    return 2 if record["winner"] == warband else 0
+
+
+@dataclass
+class Paired:
+    """A's games against B paired with ``control``'s own games (``control`` on both sides,
+    the same variant, seed and seats): how often the side A played did better than B did
+    in its place, against the same opponent (:func:`head_to_head`)."""
+
+    control: str
+    better: int = 0
+    same: int = 0
+    worse: int = 0
+    seen: set = field(default_factory=set)  # (line, control's line): a repeated pair counts once
+
+    def add(self, key: tuple, with_a: int, with_b: int) -> None:
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        if with_a > with_b:
+            self.better += 1
+        elif with_a < with_b:
+            self.worse += 1
+        else:
+            self.same += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "control": self.control,
+            "pairs": self.better + self.same + self.worse,
+            "better": self.better,
+            "same": self.same,
+            "worse": self.worse,
+            "p": sign_test(self.better, self.worse),
+            "test": "exact sign test",
+        }
+
+
 @dataclass
 class _Matchup:
     variant: str
@@ -86,6 +139,7 @@ class _Matchup:
     total: Tally = field(default_factory=Tally)
     by_seat: dict = field(default_factory=lambda: {1: Tally(), 2: Tally()})
     by_warband: dict = field(default_factory=dict)  # the first bot's warband -> Tally
+    paired: dict = field(default_factory=dict)  # the control's bot -> Paired
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -96,14 +150,39 @@ class _Matchup:
             **self.total.to_dict(),
             "by_seat": {str(s): t.to_dict() for s, t in self.by_seat.items()},
             "by_warband": {w: t.to_dict() for w, t in self.by_warband.items()},
+            "paired": [p.to_dict() for p in self.paired.values() if p.seen],
         }
+
+    def pair(self, r: dict, line, own: dict) -> None:
+        """Pair game ``r`` (its ``line``) with the bots' own games of its seed and seats
+        (``own``: (variant, bot, seed, swapped) -> record), when the study played them."""
+        first, second = self.bots
+        seat = list(r["bots"]).index(first)
+        a_side, b_side = r["seats"][seat], r["seats"][1 - seat]
+        at = (self.variant, r.get("seed"), bool(r.get("swapped")))
+        # second's own game: the side first played, played by second; first's own game:
+        # the side second played, played by first (each against the same opponent)
+        for control, side, in_game_is_a in ((second, a_side, True), (first, b_side, False)):
+            c = own.get((at[0], control, at[1], at[2]))
+            if c is None:
+                continue
+            here, there = points(r, side), points(c, side)
+            with_a, with_b = (here, there) if in_game_is_a else (there, here)
+            self.paired.setdefault(control, Paired(control)).add((line, line_of(c, at)), with_a, with_b)
 
 
 def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per variant and pair of different bots, in the order met: the first bot's won,
     drawn and lost over the distinct games, overall, by the seat it played from and by the
-    warband it played (``summary.json``'s ``head_to_head``; empty when every game is a bot
-    against itself)."""
+    warband it played, and (``paired``) its games paired with each bot's own games where
+    the study played them (``summary.json``'s ``head_to_head``; empty when every game is a
+    bot against itself)."""
+    records = list(records)
+    own = {}  # a bot's games against itself, by (variant, bot, seed, swapped): the pairs' controls
+    for r in records:
+        seat_bots = list(r.get("bots") or [])
+        if len(seat_bots) == 2 and seat_bots[0] == seat_bots[1] and r.get("seats"):
+            own.setdefault((str(r["variant"]), seat_bots[0], r.get("seed"), bool(r.get("swapped"))), r)
     found: dict[tuple[str, frozenset], _Matchup] = {}
     for r in records:
         seat_bots = list(r.get("bots") or [])
@@ -124,6 +203,7 @@ def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         seat = seat_bots.index(first)
         m.by_seat[seat + 1].add(tally)
         m.by_warband.setdefault(r["seats"][seat], Tally()).add(tally)
+        m.pair(r, line, own)
     return [m.to_dict() for m in found.values()]
 
 
@@ -141,10 +221,22 @@ def record(t: dict[str, Any]) -> str:
     return f"{t['won']}-{t['drawn']}-{t['lost']}"
 
 
+def paired_text(m: dict[str, Any], p: dict[str, Any]) -> str:
+    """One of a matchup's pairings with a bot's own games (``m["paired"]``): "against
+    utility, planner did better than utility in 9 of 20 paired games and worse in 2 (exact
+    sign test p = 0.065)"."""
+    a, b = m["bots"]
+    return (
+        f"against {p['control']}, {a} did better than {b} in {p['better']} of {p['pairs']} paired "
+        f"game{'s' if p['pairs'] != 1 else ''} and worse in {p['worse']} ({p['test']} p = {p['p']:.2g})"
+    )
+
+
 def sentence(m: dict[str, Any]) -> str:
     """ "planner against utility: won 19, drew 0, lost 13 of 32 distinct games: 59% of the
     decided (95% CI 42-74%); from seat 1 16-0-0, from seat 2 3-0-13 (won-drawn-lost); as
-    north 9-0-7, as south 10-0-6; decided: 32 at the turn limit"."""
+    north 9-0-7, as south 10-0-6; decided: 32 at the turn limit", and each pairing with a
+    bot's own games (:func:`paired_text`)."""
     a, b = m["bots"]
     games = f"{m['distinct']} distinct game{'s' if m['distinct'] != 1 else ''}"
     if m["games"] != m["distinct"]:
@@ -164,4 +256,5 @@ def sentence(m: dict[str, Any]) -> str:
         + (f"; {seats} (won-drawn-lost)" if seats else "")
         + (f"; {sides}" if sides else "")
         + (f"; decided: {how}" if how else "")
+        + "".join(f"; {paired_text(m, p)}" for p in m.get("paired") or [])
     )
