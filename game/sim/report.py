@@ -541,9 +541,7 @@ def _head_to_head(summary: dict) -> str:
     head = ["variant", "bot", "against", "distinct games", "won-drawn-lost", "share of the decided"]
     sides = sorted({w for m in found for w in m.get("by_warband") or {}})
     head += ["from seat 1", "from seat 2"] + [f"as {html.escape(w)}" for w in sides] + ["how decided"]
-    paired = any(m.get("paired") for m in found)
-    if paired:
-        head.append("paired with the bots' own games")
+    paired = [(m, p) for m in found for p in m.get("paired") or []]
     out = ["<h2>Bot against bot</h2>", "<table>", _row(head, True)]
     for m in found:
         j = labels.index(m["variant"]) if m["variant"] in labels else 0
@@ -560,8 +558,7 @@ def _head_to_head(summary: dict) -> str:
         seats = [record(m["by_seat"][s]) for s in ("1", "2")]
         seats += [record(m["by_warband"][w]) if w in (m.get("by_warband") or {}) else "–" for w in sides]
         cells = [_swatch(j, m["variant"]), html.escape(m["bots"][0]), html.escape(m["bots"][1]), games, record(m)]
-        more = ["<br>".join(html.escape(paired_text(m, p)) for p in m.get("paired") or []) or "–"] if paired else []
-        out.append(_row(cells + [share] + seats + [html.escape(how)] + more))
+        out.append(_row(cells + [share] + seats + [html.escape(how)]))
     out.append("</table>")
     out.append(
         "<p class=note>The first bot's games against the second, counted once per distinct game (a game whose "
@@ -571,13 +568,19 @@ def _head_to_head(summary: dict) -> str:
         "it.</p>"
     )
     if paired:
+        out.append("<h3>Paired with the bots' own games</h3><ul>")
+        out += [
+            f"<li>{_swatch(labels.index(m['variant']) if m['variant'] in labels else 0, m['variant'])}: "
+            f"{html.escape(paired_text(m, p))}</li>"
+            for m, p in paired
+        ]
+        out.append("</ul>")
         out.append(
-            "<p class=note>Paired with the bots' own games: where the study also played a bot against itself, "
-            "each game is paired with that bot's own game on the same seed and seats, the side one bot played "
-            "taken by the other against the same opponent. Better: that side did better with the first bot "
-            "(won where the other drew or lost, drew where it lost). The table's edge is the same in both games "
-            "of a pair, so these counts say what the bot changed; the exact sign test says whether more pairs "
-            "moved up than down.</p>"
+            "<p class=note>Where the study also played a bot against itself, each game is paired with that "
+            "bot's own game on the same seed and seats: the side one bot played, taken by the other, against "
+            "the same opponent. Better: that side did better with the first bot (won where the other drew or "
+            "lost, drew where it lost). The table's edge is the same in both games of a pair, so these counts "
+            "say what the bot changed; the exact sign test says whether more pairs moved up than down.</p>"
         )
     return "\n".join(out)
 
