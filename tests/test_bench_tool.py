@@ -344,6 +344,47 @@ def test_the_ladder_plays_every_bot_with_both_warbands_in_both_seats():
     }
 
 
+def test_the_ladder_s_controls_play_themselves_on_the_same_seeds_from_both_seats():
+    jobs = [job for _, job in ladder.plan_jobs(("default",), ("utility", "random"), games=1, controls=("utility",))]
+    assert len(jobs) == 6
+    own = [job for job in jobs if job.bots == ("utility", "utility")]
+    assert sorted(job.swapped for job in own) == [False, True]
+    assert {job.seed for job in jobs} == {own[0].seed}
+    # a control that is not on the ladder plays nothing
+    assert len(ladder.plan_jobs(("default",), ("utility", "random"), games=1, controls=("planner",))) == 4
+
+
+def _paired_game(bots, swapped, winner, seed=0, line=None):
+    seats = ["b", "a"] if swapped else ["a", "b"]
+    g = _game(bots, seats, winner, "turn_limit")
+    return g | {"variant": "default", "seed": seed, "swapped": swapped, "line": line or f"{bots}{swapped}{seed}"}
+
+
+def test_the_target_pairings_are_paired_with_the_weaker_bot_s_own_games(monkeypatch):
+    """Warband a wins whoever plays it; the planner, given a's opponent b, draws where
+    utility lost: one pair better, the other the same, from the planner's side."""
+    monkeypatch.setattr(ladder, "TARGETS", {("planner", "utility"): 0.8})
+    records = {
+        "default": [
+            _paired_game(("utility", "planner"), False, None),  # planner b, seat 2: drew
+            _paired_game(("planner", "utility"), True, "a"),  # planner b, seat 1: lost
+            _paired_game(("utility", "utility"), False, "a"),  # utility b there: lost -> better
+            _paired_game(("utility", "utility"), True, "a"),  # utility b there: lost -> same
+        ]
+    }
+    paired = ladder.paired_counts(records)
+    assert paired == {("default", "planner", "utility"): {"better": 1, "same": 1, "worse": 0}}
+    row = ladder.paired_row("planner", "utility", ("default", "mirror"), paired)
+    assert row["value"] == 100.0 and row["ok"] is True and row["target"] == "(information)"
+    assert "planner's side did better in 1, the same in 1, worse in 0 (exact sign test p = 1)" in row["name"]
+    assert "(default)" in row["name"]  # the maps it was paired on
+    assert ladder.paired_row("planner", "utility", ("mirror",), paired) is None
+    cells = {("default", "utility", "utility"): ladder.Cell(refused=2)}
+    rows = ladder.rows_of(cells, ("utility", "planner"), ("default",), games=1, paired=paired)
+    assert [r["unit"] for r in rows][-2:] == ["% of moved pairs up", "actions"]
+    assert rows[-1]["value"] == 2  # a control's refused actions count too
+
+
 def test_ladder_settings_come_from_the_environment():
     assert ladder.settings({}) == (1, ladder.BOTS, ladder.MAPS, None)
     env = {"LADDER_GAMES": "3", "LADDER_BOTS": "utility, planner:250ms", "LADDER_MAPS": "mirror", "LADDER_WORKERS": "1"}

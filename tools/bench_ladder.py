@@ -13,6 +13,13 @@ how the wins were decided (``decided_by``: a rout, an elimination, or the turn l
 on T1's tie-break) and the games from each seat (the first player's edge on the bundled
 maps is large: a share of 50% may be a win from seat 1 and a loss from seat 2 each time).
 
+Because a table's edge can decide more than the bot, the weaker bot of each target pairing
+(:data:`CONTROLS`) also plays itself on the same seeds, from both seats, and each target
+pairing's game is paired with it (:mod:`game.sim.headtohead`, "Paired with a bot's own
+games"): the side the stronger bot played, taken by the weaker one against the same
+opponent. A row counts the pairs where the stronger bot's side did better, the same and
+worse, with the exact sign test.
+
 The bots count their budgets in decisions, not seconds (docs/decisions/0003), so a seed
 gives the same game on any machine: ``make bench`` runs this area once a tree.
 
@@ -35,7 +42,8 @@ if ROOT not in sys.path:
 from tools.bot_eval import judged  # noqa: E402
 
 from game.sim.runner import run_jobs  # noqa: E402
-from game.sim.headtohead import Tally, record, score  # noqa: E402
+from game.sim.headtohead import Tally, head_to_head, record, score  # noqa: E402
+from game.sim.rates import sign_test  # noqa: E402
 from game.sim.stats import wilson  # noqa: E402
 from game.sim.study import Plan, resolve  # noqa: E402
 
@@ -44,6 +52,9 @@ BOTS = ("utility", "planner:250ms", "planner", "planner:2s")
 MAPS = ("default", "crossroads", "mirror")
 #: The targets issue 47 sets, as (bot, opponent, share of the decided games).
 TARGETS = {("planner:2s", "planner:250ms"): 0.75, ("planner", "utility"): 0.80}
+#: The bots that also play themselves: the weaker of each target pairing, whose own games
+#: the pairing's games are paired with (the table's edge drops out of the pairs).
+CONTROLS = tuple(dict.fromkeys(other for _bot, other in TARGETS))
 #: tools/bench.py: the games are the same on every run, so one round a tree is enough.
 BENCH_ROUNDS = 1
 #: The win matrix of the last run(), which tools/bench.py puts on the page under the rows.
@@ -65,10 +76,11 @@ def settings(env: dict | None = None) -> tuple[int, tuple[str, ...], tuple[str, 
 Cell = Tally
 
 
-def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
+def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int, controls: tuple[str, ...] = ()) -> list:
     """Every game of the ladder: per map, every ordered pair of bots (so each has each
-    warband) with the seats swapped too, ``games`` seeds each."""
-    pairs = [p for p in itertools.permutations(bots, 2)]
+    warband) with the seats swapped too, ``games`` seeds each; and each of ``controls``
+    that is one of ``bots`` against itself, on the same seeds from both seats."""
+    pairs = [p for p in itertools.permutations(bots, 2)] + [(c, c) for c in controls if c in bots]
     jobs = []
     for name in maps:
         plan = Plan(scenario=os.path.join(ROOT, "maps", f"{name}.yaml"), games=games, bots=pairs, swap=True)
@@ -83,15 +95,21 @@ def plan_jobs(maps: tuple[str, ...], bots: tuple[str, ...], games: int) -> list:
 
 def play_ladder(
     maps: tuple[str, ...], bots: tuple[str, ...], games: int, workers: int | None = None
-) -> dict[tuple, Cell]:
+) -> tuple[dict[tuple, Cell], dict[tuple, dict]]:
     """``{(map, bot, opponent): Cell}`` for every map and ordered pair of bots, and
-    ``{(map, bot, opponent, seat): Cell}``: the games ``bot`` played from that seat."""
-    jobs = plan_jobs(maps, bots, games)
+    ``{(map, bot, opponent, seat): Cell}``: the games ``bot`` played from that seat; and
+    the target pairings' games paired with the weaker bot's own (:func:`paired_counts`)."""
+    jobs = plan_jobs(maps, bots, games, CONTROLS)
     map_of = {job.scenario_file: name for name, job in jobs}
     cells: dict[tuple, Cell] = {}
+    records: dict[str, list] = {}
 
     def sink(job, record: dict, log) -> None:
+        records.setdefault(map_of[job.scenario_file], []).append(record)
         a, b = record["bots"]
+        if a == b:  # a control, a bot against itself: only its refused actions count here
+            cells.setdefault((map_of[job.scenario_file], a, b), Cell()).refused += int(record.get("illegal", 0))
+            return
         for seat, (bot, other) in enumerate(((a, b), (b, a)), start=1):
             tally = score(record, bot, other)
             cells.setdefault((map_of[job.scenario_file], bot, other), Cell()).add(tally)
@@ -101,7 +119,46 @@ def play_ladder(
     if result.failed:
         why = result.failed[0][1].strip().splitlines()[-1]
         raise RuntimeError(f"{len(result.failed)} ladder game(s) failed: {why}")
-    return cells
+    return cells, paired_counts(records)
+
+
+def paired_counts(records: dict[str, list]) -> dict[tuple, dict]:
+    """``{(map, bot, other): {"better", "same", "worse"}}`` per target pairing: its games on
+    the map paired with ``other``'s own games (the side ``bot`` played, taken by ``other``),
+    from ``bot``'s side."""
+    out = {}
+    for name, recs in records.items():
+        for m in head_to_head(recs):
+            for bot, other in TARGETS:
+                if set(m["bots"]) != {bot, other}:
+                    continue
+                for p in m["paired"]:
+                    if p["control"] != other:
+                        continue
+                    up, down = (p["better"], p["worse"]) if m["bots"][0] == bot else (p["worse"], p["better"])
+                    out[(name, bot, other)] = {"better": up, "same": p["same"], "worse": down}
+    return out
+
+
+def paired_row(bot: str, other: str, maps: tuple[str, ...], paired: dict[tuple, dict]) -> dict | None:
+    """The row of a target pairing paired with ``other``'s own games over ``maps`` (None
+    when none was paired): the share of the pairs that moved which moved up."""
+    counts = [paired[(m, bot, other)] for m in maps if (m, bot, other) in paired]
+    if not counts:
+        return None
+    up, same, down = (sum(c[k] for c in counts) for k in ("better", "same", "worse"))
+    where = ", ".join(m for m in maps if (m, bot, other) in paired)
+    return {
+        "name": (
+            f"{bot} vs {other}, paired with {other}'s own games on the same seeds and seats ({where}): "
+            f"{bot}'s side did better in {up}, the same in {same}, worse in {down} "
+            f"(exact sign test p = {sign_test(up, down):.2g})"
+        ),
+        "value": round(100 * up / (up + down), 1) if up + down else float("nan"),
+        "unit": "% of moved pairs up",
+        "target": "(information)",
+        "ok": True,
+    }
 
 
 def pooled(cells: dict[tuple, Cell], bot: str, other: str, maps: tuple[str, ...], seat: int | None = None) -> Cell:
@@ -148,8 +205,15 @@ def row(label: str, bot: str, other: str, cell: Cell, seats: tuple[Cell, Cell] |
     }
 
 
-def rows_of(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ...], games: int) -> list[dict]:
-    """The rows: each pairing (stronger bot first) over every map, then map by map, then the
+def rows_of(
+    cells: dict[tuple, Cell],
+    bots: tuple[str, ...],
+    maps: tuple[str, ...],
+    games: int,
+    paired: dict[tuple, dict] | None = None,
+) -> list[dict]:
+    """The rows: each pairing (stronger bot first) over every map, then map by map, then
+    the target pairings paired with the weaker bot's own games (``paired``), then the
     refused bot actions."""
     pairs = [(b, a) for a, b in itertools.combinations(bots, 2)]  # (stronger, weaker) by BOTS order
     rows = [
@@ -173,8 +237,12 @@ def rows_of(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ..
             )
             for b, a in pairs
         ]
+    for bot, other in TARGETS:
+        r = paired_row(bot, other, maps, paired or {})
+        if r is not None:
+            rows.append(r)
     refused = sum(
-        c.refused for (m, bot, other, *seat), c in cells.items() if not seat and bots.index(bot) < bots.index(other)
+        c.refused for (m, bot, other, *seat), c in cells.items() if not seat and bots.index(bot) <= bots.index(other)
     )
     rows.append(
         {
@@ -212,19 +280,19 @@ def matrix(cells: dict[tuple, Cell], bots: tuple[str, ...], maps: tuple[str, ...
 def run() -> list[dict]:
     games, bots, maps, workers = settings()
     global PAGE_NOTE
-    cells = play_ladder(maps, bots, games, workers)
+    cells, paired = play_ladder(maps, bots, games, workers)
     PAGE_NOTE = (
         f"Win matrix over {', '.join(maps)} (the row bot's share of the decided games against the column "
         f"bot, its 95% interval, the decided games and the draws; {4 * games * len(maps)} games a pairing):"
         f"\n\n{matrix(cells, bots, maps)}"
     )
-    return rows_of(cells, bots, maps, games)
+    return rows_of(cells, bots, maps, games, paired)
 
 
 if __name__ == "__main__":
     g, b, m, w = settings()
-    found = play_ladder(m, b, g, w)
+    found, pairs = play_ladder(m, b, g, w)
     print(matrix(found, b, m))
     print()
-    for r in rows_of(found, b, m, g):
+    for r in rows_of(found, b, m, g, pairs):
         print(f"{r['value']:>6} {r['unit']:<13} {r['name']} (target {r['target']})")
