@@ -153,3 +153,12 @@ def test_the_sign_test_is_exact_and_clear_only_when_most_pairs_move_one_way():
     assert sign_test(5, 0) == pytest.approx(0.0625)  # five of five one way: not clear
     assert sign_test(9, 1) == pytest.approx(0.021484375)
     assert sign_test(3, 3) == pytest.approx(1.0)
+
+
+def test_a_bot_that_played_one_warband_only_gets_a_warning_naming_the_missing_pairing():
+    one = [rec(0, False, "north", "a"), rec(0, True, "south", "b")]  # the planner keeps north
+    page = render_html(summarize(one))
+    assert "planner played only the north against utility" in page
+    assert "Add --bots utility,planner to play it as the south too." in page
+    both = one + [rec(1, False, "north", "c", pairing=("utility", "planner"))]
+    assert "played only the" not in render_html(summarize(both))

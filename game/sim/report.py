@@ -529,6 +529,24 @@ def _who_wins(summary: dict) -> str:
     return "\n".join(out)
 
 
+def one_warband(found: list[dict], warbands: list[str]) -> list[str]:
+    """A warning for each pairing of bots in which the first bot played one warband only
+    (``--bots A,B --swap`` swaps the seats, each bot keeping its warband): its share then
+    mixes the bot with that warband's edge on the table."""
+    out = []
+    for m in found:
+        played = list(m.get("by_warband") or {})
+        if len(warbands) == 2 and len(played) == 1:
+            a, b = m["bots"]
+            other = next(w for w in warbands if w != played[0])
+            out.append(
+                f"{a} played only the {played[0]} against {b} (with --swap a bot changes seat and keeps its "
+                f"warband): its share mixes the bot with that warband's edge on this table. Add --bots {b},{a} "
+                f"to play it as the {other} too."
+            )
+    return out
+
+
 def _head_to_head(summary: dict) -> str:
     """Bot against bot (:mod:`game.sim.headtohead`): per variant and pair of different
     bots, the first bot's games over the distinct games, its share of the decided ones
@@ -542,7 +560,9 @@ def _head_to_head(summary: dict) -> str:
     sides = sorted({w for m in found for w in m.get("by_warband") or {}})
     head += ["from seat 1", "from seat 2"] + [f"as {html.escape(w)}" for w in sides] + ["how decided"]
     paired = [(m, p) for m in found for p in m.get("paired") or []]
-    out = ["<h2>Bot against bot</h2>", "<table>", _row(head, True)]
+    out = ["<h2>Bot against bot</h2>"]
+    out += [f"<p class=warn>{html.escape(w)}</p>" for w in one_warband(found, summary.get("warbands") or [])]
+    out += ["<table>", _row(head, True)]
     for m in found:
         j = labels.index(m["variant"]) if m["variant"] in labels else 0
         lo, hi = m["ci"]
