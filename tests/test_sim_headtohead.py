@@ -162,3 +162,16 @@ def test_a_bot_that_played_one_warband_only_gets_a_warning_naming_the_missing_pa
     assert "Add --bots utility,planner to play it as the south too." in page
     both = one + [rec(1, False, "north", "c", pairing=("utility", "planner"))]
     assert "played only the" not in render_html(summarize(both))
+
+
+def test_the_first_bot_is_the_one_the_study_names_first_whichever_game_ended_first():
+    """Records are written as games end: the second pairing's game may come first."""
+    later = rec(0, False, "north", "a", pairing=("utility", "planner")) | {"pairing_index": 1}
+    sooner = rec(0, False, "south", "b", pairing=("planner", "utility")) | {"pairing_index": 0}
+    [m] = head_to_head([later, sooner])
+    assert m["bots"] == ["planner", "utility"]
+    assert (m["won"], m["lost"]) == (0, 2)  # utility won both: north in "a", south in "b"
+    assert summarize([later, sooner])["bots"] == [["planner", "utility"], ["utility", "planner"]]
+    # records from before the index: the order met, as before
+    old = [{k: v for k, v in r.items() if k != "pairing_index"} for r in (later, sooner)]
+    assert head_to_head(old)[0]["bots"] == ["utility", "planner"]

@@ -172,7 +172,8 @@ class _Matchup:
 
 
 def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per variant and pair of different bots, in the order met: the first bot's won,
+    """Per variant and pair of different bots, in the study's order (the first bot is the
+    one its first pairing of them names first, whichever game ended first): its won,
     drawn and lost over the distinct games, overall, by the seat it played from and by the
     warband it played, and (``paired``) its games paired with each bot's own games where
     the study played them (``summary.json``'s ``head_to_head``; empty when every game is a
@@ -183,15 +184,24 @@ def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         seat_bots = list(r.get("bots") or [])
         if len(seat_bots) == 2 and seat_bots[0] == seat_bots[1] and r.get("seats"):
             own.setdefault((str(r["variant"]), seat_bots[0], r.get("seed"), bool(r.get("swapped"))), r)
+    # each pair of bots in the order of the study's first pairing of them (``pairing_index``,
+    # the --bots order; records from before it in the order met), whatever game ended first
+    leads: dict[tuple[str, frozenset], tuple] = {}
+    for n, r in enumerate(records):
+        seat_bots = list(r.get("bots") or [])
+        if len(seat_bots) == 2 and seat_bots[0] != seat_bots[1] and r.get("seats"):
+            key = (str(r["variant"]), frozenset(seat_bots))
+            place = (int(r.get("pairing_index", n)), n)
+            if key not in leads or place < leads[key][0]:
+                leads[key] = (place, tuple(pairing_of(r)))
     found: dict[tuple[str, frozenset], _Matchup] = {}
+    for key in sorted(leads, key=lambda k: leads[k][0]):
+        found[key] = _Matchup(key[0], leads[key][1])
     for r in records:
         seat_bots = list(r.get("bots") or [])
         if len(seat_bots) != 2 or seat_bots[0] == seat_bots[1] or not r.get("seats"):
             continue
-        key = (str(r["variant"]), frozenset(seat_bots))
-        m = found.get(key)
-        if m is None:
-            m = found[key] = _Matchup(key[0], tuple(pairing_of(r)))
+        m = found[(str(r["variant"]), frozenset(seat_bots))]
         m.played += 1
         line = line_of(r, (pairing_of(r), r.get("seed"), bool(r.get("swapped"))))
         if line in m.lines:

@@ -271,6 +271,7 @@ def _record(job: Job, game: _Observed, counts: dict[str, int], seconds: float) -
         # extra keys (FORMATS.md allows them)
         "variant_index": job.variant_index,
         "pairing": list(job.pairing or (job.bots[::-1] if job.swapped else job.bots)),
+        "pairing_index": job.pairing_index,  # the pairing's place in the study (--bots order)
         "variant_rules": list(job.rules_changed),
         "scenario_file": os.path.join("scenarios", os.path.basename(job.scenario_file)),  # under the run's folder
         "under": dict(job.under),

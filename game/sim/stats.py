@@ -689,11 +689,13 @@ def difference_paths(warbands: list[str]) -> list[tuple]:
 
 def _accumulate(records: Iterable[dict[str, Any]]) -> tuple[dict, list[str], list[tuple], dict]:
     """Accumulators per pairing and variant, and pooled per variant; the warbands in the
-    scenario's order; the pairings in the order met."""
+    scenario's order; the pairings in the study's order (``pairing_index``; records from
+    before it in the order met)."""
     pooled: dict[str, _Acc] = {}
     per: dict[tuple, dict[str, _Acc]] = {}
     warbands: list[str] = []
     pairings: list[tuple] = []
+    place: dict[tuple, int] = {}  # a pairing's place in the study
     for r in records:
         label = str(r["variant"])
         index = int(r.get("variant_index", len(pooled)))
@@ -708,6 +710,8 @@ def _accumulate(records: Iterable[dict[str, Any]]) -> tuple[dict, list[str], lis
         for w in _scenario_order(r):
             if w not in warbands:
                 warbands.append(w)
+        place.setdefault(pair, int(r.get("pairing_index", len(pairings))))
+    pairings.sort(key=lambda pair: place[pair])  # stable: the order met where no index says
     return pooled, warbands, pairings, per
 
 
