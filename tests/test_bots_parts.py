@@ -171,3 +171,46 @@ def test_docs_list_every_weight_with_its_default():
     text = open(os.path.join(ROOT, "docs", "bots.md"), encoding="utf-8").read()
     for key, (default, _) in WEIGHTS.items():
         assert f"| `{key}` | {default:g} |" in text, key
+
+
+def test_a_place_s_reason_names_the_token_its_treasure_term_is_worth_most_for():
+    """The scorer's ``_route_tok`` is the token the treasure term is highest for at each
+    point, and ``_route_left`` that token's way left along its route (nan: the straight
+    line): a far token on a route must not be named where a nearer token without one
+    scores the place (the reason said "along the route to t-tower" where t-chapel-yard's
+    straight line drew the unit)."""
+    import math as _math
+    from types import SimpleNamespace as NS
+
+    import numpy as np
+
+    from game.bots.positions import PositionScorer
+
+    class Route:  # its way left: 20" plus the distance to its start at (0, 0)
+        def to_go(self, X, Y, Z, upto=_math.inf):
+            return 20.0 + np.hypot(X, Y)
+
+    class Flat:
+        @staticmethod
+        def heights_at(X, Y):
+            return np.zeros(len(np.asarray(X)))
+
+        def height_at(self, x, y):
+            return 0.0
+
+    u = NS(id="u", x=0.0, y=0.0, r=0.5)
+    far, near = NS(id="far", x=0.0, y=-3.0, r=0.5), NS(id="near", x=12.0, y=0.0, r=0.5)
+    sc = PositionScorer.__new__(PositionScorer)
+    sc.s = NS(rs=NS(treasure_denial_range=2.0), contact=0.04, mine=[u], enemies=[], free_tokens=[far, near])
+    sc.p, sc.u, sc.board = NS(contact=1.0, approach=0.7, deny=0.5), u, Flat()
+    sc.move, sc.free_h, sc.picker, sc.carrying = 4.0, 1.0, True, False
+    sc.tokens = [(far, 12.0, 1.0, None, []), (near, 12.0, 1.0, None, [])]
+    sc.routes, sc.route_upto, sc.beyond = {"far": Route()}, {"far": _math.inf}, {}
+    X, Y = np.array([0.0, 9.0]), np.array([0.0, 0.0])
+    treasure, _deny, left, tok, _cost = sc._token_terms(X, Y, sc.board.heights_at(X, Y))
+    # at (0, 0): far is 20" away along its route, near 11" in a straight line: near wins
+    assert list(tok) == [1.0, 1.0] and np.isnan(left).all()
+    # with near worth little, far's route names the place
+    sc.tokens = [(far, 12.0, 1.0, None, []), (near, 1.0, 1.0, None, [])]
+    treasure, _deny, left, tok, _cost = sc._token_terms(X, Y, sc.board.heights_at(X, Y))
+    assert list(tok) == [0.0, 0.0] and left[0] == pytest.approx(20.0 - 1.0)

@@ -69,8 +69,8 @@ def _tokens_at(x, y, z, ur, S, TOK, GO, i, out):
         if picker:
             touching = (flat <= S[CONTACT]) and (dz <= S[FREE_H])
             val = (S[P_CONTACT] if touching else S[APPROACH_MOVE] / (S[MOVE] + cost)) * TOK[k, TVALUE] * TOK[k, TSHARE]
-            if row >= 0 and val > treasure:
-                routed, routed_tok = cost, TOK[k, TINDEX]
+            if val > treasure:  # the token the treasure term is worth most for, its way left if routed
+                routed, routed_tok = (cost if row >= 0 else np.nan), TOK[k, TINDEX]
             treasure = _np_max(treasure, val)
             if TOK[k, TFACTOR] >= 1.0:
                 best_cost = _np_min(best_cost, cost)

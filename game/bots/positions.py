@@ -328,8 +328,9 @@ class PositionScorer:
 
     def _token_terms(self, X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> tuple[np.ndarray, ...]:
         """At each point: the treasure term, the deny term, the way left along the route
-        of the best token and that token's index (nan and -1 where none), and the least
-        cost to a token worth its full value."""
+        of the token the treasure term is worth most for (nan where it has no route, or
+        none counts) and that token's index (-1 where none), and the least cost to a token
+        worth its full value."""
         s, p, u = self.s, self.p, self.u
         n = len(X)
         treasure = np.zeros(n)
@@ -353,10 +354,11 @@ class PositionScorer:
                 touching = (flat <= s.contact) & (dz <= self.free_h)
                 f = factor * (0.3 if denier is not None else 1.0)
                 val = np.where(touching, p.contact, p.approach * self.move / (self.move + cost)) * value * f
-                if route is not None:  # the way left along the route where it is the best token
-                    better = val > treasure
-                    routed = np.where(better, cost, routed)
-                    routed_tok = np.where(better, float(s.free_tokens.index(tok)), routed_tok)
+                # the token the treasure term is worth most for (the first of equal ones), and
+                # the way left along its route where it has one (nan: the straight line)
+                better = val > treasure
+                routed = np.where(better, cost if route is not None else np.nan, routed)
+                routed_tok = np.where(better, float(s.free_tokens.index(tok)), routed_tok)
                 treasure = np.maximum(treasure, val)
                 if factor >= 1.0:
                     best_cost = np.minimum(best_cost, cost)
@@ -573,7 +575,7 @@ def packed(sc: PositionScorer, X: np.ndarray, Y: np.ndarray, Z: np.ndarray) -> t
     for t, value, factor, denier, pickers in sc.tokens:
         row = route_row(t.id)
         share = factor * (0.3 if denier is not None else 1.0)
-        index = float(s.free_tokens.index(t)) if row >= 0 and sc.picker else -1.0
+        index = float(s.free_tokens.index(t)) if sc.picker else -1.0
         z = sc.board.height_at(t.x, t.y)
         beyond = sc.beyond.get(t.id, math.nan)
         tok.append((t.x, t.y, t.r, z, row, beyond, value, factor, share, _deny_weight(sc, t, value, pickers), index))

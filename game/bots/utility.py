@@ -303,18 +303,19 @@ class UtilityBot:
         t = opt.terms
         where = f"[{x:.1f}, {y:.1f}]"
         why = []
-        near_tok = min(sense.free_tokens, key=lambda k: gap(x, y, u.r, k), default=None)
-        if t.get("treasure", 0) > 0 and near_tok is not None:
-            g = gap(x, y, u.r, near_tok)
+        # the token the treasure term is worth most for there (the nearest if none is named)
+        k = int(t.get("_route_tok", -1))
+        aim = sense.free_tokens[k] if 0 <= k < len(sense.free_tokens) else None
+        aim = aim or min(sense.free_tokens, key=lambda k: gap(x, y, u.r, k), default=None)
+        if t.get("treasure", 0) > 0 and aim is not None:
+            g = gap(x, y, u.r, aim)
             left = t.get("_route_left", float("nan"))
             if g <= sense.contact:
-                where, _ = near_tok.id, why.append("free token")
+                where, _ = aim.id, why.append("free token")
             elif left == left:  # a route over several moves (ladders, round walls)
-                k = int(t.get("_route_tok", -1))
-                tid = sense.free_tokens[k].id if 0 <= k < len(sense.free_tokens) else "a token"
-                why.append(f'along the route to {tid} ({left:.1f}" to go)')
+                why.append(f'along the route to {aim.id} ({left:.1f}" to go)')
             else:
-                why.append(f'towards {near_tok.id} ({g:.1f}" to go)')
+                why.append(f'towards {aim.id} ({g:.1f}" to go)')
         if t.get("deny", 0) > 0:
             why.append("denies a token")
         if t.get("hunt", 0) > 0.5 and not why:
