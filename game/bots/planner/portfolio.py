@@ -271,6 +271,10 @@ class Searcher:
         self.first_screen = 0.0
         self.screen_steps = 0  # decisions played in them
 
+    def with_fixed(self, plan: dict[str, Goal]) -> dict[str, Goal]:
+        """``plan`` with the goals every plan holds (:attr:`fixed`): what its policy plays."""
+        return {**self.fixed, **plan}
+
     def screen(self, plan: dict[str, Goal]) -> Scored:
         """Play the side's own turn by ``plan`` once (sample 0's dice) and value it: the
         utility plan's turn is played and kept (its script), a change replays that script
@@ -284,7 +288,7 @@ class Searcher:
                 game,
                 self.player,
                 self.side,
-                GoalPolicy({**self.fixed, **s.plan}, self.base, self.cautious),
+                GoalPolicy(self.with_fixed(s.plan), self.base, self.cautious),
                 self.reply,
                 with_reply=False,
                 record=record,
@@ -293,7 +297,7 @@ class Searcher:
             if not plan:
                 self.script = record
         else:
-            policy = ReplayPolicy({**self.fixed, **s.plan}, self.script, self.base, self.cautious)
+            policy = ReplayPolicy(self.with_fixed(s.plan), self.script, self.base, self.cautious)
             r = rollout(game, self.player, self.side, policy, self.reply, with_reply=False)
             cost = r.steps - policy.replayed + REPLAYED * policy.replayed
         s.screen = r.value
@@ -306,7 +310,7 @@ class Searcher:
         """Score ``plan`` on samples ``len(into.values)`` .. ``samples - 1`` (the same dice
         for every plan: sample ``i`` is seeded alike)."""
         s = into if into is not None else Scored(dict(plan))
-        policy = GoalPolicy({**self.fixed, **s.plan}, self.base, self.cautious)
+        policy = GoalPolicy(self.with_fixed(s.plan), self.base, self.cautious)
         for i in range(len(s.values), samples or self.samples):
             game = self.view.sandbox(sample_seed(self.key, i))
             r = rollout(game, self.player, self.side, policy, self.reply)
