@@ -303,10 +303,9 @@ class UtilityBot:
         t = opt.terms
         where = f"[{x:.1f}, {y:.1f}]"
         why = []
-        # the token the treasure term is worth most for there (the nearest if none is named)
+        # the token the treasure term is worth most for there (every place it counts names one)
         k = int(t.get("_route_tok", -1))
         aim = sense.free_tokens[k] if 0 <= k < len(sense.free_tokens) else None
-        aim = aim or min(sense.free_tokens, key=lambda tok: gap(x, y, u.r, tok), default=None)
         if t.get("treasure", 0) > 0 and aim is not None:
             g = gap(x, y, u.r, aim)
             left = t.get("_route_left", float("nan"))
