@@ -140,6 +140,37 @@ def test_games_are_paired_with_each_bots_own_games_on_the_same_seed_and_seats():
     assert "did better than utility in 2 of 4 paired games" in page
 
 
+def test_pairs_are_also_counted_by_the_warband_and_the_seat_of_the_side_they_are_about():
+    """The planner plays north from seat 1 (seeds 0 and 3) and south from seat 2 (seeds 1
+    and 2, the other pairing): each pair counts under the warband and seat the planner's
+    side had, where utility took that side in its own game."""
+    ours = [
+        rec(0, False, "north", "a"),  # planner north won; utility's north lost -> better
+        rec(1, False, "north", "b", pairing=("utility", "planner")),  # planner south lost; so did utility's -> same
+        rec(2, False, None, "c", pairing=("utility", "planner")),  # planner south drew; utility's lost -> better
+        rec(3, False, "south", "d"),  # planner north lost; utility's north won -> worse
+    ]
+    utility = [
+        rec(0, False, "south", "u0", pairing=("utility", "utility")),
+        rec(1, False, "north", "u1", pairing=("utility", "utility")),
+        rec(2, False, "north", "u2", pairing=("utility", "utility")),
+        rec(3, False, "north", "u3", pairing=("utility", "utility")),
+    ]
+    [m] = head_to_head(ours + utility)
+    assert m["bots"] == ["planner", "utility"]
+    [u] = m["paired"]
+    assert (u["better"], u["same"], u["worse"]) == (2, 1, 1)
+    counts = {w: (t["better"], t["same"], t["worse"]) for w, t in u["by_warband"].items()}
+    assert counts == {"north": (1, 0, 1), "south": (1, 1, 0)}
+    seats = {s: (t["better"], t["same"], t["worse"]) for s, t in u["by_seat"].items()}
+    assert seats == {"1": (1, 0, 1), "2": (1, 1, 0)}
+    assert u["by_warband"]["south"]["p"] == pytest.approx(1.0)
+    assert "; as north better in 1 and worse in 1 (p = 1), as south better in 1 and worse in 0 (p = 1)" in sentence(m)
+    # one warband only: no split in the sentence
+    [one] = head_to_head(ours[:1] + ours[3:] + utility)
+    assert "as north" not in sentence(one).split("paired")[-1]
+
+
 def test_without_own_games_nothing_is_paired_and_the_report_has_no_column_for_it():
     [m] = head_to_head([rec(0, False, "north", "a"), rec(0, True, "south", "b")])
     assert m["paired"] == []

@@ -21,7 +21,9 @@ counts *better* when A's side did better (a win against a draw or a loss, a draw
 a loss), *worse* the other way, and the sign test (exact) says whether more pairs moved up
 than down. With A's own games (``--bots A,A``) the same is asked from the other side: B's
 side of the game, played by A instead, against A. The table's edge is the same in both
-games of a pair, so it drops out.
+games of a pair, so it drops out. The pairs are counted by the warband and by the seat of
+the side they are about too: where the table favours one warband, the gain of a bigger
+budget may be all on that side.
 """
 
 from __future__ import annotations
@@ -96,21 +98,14 @@ def points(record: dict, warband: str) -> int:
 
 
 @dataclass
-class Paired:
-    """A's games against B paired with ``control``'s own games (``control`` on both sides,
-    the same variant, seed and seats): how often the side A played did better than B did
-    in its place, against the same opponent (:func:`head_to_head`)."""
+class Moved:
+    """Pairs that moved up (``better``), stayed (``same``) or moved down (``worse``)."""
 
-    control: str
     better: int = 0
     same: int = 0
     worse: int = 0
-    seen: set = field(default_factory=set)  # (line, control's line): a repeated pair counts once
 
-    def add(self, key: tuple, with_a: int, with_b: int) -> None:
-        if key in self.seen:
-            return
-        self.seen.add(key)
+    def add(self, with_a: int, with_b: int) -> None:
         if with_a > with_b:
             self.better += 1
         elif with_a < with_b:
@@ -120,13 +115,43 @@ class Paired:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "control": self.control,
             "pairs": self.better + self.same + self.worse,
             "better": self.better,
             "same": self.same,
             "worse": self.worse,
             "p": sign_test(self.better, self.worse),
+        }
+
+
+@dataclass
+class Paired:
+    """A's games against B paired with ``control``'s own games (``control`` on both sides,
+    the same variant, seed and seats): how often the side A played did better than B did
+    in its place, against the same opponent (:func:`head_to_head`); the same by the
+    warband and by the seat of the side the pair is about (where the bigger budget, say,
+    gains: a table may favour one warband or the first seat whoever plays it)."""
+
+    control: str
+    total: Moved = field(default_factory=Moved)
+    by_warband: dict = field(default_factory=dict)  # the side's warband -> Moved
+    by_seat: dict = field(default_factory=dict)  # the side's seat (1, 2) -> Moved
+    seen: set = field(default_factory=set)  # (line, control's line): a repeated pair counts once
+
+    def add(self, key: tuple, with_a: int, with_b: int, warband: str, seat: int) -> None:
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.total.add(with_a, with_b)
+        self.by_warband.setdefault(warband, Moved()).add(with_a, with_b)
+        self.by_seat.setdefault(seat, Moved()).add(with_a, with_b)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "control": self.control,
+            **self.total.to_dict(),
             "test": "exact sign test",
+            "by_warband": {w: m.to_dict() for w, m in sorted(self.by_warband.items())},
+            "by_seat": {str(s): m.to_dict() for s, m in sorted(self.by_seat.items())},
         }
 
 
@@ -168,7 +193,9 @@ class _Matchup:
                 continue
             here, there = points(r, side), points(c, side)
             with_a, with_b = (here, there) if in_game_is_a else (there, here)
-            self.paired.setdefault(control, Paired(control)).add((line, line_of(c, at)), with_a, with_b)
+            self.paired.setdefault(control, Paired(control)).add(
+                (line, line_of(c, at)), with_a, with_b, side, list(r["seats"]).index(side) + 1
+            )
 
 
 def head_to_head(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -234,12 +261,19 @@ def record(t: dict[str, Any]) -> str:
 def paired_text(m: dict[str, Any], p: dict[str, Any]) -> str:
     """One of a matchup's pairings with a bot's own games (``m["paired"]``): "against
     utility, planner did better than utility in 9 of 20 paired games and worse in 2 (exact
-    sign test p = 0.065)"."""
+    sign test p = 0.065); as north better in 6 and worse in 0 (p = 0.031), as south better
+    in 3 and worse in 2 (p = 1)", the warbands' counts when the pairs are about more than one."""
     a, b = m["bots"]
-    return (
+    out = (
         f"against {p['control']}, {a} did better than {b} in {p['better']} of {p['pairs']} paired "
         f"game{'s' if p['pairs'] != 1 else ''} and worse in {p['worse']} ({p['test']} p = {p['p']:.2g})"
     )
+    sides = p.get("by_warband") or {}
+    if len(sides) > 1:
+        out += "; " + ", ".join(
+            f"as {w} better in {t['better']} and worse in {t['worse']} (p = {t['p']:.2g})" for w, t in sides.items()
+        )
+    return out
 
 
 def sentence(m: dict[str, Any]) -> str:
