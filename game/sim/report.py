@@ -600,7 +600,9 @@ def _head_to_head(summary: dict) -> str:
             "bot's own game on the same seed and seats: the side one bot played, taken by the other, against "
             "the same opponent. Better: that side did better with the first bot (won where the other drew or "
             "lost, drew where it lost). The table's edge is the same in both games of a pair, so these counts "
-            "say what the bot changed; the exact sign test says whether more pairs moved up than down.</p>"
+            "say what the bot changed; the exact sign test says whether more pairs moved up than down. Where "
+            "the pairs are about both warbands, the counts follow for each: a bigger budget may gain with the "
+            "warband the table favours only.</p>"
         )
     return "\n".join(out)
 
