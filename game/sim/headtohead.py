@@ -187,14 +187,14 @@ class _Matchup:
         at = (self.variant, r.get("seed"), bool(r.get("swapped")))
         # second's own game: the side first played, played by second; first's own game:
         # the side second played, played by first (each against the same opponent)
-        for control, side, in_game_is_a in ((second, a_side, True), (first, b_side, False)):
+        for control, side, side_seat, in_game_is_a in ((second, a_side, seat, True), (first, b_side, 1 - seat, False)):
             c = own.get((at[0], control, at[1], at[2]))
             if c is None:
                 continue
             here, there = points(r, side), points(c, side)
             with_a, with_b = (here, there) if in_game_is_a else (there, here)
             self.paired.setdefault(control, Paired(control)).add(
-                (line, line_of(c, at)), with_a, with_b, side, list(r["seats"]).index(side) + 1
+                (line, line_of(c, at)), with_a, with_b, side, side_seat + 1
             )
 
 
